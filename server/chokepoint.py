@@ -1,0 +1,113 @@
+"""The one place a caller meets a tool: listing, and every call, pass through here.
+
+A tool the caller cannot use is never listed, and calling it answers exactly as a tool that does
+not exist. Input is validated before anything runs, and every call is audited.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import mcp_types as types
+import sqlite_utils
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from server import audit
+from server.config import Settings
+from server.identity import Caller
+from server.mandates import SigningKey
+from server.manifest import Manifest, ManifestError
+from server.tools import ToolContext, ToolError, ToolSpec
+
+log = logging.getLogger("parley.chokepoint")
+
+INVALID_PARAMS = -32602
+
+
+def unknown_tool(name: str) -> MCPError:
+    return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
+
+
+def _validation_message(name: str, exc: ValidationError) -> str:
+    """Say which field is wrong and why, never echoing the value that was sent."""
+    parts = []
+    for err in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"{where}: {err['msg']}")
+    return f"Invalid arguments for {name}: " + "; ".join(parts) + ". Nothing was changed."
+
+
+def _result(payload: dict) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False))],
+        structured_content=payload,
+    )
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+class Chokepoint:
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        key: SigningKey,
+        manifest: Manifest,
+        settings: Settings,
+        registry: dict[str, ToolSpec],
+    ):
+        missing = [name for name in manifest.tools if name not in registry]
+        if missing:
+            raise ManifestError(f"the manifest declares tools this server does not implement: {', '.join(missing)}")
+        self.db = db
+        self.key = key
+        self.manifest = manifest
+        self.settings = settings
+        self.specs = {name: registry[name] for name in manifest.tools}
+        self.definitions = {name: self._definition(spec) for name, spec in self.specs.items()}
+
+    @staticmethod
+    def _definition(spec: ToolSpec) -> types.Tool:
+        return types.Tool(
+            name=spec.name,
+            description=spec.description,
+            input_schema=spec.input_schema(),
+            output_schema=spec.output_schema(),
+            annotations=types.ToolAnnotations(read_only_hint=not spec.writes),
+        )
+
+    def listing(self, caller: Caller) -> list[types.Tool]:
+        return [self.definitions[name] for name in caller.tools]
+
+    def call(self, caller: Caller, name: str, arguments: dict | None) -> types.CallToolResult:
+        started = time.perf_counter()
+        outcome = "internal_error"
+        try:
+            if name not in caller.tools:
+                outcome = "unknown_tool"
+                raise unknown_tool(name)
+            spec = self.specs[name]
+            try:
+                args = spec.input_model.model_validate(arguments or {})
+            except ValidationError as exc:
+                outcome = "invalid_input"
+                return _error(_validation_message(name, exc))
+            ctx = ToolContext(self.db, self.key, self.manifest, self.settings, caller)
+            try:
+                output = spec.handler(ctx, args)
+            except ToolError as exc:
+                outcome = "tool_error"
+                return _error(str(exc))
+            outcome = "ok"
+            return _result(output.model_dump(mode="json"))
+        except MCPError:
+            raise
+        except Exception:
+            log.exception("tool %s failed for lane %s", name[:64], caller.lane)
+            return _error("Internal error while running the tool; nothing is known to have changed.")
+        finally:
+            audit.record(self.db, caller, name, outcome, (time.perf_counter() - started) * 1000)

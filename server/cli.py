@@ -1,0 +1,270 @@
+"""`parley`: the admin command line. A public interface: scripts rely on its output.
+
+`parley token mint` prints the token alone on stdout (details go to stderr), so
+`TOKEN=$(parley token mint bruno)` works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from datetime import timedelta
+
+from server import audit, club, demo, mandates, tokens
+from server.config import Settings
+from server.mandates import MandateError, SigningKey
+from server.manifest import ManifestError, load_manifest
+from server.store import open_db
+
+
+class _Context:
+    """Store, key and manifest, opened lazily so `parley doctor` needs none of them."""
+
+    def __init__(self) -> None:
+        self.settings = Settings.from_env()
+        self.manifest = load_manifest(self.settings.manifest_path)
+        self.db = open_db(self.settings.db_path)
+        self.key = SigningKey.load_or_create(self.settings.keys_dir)
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def _csv(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    settings = Settings.from_env()
+    host = args.host or settings.host
+    port = args.port or settings.port
+    os.environ["PARLEY_HOST"], os.environ["PARLEY_PORT"] = host, str(port)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    ctx = _Context()
+    prepared = demo.prepare(ctx.db, ctx.key, ctx.manifest)
+    url = ctx.settings.mcp_url
+    if prepared is None:
+        print(f"Demo club already prepared in {ctx.settings.db_path}.")
+        print(f"MCP endpoint: {url}")
+        print("Tokens are shown once, at mint. Mint new ones with: parley token mint bruno   (member)")
+        print("                                                    parley token mint carla   (applicant)")
+        return 0
+    print(f"Demo club prepared in {ctx.settings.db_path} (members ana, bruno; applicant carla).")
+    print(f"MCP endpoint: {url}")
+    print("These tokens are shown once and never again:")
+    print("  guest lane:     no token (send no Authorization header)")
+    print(f"  applicant lane: {prepared.applicant.token}   (carla's agent)")
+    print(f"  member lane:    {prepared.member.token}   (bruno's agent)")
+    print(f"  principal:      {prepared.steward_principal.token}   (ana's own token; she is a steward)")
+    print("Connect with header  Authorization: Bearer <token>;  check with  parley doctor URL --token <token>")
+    return 0
+
+
+def cmd_principal(args: argparse.Namespace) -> int:
+    ctx = _Context()
+    if args.action == "add":
+        principal = club.add_principal(
+            ctx.db,
+            args.handle,
+            args.name or args.handle,
+            status="member" if args.member else "applicant",
+            steward=args.steward,
+            bio=args.bio or "",
+            tags=_csv(args.tags) or [],
+        )
+        agent_id = club.add_agent(ctx.db, principal.handle)
+        del agent_id
+        print(f"added {principal.handle} ({principal.status}) with agent '{club.DEFAULT_AGENT}'")
+        print(f"next: parley mandate sign {principal.handle} --topics ...   then   parley token mint {principal.handle}")
+    elif args.action == "admit":
+        principal = club.set_status(ctx.db, args.handle, "member")
+        print(f"{principal.handle} is now a member")
+    elif args.action == "suspend":
+        principal = club.set_status(ctx.db, args.handle, "suspended")
+        print(f"{principal.handle} is suspended; every token of theirs is refused from the next request")
+    elif args.action == "list":
+        for row in ctx.db.query("SELECT handle, name, status, steward FROM principals ORDER BY handle"):
+            print(f"{row['handle']:<16} {row['status']:<10} {'steward' if row['steward'] else '':<8} {row['name']}")
+    return 0
+
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    ctx = _Context()
+    club.add_agent(ctx.db, args.handle, args.name)
+    print(f"added agent '{args.name}' for {args.handle}")
+    return 0
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    ctx = _Context()
+    if args.action == "revoke":
+        public_id = tokens.revoke(ctx.db, args.reference)
+        if public_id is None:
+            _err("no such token (give its id, like tok_0123abcd4567, or the token itself)")
+            return 1
+        print(f"revoked {public_id}")
+        return 0
+    principal = club.find_principal(ctx.db, args.handle)
+    requested = _csv(args.scopes)
+    if args.principal:
+        allowed = frozenset(ctx.manifest.scopes)
+        agent_id = None
+    else:
+        allowed = ctx.manifest.agent_scopes
+        agent_id, _ = club.find_agent(ctx.db, principal.handle, args.agent)
+    scopes = frozenset(requested) if requested is not None else allowed
+    unknown = sorted(scopes - frozenset(ctx.manifest.scopes))
+    if unknown:
+        _err(f"unknown scope(s): {', '.join(unknown)}")
+        return 1
+    withheld = sorted(scopes - allowed)
+    if withheld:
+        _err(f"an agent token can never hold {', '.join(withheld)}: an agent that can widen its own mandate has no mandate")
+        return 1
+    ttl = timedelta(seconds=args.ttl_seconds) if args.ttl_seconds else None
+    minted = tokens.mint(ctx.db, principal_id=principal.id, agent_id=agent_id, scopes=scopes, ttl=ttl)
+    print(minted.token)
+    _err(f"token id {minted.public_id}; scopes {', '.join(minted.scopes)}; shown once, stored only as a hash")
+    return 0
+
+
+def cmd_mandate(args: argparse.Namespace) -> int:
+    ctx = _Context()
+    principal = club.find_principal(ctx.db, args.handle)
+    if args.action == "show":
+        status = mandates.current(ctx.db, ctx.key, principal.id)
+        out = {"state": status.state, "description": status.describe()}
+        if status.body is not None:
+            out["mandate"] = status.body.model_dump()
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0 if status.valid else 1
+    current = mandates.current(ctx.db, ctx.key, principal.id).body
+    lane = "member" if principal.status == "member" else "applicant"
+    default_scopes = sorted(ctx.manifest.ceiling(lane) & ctx.manifest.agent_scopes)
+    body = mandates.sign_mandate(
+        ctx.db,
+        ctx.key,
+        principal_id=principal.id,
+        topics=_csv(args.topics) if args.topics is not None else (current.topics if current else []),
+        reveal=_csv(args.reveal) if args.reveal is not None else (current.reveal if current else ["public"]),
+        quotable=args.quotable if args.quotable is not None else (current.quotable if current else False),
+        scopes=_csv(args.scopes) if args.scopes is not None else (current.scopes if current else default_scopes),
+        known_scopes=frozenset(ctx.manifest.scopes),
+        agent_scopes=ctx.manifest.agent_scopes,
+        valid_for=timedelta(days=args.days),
+    )
+    print(f"signed mandate v{body.version} for {principal.handle}: scopes {', '.join(body.scopes) or 'none'}")
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    ctx = _Context()
+    for row in audit.tail(ctx.db, args.n):
+        print(
+            f"{row['ts']} {row['lane']:<9} {row['principal'] or '-':<12} {row['agent'] or '-':<12} "
+            f"{row['tool']:<18} {row['outcome']:<14} {row['duration_ms']:.2f}ms"
+        )
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from server import doctor
+
+    token = args.token or os.environ.get("PARLEY_TOKEN") or None
+    return doctor.run(args.url, token, args.expect, args.json)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="parley", description="Parley: an MCP club for agents and their principals.")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("serve", help="serve MCP at /mcp (PARLEY_PORT, default 8765)")
+    p.add_argument("--host")
+    p.add_argument("--port", type=int)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("demo", help="prepare the demo club in an empty store and print its tokens once")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("principal", help="add, admit, suspend or list principals")
+    p.add_argument("action", choices=["add", "admit", "suspend", "list"])
+    p.add_argument("handle", nargs="?")
+    p.add_argument("--name")
+    p.add_argument("--member", action="store_true", help="add as an admitted member")
+    p.add_argument("--steward", action="store_true")
+    p.add_argument("--bio")
+    p.add_argument("--tags", help="comma-separated")
+    p.set_defaults(func=cmd_principal)
+
+    p = sub.add_parser("agent", help="add an agent to a principal")
+    p.add_argument("action", choices=["add"])
+    p.add_argument("handle")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_agent)
+
+    p = sub.add_parser("token", help="mint or revoke tokens")
+    tsub = p.add_subparsers(dest="action", required=True)
+    m = tsub.add_parser("mint", help="mint a token; prints it alone on stdout")
+    m.add_argument("handle")
+    m.add_argument("--agent", help="the agent's name (default: the principal's first agent)")
+    m.add_argument("--principal", action="store_true", help="the principal's own token, not an agent's")
+    m.add_argument("--scopes", help="comma-separated subset (default: every scope an agent may hold)")
+    m.add_argument("--ttl-seconds", type=int, help="expire after this many seconds")
+    m.set_defaults(func=cmd_token)
+    r = tsub.add_parser("revoke", help="revoke by token id or by the token itself")
+    r.add_argument("reference")
+    r.set_defaults(func=cmd_token)
+
+    p = sub.add_parser("mandate", help="show or sign a principal's mandate")
+    p.add_argument("action", choices=["show", "sign"])
+    p.add_argument("handle")
+    p.add_argument("--topics", help="comma-separated; replaces the current topics")
+    p.add_argument("--reveal", help="comma-separated visibilities: public, members")
+    p.add_argument("--scopes", help="comma-separated scope ceiling for the principal's agents")
+    quotable = p.add_mutually_exclusive_group()
+    quotable.add_argument("--quotable", dest="quotable", action="store_true", default=None)
+    quotable.add_argument("--not-quotable", dest="quotable", action="store_false")
+    p.add_argument("--days", type=int, default=365, help="valid for this many days (default 365)")
+    p.set_defaults(func=cmd_mandate)
+
+    p = sub.add_parser("audit", help="read the audit log")
+    p.add_argument("action", choices=["tail"])
+    p.add_argument("-n", type=int, default=20)
+    p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("doctor", help="ask an endpoint which lane a credential gets, and why")
+    p.add_argument("url")
+    p.add_argument("--token", help="the bearer token (or set PARLEY_TOKEN)")
+    p.add_argument("--expect", choices=list(("guest", "applicant", "member")), help="fail if the lane is lower")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_doctor)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command == "principal" and args.action != "list" and not args.handle:
+        _err(f"parley principal {args.action} needs a HANDLE")
+        return 2
+    try:
+        return args.func(args)
+    except (club.ClubError, MandateError, ManifestError) as exc:
+        _err(f"error: {exc}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""A small demo club: two members (ana, a steward; bruno), one applicant (carla), briefings, mandates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+import sqlite_utils
+
+from server import club, mandates, tokens
+from server.mandates import SigningKey
+from server.manifest import Manifest
+from server.store import now
+
+PEOPLE = [
+    {
+        "handle": "ana",
+        "name": "Ana Ribeiro",
+        "status": "member",
+        "steward": True,
+        "bio": "Runs a small design studio in Lisbon; club steward.",
+        "tags": ["design", "studio", "lisbon"],
+        "topics": ["design", "availability", "studio"],
+        "quotable": True,
+        "notes": [
+            ("design", "Ana prefers projects with a clear brief and a single decision maker.", "public"),
+            ("availability", "Ana is taking on new work from February; not before.", "members"),
+            ("studio", "The studio is three people; Ana handles client relations herself.", "members"),
+            ("fees", "Ana's day rate is negotiated case by case and never quoted by her agent.", "private"),
+        ],
+    },
+    {
+        "handle": "bruno",
+        "name": "Bruno Costa",
+        "status": "member",
+        "steward": False,
+        "bio": "Backend engineer; writes about databases and small teams.",
+        "tags": ["engineering", "databases", "sqlite"],
+        "topics": ["databases", "hiring", "writing"],
+        "quotable": False,
+        "notes": [
+            ("databases", "Bruno favours SQLite for single-node services and Postgres beyond.", "public"),
+            ("hiring", "Bruno is not hiring this quarter but answers questions about interviews.", "members"),
+            ("writing", "Bruno's newsletter goes out on the first Monday of the month.", "public"),
+            ("salary", "Bruno's current salary is private.", "private"),
+        ],
+    },
+    {
+        "handle": "carla",
+        "name": "Carla Mendes",
+        "status": "applicant",
+        "steward": False,
+        "bio": "Product manager moving into developer tools.",
+        "tags": ["product", "devtools"],
+        "topics": [],
+        "quotable": False,
+        "notes": [],
+    },
+]
+
+
+@dataclass(frozen=True)
+class DemoTokens:
+    applicant: tokens.MintedToken
+    member: tokens.MintedToken
+    steward_principal: tokens.MintedToken
+
+
+def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> DemoTokens | None:
+    """Create the demo club in an empty store; None if the store already has principals."""
+    if db.execute("SELECT COUNT(*) FROM principals").fetchone()[0]:
+        return None
+    minted: dict[str, tokens.MintedToken] = {}
+    with db.atomic():
+        for person in PEOPLE:
+            principal = club.add_principal(
+                db,
+                person["handle"],
+                person["name"],
+                status=person["status"],
+                steward=person["steward"],
+                bio=person["bio"],
+                tags=person["tags"],
+            )
+            agent_id = club.add_agent(db, principal.handle)
+            lane = "member" if person["status"] == "member" else "applicant"
+            mandates.sign_mandate(
+                db,
+                key,
+                principal_id=principal.id,
+                topics=person["topics"],
+                reveal=["public", "members"],
+                quotable=person["quotable"],
+                scopes=sorted(manifest.ceiling(lane) & manifest.agent_scopes),
+                known_scopes=frozenset(manifest.scopes),
+                agent_scopes=manifest.agent_scopes,
+                valid_for=timedelta(days=365),
+            )
+            stamp = now()
+            for topic, text, visibility in person["notes"]:
+                db["briefing"].insert(
+                    {
+                        "principal_id": principal.id,
+                        "topic": topic,
+                        "text": text,
+                        "visibility": visibility,
+                        "created_at": stamp,
+                        "updated_at": stamp,
+                    }
+                )
+            minted[principal.handle] = tokens.mint(
+                db, principal_id=principal.id, agent_id=agent_id, scopes=manifest.agent_scopes
+            )
+            if principal.handle == "carla":
+                db["applications"].insert(
+                    {"principal_id": principal.id, "statement": "I want to learn from people who ship.", "created_at": stamp}
+                )
+                db["evidence"].insert(
+                    {
+                        "principal_id": principal.id,
+                        "kind": "reference",
+                        "title": "Introduced by Bruno",
+                        "detail": "Worked together on an internal tools team.",
+                        "url": None,
+                        "created_at": stamp,
+                    }
+                )
+        ana = club.find_principal(db, "ana")
+        steward_token = tokens.mint(db, principal_id=ana.id, agent_id=None, scopes=frozenset(manifest.scopes))
+    return DemoTokens(applicant=minted["carla"], member=minted["bruno"], steward_principal=steward_token)

@@ -1,0 +1,214 @@
+"""Signed mandates: what a principal lets its answering agent treat, reveal and be quoted on.
+
+A mandate is canonical JSON signed with Ed25519. The signing key lives in a file beside the
+database, never in it, so whoever can write the database still cannot forge or widen a mandate.
+A mandate whose signature fails, that has expired, or that is missing counts as no mandate.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+
+import sqlite_utils
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from server.store import format_time, now, parse_time
+
+VISIBILITIES = ("public", "members", "private")
+KEY_FILE = "mandate-signing.pem"
+
+
+class MandateBody(BaseModel):
+    """The signed terms. Field names are part of the signature: change them only with a version bump."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: int = 1
+    principal_id: int
+    principal: str
+    version: int = Field(ge=1)
+    topics: list[str]
+    reveal: list[str]
+    quotable: bool
+    scopes: list[str]
+    issued_at: str
+    expires_at: str
+
+
+def canonical_json(data: dict) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+class SigningKey:
+    """The club's mandate-signing key, created on first use with owner-only permissions."""
+
+    def __init__(self, private: Ed25519PrivateKey):
+        self._private = private
+        raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        self.public_raw = raw
+        self.key_id = hashlib.sha256(raw).hexdigest()[:16]
+
+    @classmethod
+    def load_or_create(cls, keys_dir: Path) -> SigningKey:
+        path = Path(keys_dir) / KEY_FILE
+        if path.exists():
+            private = serialization.load_pem_private_key(path.read_bytes(), password=None)
+            if not isinstance(private, Ed25519PrivateKey):
+                raise ValueError(f"{path} is not an Ed25519 private key")
+            return cls(private)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+        private = Ed25519PrivateKey.generate()
+        pem = private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pem)
+        return cls(private)
+
+    def sign(self, body: bytes) -> str:
+        return base64.b64encode(self._private.sign(body)).decode("ascii")
+
+
+@lru_cache(maxsize=8192)
+def _verified_body(body: str, signature: str, key_id: str, public_raw: bytes, expected_key_id: str) -> MandateBody | None:
+    """Verify once per exact (body, signature); the cache key is the full text, so tampering misses it."""
+    if key_id != expected_key_id:
+        return None
+    try:
+        Ed25519PublicKey.from_public_bytes(public_raw).verify(base64.b64decode(signature, validate=True), body.encode())
+        parsed = MandateBody.model_validate_json(body)
+    except (InvalidSignature, ValueError, ValidationError):
+        return None
+    if canonical_json(parsed.model_dump()) != body.encode():
+        return None
+    return parsed
+
+
+@dataclass(frozen=True)
+class MandateStatus:
+    """A mandate as the chokepoint sees it: usable or not, and why."""
+
+    state: str  # valid | missing | invalid_signature | expired | wrong_principal
+    body: MandateBody | None
+
+    @property
+    def valid(self) -> bool:
+        return self.state == "valid"
+
+    @property
+    def scopes(self) -> frozenset[str]:
+        return frozenset(self.body.scopes) if self.valid and self.body else frozenset()
+
+    def describe(self) -> str:
+        return {
+            "valid": "signed and verified",
+            "missing": "no mandate has been signed",
+            "invalid_signature": "the stored mandate's signature does not verify; it counts as no mandate",
+            "expired": "the mandate has expired; it counts as no mandate",
+            "wrong_principal": "the stored mandate names another principal; it counts as no mandate",
+        }[self.state]
+
+
+def check(
+    key: SigningKey, principal_id: int, body: str | None, signature: str | None, key_id: str | None
+) -> MandateStatus:
+    if body is None or signature is None or key_id is None:
+        return MandateStatus("missing", None)
+    parsed = _verified_body(body, signature, key_id, key.public_raw, key.key_id)
+    if parsed is None:
+        return MandateStatus("invalid_signature", None)
+    if parsed.principal_id != principal_id:
+        return MandateStatus("wrong_principal", None)
+    if parse_time(parsed.expires_at) <= datetime.now(UTC):
+        return MandateStatus("expired", parsed)
+    return MandateStatus("valid", parsed)
+
+
+class MandateError(ValueError):
+    """A mandate that cannot be signed as asked; the message says what to change."""
+
+
+def sign_mandate(
+    db: sqlite_utils.Database,
+    key: SigningKey,
+    *,
+    principal_id: int,
+    topics: list[str],
+    reveal: list[str],
+    quotable: bool,
+    scopes: list[str],
+    known_scopes: frozenset[str],
+    agent_scopes: frozenset[str],
+    valid_for: timedelta,
+) -> MandateBody:
+    """Record a new version of a principal's mandate, signed. Earlier versions stay for the record."""
+    row = db.execute("SELECT handle FROM principals WHERE id = ?", [principal_id]).fetchone()
+    if row is None:
+        raise MandateError(f"no principal with id {principal_id}")
+    unknown = sorted(set(scopes) - known_scopes)
+    if unknown:
+        raise MandateError(f"unknown scope(s): {', '.join(unknown)}")
+    withheld = sorted(set(scopes) - agent_scopes)
+    if withheld:
+        raise MandateError(
+            f"a mandate governs agents and can never grant {', '.join(withheld)}: "
+            "an agent that can widen its own mandate has no mandate"
+        )
+    bad = sorted(set(reveal) - set(VISIBILITIES))
+    if bad:
+        raise MandateError(f"reveal takes visibilities from {', '.join(VISIBILITIES)}; not {', '.join(bad)}")
+    if "private" in reveal:
+        raise MandateError("private notes are never revealed to other members' agents")
+    clean_topics = sorted({t.strip().lower() for t in topics if t.strip()})
+    if valid_for <= timedelta(0):
+        raise MandateError("a mandate must be valid for a positive time")
+    with db.atomic():
+        latest = db.execute(
+            "SELECT COALESCE(MAX(version), 0) FROM mandates WHERE principal_id = ?", [principal_id]
+        ).fetchone()[0]
+        issued = datetime.now(UTC)
+        body = MandateBody(
+            principal_id=principal_id,
+            principal=row[0],
+            version=latest + 1,
+            topics=clean_topics,
+            reveal=sorted(set(reveal)),
+            quotable=quotable,
+            scopes=sorted(set(scopes)),
+            issued_at=format_time(issued),
+            expires_at=format_time(issued + valid_for),
+        )
+        text = canonical_json(body.model_dump())
+        db["mandates"].insert(
+            {
+                "principal_id": principal_id,
+                "version": body.version,
+                "body": text.decode("utf-8"),
+                "signature": key.sign(text),
+                "key_id": key.key_id,
+                "created_at": now(),
+            }
+        )
+    return body
+
+
+def current(db: sqlite_utils.Database, key: SigningKey, principal_id: int) -> MandateStatus:
+    row = db.execute(
+        "SELECT body, signature, key_id FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1",
+        [principal_id],
+    ).fetchone()
+    if row is None:
+        return MandateStatus("missing", None)
+    return check(key, principal_id, *row)

@@ -1,0 +1,120 @@
+"""The MCP endpoint: the SDK's lowlevel server, with listing and calls routed through the chokepoint.
+
+The caller was resolved by the HTTP gate for this very request; handlers only read it. The
+initialize (handshake era) and server/discover (2026-07-28) results carry per-caller
+instructions naming the lane, why, and how to leave it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+import mcp_types as types
+from mcp.server.context import CallNext, ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+
+from server import __version__
+from server.chokepoint import Chokepoint
+from server.identity import Caller
+from server.manifest import Manifest
+from server.notify import LiveSessions
+
+log = logging.getLogger("parley.mcp")
+
+CALLER_KEY = "parley.caller"
+
+
+def caller_of(ctx: ServerRequestContext) -> Caller:
+    """The caller the HTTP gate resolved for the request that carried this message."""
+    request = ctx.request
+    caller = request.scope.get(CALLER_KEY) if request is not None else None
+    if caller is None:  # only reachable if the gate were bypassed: fail closed
+        raise RuntimeError("no resolved caller on this request")
+    return caller
+
+
+def instructions_for(caller: Caller, manifest: Manifest) -> str:
+    lane = manifest.lanes[caller.lane]
+    total = len(manifest.tools)
+    head = f"{manifest.club.name}. You are in the {caller.lane.upper()} lane: {caller.why}."
+    if caller.lane == "guest":
+        head = (
+            f"{manifest.club.name}. You are in the GUEST lane because no credential was sent: "
+            f"you see {len(caller.tools)} of {total} tools. {lane.how_to_leave}"
+        )
+        return f"{head}\n{lane.description}\n{manifest.club.description}\nHow to join: {manifest.club.how_to_join}"
+    scopes = ", ".join(sorted(caller.scopes)) or "none"
+    return (
+        f"{head}\nYou see {len(caller.tools)} of {total} tools; effective scopes: {scopes}.\n"
+        f"{lane.description} {lane.how_to_leave}\n{manifest.club.description}\n"
+        "Call whoami whenever the tools you see are fewer than you expected."
+    )
+
+
+class _PerCallerInstructions:
+    """Rewrites initialize / server/discover so each connection learns its own lane."""
+
+    def __init__(self, manifest: Manifest, live: LiveSessions):
+        self.manifest = manifest
+        self.live = live
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        result = await call_next(ctx)
+        if ctx.method in ("initialize", "server/discover") and isinstance(result, dict):
+            caller = caller_of(ctx)
+            result = dict(result)
+            result["instructions"] = instructions_for(caller, self.manifest)
+            if ctx.method == "server/discover":
+                result["ttlMs"] = 0
+                result["cacheScope"] = "private"
+            if caller.lane == "guest":
+                log.warning(
+                    "connection in GUEST lane (no credential sent): %d of %d tools; "
+                    "send 'Authorization: Bearer <token>' to leave it",
+                    len(caller.tools),
+                    len(self.manifest.tools),
+                )
+        return result
+
+
+def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
+    manifest = chokepoint.manifest
+
+    async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        caller = caller_of(ctx)
+        await live.seen(ctx, caller)
+        return types.ListToolsResult(tools=chokepoint.listing(caller), ttl_ms=0, cache_scope="private")
+
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        caller = caller_of(ctx)
+        await live.seen(ctx, caller)
+        return chokepoint.call(caller, params.name, params.arguments)
+
+    server = Server(
+        "parley",
+        version=__version__,
+        title=manifest.club.name,
+        instructions=manifest.club.description,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=live.listen,
+    )
+    server.middleware.append(_PerCallerInstructions(manifest, live))
+    return server
+
+
+def session_manager(server: Server, public_url: str) -> StreamableHTTPSessionManager:
+    """Stateful Streamable HTTP with DNS-rebinding protection for loopback and the public host."""
+    public = urlsplit(public_url)
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", f"{public.hostname}:*"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", f"{public.scheme}://{public.hostname}:*"]
+    return StreamableHTTPSessionManager(
+        app=server,
+        security_settings=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        ),
+    )

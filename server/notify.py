@@ -1,0 +1,113 @@
+"""Tell live sessions when their tool list changes, whichever process changed the store.
+
+Handshake-era sessions get `notifications/tools/list_changed` on their standalone stream;
+2026-07-28 clients get it on their `subscriptions/listen` stream. A watcher polls the store's
+revision counter (bumped by triggers), so a mandate narrowed from the CLI or the console reaches
+open sessions without waiting for their next request. The SDK keeps no registry of sessions,
+so this module keeps its own, weakly, and only token digests, never tokens.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp.server.context import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+
+from server import store
+from server.identity import Caller, CredentialRejected, Resolver
+
+log = logging.getLogger("parley.notify")
+
+
+@dataclass
+class _Watch:
+    token_hash: str | None
+    tools: tuple[str, ...]
+
+
+class LiveSessions:
+    def __init__(self, resolver: Resolver, caller_of: Callable[[ServerRequestContext], Caller], poll_seconds: float = 0.25):
+        self.resolver = resolver
+        self.caller_of = caller_of
+        self.poll_seconds = poll_seconds
+        self._sessions: weakref.WeakKeyDictionary[ServerSession, _Watch] = weakref.WeakKeyDictionary()
+        self._listeners: dict[int, tuple[_Watch, InMemorySubscriptionBus]] = {}
+
+    def current_tools(self, token_hash: str | None) -> tuple[str, ...]:
+        if token_hash is None:
+            return self.resolver.guest().tools
+        try:
+            return self.resolver.from_hash(token_hash).tools
+        except CredentialRejected:
+            return ()
+
+    async def seen(self, ctx: ServerRequestContext, caller: Caller) -> None:
+        """Track a handshake-era session; if its tools moved since its last request, say so now."""
+        if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return
+        watch = self._sessions.get(ctx.session)
+        if watch is None:
+            self._sessions[ctx.session] = _Watch(caller.token_hash, caller.tools)
+            return
+        changed = watch.tools != caller.tools
+        watch.token_hash, watch.tools = caller.token_hash, caller.tools
+        if changed and ctx.method != "tools/list":
+            await self._send_legacy(ctx.session)
+
+    async def listen(self, ctx: ServerRequestContext, params: types.SubscriptionsListenRequestParams) -> Any:
+        """Serve one `subscriptions/listen` stream bound to the credential that opened it."""
+        caller = self.caller_of(ctx)
+        bus = InMemorySubscriptionBus()
+        slot = id(bus)
+        self._listeners[slot] = (_Watch(caller.token_hash, caller.tools), bus)
+        try:
+            return await ListenHandler(bus)(ctx, params)
+        finally:
+            self._listeners.pop(slot, None)
+
+    async def _send_legacy(self, session: ServerSession) -> None:
+        try:
+            await session.send_tool_list_changed()
+        except Exception:  # a closed session: forget it
+            self._sessions.pop(session, None)
+
+    async def sweep(self) -> int:
+        """Recompute every live session's tools; notify those whose list changed. Returns how many."""
+        notified = 0
+        for session, watch in list(self._sessions.items()):
+            tools = self.current_tools(watch.token_hash)
+            if tools != watch.tools:
+                watch.tools = tools
+                await self._send_legacy(session)
+                notified += 1
+        for watch, bus in list(self._listeners.values()):
+            tools = self.current_tools(watch.token_hash)
+            if tools != watch.tools:
+                watch.tools = tools
+                await bus.publish(ToolsListChanged())
+                notified += 1
+        return notified
+
+    async def watch(self) -> None:
+        """Poll the store's revision counter and sweep on every change, until cancelled."""
+        last = store.revision(self.resolver.db)
+        while True:
+            await anyio.sleep(self.poll_seconds)
+            try:
+                current = store.revision(self.resolver.db)
+                if current != last:
+                    last = current
+                    count = await self.sweep()
+                    if count:
+                        log.info("tool list changed for %d live session(s)", count)
+            except Exception:
+                log.exception("live-session sweep failed; retrying")

@@ -1,0 +1,53 @@
+"""Per-minute request budgets: one per guest client address, one per token.
+
+A token bucket per key: a burst up to the per-minute budget, refilled evenly, so a refusal can
+say exactly when the next request will be accepted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    stamp: float
+
+
+class RateLimiter:
+    def __init__(self, per_minute: int, clock=time.monotonic, max_keys: int = 50_000):
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self.clock = clock
+        self.max_keys = max_keys
+        self._buckets: dict[str, _Bucket] = {}
+
+    def take(self, key: str) -> float | None:
+        """Spend one request for `key`; None if allowed, else seconds until one is allowed."""
+        moment = self.clock()
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self.max_keys:
+                self._prune(moment)
+            bucket = self._buckets[key] = _Bucket(self.capacity, moment)
+        else:
+            bucket.tokens = min(self.capacity, bucket.tokens + (moment - bucket.stamp) * self.rate)
+            bucket.stamp = moment
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return None
+        return max(0.001, (1.0 - bucket.tokens) / self.rate)
+
+    def _prune(self, moment: float) -> None:
+        full = [k for k, b in self._buckets.items() if b.tokens + (moment - b.stamp) * self.rate >= self.capacity]
+        for key in full:
+            del self._buckets[key]
+        if len(self._buckets) >= self.max_keys:
+            self._buckets.clear()
+
+
+def retry_after_header(seconds: float) -> str:
+    return str(max(1, math.ceil(seconds)))

@@ -1,0 +1,160 @@
+"""The embedded SQLite store (WAL), opened through sqlite-utils.
+
+The schema keeps its own invariants (CHECKs, foreign keys) so a bad write fails in the database
+too, and a revision counter bumped by triggers lets a server notice changes another process
+(the CLI, a console) made to anything that decides a caller's scopes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS principals (
+    id INTEGER PRIMARY KEY,
+    handle TEXT NOT NULL UNIQUE CHECK (length(handle) BETWEEN 2 AND 32),
+    name TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('applicant', 'member', 'suspended')),
+    steward INTEGER NOT NULL DEFAULT 0 CHECK (steward IN (0, 1)),
+    bio TEXT NOT NULL DEFAULT '',
+    tags TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    admitted_at TEXT
+);
+CREATE TABLE IF NOT EXISTS agents (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (principal_id, name)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    id INTEGER PRIMARY KEY,
+    public_id TEXT NOT NULL UNIQUE,
+    hash TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL CHECK (kind IN ('agent', 'principal')),
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent_id INTEGER,
+    scopes TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT,
+    revoked_at TEXT,
+    CHECK ((kind = 'agent') = (agent_id IS NOT NULL))
+);
+CREATE TABLE IF NOT EXISTS mandates (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    version INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (principal_id, version)
+);
+CREATE TABLE IF NOT EXISTS applications (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    statement TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS evidence (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '',
+    url TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS briefing (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    topic TEXT NOT NULL,
+    text TEXT NOT NULL,
+    visibility TEXT NOT NULL CHECK (visibility IN ('public', 'members', 'private')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS threads (
+    id INTEGER PRIMARY KEY,
+    asker_id INTEGER NOT NULL REFERENCES principals(id),
+    answerer_id INTEGER NOT NULL REFERENCES principals(id),
+    subject TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY,
+    thread_id INTEGER NOT NULL REFERENCES threads(id),
+    kind TEXT NOT NULL CHECK (kind IN ('question', 'answer', 'decline', 'decision')),
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY,
+    ts TEXT NOT NULL,
+    lane TEXT NOT NULL,
+    principal TEXT,
+    agent TEXT,
+    tool TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    duration_ms REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS revision (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    n INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO revision (id, n) VALUES (1, 0);
+CREATE INDEX IF NOT EXISTS mandates_current ON mandates (principal_id, version DESC);
+CREATE INDEX IF NOT EXISTS briefing_principal ON briefing (principal_id);
+CREATE INDEX IF NOT EXISTS evidence_principal ON evidence (principal_id);
+"""
+
+# Anything that can change a caller's lane or scopes bumps the revision.
+_WATCHED = ("principals", "agents", "tokens", "mandates")
+
+
+def _revision_triggers() -> str:
+    parts = []
+    for table in _WATCHED:
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            parts.append(
+                f"CREATE TRIGGER IF NOT EXISTS bump_{table}_{event.lower()} AFTER {event} ON {table} "
+                f"BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END;"
+            )
+    return "\n".join(parts)
+
+
+def now() -> str:
+    """UTC timestamps as fixed-width ISO text, so SQL string comparison orders them."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def format_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def open_db(path: Path | str) -> sqlite_utils.Database:
+    """Open (creating if needed) the club database in WAL mode with the schema in place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=10)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    db = sqlite_utils.Database(conn)
+    db.executescript(SCHEMA + _revision_triggers())
+    return db
+
+
+def revision(db: sqlite_utils.Database) -> int:
+    return db.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0]

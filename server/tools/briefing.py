@@ -1,0 +1,72 @@
+"""The briefing: what this member's answering agent knows, note by note, each with a visibility."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from server.store import now
+from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
+
+
+class UpdateBriefingArgs(Args):
+    topic: str = Field(min_length=1, max_length=80, description="What the note is about.")
+    text: str = Field(min_length=1, max_length=4000)
+    visibility: Literal["public", "members", "private"] = Field(
+        description="public: any asker; members: askers who are members; private: never revealed."
+    )
+    note_id: int | None = Field(default=None, ge=1, description="Replace this note instead of adding one.")
+
+
+class Note(Output):
+    id: int
+    topic: str
+    text: str
+    visibility: str
+    updated_at: str
+
+
+@tool(writes=True)
+def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
+    """Add a note to your answering agent's briefing, or replace one by `note_id`.
+
+    The agent reveals a note only when your signed mandate's `reveal` covers its visibility.
+    """
+    me = ctx.caller.principal_id
+    stamp = now()
+    topic = args.topic.lower()
+    if args.note_id is None:
+        note_id = ctx.db["briefing"].insert(
+            {
+                "principal_id": me,
+                "topic": topic,
+                "text": args.text,
+                "visibility": args.visibility,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+        ).last_pk
+    else:
+        cursor = ctx.db.execute(
+            "UPDATE briefing SET topic = ?, text = ?, visibility = ?, updated_at = ? WHERE id = ? AND principal_id = ?",
+            [topic, args.text, args.visibility, stamp, args.note_id, me],
+        )
+        if cursor.rowcount == 0:
+            raise ToolError(f"you have no briefing note {args.note_id}; list_briefing shows yours")
+        note_id = args.note_id
+    return Note(id=note_id, topic=topic, text=args.text, visibility=args.visibility, updated_at=stamp)
+
+
+class Briefing(Output):
+    notes: list[Note]
+
+
+@tool()
+def list_briefing(ctx: ToolContext, args: NoArgs) -> Briefing:
+    """Every note in your answering agent's briefing, by topic."""
+    rows = ctx.db.query(
+        "SELECT id, topic, text, visibility, updated_at FROM briefing WHERE principal_id = ? ORDER BY topic, id",
+        [ctx.caller.principal_id],
+    )
+    return Briefing(notes=[Note(**row) for row in rows])
