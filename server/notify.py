@@ -19,7 +19,7 @@ import anyio
 import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from mcp.server.context import ServerRequestContext
-from mcp.server.session import ServerSession
+from mcp.server.connection import Connection
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
 from server import store
@@ -34,12 +34,23 @@ class _Watch:
     tools: tuple[str, ...]
 
 
+def _connection_of(ctx: ServerRequestContext) -> Connection | None:
+    """The long-lived connection behind a request's per-request session.
+
+    SDK 2.3 builds a fresh `ServerSession` per request and exposes the connection (whose
+    standalone stream carries server-initiated notifications) only as a private attribute;
+    tests/test_e2e_live_changes.py fails if an SDK upgrade moves it.
+    """
+    connection = getattr(ctx.session, "_connection", None)
+    return connection if isinstance(connection, Connection) else None
+
+
 class LiveSessions:
     def __init__(self, resolver: Resolver, caller_of: Callable[[ServerRequestContext], Caller], poll_seconds: float = 0.25):
         self.resolver = resolver
         self.caller_of = caller_of
         self.poll_seconds = poll_seconds
-        self._sessions: weakref.WeakKeyDictionary[ServerSession, _Watch] = weakref.WeakKeyDictionary()
+        self._sessions: weakref.WeakKeyDictionary[Connection, _Watch] = weakref.WeakKeyDictionary()
         self._listeners: dict[int, tuple[_Watch, InMemorySubscriptionBus]] = {}
 
     def current_tools(self, token_hash: str | None) -> tuple[str, ...]:
@@ -54,14 +65,17 @@ class LiveSessions:
         """Track a handshake-era session; if its tools moved since its last request, say so now."""
         if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
             return
-        watch = self._sessions.get(ctx.session)
+        connection = _connection_of(ctx)
+        if connection is None:
+            return
+        watch = self._sessions.get(connection)
         if watch is None:
-            self._sessions[ctx.session] = _Watch(caller.token_hash, caller.tools)
+            self._sessions[connection] = _Watch(caller.token_hash, caller.tools)
             return
         changed = watch.tools != caller.tools
         watch.token_hash, watch.tools = caller.token_hash, caller.tools
         if changed and ctx.method != "tools/list":
-            await self._send_legacy(ctx.session)
+            await self._send_legacy(connection)
 
     async def listen(self, ctx: ServerRequestContext, params: types.SubscriptionsListenRequestParams) -> Any:
         """Serve one `subscriptions/listen` stream bound to the credential that opened it."""
@@ -74,20 +88,20 @@ class LiveSessions:
         finally:
             self._listeners.pop(slot, None)
 
-    async def _send_legacy(self, session: ServerSession) -> None:
+    async def _send_legacy(self, connection: Connection) -> None:
         try:
-            await session.send_tool_list_changed()
-        except Exception:  # a closed session: forget it
-            self._sessions.pop(session, None)
+            await connection.send_tool_list_changed()
+        except Exception:  # a closed connection: forget it
+            self._sessions.pop(connection, None)
 
     async def sweep(self) -> int:
         """Recompute every live session's tools; notify those whose list changed. Returns how many."""
         notified = 0
-        for session, watch in list(self._sessions.items()):
+        for connection, watch in list(self._sessions.items()):
             tools = self.current_tools(watch.token_hash)
             if tools != watch.tools:
                 watch.tools = tools
-                await self._send_legacy(session)
+                await self._send_legacy(connection)
                 notified += 1
         for watch, bus in list(self._listeners.values()):
             tools = self.current_tools(watch.token_hash)

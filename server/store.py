@@ -15,7 +15,8 @@ import sqlite_utils
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS principals (
-    id INTEGER PRIMARY KEY,
+    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     handle TEXT NOT NULL UNIQUE CHECK (length(handle) BETWEEN 2 AND 32),
     name TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('applicant', 'member', 'suspended')),
@@ -26,14 +27,16 @@ CREATE TABLE IF NOT EXISTS principals (
     admitted_at TEXT
 );
 CREATE TABLE IF NOT EXISTS agents (
-    id INTEGER PRIMARY KEY,
+    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     principal_id INTEGER NOT NULL REFERENCES principals(id),
     name TEXT NOT NULL,
     created_at TEXT NOT NULL,
     UNIQUE (principal_id, name)
 );
 CREATE TABLE IF NOT EXISTS tokens (
-    id INTEGER PRIMARY KEY,
+    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     public_id TEXT NOT NULL UNIQUE,
     hash TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL CHECK (kind IN ('agent', 'principal')),

@@ -1,0 +1,126 @@
+"""Shared fixtures: a real Parley under real uvicorn on 127.0.0.1, with a real SQLite file in tmp."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx2
+import pytest
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from server import demo
+from server.app import Parley, build
+from server.config import Settings
+from server.mandates import SigningKey
+from server.manifest import load_manifest
+from server.store import open_db
+
+
+def make_settings(tmp: Path, port: int = 0, manifest: Path | None = None) -> Settings:
+    env = {"PARLEY_DB": str(tmp / "club.db"), "PARLEY_PORT": str(port or 8765)}
+    if manifest is not None:
+        env["PARLEY_MANIFEST"] = str(manifest)
+    return Settings.from_env(env)
+
+
+class LiveServer:
+    """uvicorn serving an app in a thread, on a socket bound before the app is built."""
+
+    def __init__(self, sock: socket.socket, parley: Parley):
+        self.sock = sock
+        self.parley = parley
+        self.server = uvicorn.Server(uvicorn.Config(parley.app, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return self.parley.settings.mcp_url
+
+    @property
+    def base(self) -> str:
+        return self.parley.settings.public_url
+
+    def start(self) -> None:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(20)
+        self.sock.close()
+
+
+def bound_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@dataclass
+class Club:
+    """A running server with the demo club, its tokens, and a separate store connection for the test."""
+
+    live: LiveServer
+    settings: Settings
+    tokens: demo.DemoTokens
+
+    @property
+    def url(self) -> str:
+        return self.live.url
+
+    def db(self):
+        return open_db(self.settings.db_path)
+
+    def key(self) -> SigningKey:
+        return SigningKey.load_or_create(self.settings.keys_dir)
+
+    def manifest(self):
+        return load_manifest(self.settings.manifest_path)
+
+
+@contextlib.contextmanager
+def running_club(tmp: Path, manifest: Path | None = None) -> Iterator[Club]:
+    sock = bound_socket()
+    settings = make_settings(tmp, sock.getsockname()[1], manifest)
+    db = open_db(settings.db_path)
+    tokens = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir), load_manifest(settings.manifest_path))
+    db.close()
+    assert tokens is not None
+    live = LiveServer(sock, build(settings))
+    live.start()
+    try:
+        yield Club(live, settings, tokens)
+    finally:
+        live.stop()
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[Club]:
+    with running_club(tmp_path) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def connect(url: str, token: str | None = None, mode: str = "legacy", **kwargs) -> AsyncIterator[Client]:
+    """The SDK's own client over real HTTP; `mode` is legacy (handshake) or auto (2026-07-28)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode, cache=None, **kwargs) as client:
+            yield client
+
+
+async def tool_names(client: Client) -> list[str]:
+    return [tool.name for tool in (await client.list_tools()).tools]
