@@ -49,6 +49,11 @@ class Gate:
             caller = self.resolver.from_header(headers.get("authorization"))
         except CredentialRejected as exc:
             log.warning("rejected credential from %s: %s", client[0], exc.reason)
+            # Failed credentials spend the address's guest budget, so guessing is throttled too.
+            wait = self.guest_limiter.take(f"guest:{client[0]}")
+            if wait is not None:
+                await self._too_many(send, "guest", wait)
+                return
             await self._reject(send, exc.reason)
             return
         key = f"token:{caller.token_hash}" if caller.token_hash else f"guest:{client[0]}"

@@ -1,0 +1,217 @@
+"""Benchmark: Parley's whole chain against a bare MCP SDK server serving the same tools, no auth.
+
+Both run under uvicorn on 127.0.0.1 in their own processes, in one run, measured in alternating
+rounds so machine noise lands on both; the figure that matters is the ratio between them.
+Usage: scripts/bench [--requests N] [--rounds R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+# --- the two servers -------------------------------------------------------------------------
+
+
+def serve_bare(port: int) -> None:
+    """A bare lowlevel SDK server: the same tool definitions, no identity, no scopes, no audit."""
+    import mcp_types as types
+    import uvicorn
+    from mcp.server.lowlevel import Server
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+    from mcp.shared.exceptions import MCPError
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from server import tools
+    from server.chokepoint import Chokepoint
+    from server.manifest import load_manifest
+    from server.mcp_endpoint import session_manager
+
+    manifest = load_manifest()
+    definitions = list(Chokepoint(None, None, manifest, None, tools.load_all()).definitions.values())
+    payload = {"lane": "guest"}
+
+    async def list_tools(ctx, params):
+        return types.ListToolsResult(tools=definitions)
+
+    async def call_tool(ctx, params):
+        if params.name != "whoami":
+            raise MCPError(code=-32602, message=f"Unknown tool: {params.name}")
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(payload))], structured_content=payload
+        )
+
+    manager = session_manager(Server("bare", on_list_tools=list_tools, on_call_tool=call_tool), "http://127.0.0.1")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        async with manager.run():
+            yield
+
+    app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))], lifespan=lifespan)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+def serve_full(port: int) -> None:
+    import uvicorn
+
+    from server.app import build
+    from server.config import Settings
+
+    uvicorn.run(build(Settings.from_env()).app, host="127.0.0.1", port=port, log_level="warning")
+
+
+# --- the client ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_up(url: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx2.get(url.replace("/mcp", "/nothing"), timeout=1)
+            return
+        except httpx2.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server at {url} did not start")
+
+
+class Session:
+    """A handshake-era MCP session over plain HTTP, so client cost is the same for both servers."""
+
+    def __init__(self, url: str, token: str | None):
+        self.url = url
+        self.http = httpx2.Client(timeout=30)
+        self.headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+        init = self.rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                       "clientInfo": {"name": "bench", "version": "1"}}, keep_session=True)
+        assert "result" in init, init
+        self.http.post(url, headers=self.headers, content=json.dumps(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        self.next_id = 2
+
+    def rpc(self, method: str, params: dict, keep_session: bool = False) -> dict:
+        body = json.dumps({"jsonrpc": "2.0", "id": getattr(self, "next_id", 1), "method": method, "params": params})
+        self.next_id = getattr(self, "next_id", 1) + 1
+        response = self.http.post(self.url, headers=self.headers, content=body)
+        if keep_session:
+            if "mcp-session-id" not in response.headers:
+                raise RuntimeError(f"{self.url} answered initialize with {response.status_code}: {response.text[:300]}")
+            self.headers["mcp-session-id"] = response.headers["mcp-session-id"]
+        for line in response.text.splitlines():
+            if line.startswith("data:"):
+                return json.loads(line[5:])
+        return response.json()
+
+    def timed(self, method: str, params: dict, n: int) -> list[float]:
+        samples = []
+        for _ in range(n):
+            started = time.perf_counter()
+            reply = self.rpc(method, params)
+            samples.append(time.perf_counter() - started)
+            if "result" not in reply:
+                raise RuntimeError(f"{method} failed: {reply}")
+        return samples
+
+
+def summary(samples: list[float]) -> dict:
+    ordered = sorted(samples)
+    return {
+        "rps": len(samples) / sum(samples),
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=1500, help="requests per round per operation")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--serve", choices=["bare", "full"], help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve == "bare":
+        serve_bare(args.port)
+        return 0
+    if args.serve == "full":
+        serve_full(args.port)
+        return 0
+
+    from server import demo
+    from server.config import Settings
+    from server.mandates import SigningKey
+    from server.manifest import load_manifest
+    from server.store import open_db
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ports = {"bare": free_port(), "full": free_port()}
+        env = {**os.environ, "PARLEY_DB": f"{tmp}/club.db", "PARLEY_PORT": str(ports["full"]),
+               "PYTHONPATH": str(ROOT)}
+        settings = Settings.from_env(env)
+        tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir), load_manifest())
+        # Generous budgets so the limiter is measured, never triggered.
+        manifest = Path(tmp) / "club.yaml"
+        manifest.write_text((ROOT / "manifests" / "club.yaml").read_text()
+                            .replace("token_requests_per_minute: 600", "token_requests_per_minute: 10000000"))
+        env["PARLEY_MANIFEST"] = str(manifest)
+        procs = {
+            name: subprocess.Popen([sys.executable, __file__, "--serve", name, "--port", str(port)], env=env)
+            for name, port in ports.items()
+        }
+        try:
+            urls = {name: f"http://127.0.0.1:{port}/mcp" for name, port in ports.items()}
+            for url in urls.values():
+                wait_up(url)
+            sessions = {"bare": Session(urls["bare"], None), "full": Session(urls["full"], tokens.member.token)}
+            operations = {"tools/list": ("tools/list", {}), "tools/call whoami": ("tools/call", {"name": "whoami", "arguments": {}})}
+            results: dict[tuple[str, str], list[float]] = {}
+            for name, session in sessions.items():  # warm-up
+                for method, params in operations.values():
+                    session.timed(method, params, 200)
+            for _ in range(args.rounds):
+                for op, (method, params) in operations.items():
+                    for name, session in sessions.items():
+                        results.setdefault((op, name), []).extend(session.timed(method, params, args.requests))
+        finally:
+            for proc in procs.values():
+                proc.terminate()
+                proc.wait(10)
+
+    print(f"Parley full chain vs bare MCP SDK server, {args.rounds} rounds x {args.requests} requests, "
+          "uvicorn on 127.0.0.1, sequential client")
+    print(f"{'operation':<20} {'server':<6} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9}")
+    for op in operations:
+        figures = {name: summary(results[(op, name)]) for name in ("bare", "full")}
+        for name, fig in figures.items():
+            print(f"{op:<20} {name:<6} {fig['rps']:>9.0f} {fig['p50_ms']:>9.3f} {fig['p99_ms']:>9.3f}")
+        ratio = figures["full"]["p50_ms"] / figures["bare"]["p50_ms"]
+        print(f"{op:<20} ratio full/bare p50 = {ratio:.3f}x   p99 = "
+              f"{figures['full']['p99_ms'] / figures['bare']['p99_ms']:.3f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

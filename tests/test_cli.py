@@ -1,0 +1,153 @@
+"""The `parley` command line as scripts use it: a real process against a real store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.manifest import DEFAULT_MANIFEST
+from tests.conftest import connect, tool_names
+
+PARLEY = [sys.executable, "-m", "server.cli"]
+
+
+def run(tmp: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "PARLEY_DB": str(tmp / "club.db"), **(env or {})}
+    result = subprocess.run([*PARLEY, *args], capture_output=True, text=True, env=full_env, timeout=60)
+    if check and result.returncode != 0:
+        raise AssertionError(f"parley {' '.join(args)} failed ({result.returncode}): {result.stderr}")
+    return result
+
+
+def test_demo_prints_tokens_once(tmp_path):
+    first = run(tmp_path, "demo").stdout
+    assert "pa_" in first and "applicant lane" in first and "member lane" in first
+    assert "http://127.0.0.1:8765/mcp" in first
+    second = run(tmp_path, "demo").stdout
+    assert "already prepared" in second and "pa_" not in second
+
+
+def test_principal_lifecycle_mandate_and_token(tmp_path):
+    run(tmp_path, "principal", "add", "dan", "--name", "Dan", "--tags", "music,sound")
+    run(tmp_path, "mandate", "sign", "dan", "--topics", "music", "--reveal", "public")
+    shown = json.loads(run(tmp_path, "mandate", "show", "dan").stdout)
+    assert shown["state"] == "valid" and shown["mandate"]["topics"] == ["music"]
+    assert shown["mandate"]["scopes"] == ["club:read", "evidence:write", "inbox:read", "questions:ask"]
+
+    minted = run(tmp_path, "token", "mint", "dan")
+    token = minted.stdout.strip()
+    assert minted.stdout == token + "\n" and token.startswith("pa_")  # the token alone on stdout
+    assert "tok_" in minted.stderr and "hash" in minted.stderr
+
+    run(tmp_path, "principal", "admit", "dan")
+    assert "dan" in run(tmp_path, "principal", "list").stdout
+    refused = run(tmp_path, "token", "mint", "dan", "--scopes", "club:read,mandate:write", check=False)
+    assert refused.returncode == 1 and "can never hold mandate:write" in refused.stderr and refused.stdout == ""
+    principal_token = run(tmp_path, "token", "mint", "dan", "--principal").stdout.strip()
+    assert principal_token.startswith("pp_")
+
+    assert run(tmp_path, "token", "revoke", token).stdout.startswith("revoked tok_")
+    unknown = run(tmp_path, "token", "revoke", "tok_000000000000", check=False)
+    assert unknown.returncode == 1 and "no such token" in unknown.stderr
+    run(tmp_path, "principal", "suspend", "dan")
+    again = run(tmp_path, "principal", "suspend", "dan", check=False)
+    assert again.returncode == 1 and "already suspended" in again.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["principal", "add", "Bad Handle"], "is not valid"),
+        (["principal", "admit", "nobody"], "no principal with handle 'nobody'"),
+        (["agent", "add", "nobody", "helper"], "no principal with handle"),
+        (["mandate", "sign", "ana", "--scopes", "mandate:write"], "can never grant mandate:write"),
+        (["mandate", "sign", "ana", "--reveal", "private"], "never revealed"),
+        (["token", "mint", "ana", "--agent", "ghost"], "has no agent named 'ghost'"),
+        (["token", "mint", "ana", "--scopes", "root"], "unknown scope(s): root"),
+    ],
+)
+def test_cli_errors_are_clear_and_write_nothing(tmp_path, args, message):
+    run(tmp_path, "demo")
+    before = (tmp_path / "club.db").read_bytes()
+    result = run(tmp_path, *args, check=False)
+    assert result.returncode != 0
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert (tmp_path / "club.db").read_bytes() == before
+
+
+def test_a_broken_manifest_is_reported_not_raised(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DEFAULT_MANIFEST.read_text().replace("needs: briefing:write", "needs: briefing:wirte", 1))
+    result = run(tmp_path, "principal", "list", check=False, env={"PARLEY_MANIFEST": str(bad)})
+    assert result.returncode == 1 and "unknown scope 'briefing:wirte'" in result.stderr
+
+
+async def test_audit_tail_records_calls_without_values(club, tmp_path):
+    secret_title = "unmistakable-evidence-title-4411"
+    async with connect(club.url, club.tokens.applicant.token) as carla:
+        await carla.call_tool("log_evidence", {"kind": "reference", "title": secret_title})
+        await carla.call_tool("log_evidence", {"kind": "nonsense", "title": secret_title})
+        with pytest.raises(Exception):
+            await carla.call_tool("search_directory", {"query": secret_title})
+    env = {"PARLEY_DB": str(club.settings.db_path)}
+    out = run(tmp_path, "audit", "tail", "-n", "3", env=env).stdout
+    lines = out.strip().splitlines()
+    assert len(lines) == 3
+    assert "applicant" in lines[0] and "carla" in lines[0] and "log_evidence" in lines[0] and " ok " in lines[0]
+    assert "tool_error" in lines[1]
+    assert "search_directory" in lines[2] and "unknown_tool" in lines[2]
+    dump = b"".join(p.read_bytes() for p in club.settings.db_path.parent.glob("club.db*"))
+    db = club.db()
+    rows = db.execute("SELECT * FROM audit").fetchall()
+    db.close()
+    assert all(secret_title not in json.dumps(row) for row in rows)
+    assert dump.count(secret_title.encode()) >= 1  # stored once as evidence, never in the audit
+
+
+def doctor(club, tmp_path, *args):
+    return run(tmp_path, "doctor", club.url, *args, check=False, env={"PARLEY_DB": str(tmp_path / "unused.db")})
+
+
+def test_doctor_names_lane_and_why(club, tmp_path):
+    guest = doctor(club, tmp_path)
+    assert guest.returncode == 0
+    assert "lane: guest" in guest.stdout and "no credential was sent" in guest.stdout
+    assert "WARNING: guest lane" in guest.stdout and "3 visible" in guest.stdout
+
+    member = doctor(club, tmp_path, "--token", club.tokens.member.token)
+    assert member.returncode == 0 and "lane: member" in member.stdout and "12 visible" in member.stdout
+    assert "directory:read" in member.stdout
+
+    applicant = doctor(club, tmp_path, "--token", club.tokens.applicant.token, "--expect", "member")
+    assert applicant.returncode == 2 and "lane: applicant" in applicant.stdout
+    assert "not admitted" in applicant.stdout and "expected the member lane" in applicant.stdout
+
+    refused = doctor(club, tmp_path, "--token", "pa_notarealtoken")
+    assert refused.returncode == 2 and "refused: unknown token" in refused.stdout
+
+    as_json = json.loads(doctor(club, tmp_path, "--json", "--token", club.tokens.member.token).stdout)
+    assert as_json["lane"] == "member" and as_json["exit_code"] == 0 and len(as_json["tools"]) == 12
+
+
+def test_doctor_with_a_token_that_does_not_arrive_exits_non_zero(club, tmp_path):
+    env_token = doctor(club, tmp_path)  # no token: guest is fine
+    assert env_token.returncode == 0
+    from server.doctor import Diagnosis
+
+    diagnosis = Diagnosis(url=club.url, token_sent=True, lane="guest")
+    assert diagnosis.exit_code(None) == 2 and "did not reach the server" in diagnosis.report(None)
+
+
+def test_doctor_unreachable(tmp_path):
+    result = run(tmp_path, "doctor", "http://127.0.0.1:9/mcp", check=False)
+    assert result.returncode == 1 and "cannot reach" in result.stdout
+
+
+async def test_served_demo_tokens_work_end_to_end(club):
+    async with connect(club.url, club.tokens.member.token) as client:
+        assert len(await tool_names(client)) == 12

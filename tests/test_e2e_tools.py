@@ -1,0 +1,168 @@
+"""The tools themselves, through the real endpoint: what they store, return and refuse."""
+
+from __future__ import annotations
+
+import pytest
+
+from server import club as club_ops
+from tests.conftest import connect, tool_names
+from tests.test_e2e_lanes import APPLICANT, MEMBER
+
+
+def counts(club) -> dict[str, int]:
+    db = club.db()
+    try:
+        return {
+            table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            for table in ("principals", "agents", "tokens", "mandates", "evidence", "briefing", "applications")
+        }
+    finally:
+        db.close()
+
+
+async def call(client, name, args=None):
+    return await client.call_tool(name, args or {})
+
+
+async def test_a_guest_applies_and_reconnects_as_an_applicant(club):
+    async with connect(club.url) as guest:
+        about = (await call(guest, "about_club")).structured_content
+        assert about["name"] == "Parley Club" and about["tools_total"] == 13
+        lanes = {lane["lane"]: lane for lane in about["lanes"]}
+        assert lanes["guest"]["tools_visible"] == 3 and lanes["member"]["tools_visible"] == 12
+        result = await call(guest, "apply", {"handle": "eve", "name": "Eve Lima", "statement": "I build agents."})
+        assert not result.is_error, result.content
+        application = result.structured_content
+        assert application["handle"] == "eve" and application["token"].startswith("pa_")
+    async with connect(club.url, application["token"]) as applicant:
+        assert await tool_names(applicant) == APPLICANT
+        logged = await call(applicant, "log_evidence", {"kind": "portfolio", "title": "Agent demos",
+                                                         "url": "https://example.org/eve"})
+        assert not logged.is_error, logged.content
+        listed = (await call(applicant, "list_evidence")).structured_content["items"]
+        assert [item["title"] for item in listed] == ["Agent demos"]
+        profile = (await call(applicant, "my_profile")).structured_content
+        assert profile["status"] == "applicant" and profile["name"] == "Eve Lima"
+        mandate = (await call(applicant, "my_mandate")).structured_content
+        assert mandate["state"] == "valid" and "directory:read" not in mandate["scopes"]
+        again = await call(applicant, "apply", {"handle": "eve2", "name": "Eve", "statement": "once more please"})
+        assert again.is_error and "already acts for eve" in again.content[0].text
+
+
+async def test_apply_refuses_a_taken_handle_and_writes_nothing(club):
+    before = counts(club)
+    async with connect(club.url) as guest:
+        result = await call(guest, "apply", {"handle": "bruno", "name": "Impostor", "statement": "let me in now"})
+    assert result.is_error and "handle 'bruno' is taken" in result.content[0].text
+    assert counts(club) == before
+
+
+@pytest.mark.parametrize(
+    "tool, args, fragment",
+    [
+        ("apply", {"handle": 7, "name": "x", "statement": "long enough text"}, "handle: Input should be a valid string"),
+        ("apply", {"handle": "Bad Handle", "name": "x", "statement": "long enough text"}, "handle: String should match"),
+        ("apply", {"handle": "okhandle", "name": "x", "statement": "y" * 5000}, "statement: String should have at most"),
+        ("apply", {"handle": "okhandle", "name": "x", "statement": "long enough", "admin": True}, "admin: Extra inputs"),
+        ("apply", {}, "handle: Field required"),
+    ],
+)
+async def test_bad_input_gets_a_clear_error_and_changes_nothing(club, tool, args, fragment):
+    before = counts(club)
+    async with connect(club.url) as guest:
+        result = await call(guest, tool, args)
+    assert result.is_error
+    text = result.content[0].text
+    assert fragment in text and "Nothing was changed" in text
+    assert "y" * 100 not in text  # the value sent is never echoed
+    assert counts(club) == before
+
+
+@pytest.mark.parametrize(
+    "tool, args, fragment",
+    [
+        ("log_evidence", {"kind": "bribe", "title": "x"}, "kind must be one of"),
+        ("log_evidence", {"kind": "reference", "title": ""}, "title: String should have at least 1"),
+        ("log_evidence", {"kind": "reference", "title": "t", "url": "javascript:alert(1)"}, "url:"),
+        ("update_briefing", {"topic": "t", "text": "x", "visibility": "secret"}, "visibility: Input should be"),
+        ("update_briefing", {"topic": "t", "text": "x", "visibility": "public", "note_id": 9999}, "no briefing note 9999"),
+        ("inbox", {"limit": 0}, "limit: Input should be greater than or equal to 1"),
+        ("search_directory", {"query": "q" * 201}, "query: String should have at most 200"),
+        ("view_member", {"handle": "carla"}, "no member with handle 'carla'"),
+    ],
+)
+async def test_member_tool_refusals(club, tool, args, fragment):
+    before = counts(club)
+    async with connect(club.url, club.tokens.member.token) as member:
+        result = await call(member, tool, args)
+    assert result.is_error and fragment in result.content[0].text, result.content[0].text
+    assert counts(club) == before
+
+
+async def test_directory_shows_members_only(club):
+    async with connect(club.url, club.tokens.member.token) as member:
+        everyone = (await call(member, "search_directory")).structured_content["members"]
+        assert [m["handle"] for m in everyone] == ["ana", "bruno"]
+        found = (await call(member, "search_directory", {"query": "design lisbon"})).structured_content["members"]
+        assert [m["handle"] for m in found] == ["ana"]
+        assert (await call(member, "search_directory", {"query": "%"})).structured_content["members"] == []
+        ana = (await call(member, "view_member", {"handle": "ana"})).structured_content
+        assert ana["askable"] and ana["quotable"] and "availability" in ana["topics"]
+
+
+async def test_briefing_notes_add_replace_and_stay_private_to_their_owner(club):
+    async with connect(club.url, club.tokens.member.token) as bruno:
+        added = (await call(bruno, "update_briefing", {"topic": "Travel", "text": "In Porto in March.",
+                                                        "visibility": "members"})).structured_content
+        assert added["topic"] == "travel"
+        replaced = await call(bruno, "update_briefing", {"topic": "travel", "text": "In Porto in April.",
+                                                          "visibility": "members", "note_id": added["id"]})
+        assert not replaced.is_error
+        notes = (await call(bruno, "list_briefing")).structured_content["notes"]
+        assert [n["text"] for n in notes if n["topic"] == "travel"] == ["In Porto in April."]
+    async with connect(club.url, club.tokens.steward_principal.token) as ana:
+        theirs = await call(ana, "update_briefing", {"topic": "x", "text": "y", "visibility": "public",
+                                                      "note_id": added["id"]})
+        assert theirs.is_error and "no briefing note" in theirs.content[0].text
+        assert all(n["id"] != added["id"] for n in (await call(ana, "list_briefing")).structured_content["notes"])
+
+
+async def test_amend_mandate_with_a_principal_token_narrows_the_agents(club):
+    async with connect(club.url, club.tokens.member.token) as agent:
+        assert await tool_names(agent) == MEMBER
+        assert "amend_mandate" not in await tool_names(agent)
+    db = club.db()
+    from server import tokens
+
+    bruno = club_ops.find_principal(db, "bruno")
+    own = tokens.mint(db, principal_id=bruno.id, agent_id=None, scopes=frozenset(club.manifest().scopes))
+    db.close()
+    async with connect(club.url, own.token) as principal:
+        refused = await call(principal, "amend_mandate", {"scopes": ["club:read", "mandate:write"]})
+        assert refused.is_error and "can never grant mandate:write" in refused.content[0].text
+        amended = (await call(principal, "amend_mandate", {"scopes": ["club:read"], "topics": ["databases"]}))
+        assert not amended.is_error
+        body = amended.structured_content
+        assert body["version"] == 2 and body["scopes"] == ["club:read"] and body["state"] == "valid"
+    async with connect(club.url, club.tokens.member.token) as agent:
+        assert await tool_names(agent) == ["about_club", "whoami", "apply", "my_profile", "my_mandate"]
+
+
+async def test_inbox_lists_threads_both_ways(club):
+    db = club.db()
+    ana, bruno = club_ops.find_principal(db, "ana"), club_ops.find_principal(db, "bruno")
+    thread = db["threads"].insert({"asker_id": bruno.id, "answerer_id": ana.id, "subject": "availability",
+                                   "created_at": "2026-01-01T00:00:00.000000Z",
+                                   "updated_at": "2026-01-01T00:00:00.000000Z"}).last_pk
+    db["messages"].insert({"thread_id": thread, "kind": "question", "body": "Is Ana free in March?",
+                           "created_at": "2026-01-01T00:00:00.000000Z"})
+    db.close()
+    async with connect(club.url, club.tokens.member.token) as bruno_agent:
+        threads = (await call(bruno_agent, "inbox")).structured_content["threads"]
+        assert threads[0]["with_member"] == "ana" and threads[0]["role"] == "asker"
+        assert threads[0]["messages"][0]["body"] == "Is Ana free in March?"
+    async with connect(club.url, club.tokens.steward_principal.token) as ana_token:
+        threads = (await call(ana_token, "inbox")).structured_content["threads"]
+        assert threads[0]["with_member"] == "bruno" and threads[0]["role"] == "answerer"
+    async with connect(club.url, club.tokens.applicant.token) as carla:
+        assert (await call(carla, "inbox")).structured_content["threads"] == []
