@@ -27,6 +27,15 @@ def bearer(token: str) -> str:
     return f"Bearer {token}"
 
 
+def sign(world, handle: str, scopes, valid_for=timedelta(days=1), key=None):
+    db, own_key, manifest, _, _ = world
+    return mandates.sign_mandate(
+        db, key or own_key, principal_id=club.find_principal(db, handle).id, topics=["x"], reveal=["public"],
+        quotable=False, scopes=sorted(scopes), known_scopes=frozenset(manifest.scopes),
+        agent_scopes=manifest.agent_scopes, valid_for=valid_for,
+    )
+
+
 def test_no_header_is_guest_and_says_why(world):
     *_, resolver, _ = world
     caller = resolver.from_header(None)
@@ -76,14 +85,9 @@ def test_token_narrower_than_mandate_wins(world):
 
 def test_mandate_narrower_than_token_wins_on_next_request(world):
     db, key, manifest, resolver, minted = world
-    bruno = club.find_principal(db, "bruno")
     before = resolver.from_header(bearer(minted.member.token))
     assert "directory:read" in before.scopes
-    mandates.sign_mandate(
-        db, key, principal_id=bruno.id, topics=["x"], reveal=["public"], quotable=False,
-        scopes=["club:read", "inbox:read"], known_scopes=frozenset(manifest.scopes),
-        agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=1),
-    )
+    sign(world, "bruno", ["club:read", "inbox:read"])
     after = resolver.from_header(bearer(minted.member.token))
     assert after.scopes == {"club:read", "inbox:read"}
     assert "search_directory" not in after.tools
@@ -91,12 +95,7 @@ def test_mandate_narrower_than_token_wins_on_next_request(world):
 
 def test_lane_ceiling_caps_an_applicant_even_with_a_wide_mandate(world):
     db, key, manifest, resolver, minted = world
-    carla = club.find_principal(db, "carla")
-    mandates.sign_mandate(
-        db, key, principal_id=carla.id, topics=[], reveal=["public"], quotable=False,
-        scopes=sorted(manifest.agent_scopes), known_scopes=frozenset(manifest.scopes),
-        agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=1),
-    )
+    sign(world, "carla", manifest.agent_scopes)
     caller = resolver.from_header(bearer(minted.applicant.token))
     assert "directory:read" not in caller.scopes and "briefing:write" not in caller.scopes
 
@@ -162,24 +161,14 @@ def test_a_mandate_copied_from_another_principal_does_not_verify_for_this_one(wo
 
 def test_a_mandate_signed_with_another_key_does_not_verify(world, tmp_path):
     db, key, manifest, resolver, minted = world
-    other = SigningKey.load_or_create(tmp_path / "other-keys")
-    bruno = club.find_principal(db, "bruno")
-    mandates.sign_mandate(
-        db, other, principal_id=bruno.id, topics=[], reveal=["public"], quotable=False,
-        scopes=sorted(manifest.agent_scopes), known_scopes=frozenset(manifest.scopes),
-        agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=1),
-    )
+    sign(world, "bruno", manifest.agent_scopes, key=SigningKey.load_or_create(tmp_path / "other-keys"))
     assert resolver.from_header(bearer(minted.member.token)).scopes == frozenset()
 
 
 def test_expired_and_missing_mandates_count_as_none(world):
     db, key, manifest, resolver, minted = world
     bruno = club.find_principal(db, "bruno")
-    mandates.sign_mandate(
-        db, key, principal_id=bruno.id, topics=[], reveal=["public"], quotable=False,
-        scopes=sorted(manifest.agent_scopes), known_scopes=frozenset(manifest.scopes),
-        agent_scopes=manifest.agent_scopes, valid_for=timedelta(microseconds=1),
-    )
+    sign(world, "bruno", manifest.agent_scopes, valid_for=timedelta(microseconds=1))
     caller = resolver.from_header(bearer(minted.member.token))
     assert caller.mandate.state == "expired" and caller.scopes == frozenset()
     db.execute("DELETE FROM mandates WHERE principal_id = ?", [bruno.id])
@@ -232,3 +221,15 @@ def test_signing_key_file_is_owner_only(world, tmp_path):
     path = tmp_path / "keys" / mandates.KEY_FILE
     assert path.stat().st_mode & 0o077 == 0
     assert SigningKey.load_or_create(tmp_path / "keys").key_id == world[1].key_id
+
+
+def test_a_deleted_agents_token_never_revives_on_a_new_agent(world):
+    db, key, manifest, resolver, _ = world
+    bruno = club.find_principal(db, "bruno")
+    newest = club.add_agent(db, "bruno", "newest")
+    token = tokens.mint(db, principal_id=bruno.id, agent_id=newest, scopes={"club:read"})
+    db.execute("DELETE FROM agents WHERE id = ?", [newest])
+    replacement = club.add_agent(db, "bruno", "newest")
+    assert replacement != newest
+    with pytest.raises(CredentialRejected, match="agent no longer exists"):
+        resolver.from_header(bearer(token.token))
