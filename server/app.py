@@ -12,7 +12,7 @@ import sqlite_utils
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from server import tools
 from server.chokepoint import Chokepoint
@@ -23,6 +23,11 @@ from server.mandates import SigningKey
 from server.manifest import Manifest, load_manifest
 from server.mcp_endpoint import build_mcp_server, caller_of, session_manager
 from server.notify import LiveSessions
+from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
+from server.oauth.keys import KeyRing
+from server.oauth.pages import AuthorizationPages, server_metadata
+from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, UrlSource
+from server.web import Pages, session_middleware
 from server.ratelimit import RateLimiter
 from server.store import open_db
 
@@ -47,8 +52,8 @@ def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
     """RFC 9728 protected-resource metadata for /mcp."""
     return {
         "resource": settings.mcp_url,
-        "authorization_servers": [],
-        "scopes_supported": sorted(manifest.scopes),
+        "authorization_servers": [settings.issuer],
+        "scopes_supported": sorted(manifest.agent_scopes),
         "bearer_methods_supported": ["header"],
         "resource_name": manifest.club.name,
     }
@@ -59,7 +64,15 @@ def build(settings: Settings | None = None) -> Parley:
     manifest = load_manifest(settings.manifest_path)
     db = open_db(settings.db_path)
     key = SigningKey.load_or_create(settings.keys_dir)
-    resolver = Resolver(db, key, manifest)
+    resource = canonical_resource(settings.mcp_url)
+    ring: KeyRing | None = None
+    if settings.embedded_issuer:
+        ring = KeyRing(settings.keys_dir)
+        verifier = AccessTokenVerifier(settings.issuer, resource, RingSource(ring), algorithms=("ES256",))
+    else:
+        source = UrlSource(settings.oauth_jwks_url) if settings.oauth_jwks_url else FileSource(settings.oauth_jwks_file)
+        verifier = AccessTokenVerifier(settings.issuer, resource, source, algorithms=settings.oauth_algorithms)
+    resolver = Resolver(db, key, manifest, verifier, embedded_issuer=settings.embedded_issuer)
     chokepoint = Chokepoint(db, key, manifest, settings, tools.load_all())
     live = LiveSessions(resolver, caller_of)
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url)
@@ -68,10 +81,18 @@ def build(settings: Settings | None = None) -> Parley:
         manager.handle_request,
         resolver,
         metadata_url,
+        manifest,
         guest_limiter=RateLimiter(manifest.limits.guest_requests_per_minute),
         token_limiter=RateLimiter(manifest.limits.token_requests_per_minute),
     )
     metadata = resource_metadata(settings, manifest)
+    pages = Pages(db, manifest.club.name)
+    browser_routes = list(pages.routes())
+    if ring is not None:
+        authorization = ParleyAuthorizationServer(
+            OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)
+        )
+        browser_routes += AuthorizationPages(authorization, pages, manifest, key, settings.mcp_url).routes()
 
     async def protected_resource(request: Request) -> JSONResponse:
         return JSONResponse(metadata, headers={"cache-control": "public, max-age=300"})
@@ -93,6 +114,9 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/.well-known/oauth-protected-resource", protected_resource),
             Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
             Route("/healthz", health),
+            Mount("", app=Starlette(
+                routes=browser_routes, middleware=[session_middleware(settings.keys_dir, settings.public_url)]
+            )),
         ],
         lifespan=lifespan,
     )

@@ -17,6 +17,7 @@ from server import audit, club, demo, mandates, tokens
 from server.config import Settings
 from server.mandates import MandateError, SigningKey
 from server.manifest import ManifestError, load_manifest
+from server.passwords import PasswordError
 from server.store import open_db
 
 
@@ -69,6 +70,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"  applicant lane: {prepared.applicant.token}   (carla's agent)")
     print(f"  member lane:    {prepared.member.token}   (bruno's agent)")
     print(f"  principal:      {prepared.steward_principal.token}   (ana's own token; she is a steward)")
+    print("Sign-in passwords (console and OAuth consent), also shown once:")
+    for handle, password in prepared.passwords.items():
+        print(f"  {handle:<6} {password}")
     print("Connect with header  Authorization: Bearer <token>;  check with  parley doctor URL --token <token>")
     return 0
 
@@ -95,6 +99,15 @@ def cmd_principal(args: argparse.Namespace) -> int:
     elif args.action == "suspend":
         principal = club.set_status(ctx.db, args.handle, "suspended")
         print(f"{principal.handle} is suspended; every token of theirs is refused from the next request")
+    elif args.action == "password":
+        if args.stdin:
+            password = sys.stdin.readline().rstrip("\n")
+        else:
+            import getpass
+
+            password = getpass.getpass(f"new password for {args.handle}: ")
+        club.set_password(ctx.db, args.handle, password)
+        print(f"password set for {args.handle}")
     elif args.action == "list":
         for row in ctx.db.query("SELECT handle, name, status, steward FROM principals ORDER BY handle"):
             print(f"{row['handle']:<16} {row['status']:<10} {'steward' if row['steward'] else '':<8} {row['name']}")
@@ -103,8 +116,21 @@ def cmd_principal(args: argparse.Namespace) -> int:
 
 def cmd_agent(args: argparse.Namespace) -> int:
     ctx = _Context()
-    club.add_agent(ctx.db, args.handle, args.name)
-    print(f"added agent '{args.name}' for {args.handle}")
+    if args.action == "add":
+        club.add_agent(ctx.db, args.handle, args.name)
+        print(f"added agent '{args.name}' for {args.handle}")
+    elif args.action == "revoke":
+        club.revoke_agent(ctx.db, args.handle, args.name)
+        print(f"revoked agent '{args.name}' of {args.handle}: its tokens and grants are refused from the next request")
+    elif args.action == "bind":
+        if not ctx.settings.oauth_issuer:
+            _err("set PARLEY_OAUTH_ISSUER first: binding maps an external issuer's subject to an agent")
+            return 1
+        agent_id, _ = club.find_agent(ctx.db, args.handle, args.name)
+        ctx.db["external_subjects"].insert(
+            {"issuer": ctx.settings.oauth_issuer, "subject": args.subject, "agent_id": agent_id}, replace=True
+        )
+        print(f"subject '{args.subject}' of {ctx.settings.oauth_issuer} now acts as {args.handle}'s agent '{args.name}'")
     return 0
 
 
@@ -200,19 +226,21 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("principal", help="add, admit, suspend or list principals")
-    p.add_argument("action", choices=["add", "admit", "suspend", "list"])
+    p.add_argument("action", choices=["add", "admit", "suspend", "password", "list"])
     p.add_argument("handle", nargs="?")
     p.add_argument("--name")
     p.add_argument("--member", action="store_true", help="add as an admitted member")
     p.add_argument("--steward", action="store_true")
     p.add_argument("--bio")
     p.add_argument("--tags", help="comma-separated")
+    p.add_argument("--stdin", action="store_true", help="with password: read it from standard input")
     p.set_defaults(func=cmd_principal)
 
     p = sub.add_parser("agent", help="add an agent to a principal")
-    p.add_argument("action", choices=["add"])
+    p.add_argument("action", choices=["add", "revoke", "bind"])
     p.add_argument("handle")
     p.add_argument("name")
+    p.add_argument("--subject", help="with bind: the external issuer's 'sub' that acts as this agent")
     p.set_defaults(func=cmd_agent)
 
     p = sub.add_parser("token", help="mint or revoke tokens")
@@ -261,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (club.ClubError, MandateError, ManifestError) as exc:
+    except (club.ClubError, MandateError, ManifestError, PasswordError) as exc:
         _err(f"error: {exc}")
         return 1
 

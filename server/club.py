@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from server.passwords import hash_password
 from server.store import now
 
 HANDLE = re.compile(r"^[a-z][a-z0-9_-]{1,31}$")
@@ -135,3 +136,15 @@ def find_agent(db: sqlite_utils.Database, handle: str, name: str | None = None) 
         if row is None:
             raise ClubError(f"{handle} has no agent named '{name}'")
     return row[0], row[1]
+
+
+def set_password(db: sqlite_utils.Database, handle: str, password: str) -> None:
+    """Set the password a principal signs in with (console, OAuth consent)."""
+    principal = find_principal(db, handle)
+    db.execute("UPDATE principals SET password_hash = ? WHERE id = ?", [hash_password(password), principal.id])
+
+
+def revoke_agent(db: sqlite_utils.Database, handle: str, name: str) -> None:
+    """Revoke an agent: every token and OAuth grant it holds is refused from the next request."""
+    agent_id, _ = find_agent(db, handle, name)
+    db.execute("UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [now(), agent_id])

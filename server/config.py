@@ -17,6 +17,11 @@ class Settings:
     host: str
     port: int
     public_url: str
+    # An external OAuth issuer instead of the embedded authorization server (both None: embedded).
+    oauth_issuer: str | None = None
+    oauth_jwks_url: str | None = None
+    oauth_jwks_file: Path | None = None
+    oauth_algorithms: tuple[str, ...] = ("RS256", "ES256")
 
     @property
     def mcp_url(self) -> str:
@@ -34,4 +39,20 @@ class Settings:
             raise SystemExit(f"PARLEY_PORT must be a number, not {env['PARLEY_PORT']!r}") from None
         public_url = (env.get("PARLEY_PUBLIC_URL") or f"http://{host}:{port}").rstrip("/")
         manifest_path = Path(env.get("PARLEY_MANIFEST") or DEFAULT_MANIFEST)
-        return cls(db_path, keys_dir, manifest_path, host, port, public_url)
+        issuer = env.get("PARLEY_OAUTH_ISSUER") or None
+        jwks_url = env.get("PARLEY_OAUTH_JWKS_URL") or None
+        jwks_file = Path(env["PARLEY_OAUTH_JWKS_FILE"]) if env.get("PARLEY_OAUTH_JWKS_FILE") else None
+        if (jwks_url or jwks_file) and not issuer:
+            raise SystemExit("PARLEY_OAUTH_JWKS_URL / PARLEY_OAUTH_JWKS_FILE need PARLEY_OAUTH_ISSUER")
+        if issuer and not (jwks_url or jwks_file):
+            raise SystemExit("PARLEY_OAUTH_ISSUER needs PARLEY_OAUTH_JWKS_URL or PARLEY_OAUTH_JWKS_FILE")
+        algorithms = tuple(a.strip() for a in (env.get("PARLEY_OAUTH_ALGORITHMS") or "RS256,ES256").split(",") if a.strip())
+        return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms)
+
+    @property
+    def embedded_issuer(self) -> bool:
+        return self.oauth_issuer is None
+
+    @property
+    def issuer(self) -> str:
+        return self.oauth_issuer or self.public_url

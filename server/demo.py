@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -64,6 +65,7 @@ class DemoTokens:
     applicant: tokens.MintedToken
     member: tokens.MintedToken
     steward_principal: tokens.MintedToken
+    passwords: dict[str, str]  # handle → the sign-in password, shown once like the tokens
 
 
 def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> DemoTokens | None:
@@ -71,6 +73,7 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
     if db.execute("SELECT COUNT(*) FROM principals").fetchone()[0]:
         return None
     minted: dict[str, tokens.MintedToken] = {}
+    passwords = {person["handle"]: secrets.token_urlsafe(12) for person in PEOPLE}
     with db.atomic():
         for person in PEOPLE:
             principal = club.add_principal(
@@ -83,6 +86,7 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
                 tags=person["tags"],
             )
             agent_id = club.add_agent(db, principal.handle)
+            club.set_password(db, principal.handle, passwords[principal.handle])
             lane = "member" if person["status"] == "member" else "applicant"
             mandates.sign_mandate(
                 db,
@@ -127,4 +131,6 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
                 )
         ana = club.find_principal(db, "ana")
         steward_token = tokens.mint(db, principal_id=ana.id, agent_id=None, scopes=frozenset(manifest.scopes))
-    return DemoTokens(applicant=minted["carla"], member=minted["bruno"], steward_principal=steward_token)
+    return DemoTokens(
+        applicant=minted["carla"], member=minted["bruno"], steward_principal=steward_token, passwords=passwords
+    )

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
+from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.identity import CredentialRejected, Resolver
+from server.identity import Caller, CredentialRejected, Resolver
+from server.manifest import Manifest
 from server.mcp_endpoint import CALLER_KEY
 from server.ratelimit import RateLimiter, retry_after_header
 
@@ -30,12 +32,14 @@ class Gate:
         app: ASGIApp,
         resolver: Resolver,
         resource_metadata_url: str,
+        manifest: Manifest,
         guest_limiter: RateLimiter,
         token_limiter: RateLimiter,
     ):
         self.app = app
         self.resolver = resolver
         self.resource_metadata_url = resource_metadata_url
+        self.manifest = manifest
         self.guest_limiter = guest_limiter
         self.token_limiter = token_limiter
 
@@ -56,6 +60,11 @@ class Gate:
                 return
             await self._reject(send, exc.reason)
             return
+        if caller.lane == "guest" and _refuses_guest(scope):
+            # The connection asked never to be a guest (?guest=no): a missing credential is a 401,
+            # which is also what starts an MCP client's OAuth discovery.
+            await self._challenge(send)
+            return
         key = f"token:{caller.token_hash}" if caller.token_hash else f"guest:{client[0]}"
         limiter = self.token_limiter if caller.token_hash else self.guest_limiter
         wait = limiter.take(key)
@@ -63,6 +72,16 @@ class Gate:
             await self._too_many(send, caller.lane, wait)
             return
         scope[CALLER_KEY] = caller
+        if caller.credential == "oauth" and scope["method"] == "POST":
+            body = await _read_body(receive)
+            if body is None:
+                await _respond(send, 413, b'{"error": "request body too large"}', [])
+                return
+            missing = self._step_up_scope(caller, body)
+            if missing is not None:
+                await self._insufficient_scope(send, missing)
+                return
+            receive = _replay(body, receive)
 
         async def send_with_lane(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -73,6 +92,39 @@ class Gate:
             await send(message)
 
         await self.app(scope, receive, send_with_lane)
+
+    def _step_up_scope(self, caller: Caller, body: bytes) -> str | None:
+        """The scope a tools/call needs that this OAuth token lacks but its principal could grant.
+
+        Such a call answers 403 insufficient_scope so the client can step up. A scope beyond the
+        mandate or the lane is no step-up: that tool stays unknown, as every hidden tool is.
+        """
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(message, dict) or message.get("method") != "tools/call":
+            return None
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        tool = self.manifest.tools.get(name) if isinstance(name, str) else None
+        if tool is None or tool.needs is None or tool.needs in caller.token_scopes:
+            return None
+        grantable = caller.mandate.scopes & self.manifest.ceiling(caller.lane) & self.manifest.agent_scopes
+        return tool.needs if tool.needs in grantable else None
+
+    async def _challenge(self, send: Send) -> None:
+        challenge = f'Bearer resource_metadata="{self.resource_metadata_url}"'
+        body = json.dumps({"error": "unauthorized", "error_description": "this connection refuses the guest lane: send a credential"})
+        await _respond(send, 401, body.encode(), [(b"www-authenticate", challenge.encode())])
+
+    async def _insufficient_scope(self, send: Send, needed: str) -> None:
+        challenge = (
+            f'Bearer error="insufficient_scope", scope="{needed}", '
+            f'error_description="this call needs {needed}", resource_metadata="{self.resource_metadata_url}"'
+        )
+        body = json.dumps({"error": "insufficient_scope", "scope": needed})
+        await _respond(send, 403, body.encode(), [(b"www-authenticate", challenge.encode())])
 
     async def _reject(self, send: Send, reason: str) -> None:
         challenge = (
@@ -98,3 +150,41 @@ async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[byt
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def _refuses_guest(scope: Scope) -> bool:
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return query.get("guest", [""])[-1].lower() in ("no", "false", "0")
+
+
+MAX_MCP_BODY = 4 * 1024 * 1024
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole request body, or None when it is larger than any MCP message should be."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_MCP_BODY:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

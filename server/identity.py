@@ -9,7 +9,9 @@ so narrowing a mandate, revoking a token or suspending a principal counts on the
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
@@ -17,7 +19,10 @@ from server import mandates
 from server.manifest import Manifest
 from server.mandates import MandateStatus, SigningKey
 from server.store import now
-from server.tokens import digest
+from server.tokens import AGENT_PREFIX, PRINCIPAL_PREFIX, digest
+
+if TYPE_CHECKING:
+    from server.oauth.verify import AccessClaims, AccessTokenVerifier
 
 
 class CredentialRejected(Exception):
@@ -32,11 +37,11 @@ class CredentialRejected(Exception):
 class Caller:
     lane: str
     why: str
-    credential: str  # none | agent_token | principal_token
+    credential: str  # none | agent_token | principal_token | oauth
     scopes: frozenset[str] = frozenset()
     tools: tuple[str, ...] = ()
     token_hash: str | None = field(default=None, repr=False)
-    token_public_id: str | None = None
+    token_public_id: str | None = None  # a token id, or an OAuth grant family
     token_scopes: frozenset[str] = frozenset()
     principal_id: int | None = None
     principal: str | None = None
@@ -45,26 +50,43 @@ class Caller:
     agent_id: int | None = None
     agent: str | None = None
     mandate: MandateStatus | None = None
+    claims: AccessClaims | None = field(default=None, repr=False, compare=False)
 
     @property
     def verified(self) -> bool:
         return self.credential != "none"
 
 
-# One query: the token, its agent, its principal and the principal's newest mandate.
-_CHAIN = """
-SELECT t.public_id, t.kind, t.scopes, t.expires_at, t.revoked_at, t.principal_id, t.agent_id,
-       a.id, a.principal_id, a.name,
-       p.handle, p.status, p.steward,
-       m.body, m.signature, m.key_id
-FROM tokens AS t
-LEFT JOIN agents AS a ON a.id = t.agent_id
-LEFT JOIN principals AS p ON p.id = t.principal_id
+# The agent → principal → newest-mandate part every credential's chain shares.
+_PARTY = """
+       a.id, a.principal_id, a.name, a.revoked_at,
+       p.id, p.handle, p.status, p.steward,
+       m.body, m.signature, m.key_id"""
+
+
+def _joins(agent: str, principal: str) -> str:
+    return f"""
+LEFT JOIN agents AS a ON a.id = {agent}
+LEFT JOIN principals AS p ON p.id = {principal}
 LEFT JOIN mandates AS m ON m.id = (
-    SELECT id FROM mandates WHERE principal_id = t.principal_id ORDER BY version DESC LIMIT 1
+    SELECT id FROM mandates WHERE principal_id = {principal} ORDER BY version DESC LIMIT 1
+)"""
+
+
+# One query per request and credential kind: the credential, its agent, its principal, the mandate.
+_TOKEN_CHAIN = (
+    "SELECT t.public_id, t.kind, t.scopes, t.expires_at, t.revoked_at, t.principal_id, t.agent_id,"
+    + _PARTY + " FROM tokens AS t" + _joins("t.agent_id", "t.principal_id") + " WHERE t.hash = ?"
 )
-WHERE t.hash = ?
-"""
+_GRANT_CHAIN = (
+    "SELECT g.revoked_at, g.revoked_reason, g.principal_id, g.agent_id,"
+    + _PARTY + " FROM oauth_grants AS g" + _joins("g.agent_id", "g.principal_id") + " WHERE g.family = ?"
+)
+_SUBJECT_CHAIN = (
+    "SELECT s.agent_id," + _PARTY + " FROM external_subjects AS s" + _joins("s.agent_id", "a.principal_id")
+    + " WHERE s.issuer = ? AND s.subject = ?"
+)
+EMBEDDED_SUBJECT_PREFIX = "agent:"
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -83,12 +105,21 @@ def bearer_token(authorization: str | None) -> str | None:
 
 
 class Resolver:
-    """Turns credentials into callers against one store, signing key and manifest."""
+    """Turns credentials into callers against one store, signing key, manifest and token verifier."""
 
-    def __init__(self, db: sqlite_utils.Database, key: SigningKey, manifest: Manifest):
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        key: SigningKey,
+        manifest: Manifest,
+        verifier: AccessTokenVerifier | None = None,
+        embedded_issuer: bool = True,
+    ):
         self.db = db
         self.key = key
         self.manifest = manifest
+        self.verifier = verifier
+        self.embedded_issuer = embedded_issuer
 
     def guest(self) -> Caller:
         return Caller(
@@ -102,34 +133,111 @@ class Resolver:
         token = bearer_token(authorization)
         if token is None:
             return self.guest()
-        return self.from_hash(digest(token))
+        if token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
+            return self.from_hash(digest(token))
+        if token.count(".") == 2:
+            if self.verifier is None:
+                raise CredentialRejected("this server accepts no OAuth access tokens")
+            return self.from_claims(self.verifier.verify(token), digest(token))
+        raise CredentialRejected("unknown token")
+
+    def again(self, caller: Caller) -> Caller:
+        """Re-resolve a caller from what it presented, as the next request would."""
+        if caller.claims is not None:
+            return self.from_claims(caller.claims, caller.token_hash)
+        if caller.token_hash is not None:
+            return self.from_hash(caller.token_hash)
+        return self.guest()
 
     def from_hash(self, token_hash: str) -> Caller:
-        row = self.db.execute(_CHAIN, [token_hash]).fetchone()
+        row = self.db.execute(_TOKEN_CHAIN, [token_hash]).fetchone()
         if row is None:
             raise CredentialRejected("unknown token")
-        (public_id, kind, scopes_json, expires_at, revoked_at, principal_id, agent_id,
-         agent_row, agent_principal, agent_name, handle, status, steward, body, signature, key_id) = row
+        public_id, kind, scopes_json, expires_at, revoked_at, principal_id, agent_id, *party = row
         if revoked_at is not None:
             raise CredentialRejected("token was revoked")
         if expires_at is not None and expires_at <= now():
             raise CredentialRejected(f"token expired at {expires_at}")
-        if handle is None:
+        return self._finish(
+            party,
+            principal_id=principal_id,
+            agent_id=agent_id,
+            token_scopes=frozenset(json.loads(scopes_json)),
+            credential="agent_token" if kind == "agent" else "principal_token",
+            token_hash=token_hash,
+            token_public_id=public_id,
+        )
+
+    def from_claims(self, claims: AccessClaims, token_hash: str | None) -> Caller:
+        if claims.expires_at + 30 < time.time():
+            raise CredentialRejected("token expired")
+        if "mandate:write" in claims.scopes:
+            raise CredentialRejected("an access token can never carry mandate:write: it is never an agent's scope")
+        unknown = sorted(claims.scopes - frozenset(self.manifest.scopes))
+        if unknown:
+            raise CredentialRejected(f"token asks for unknown scope(s): {', '.join(unknown)}")
+        if self.embedded_issuer:
+            if claims.family is None:
+                raise CredentialRejected("token has no 'sid' claim")
+            row = self.db.execute(_GRANT_CHAIN, [claims.family]).fetchone()
+            if row is None:
+                raise CredentialRejected("token's grant is unknown")
+            revoked_at, reason, principal_id, agent_id, *party = row
+            if revoked_at is not None:
+                raise CredentialRejected(f"token's grant was revoked ({reason or 'revoked'})")
+            if claims.subject != f"{EMBEDDED_SUBJECT_PREFIX}{agent_id}":
+                raise CredentialRejected("token subject does not match its grant")
+        else:
+            row = self.db.execute(_SUBJECT_CHAIN, [claims.issuer, claims.subject]).fetchone()
+            if row is None:
+                raise CredentialRejected("token subject is not bound to any agent of this club")
+            agent_id, *party = row
+            principal_id = party[1]
+        return self._finish(
+            party,
+            principal_id=principal_id,
+            agent_id=agent_id,
+            token_scopes=claims.scopes,
+            credential="oauth",
+            token_hash=token_hash,
+            token_public_id=claims.family,
+            claims=claims,
+        )
+
+    def _finish(
+        self,
+        party: list,
+        *,
+        principal_id: int | None,
+        agent_id: int | None,
+        token_scopes: frozenset[str],
+        credential: str,
+        token_hash: str | None,
+        token_public_id: str | None,
+        claims: AccessClaims | None = None,
+    ) -> Caller:
+        """Check the agent → principal chain and compute lane and effective scopes."""
+        (agent_row, agent_principal, agent_name, agent_revoked,
+         principal_row, handle, status, steward, body, signature, key_id) = party
+        is_agent = credential != "principal_token"
+        if is_agent and agent_row is None:
+            raise CredentialRejected("the token's agent no longer exists")
+        if principal_row is None:
             raise CredentialRejected("the token's principal no longer exists")
-        if kind == "agent":
-            if agent_row is None:
-                raise CredentialRejected("the token's agent no longer exists")
+        if is_agent:
             if agent_principal != principal_id:
                 raise CredentialRejected("the token's agent no longer belongs to the principal it was minted for")
+            if agent_revoked is not None:
+                raise CredentialRejected(f"the token's agent '{agent_name}' was revoked")
         if status == "suspended":
             raise CredentialRejected(f"principal {handle} is suspended")
         lane = "member" if status == "member" else "applicant"
-        token_scopes = frozenset(json.loads(scopes_json))
         ceiling = self.manifest.ceiling(lane)
         mandate = mandates.check(self.key, principal_id, body, signature, key_id)
-        if kind == "agent":
+        if is_agent:
             scopes = token_scopes & mandate.scopes & ceiling & self.manifest.agent_scopes
-            who = f"agent token of {handle}'s agent '{agent_name}'"
+            kind = "OAuth access token" if credential == "oauth" else "agent token"
+            who = f"{kind} of {handle}'s agent '{agent_name}'"
             if not mandate.valid:
                 who += f"; mandate: {mandate.describe()}, so zero scopes"
         else:
@@ -140,17 +248,18 @@ class Resolver:
         return Caller(
             lane=lane,
             why=f"{who}; {handle} is {standing}",
-            credential="agent_token" if kind == "agent" else "principal_token",
+            credential=credential,
             scopes=scopes,
             tools=tuple(self.manifest.tools_for(lane, scopes, verified=True)),
             token_hash=token_hash,
-            token_public_id=public_id,
+            token_public_id=token_public_id,
             token_scopes=token_scopes,
             principal_id=principal_id,
             principal=handle,
             principal_status=status,
             steward=bool(steward),
-            agent_id=agent_id,
-            agent=agent_name,
+            agent_id=agent_id if is_agent else None,
+            agent=agent_name if is_agent else None,
             mandate=mandate,
+            claims=claims,
         )

@@ -30,7 +30,7 @@ log = logging.getLogger("parley.notify")
 
 @dataclass
 class _Watch:
-    token_hash: str | None
+    caller: Caller  # what the session last presented, to re-resolve as its next request would
     tools: tuple[str, ...]
 
 
@@ -53,11 +53,9 @@ class LiveSessions:
         self._sessions: weakref.WeakKeyDictionary[Connection, _Watch] = weakref.WeakKeyDictionary()
         self._listeners: dict[int, tuple[_Watch, InMemorySubscriptionBus]] = {}
 
-    def current_tools(self, token_hash: str | None) -> tuple[str, ...]:
-        if token_hash is None:
-            return self.resolver.guest().tools
+    def current_tools(self, caller: Caller) -> tuple[str, ...]:
         try:
-            return self.resolver.from_hash(token_hash).tools
+            return self.resolver.again(caller).tools
         except CredentialRejected:
             return ()
 
@@ -70,10 +68,10 @@ class LiveSessions:
             return
         watch = self._sessions.get(connection)
         if watch is None:
-            self._sessions[connection] = _Watch(caller.token_hash, caller.tools)
+            self._sessions[connection] = _Watch(caller, caller.tools)
             return
         changed = watch.tools != caller.tools
-        watch.token_hash, watch.tools = caller.token_hash, caller.tools
+        watch.caller, watch.tools = caller, caller.tools
         if changed and ctx.method != "tools/list":
             await self._send_legacy(connection)
 
@@ -82,7 +80,7 @@ class LiveSessions:
         caller = self.caller_of(ctx)
         bus = InMemorySubscriptionBus()
         slot = id(bus)
-        self._listeners[slot] = (_Watch(caller.token_hash, caller.tools), bus)
+        self._listeners[slot] = (_Watch(caller, caller.tools), bus)
         try:
             return await ListenHandler(bus)(ctx, params)
         finally:
@@ -98,13 +96,13 @@ class LiveSessions:
         """Recompute every live session's tools; notify those whose list changed. Returns how many."""
         notified = 0
         for connection, watch in list(self._sessions.items()):
-            tools = self.current_tools(watch.token_hash)
+            tools = self.current_tools(watch.caller)
             if tools != watch.tools:
                 watch.tools = tools
                 await self._send_legacy(connection)
                 notified += 1
         for watch, bus in list(self._listeners.values()):
-            tools = self.current_tools(watch.token_hash)
+            tools = self.current_tools(watch.caller)
             if tools != watch.tools:
                 watch.tools = tools
                 await bus.publish(ToolsListChanged())

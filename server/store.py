@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS principals (
     bio TEXT NOT NULL DEFAULT '',
     tags TEXT NOT NULL DEFAULT '[]',
     created_at TEXT NOT NULL,
-    admitted_at TEXT
+    admitted_at TEXT,
+    password_hash TEXT
 );
 CREATE TABLE IF NOT EXISTS agents (
     -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
@@ -32,6 +33,7 @@ CREATE TABLE IF NOT EXISTS agents (
     principal_id INTEGER NOT NULL REFERENCES principals(id),
     name TEXT NOT NULL,
     created_at TEXT NOT NULL,
+    revoked_at TEXT,
     UNIQUE (principal_id, name)
 );
 CREATE TABLE IF NOT EXISTS tokens (
@@ -107,6 +109,60 @@ CREATE TABLE IF NOT EXISTS audit (
     outcome TEXT NOT NULL,
     duration_ms REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS oauth_clients (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    client_id TEXT NOT NULL UNIQUE,
+    secret_hash TEXT,
+    metadata TEXT NOT NULL,
+    issued_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS oauth_codes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    code_hash TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    code_challenge TEXT NOT NULL,
+    code_challenge_method TEXT NOT NULL CHECK (code_challenge_method = 'S256'),
+    auth_time INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER,
+    family TEXT
+);
+-- A grant family: one consent, and every access and refresh token rotated from it.
+CREATE TABLE IF NOT EXISTS oauth_grants (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    family TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    scope TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT,
+    revoked_reason TEXT
+);
+CREATE TABLE IF NOT EXISTS oauth_refresh_tokens (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    token_hash TEXT NOT NULL UNIQUE,
+    family TEXT NOT NULL REFERENCES oauth_grants(family),
+    client_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    issued_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    rotated_at INTEGER
+);
+-- An external identity provider's subjects, bound to the agents they act as.
+CREATE TABLE IF NOT EXISTS external_subjects (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    issuer TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    UNIQUE (issuer, subject)
+);
 CREATE TABLE IF NOT EXISTS revision (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     n INTEGER NOT NULL
@@ -118,7 +174,7 @@ CREATE INDEX IF NOT EXISTS evidence_principal ON evidence (principal_id);
 """
 
 # Anything that can change a caller's lane or scopes bumps the revision.
-_WATCHED = ("principals", "agents", "tokens", "mandates")
+_WATCHED = ("principals", "agents", "tokens", "mandates", "oauth_grants")
 
 
 def _revision_triggers() -> str:
@@ -155,8 +211,20 @@ def open_db(path: Path | str) -> sqlite_utils.Database:
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA synchronous=NORMAL")
     db = sqlite_utils.Database(conn)
-    db.executescript(SCHEMA + _revision_triggers())
+    db.executescript(SCHEMA)
+    _add_missing_columns(db)
+    db.executescript(_revision_triggers())
     return db
+
+
+# Columns added after a table first shipped: (table, column, type). Older stores gain them at open.
+_LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"))
+
+
+def _add_missing_columns(db: sqlite_utils.Database) -> None:
+    for table, column, kind in _LATER_COLUMNS:
+        if column not in db[table].columns_dict:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 def revision(db: sqlite_utils.Database) -> int:

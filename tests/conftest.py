@@ -24,11 +24,11 @@ from server.manifest import load_manifest
 from server.store import open_db
 
 
-def make_settings(tmp: Path, port: int = 0, manifest: Path | None = None) -> Settings:
-    env = {"PARLEY_DB": str(tmp / "club.db"), "PARLEY_PORT": str(port or 8765)}
+def make_settings(tmp: Path, port: int = 0, manifest: Path | None = None, env: dict | None = None) -> Settings:
+    values = {"PARLEY_DB": str(tmp / "club.db"), "PARLEY_PORT": str(port or 8765), **(env or {})}
     if manifest is not None:
-        env["PARLEY_MANIFEST"] = str(manifest)
-    return Settings.from_env(env)
+        values["PARLEY_MANIFEST"] = str(manifest)
+    return Settings.from_env(values)
 
 
 class LiveServer:
@@ -92,9 +92,9 @@ class Club:
 
 
 @contextlib.contextmanager
-def running_club(tmp: Path, manifest: Path | None = None) -> Iterator[Club]:
+def running_club(tmp: Path, manifest: Path | None = None, env: dict | None = None) -> Iterator[Club]:
     sock = bound_socket()
-    settings = make_settings(tmp, sock.getsockname()[1], manifest)
+    settings = make_settings(tmp, sock.getsockname()[1], manifest, env)
     db = open_db(settings.db_path)
     tokens = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir), load_manifest(settings.manifest_path))
     db.close()

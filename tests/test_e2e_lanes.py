@@ -84,4 +84,5 @@ async def test_resource_metadata_is_served(club):
         for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
             meta = (await http.get(club.live.base + path)).json()
             assert meta["resource"] == club.url
-            assert "mandate:write" in meta["scopes_supported"] and meta["bearer_methods_supported"] == ["header"]
+            assert meta["authorization_servers"] == [club.live.base]
+            assert "mandate:write" not in meta["scopes_supported"] and meta["bearer_methods_supported"] == ["header"]

@@ -1,0 +1,104 @@
+"""The embedded authorization server's token-signing keys: ES256, rotated, published as a JWKS.
+
+Keys live as PEM files beside the database (never in it). Rotation makes a new key current and
+keeps the previous ones published, so tokens signed before a rotation verify until they expire;
+`retire` removes a key from the JWKS, and every token it signed stops verifying.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+ALGORITHM = "ES256"
+_INDEX = "oauth-keys.json"
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    kid: str
+    private: ec.EllipticCurvePrivateKey
+
+    def public_jwk(self) -> dict:
+        jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.private.public_key()))
+        return {**jwk, "kid": self.kid, "use": "sig", "alg": ALGORITHM}
+
+
+class KeyRing:
+    """All published keys; the newest is the one that signs."""
+
+    def __init__(self, keys_dir: Path):
+        self.dir = Path(keys_dir)
+        self._keys: list[SigningKey] = []
+        self.reload()
+        if not self._keys:
+            self.rotate()
+
+    def _index(self) -> Path:
+        return self.dir / _INDEX
+
+    def reload(self) -> None:
+        path = self._index()
+        if not path.exists():
+            self._keys = []
+            return
+        kids = json.loads(path.read_text())["keys"]
+        self._keys = [self._load(kid) for kid in kids]
+
+    def _load(self, kid: str) -> SigningKey:
+        private = serialization.load_pem_private_key((self.dir / f"oauth-{kid}.pem").read_bytes(), password=None)
+        if not isinstance(private, ec.EllipticCurvePrivateKey):
+            raise ValueError(f"oauth-{kid}.pem is not an EC private key")
+        return SigningKey(kid, private)
+
+    def _write_index(self) -> None:
+        tmp = self._index().with_suffix(".tmp")
+        tmp.write_text(json.dumps({"keys": [k.kid for k in self._keys]}))
+        os.replace(tmp, self._index())
+
+    def rotate(self) -> SigningKey:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.dir, 0o700)
+        kid = time.strftime("%Y%m%d") + "-" + secrets.token_hex(4)
+        private = ec.generate_private_key(ec.SECP256R1())
+        pem = private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        fd = os.open(self.dir / f"oauth-{kid}.pem", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pem)
+        key = SigningKey(kid, private)
+        self._keys.append(key)
+        self._write_index()
+        return key
+
+    def retire(self, kid: str) -> None:
+        if kid not in {k.kid for k in self._keys}:
+            raise KeyError(f"no published key {kid}")
+        if len(self._keys) == 1:
+            raise ValueError("cannot retire the only key: rotate first")
+        self._keys = [k for k in self._keys if k.kid != kid]
+        self._write_index()
+
+    @property
+    def current(self) -> SigningKey:
+        return self._keys[-1]
+
+    @property
+    def kids(self) -> list[str]:
+        return [k.kid for k in self._keys]
+
+    def jwks(self) -> dict:
+        return {"keys": [k.public_jwk() for k in self._keys]}
+
+    def sign(self, claims: dict) -> str:
+        key = self.current
+        return jwt.encode(claims, key.private, algorithm=ALGORITHM, headers={"kid": key.kid, "typ": "at+jwt"})

@@ -1,0 +1,169 @@
+"""Verifying OAuth access tokens offline, as a resource server: pyjwt against the issuer's keys.
+
+Algorithms are pinned to the issuer's asymmetric keys (never `none`, never HS*), `iss` must match
+exactly, `aud` must contain this server's canonical resource URI, and time claims get a small
+leeway. Keys come from the embedded key ring, a JWKS file, or a JWKS URL cached and refreshed
+when an unknown `kid` appears. Every refusal has a reason a client can act on, and none of them
+carries the token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import httpx2
+import jwt
+
+from server.identity import CredentialRejected
+
+log = logging.getLogger("parley.oauth")
+
+ASYMMETRIC = ("ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA")
+LEEWAY_SECONDS = 30
+
+
+class KeySource(Protocol):
+    def jwks(self, refresh: bool = False) -> dict: ...
+
+
+class RingSource:
+    """The embedded authorization server's own keys; re-read when a kid is unknown (rotation)."""
+
+    def __init__(self, ring):
+        self.ring = ring
+
+    def jwks(self, refresh: bool = False) -> dict:
+        if refresh:
+            self.ring.reload()
+        return self.ring.jwks()
+
+
+class FileSource:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._cached: dict | None = None
+
+    def jwks(self, refresh: bool = False) -> dict:
+        if self._cached is None or refresh:
+            self._cached = json.loads(self.path.read_text())
+        return self._cached
+
+
+class UrlSource:
+    """A remote JWKS, cached; an unknown kid refreshes it, at most once per `min_refresh` seconds."""
+
+    def __init__(self, url: str, ttl: float = 300.0, min_refresh: float = 10.0, timeout: float = 5.0):
+        self.url = url
+        self.ttl = ttl
+        self.min_refresh = min_refresh
+        self.timeout = timeout
+        self._cached: dict | None = None
+        self._fetched = 0.0
+        self._lock = threading.Lock()
+
+    def jwks(self, refresh: bool = False) -> dict:
+        with self._lock:
+            age = time.monotonic() - self._fetched
+            stale = self._cached is None or age > self.ttl or (refresh and age > self.min_refresh)
+            if stale:
+                try:
+                    response = httpx2.get(self.url, timeout=self.timeout)
+                    response.raise_for_status()
+                    self._cached = response.json()
+                    self._fetched = time.monotonic()
+                except (httpx2.HTTPError, ValueError) as exc:
+                    log.warning("could not fetch JWKS from %s: %s", self.url, exc)
+                    if self._cached is None:
+                        raise CredentialRejected("the token issuer's keys cannot be fetched right now") from None
+            return self._cached
+
+
+@dataclass(frozen=True)
+class AccessClaims:
+    issuer: str
+    subject: str
+    scopes: frozenset[str]
+    family: str | None
+    client_id: str | None
+    expires_at: int
+
+
+class AccessTokenVerifier:
+    def __init__(self, issuer: str, resource: str, keys: KeySource, algorithms: tuple[str, ...] = ASYMMETRIC):
+        bad = [alg for alg in algorithms if alg not in ASYMMETRIC]
+        if bad:
+            raise ValueError(f"algorithms must be asymmetric; refusing {', '.join(bad)}")
+        self.issuer = issuer
+        self.resource = resource
+        self.keys = keys
+        self.algorithms = algorithms
+
+    def _key(self, kid: str | None, alg: str) -> jwt.PyJWK:
+        for refresh in (False, True):
+            for jwk in self.keys.jwks(refresh=refresh).get("keys", []):
+                if kid is not None and jwk.get("kid") != kid:
+                    continue
+                if jwk.get("alg") not in (None, alg):
+                    continue
+                try:
+                    key = jwt.PyJWK(jwk, algorithm=alg)
+                except jwt.PyJWTError:
+                    continue
+                return key
+        raise CredentialRejected("token signed with an unknown key")
+
+    def verify(self, token: str) -> AccessClaims:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise CredentialRejected("malformed access token") from None
+        alg = header.get("alg")
+        if alg not in self.algorithms:
+            raise CredentialRejected(f"token algorithm '{alg}' is not allowed")
+        key = self._key(header.get("kid"), alg)
+        try:
+            claims = jwt.decode(
+                token,
+                key=key,
+                algorithms=[alg],
+                audience=self.resource,
+                issuer=self.issuer,
+                leeway=LEEWAY_SECONDS,
+                options={"require": ["exp", "iat", "iss", "aud", "sub"]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise CredentialRejected("token expired") from None
+        except jwt.ImmatureSignatureError:
+            raise CredentialRejected("token not yet valid") from None
+        except jwt.InvalidAudienceError:
+            raise CredentialRejected(f"token audience is not this resource ({self.resource})") from None
+        except jwt.InvalidIssuerError:
+            raise CredentialRejected("token issuer is not trusted here") from None
+        except jwt.InvalidSignatureError:
+            raise CredentialRejected("token signature does not verify") from None
+        except jwt.MissingRequiredClaimError as exc:
+            raise CredentialRejected(f"token has no '{exc.claim}' claim") from None
+        except jwt.PyJWTError:
+            raise CredentialRejected("malformed access token") from None
+        subject = claims.get("sub")
+        if not isinstance(subject, str) or not subject:
+            raise CredentialRejected("token has no 'sub' claim")
+        scope = claims.get("scope", "")
+        if not isinstance(scope, str):
+            raise CredentialRejected("token 'scope' claim must be a space-separated string")
+        scopes = frozenset(scope.split())
+        family = claims.get("sid")
+        return AccessClaims(
+            issuer=claims["iss"],
+            subject=subject,
+            scopes=scopes,
+            family=family if isinstance(family, str) else None,
+            client_id=claims.get("client_id"),
+            expires_at=int(claims["exp"]),
+        )

@@ -1,0 +1,109 @@
+"""A person at the browser, for OAuth tests: signs in and consents through the real pages over HTTP."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+REDIRECT_URI = "http://127.0.0.1:9/callback"  # never contacted: the browser stops at the redirect
+
+
+def hidden(html: str, name: str) -> str:
+    match = re.search(rf'name="{name}" value="([^"]*)"', html)
+    assert match, f"no hidden field {name} in page"
+    return unescape(match.group(1))
+
+
+class Browser:
+    """Follows the authorization URL: sign-in page, consent page, redirect with the code."""
+
+    def __init__(self, handle: str, password: str, scopes: list[str] | None = None, agent: str | None = None,
+                 decision: str = "approve"):
+        self.handle = handle
+        self.password = password
+        self.scopes = scopes
+        self.agent = agent
+        self.decision = decision
+        self.redirect: str | None = None
+        self.pages: list[str] = []
+
+    async def visit(self, authorization_url: str) -> str:
+        async with httpx2.AsyncClient(follow_redirects=False, timeout=30) as http:
+            page = await http.get(authorization_url)
+            assert page.status_code == 303, page.text
+            signin = await http.get(urljoin(authorization_url, page.headers["location"]))
+            self.pages.append(signin.text)
+            assert "Sign in" in signin.text
+            posted = await http.post(
+                urljoin(authorization_url, "/signin"),
+                data={"csrf": hidden(signin.text, "csrf"), "next": hidden(signin.text, "next"),
+                      "handle": self.handle, "password": self.password},
+            )
+            assert posted.status_code == 303, posted.text
+            consent = await http.get(urljoin(authorization_url, posted.headers["location"]))
+            self.pages.append(consent.text)
+            assert consent.status_code == 200, consent.text
+            agents = re.findall(r'<option value="(\d+)">([^<]*)</option>', consent.text)
+            agent_id = next(value for value, name in agents if self.agent in (None, name))
+            offered = re.findall(r'name="scope" value="([^"]+)"( checked)?', consent.text)
+            scopes = self.scopes if self.scopes is not None else [s for s, checked in offered if checked]
+            answer = await http.post(
+                urljoin(authorization_url, "/oauth/authorize"),
+                data={"csrf": hidden(consent.text, "csrf"), "query": hidden(consent.text, "query"),
+                      "agent": agent_id, "scope": scopes, "decision": self.decision},
+            )
+            assert answer.status_code == 302, answer.text
+            self.redirect = answer.headers["location"]
+            return self.redirect
+
+    def result(self) -> AuthorizationCodeResult:
+        assert self.redirect is not None
+        query = parse_qs(urlsplit(self.redirect).query)
+        if "error" in query:
+            raise RuntimeError(f"authorization failed: {query['error'][0]}")
+        return AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [None])[0])
+
+
+class MemoryStorage(TokenStorage):
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+def oauth_provider(server_url: str, browser: Browser, storage: MemoryStorage | None = None) -> OAuthClientProvider:
+    async def redirect_handler(url: str) -> None:
+        await browser.visit(url)
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        return browser.result()
+
+    return OAuthClientProvider(
+        server_url=server_url,
+        client_metadata=OAuthClientMetadata(
+            client_name="Test agent host",
+            redirect_uris=[REDIRECT_URI],
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+        ),
+        storage=storage or MemoryStorage(),
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
