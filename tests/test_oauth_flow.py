@@ -237,3 +237,41 @@ async def test_guest_no_without_credential_is_a_401_with_resource_metadata(club)
         plain = await http.post(club.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
                                 headers={"Accept": "application/json, text/event-stream"})
         assert plain.headers["parley-lane"] == "guest"
+
+
+async def test_registration_secrets_only_for_confidential_clients(club):
+    async with httpx2.AsyncClient(timeout=30) as http:
+        public = await register(http, club.live.base)
+        assert "client_secret" not in public and public["token_endpoint_auth_method"] == "none"
+        confidential = await register(http, club.live.base, token_endpoint_auth_method="client_secret_post")
+        assert len(confidential["client_secret"]) >= 32
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, confidential["client_id"], challenge))
+        no_secret = await redeem(http, club.live.base, confidential["client_id"], code, verifier)
+        assert no_secret.status_code == 401 and no_secret.json()["error"] == "invalid_client"
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, confidential["client_id"], challenge))
+        with_secret = await redeem(http, club.live.base, confidential["client_id"], code, verifier,
+                                   client_secret=confidential["client_secret"])
+        assert with_secret.status_code == 200, with_secret.text
+        db = club.db()
+        stored = db.execute("SELECT secret_hash FROM oauth_clients WHERE client_id = ?",
+                            [confidential["client_id"]]).fetchone()[0]
+        db.close()
+        assert stored != confidential["client_secret"] and confidential["client_secret"] not in stored
+
+
+@pytest.mark.parametrize(
+    "metadata, fragment",
+    [
+        ({"redirect_uris": ["http://evil.example/cb"]}, "must be https"),
+        ({"redirect_uris": ["https://ok.example/cb#frag"]}, "redirect_uris"),
+        ({"redirect_uris": []}, "redirect_uri"),
+        ({"grant_types": ["client_credentials"]}, "grant_types"),
+    ],
+)
+async def test_registration_refuses_unsafe_clients(club, metadata, fragment):
+    async with httpx2.AsyncClient(timeout=30) as http:
+        body = {"client_name": "x", "redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none", **metadata}
+        response = await http.post(club.live.base + "/oauth/register", json=body)
+        assert response.status_code == 400 and fragment in response.text

@@ -261,6 +261,14 @@ class Registration(rfc7591.ClientRegistrationEndpoint):
         method = request.payload.data.get("token_endpoint_auth_method", "client_secret_basic")
         return None if method == "none" else secrets.token_urlsafe(32)
 
+    def generate_client_info(self, request) -> dict:
+        """A public client gets no secret at all: RFC 7591 omits the member rather than sending null."""
+        info = super().generate_client_info(request)
+        if info.get("client_secret") is None:
+            info.pop("client_secret", None)
+            info.pop("client_secret_expires_at", None)
+        return info
+
     def save_client(self, client_info: dict, client_metadata: dict, request) -> Client:
         uris = client_metadata.get("redirect_uris") or []
         if not uris:
@@ -287,9 +295,6 @@ class Registration(rfc7591.ClientRegistrationEndpoint):
             "issued_at": client_info["client_id_issued_at"],
         }
         self.server.store.db["oauth_clients"].insert(row)
-        if secret is None:
-            client_info.pop("client_secret", None)
-            client_info.pop("client_secret_expires_at", None)
         return Client(row)
 
 
