@@ -146,6 +146,62 @@ def summary(samples: list[float]) -> dict:
     }
 
 
+def bench_credentials(rounds: int, n: int) -> None:
+    """µs per request to turn a credential into a caller: OAuth JWT vs agent token, same process."""
+    import time as clock
+
+    import jwt
+
+    from server import club, demo
+    from server.app import build
+    from server.config import Settings
+    from server.mandates import SigningKey
+    from server.manifest import load_manifest
+    from server.oauth.keys import KeyRing
+    from server.store import open_db
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings.from_env({"PARLEY_DB": f"{tmp}/club.db"})
+        db = open_db(settings.db_path)
+        tokens = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir), load_manifest())
+        parley = build(settings)
+        agent_id, _ = club.find_agent(db, "bruno")
+        bruno = club.find_principal(db, "bruno")
+        db["oauth_grants"].insert({"family": "fam_bench", "client_id": "bench", "principal_id": bruno.id,
+                                   "agent_id": agent_id, "scope": "club:read", "resource": settings.mcp_url,
+                                   "created_at": "2026-01-01T00:00:00.000000Z"})
+        now = int(clock.time())
+        jwt_token = KeyRing(settings.keys_dir).sign({
+            "iss": settings.issuer, "sub": f"agent:{agent_id}", "aud": settings.mcp_url, "sid": "fam_bench",
+            "scope": " ".join(sorted(parley.manifest.agent_scopes)), "iat": now, "nbf": now, "exp": now + 3600})
+        ring = KeyRing(settings.keys_dir)
+        fresh = [f"Bearer {ring.sign({**jwt.decode(jwt_token, options={'verify_signature': False}), 'jti': str(i)})}"
+                 for i in range(rounds * n)]
+        headers = {"agent token": f"Bearer {tokens.member.token}", "OAuth JWT": f"Bearer {jwt_token}"}
+        resolve = parley.resolver.from_header
+        for header in headers.values():  # warm-up, and a check that both resolve to the member lane
+            assert resolve(header).lane == "member"
+        samples: dict[str, list[float]] = {name: [] for name in (*headers, "OAuth JWT first use")}
+        for round_number in range(rounds):
+            for name, header in headers.items():
+                for _ in range(n):
+                    started = clock.perf_counter()
+                    resolve(header)
+                    samples[name].append(clock.perf_counter() - started)
+            for header in fresh[round_number * n:(round_number + 1) * n]:  # each token seen once: full ES256 verify
+                started = clock.perf_counter()
+                resolve(header)
+                samples["OAuth JWT first use"].append(clock.perf_counter() - started)
+    print(f"\nCredential → caller (identity, chain query, mandate check, effective scopes), in process, "
+          f"{rounds} rounds x {n}")
+    figures = {name: summary(values) for name, values in samples.items()}
+    for name, fig in figures.items():
+        print(f"{name:<20} p50 {fig['p50_ms'] * 1000:8.1f} µs   p99 {fig['p99_ms'] * 1000:8.1f} µs")
+    base = figures["agent token"]["p50_ms"]
+    print(f"OAuth JWT (seen before) / agent token p50 ratio = {figures['OAuth JWT']['p50_ms'] / base:.2f}x")
+    print(f"OAuth JWT (first use)   / agent token p50 ratio = {figures['OAuth JWT first use']['p50_ms'] / base:.2f}x")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=1500, help="requests per round per operation")
@@ -210,6 +266,7 @@ def main() -> int:
         ratio = figures["full"]["p50_ms"] / figures["bare"]["p50_ms"]
         print(f"{op:<20} ratio full/bare p50 = {ratio:.3f}x   p99 = "
               f"{figures['full']['p99_ms'] / figures['bare']['p99_ms']:.3f}x")
+    bench_credentials(args.rounds, args.requests)
     return 0
 
 

@@ -206,6 +206,33 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_oauth(args: argparse.Namespace) -> int:
+    from server.oauth.keys import KeyRing
+
+    settings = Settings.from_env()
+    if not settings.embedded_issuer:
+        _err(f"this club uses the external issuer {settings.oauth_issuer}; its keys are managed there")
+        return 1
+    ring = KeyRing(settings.keys_dir)
+    if args.action == "rotate-key":
+        key = ring.rotate()
+        print(f"new signing key {key.kid}; earlier keys stay published until retired")
+    elif args.action == "retire-key":
+        if not args.kid:
+            _err("parley oauth retire-key needs the key id (see: parley oauth keys)")
+            return 2
+        try:
+            ring.retire(args.kid)
+        except (KeyError, ValueError) as exc:
+            _err(f"error: {exc.args[0]}")
+            return 1
+        print(f"retired {args.kid}: tokens it signed are refused from the next request")
+    else:
+        for kid in ring.kids:
+            print(f"{kid}{'   (signing)' if kid == ring.current.kid else ''}")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from server import doctor
 
@@ -272,6 +299,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["tail"])
     p.add_argument("-n", type=int, default=20)
     p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("oauth", help="the embedded authorization server's signing keys")
+    p.add_argument("action", choices=["keys", "rotate-key", "retire-key"])
+    p.add_argument("kid", nargs="?")
+    p.set_defaults(func=cmd_oauth)
 
     p = sub.add_parser("doctor", help="ask an endpoint which lane a credential gets, and why")
     p.add_argument("url")

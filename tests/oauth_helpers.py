@@ -30,9 +30,10 @@ class Browser:
         self.agent = agent
         self.decision = decision
         self.redirect: str | None = None
+        self.refusal: str | None = None  # the consent page's answer when it did not redirect
         self.pages: list[str] = []
 
-    async def visit(self, authorization_url: str) -> str:
+    async def visit(self, authorization_url: str) -> str | None:
         async with httpx2.AsyncClient(follow_redirects=False, timeout=30) as http:
             page = await http.get(authorization_url)
             assert page.status_code == 303, page.text
@@ -57,7 +58,9 @@ class Browser:
                 data={"csrf": hidden(consent.text, "csrf"), "query": hidden(consent.text, "query"),
                       "agent": agent_id, "scope": scopes, "decision": self.decision},
             )
-            assert answer.status_code == 302, answer.text
+            if answer.status_code != 302:
+                self.refusal = f"{answer.status_code} {answer.text}"
+                return None
             self.redirect = answer.headers["location"]
             return self.redirect
 

@@ -85,7 +85,8 @@ async def authorize(club, http, client_id: str, challenge: str | None, handle="b
     first = await http.get(url)
     if first.status_code == 302:  # refused before sign-in
         return first.headers["location"]
-    return await browser.visit(url)
+    location = await browser.visit(url)
+    return location if location is not None else f"refused: {browser.refusal}"
 
 
 def code_of(location: str) -> str:
@@ -172,9 +173,12 @@ async def test_consent_never_grants_beyond_the_mandate(club):
     async with httpx2.AsyncClient(timeout=30) as http:
         client = await register(http, club.live.base)
         _, challenge = pkce()
-        with pytest.raises(AssertionError):  # the page answers 400 instead of redirecting
-            await authorize(club, http, client["client_id"], challenge, handle="carla",
-                            scopes=["club:read", "directory:read"])
+        refused = await authorize(club, http, client["client_id"], challenge, handle="carla",
+                                  scopes=["club:read", "directory:read"])
+        assert refused.startswith("refused: 400") and "Your mandate does not grant directory:read" in refused
+        _, challenge = pkce()
+        refused = await authorize(club, http, client["client_id"], challenge, handle="carla", scopes=["mandate:write"])
+        assert refused.startswith("refused: 400") and "does not grant mandate:write" in refused
         verifier, challenge = pkce()
         code = code_of(await authorize(club, http, client["client_id"], challenge, handle="carla"))
         token = (await redeem(http, club.live.base, client["client_id"], code, verifier)).json()

@@ -59,6 +59,13 @@ class KeyRing:
             raise ValueError(f"oauth-{kid}.pem is not an EC private key")
         return SigningKey(kid, private)
 
+    def index_signature(self) -> tuple[int, int] | None:
+        try:
+            stat = self._index().stat()
+        except FileNotFoundError:
+            return None
+        return (stat.st_mtime_ns, stat.st_ino)
+
     def _write_index(self) -> None:
         tmp = self._index().with_suffix(".tmp")
         tmp.write_text(json.dumps({"keys": [k.kid for k in self._keys]}))

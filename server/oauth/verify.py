@@ -9,10 +9,12 @@ carries the token.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -26,6 +28,7 @@ log = logging.getLogger("parley.oauth")
 
 ASYMMETRIC = ("ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA")
 LEEWAY_SECONDS = 30
+VERIFIED_CACHE = 10_000
 
 
 class KeySource(Protocol):
@@ -37,11 +40,19 @@ class RingSource:
 
     def __init__(self, ring):
         self.ring = ring
+        self._cached: dict | None = None
+        self._seen: tuple[int, int] | None = None
 
     def jwks(self, refresh: bool = False) -> dict:
-        if refresh:
+        # Another process (the CLI) may rotate or retire keys: the key index's stat says when.
+        seen = self.ring.index_signature()
+        if refresh or seen != self._seen:
             self.ring.reload()
-        return self.ring.jwks()
+            self._seen = seen
+            self._cached = None
+        if self._cached is None:
+            self._cached = self.ring.jwks()
+        return self._cached
 
 
 class FileSource:
@@ -103,10 +114,17 @@ class AccessTokenVerifier:
         self.resource = resource
         self.keys = keys
         self.algorithms = algorithms
+        self._parsed: dict[tuple[str, str], jwt.PyJWK] = {}
+        self._verified: OrderedDict[str, tuple[AccessClaims, str | None]] = OrderedDict()
 
     def _key(self, kid: str | None, alg: str) -> jwt.PyJWK:
         for refresh in (False, True):
-            for jwk in self.keys.jwks(refresh=refresh).get("keys", []):
+            jwks = self.keys.jwks(refresh=refresh)
+            if refresh:
+                self._parsed.clear()
+            elif kid is not None and (kid, alg) in self._parsed:
+                return self._parsed[(kid, alg)]
+            for jwk in jwks.get("keys", []):
                 if kid is not None and jwk.get("kid") != kid:
                     continue
                 if jwk.get("alg") not in (None, alg):
@@ -115,10 +133,30 @@ class AccessTokenVerifier:
                     key = jwt.PyJWK(jwk, algorithm=alg)
                 except jwt.PyJWTError:
                     continue
+                if kid is not None:
+                    self._parsed[(kid, alg)] = key
                 return key
         raise CredentialRejected("token signed with an unknown key")
 
     def verify(self, token: str) -> AccessClaims:
+        """Verify once per distinct token: the cache key is the whole token's digest, so a changed
+        byte misses it; expiry is re-checked by the caller on every use."""
+        fingerprint = hashlib.sha256(token.encode()).hexdigest()
+        cached = self._verified.get(fingerprint)
+        if cached is not None:
+            claims, kid = cached
+            if any(jwk.get("kid") == kid for jwk in self.keys.jwks().get("keys", [])):
+                self._verified.move_to_end(fingerprint)
+                return claims
+            del self._verified[fingerprint]  # its key was retired: verify afresh, which now fails
+            self._parsed.clear()
+        claims, kid = self._verify(token)
+        self._verified[fingerprint] = (claims, kid)
+        if len(self._verified) > VERIFIED_CACHE:
+            self._verified.popitem(last=False)
+        return claims
+
+    def _verify(self, token: str) -> tuple[AccessClaims, str | None]:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -159,7 +197,7 @@ class AccessTokenVerifier:
             raise CredentialRejected("token 'scope' claim must be a space-separated string")
         scopes = frozenset(scope.split())
         family = claims.get("sid")
-        return AccessClaims(
+        verified = AccessClaims(
             issuer=claims["iss"],
             subject=subject,
             scopes=scopes,
@@ -167,3 +205,4 @@ class AccessTokenVerifier:
             client_id=claims.get("client_id"),
             expires_at=int(claims["exp"]),
         )
+        return verified, header.get("kid")
