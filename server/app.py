@@ -29,6 +29,8 @@ from server.oauth.pages import AuthorizationPages, server_metadata
 from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, UrlSource
 from server.web import Pages, session_middleware
 from server.ratelimit import RateLimiter
+from server.router import vocabulary
+from server.router.reader import LANGUAGES
 from server.store import open_db
 
 log = logging.getLogger("parley.app")
@@ -73,7 +75,8 @@ def build(settings: Settings | None = None) -> Parley:
         source = UrlSource(settings.oauth_jwks_url) if settings.oauth_jwks_url else FileSource(settings.oauth_jwks_file)
         verifier = AccessTokenVerifier(settings.issuer, resource, source, algorithms=settings.oauth_algorithms)
     resolver = Resolver(db, key, manifest, verifier, embedded_issuer=settings.embedded_issuer)
-    chokepoint = Chokepoint(db, key, manifest, settings, tools.load_all())
+    vocabularies = {language: vocabulary.load(language) for language in LANGUAGES}
+    chokepoint = Chokepoint(db, key, manifest, settings, tools.load_all(), vocabularies)
     live = LiveSessions(resolver, caller_of)
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"

@@ -19,6 +19,7 @@ from server import audit
 from server.config import Settings
 from server.identity import Caller
 from server.mandates import SigningKey
+from server.router.catalogue import Catalogue
 from server.manifest import Manifest, ManifestError
 from server.tools import ToolContext, ToolError, ToolSpec
 
@@ -59,6 +60,7 @@ class Chokepoint:
         manifest: Manifest,
         settings: Settings,
         registry: dict[str, ToolSpec],
+        vocabularies: dict | None = None,
     ):
         missing = [name for name in manifest.tools if name not in registry]
         if missing:
@@ -69,6 +71,20 @@ class Chokepoint:
         self.settings = settings
         self.specs = {name: registry[name] for name in manifest.tools}
         self.definitions = {name: self._definition(spec) for name, spec in self.specs.items()}
+        self.vocabularies = vocabularies or {}
+        self._catalogues: dict[tuple[str, ...], Catalogue] = {}
+
+    def catalogue_for(self, names: tuple[str, ...]) -> Catalogue:
+        """The router's catalogue of exactly these tools: only what the caller can see."""
+        catalogue = self._catalogues.get(names)
+        if catalogue is None:
+            catalogue = Catalogue.from_declarations(
+                [self.definitions[name].model_dump(mode="json", by_alias=True, exclude_none=True) for name in names]
+            )
+            if len(self._catalogues) > 256:
+                self._catalogues.clear()
+            self._catalogues[names] = catalogue
+        return catalogue
 
     @staticmethod
     def _definition(spec: ToolSpec) -> types.Tool:
@@ -96,7 +112,8 @@ class Chokepoint:
             except ValidationError as exc:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
-            ctx = ToolContext(self.db, self.key, self.manifest, self.settings, caller)
+            ctx = ToolContext(self.db, self.key, self.manifest, self.settings, caller,
+                              self.vocabularies, self.catalogue_for)
             try:
                 output = spec.handler(ctx, args)
             except ToolError as exc:

@@ -12,6 +12,7 @@ import pytest
 
 from server.manifest import DEFAULT_MANIFEST
 from tests.conftest import connect, tool_names
+from tests.test_e2e_lanes import MEMBER
 
 PARLEY = [sys.executable, "-m", "server.cli"]
 
@@ -120,7 +121,7 @@ def test_doctor_names_lane_and_why(club, tmp_path):
     assert "WARNING: guest lane" in guest.stdout and "3 visible" in guest.stdout
 
     member = doctor(club, tmp_path, "--token", club.tokens.member.token)
-    assert member.returncode == 0 and "lane: member" in member.stdout and "12 visible" in member.stdout
+    assert member.returncode == 0 and "lane: member" in member.stdout and f"{len(MEMBER)} visible" in member.stdout
     assert "directory:read" in member.stdout
 
     applicant = doctor(club, tmp_path, "--token", club.tokens.applicant.token, "--expect", "member")
@@ -131,7 +132,7 @@ def test_doctor_names_lane_and_why(club, tmp_path):
     assert refused.returncode == 2 and "refused: unknown token" in refused.stdout
 
     as_json = json.loads(doctor(club, tmp_path, "--json", "--token", club.tokens.member.token).stdout)
-    assert as_json["lane"] == "member" and as_json["exit_code"] == 0 and len(as_json["tools"]) == 12
+    assert as_json["lane"] == "member" and as_json["exit_code"] == 0 and as_json["tools"] == MEMBER
 
 
 def test_doctor_with_a_token_that_does_not_arrive_exits_non_zero(club, tmp_path):
@@ -150,4 +151,4 @@ def test_doctor_unreachable(tmp_path):
 
 async def test_served_demo_tokens_work_end_to_end(club):
     async with connect(club.url, club.tokens.member.token) as client:
-        assert len(await tool_names(client)) == 12
+        assert await tool_names(client) == MEMBER

@@ -36,7 +36,7 @@ async def test_narrowing_a_mandate_reaches_an_open_legacy_session(club):
         narrow_bruno(club, ["club:read", "inbox:read"])
         with anyio.fail_after(10):
             await changed.wait()
-        assert await tool_names(client) == GUEST + ["my_profile", "my_mandate", "inbox"]
+        assert await tool_names(client) == GUEST + ["my_profile", "my_mandate", "plan", "inbox"]
         who = (await client.call_tool("whoami", {})).structured_content
         assert who["effective_scopes"] == ["club:read", "inbox:read"]
 
@@ -51,7 +51,7 @@ async def test_narrowing_a_mandate_reaches_a_2026_listen_stream(club):
                 async for event in subscription:
                     assert type(event).__name__ == "ToolsListChanged"
                     break
-        assert await tool_names(client) == GUEST + ["my_profile", "my_mandate"]
+        assert await tool_names(client) == GUEST + ["my_profile", "my_mandate", "plan"]
 
 
 async def test_the_next_request_sees_the_change_even_without_notifications(club):

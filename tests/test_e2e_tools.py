@@ -6,6 +6,7 @@ import pytest
 
 from server import club as club_ops
 from tests.conftest import connect, tool_names
+from server.manifest import load_manifest
 from tests.test_e2e_lanes import APPLICANT, MEMBER
 
 
@@ -27,9 +28,9 @@ async def call(client, name, args=None):
 async def test_a_guest_applies_and_reconnects_as_an_applicant(club):
     async with connect(club.url) as guest:
         about = (await call(guest, "about_club")).structured_content
-        assert about["name"] == "Parley Club" and about["tools_total"] == 13
+        assert about["name"] == "Parley Club" and about["tools_total"] == len(load_manifest().tools)
         lanes = {lane["lane"]: lane for lane in about["lanes"]}
-        assert lanes["guest"]["tools_visible"] == 3 and lanes["member"]["tools_visible"] == 12
+        assert lanes["guest"]["tools_visible"] == 3 and lanes["member"]["tools_visible"] == len(MEMBER)
         result = await call(guest, "apply", {"handle": "eve", "name": "Eve Lima", "statement": "I build agents."})
         assert not result.is_error, result.content
         application = result.structured_content
@@ -145,7 +146,7 @@ async def test_amend_mandate_with_a_principal_token_narrows_the_agents(club):
         body = amended.structured_content
         assert body["version"] == 2 and body["scopes"] == ["club:read"] and body["state"] == "valid"
     async with connect(club.url, club.tokens.member.token) as agent:
-        assert await tool_names(agent) == ["about_club", "whoami", "apply", "my_profile", "my_mandate"]
+        assert await tool_names(agent) == ["about_club", "whoami", "apply", "my_profile", "my_mandate", "plan"]
 
 
 async def test_inbox_lists_threads_both_ways(club):

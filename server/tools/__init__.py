@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 import sqlite_utils
@@ -45,6 +45,8 @@ class ToolContext:
     manifest: Manifest
     settings: Settings
     caller: Caller
+    vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
+    catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,6 @@ def tool(*, writes: bool = False) -> Callable[[Callable], Callable]:
 
 def load_all() -> dict[str, ToolSpec]:
     """Import every tool module so each registers itself."""
-    from server.tools import briefing, club, directory, evidence, inbox, profile  # noqa: F401
+    from server.tools import briefing, club, directory, evidence, inbox, planning, profile  # noqa: F401
 
     return REGISTRY

@@ -1,0 +1,515 @@
+"""The deterministic planner: a read turn becomes a plan of steps, each naming the rule that decided it.
+
+No model is called and nothing leaves the process. The same turn, catalogue and vocabulary give
+the same plan, byte for byte. A missing value is asked for, never guessed; two tools that serve
+equally are asked about; a past-tense question never writes; a turn that would send data where no
+tool takes it is declined whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from server.router import lexicon as lx
+from server.router.catalogue import Catalogue, CatalogueTool, Param, singular
+from server.router.model import FormModel, Guidance, Role, Selection, Step, TurnPlan
+from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
+from server.router.render import Renderer
+from server.router.vocabulary import Vocabulary
+
+ON_UNREAD = ("refuse", "model", "ask", "answer")
+
+# Verbs that serve each other: a turn's "show" reaches a tool whose name says "get", and so on.
+COMPATIBLE = {
+    "get": {"get", "view", "read", "check"},
+    "view": {"get", "view"},
+    "read": {"read", "get", "check"},
+    "check": {"check", "get", "read"},
+    "list": {"list", "get", "search"},
+    "search": {"search", "list"},
+}
+
+
+@dataclass
+class Outcome:
+    step: Step
+    outcome: str
+    next: str
+    render: str
+    evidence: str = ""
+    declined_because: str | None = None
+    handoff: str | None = None
+
+
+@dataclass
+class Context:
+    values: dict[str, str] = field(default_factory=dict)
+    awaiting: dict | None = None
+    on_unread: str = "refuse"
+    rephrased: bool = False
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> Context:
+        data = data or {}
+        on_unread = data.get("on_unread", "refuse")
+        if on_unread not in ON_UNREAD:
+            raise ValueError(f"on_unread must be one of {', '.join(ON_UNREAD)}")
+        values = {str(k): str(v) for k, v in (data.get("values") or {}).items()}
+        return cls(values, data.get("awaiting"), on_unread, bool(data.get("rephrased")))
+
+
+def _things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span: set[int]) -> list[tuple[Token, str]]:
+    """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
+    found: list[tuple[Token, str]] = []
+    function = lx.FUNCTION_WORDS[language]
+    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span]
+    i = 0
+    while i < len(words):
+        matched = False
+        for size in (3, 2):
+            if i + size <= len(words):
+                phrase = " ".join(w.norm for w in words[i:i + size])
+                noun = vocabulary.nouns.get(phrase)
+                if noun:
+                    found.append((words[i], noun))
+                    i += size
+                    matched = True
+                    break
+        if matched:
+            continue
+        word = words[i]
+        noun = vocabulary.nouns.get(word.norm)
+        if noun:
+            found.append((word, noun))
+        elif word.norm not in function:
+            found.append((word, singular(word.norm)))
+        i += 1
+    return found
+
+
+def _compatible(action: str | None, tool: CatalogueTool) -> bool:
+    if action is None:
+        return False
+    return tool.action in COMPATIBLE.get(action, {action})
+
+
+def _clause_span(clause: Clause) -> set[int]:
+    if clause.verb is None:
+        return set()
+    return {clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)}
+
+
+class Planner:
+    def __init__(self, catalogue: Catalogue, language: str, vocabulary: Vocabulary, context: Context):
+        self.catalogue = catalogue
+        self.language = language
+        self.vocabulary = vocabulary
+        self.context = context
+        self.say = Renderer(language, catalogue)
+        self.nouns = catalogue.nouns()
+
+    # --- one clause ------------------------------------------------------------------------
+
+    def clause(self, clause: Clause, reading: Reading, done: list[Step]) -> Outcome:
+        span = _clause_span(clause)
+        action = clause.verb.action if clause.verb else None
+        things = _things(clause.tokens, self.language, self.vocabulary, span)
+        known = [(token, noun) for token, noun in things if noun in self.nouns]
+        known_nouns = [noun for _, noun in known]
+        form = reading.form
+        past_question = form.tense == "past" and form.frame == "question"
+        destination = [t for t in reading.destination if t in clause.tokens]
+        tools = self.catalogue.tools
+
+        if action is None and (form.frame in ("question", "none", "ordering")) and known:
+            # "what's in my inbox?", "meu perfil": a read of the thing named
+            by_action = [t for t in tools if not t.writes]
+        else:
+            by_action = [t for t in tools if _compatible(action, t)]
+        if past_question:
+            writers = [t for t in by_action if t.writes]
+            by_action = [t for t in by_action if not t.writes]
+            if writers and known_nouns:
+                by_action += [t for t in tools if not t.writes and any(n in t.nouns for n in known_nouns)
+                              and t not in by_action]
+        admission = [t for t in by_action if any(n in t.nouns for n in known_nouns)]
+        derived = [t for t in by_action if t not in admission
+                   and any(p.noun in known_nouns for p in t.params if p.noun)]
+        rule = "tool: past question" if past_question and action and lx.ACTIONS.get(action) != "read" else None
+        verb_only = [t for t in by_action if not t.nouns]
+        if admission:
+            chosen, rule = admission, rule or "tool: admission"
+        elif not derived and action is not None and len(verb_only) == 1 and len(by_action) == 1:
+            # a tool named by its verb alone (apply, ask, plan) takes what the turn is about as input
+            chosen, rule = verb_only, rule or "tool: derived"
+        elif derived:
+            chosen, rule = derived, rule or "tool: derived"
+        elif not known and len(by_action) == 1 and action is not None:
+            chosen, rule = by_action, rule or "tool: derived"
+        elif not known and len(by_action) > 1 and action is not None:
+            chosen, rule = by_action, "ask: ambiguous"
+        else:
+            chosen = []
+
+        if len(chosen) > 1:
+            chosen = self._prefer_by_adjective(chosen, clause) or chosen
+        if len(chosen) > 1:
+            names = sorted(t.name for t in chosen)
+            step = Step(kind="ask", decided_by="ask: ambiguous", selection=Selection(choices=names))
+            return Outcome(step, "ambiguous", "Choose", self.say.ambiguous(chosen), evidence=form.predicate or "")
+
+        if not chosen:
+            return self._no_tool(clause, reading, action, things, known, destination, past_question)
+
+        tool = chosen[0]
+        if destination and not any(p.kind == "destination" for p in tool.params):
+            return self._decline(destination)
+        arguments, sources = self._arguments(tool, clause, reading, done)
+        missing = [p.name for p in tool.params if p.required and p.name not in arguments]
+        if missing:
+            step = Step(kind="ask", decided_by="ask: incomplete",
+                        selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
+            return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
+        step = Step(kind="tool", decided_by=rule, selection=Selection(tool=tool.name, arguments=arguments, sources=sources))
+        return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
+
+    def _prefer_by_adjective(self, tools: list[CatalogueTool], clause: Clause) -> list[CatalogueTool]:
+        """Adjectives and adverbs choose between tools a turn already reached; never reach one alone."""
+        senses = [self.vocabulary.adjective(t.norm) for t in clause.tokens if t.kind == "word"]
+        wanted = {means for means, same in (s for s in senses if s) if same}
+        if not wanted:
+            return []
+        return [t for t in tools if wanted & (set(t.adjectives) | set(t.name.split("_")))]
+
+    def _no_tool(self, clause, reading, action, things, known, destination, past_question) -> Outcome:
+        if reading.operators and sum(1 for t in clause.tokens if t.kind in ("number", "decimal")) >= 2:
+            if action is not None and lx.ACTIONS.get(action) != "read":
+                return self._decline_compute()
+            return self._compute(clause, reading)
+        if destination and action == "send":
+            return self._decline(destination)
+        unread = Step(kind="unread", decided_by="unread: no tool")
+        if past_question and known:
+            step = Step(kind="unread", decided_by="unread: past question")
+            return Outcome(step, "unmet_action", "None", self.say.past_unmet(), evidence=known[0][0].text)
+        if known:
+            token, noun = known[0]
+            actors = [t for t in self.catalogue.tools if noun in t.nouns] or [
+                t for t in self.catalogue.tools if any(p.noun == noun for p in t.params)]
+            lemma = self._lemma(clause) if clause.verb else None
+            return Outcome(unread, "unmet_action", "None", self.say.unmet_action(actors, token.text, lemma),
+                           evidence=token.text)
+        doers = [t for t in self.catalogue.tools if _compatible(action, t)]
+        if doers and things:
+            thing = next((t for t, _ in things), None)
+            return Outcome(unread, "unmet_object", "None", self.say.unmet_object(doers, thing.text if thing else ""),
+                           evidence=thing.text if thing else "")
+        return self._unread()
+
+    def _unread(self) -> Outcome:
+        if not self.context.rephrased:
+            step = Step(kind="unread", decided_by="unread: no tool")
+            return Outcome(step, "unread", "Rephrase", self.say.unread())
+        setting = self.context.on_unread
+        step = Step(kind="unread", decided_by=f"unread: on_unread {setting}")
+        if setting == "refuse":
+            return Outcome(step, "unread", "None", self.say.refuse())
+        return Outcome(step, "unread", "Defer", self.say.handoff(setting), handoff=setting)
+
+    def _decline(self, destination: list[Token]) -> Outcome:
+        where = ", ".join(t.text for t in destination)
+        step = Step(kind="decline", decided_by="decline: destination")
+        because = self.say.declined_destination(where)
+        return Outcome(step, "unmet_action", "None", because, evidence=where, declined_because=because)
+
+    def _decline_compute(self) -> Outcome:
+        step = Step(kind="decline", decided_by="decline: compute writes")
+        because = self.say.declined_compute()
+        return Outcome(step, "unmet_action", "None", because, declined_because=because)
+
+    def _compute(self, clause: Clause, reading: Reading) -> Outcome:
+        expression, result = _arithmetic(clause.tokens, self.language)
+        if result is None:
+            return self._unread()
+        step = Step(kind="compute", decided_by="compute: arithmetic",
+                    selection=Selection(arguments={"expression": expression}, sources={"expression": "turn"}),
+                    result=result)
+        return Outcome(step, "resolved", "None", f"{expression} = {result}")
+
+    def _lemma(self, clause: Clause) -> str:
+        surface = fold(clause.verb.surface)
+        if self.language == "en":
+            forms = lx.EN_VERBS[clause.verb.action]
+            present = [f for f, tense in forms.items() if tense == "present" and " " not in f]
+            return min(present, key=lambda f: (not surface.startswith(f[:3]), len(f))) if present else surface
+        forms = lx.PT_VERBS[clause.verb.action]
+        infinitives = [f for f in forms if f.endswith(("ar", "er", "ir"))]
+
+        def shared(form: str) -> int:
+            n = 0
+            while n < min(len(form), len(surface)) and form[n] == surface[n]:
+                n += 1
+            return n
+
+        return max(sorted(infinitives), key=shared) if infinitives else surface
+
+    # --- arguments -------------------------------------------------------------------------
+
+    def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step]):
+        arguments: dict[str, str] = {}
+        sources: dict[str, str] = {}
+        tokens = clause.tokens
+        used: set[int] = set(_clause_span(clause))
+        things = _things(tokens, self.language, self.vocabulary, used)
+
+        def put(param: Param, value: str, source: str, token: Token | None = None) -> None:
+            arguments[param.name] = value
+            sources[param.name] = source
+            if token is not None:
+                used.add(token.index)
+
+        numbers = [t for t in tokens if t.kind == "number"]
+        by_index = {t.index: t for t in tokens}
+        # identifiers: the number right after the noun the parameter names ("pedido 4411")
+        for param in (p for p in tool.params if p.kind == "identifier"):
+            for token, noun in things:
+                nxt = by_index.get(token.index + 1)
+                if noun == param.noun and nxt is not None and nxt.kind == "number" and nxt.index not in used:
+                    put(param, nxt.text, "turn", nxt)
+                    break
+        identifiers = [p for p in tool.params if p.kind == "identifier" and p.name not in arguments]
+        amount_served = any(t.kind in ("decimal", "money") for t in tokens) or not any(
+            p.kind == "amount" for p in tool.params)
+        for param in identifiers:
+            loose = [t for t in numbers if t.index not in used]
+            if len(identifiers) == 1 and loose and (amount_served or len(loose) > 1):
+                put(param, loose[0].text, "turn", loose[0])
+        # amounts: decimals and money first, then a lone remaining number if an amount is required
+        for param in (p for p in tool.params if p.kind == "amount"):
+            value = next((t for t in tokens if t.kind in ("decimal", "money") and t.index not in used), None)
+            if value is None and param.required:
+                value = next((t for t in numbers if t.index not in used), None)
+            if value is not None:
+                put(param, value.text, "turn", value)
+        for param in (p for p in tool.params if p.kind == "count"):
+            value = next((t for t in numbers if t.index not in used), None)
+            if value is not None and param.required:
+                put(param, value.text, "turn", value)
+        for param in (p for p in tool.params if p.kind == "destination"):
+            value = next((t for t in reading.destination if t in tokens and t.index not in used), None)
+            if value is not None:
+                put(param, value.text, "turn", value)
+        for param in (p for p in tool.params if p.kind == "time"):
+            if "time" in reading.form.roles:
+                put(param, reading.form.roles["time"], "turn")
+        for param in (p for p in tool.params if p.kind == "choice"):
+            for token in tokens:
+                if token.kind != "word":
+                    continue
+                sense = self.vocabulary.adjective(token.norm)
+                candidates = [token.norm] + ([sense[0]] if sense and sense[1] else [])
+                match = next((v for v in param.enum if fold(v) in candidates), None)
+                if match is not None:
+                    put(param, match, "turn", token)
+                    break
+        for param in (p for p in tool.params if p.kind == "flag"):
+            for token in tokens:
+                sense = self.vocabulary.adjective(token.norm) if token.kind == "word" else None
+                if sense and fold(sense[0]) == fold(param.name):
+                    put(param, "true" if sense[1] else "false", "turn", token)
+                    break
+        for param in (p for p in tool.params if p.kind == "name"):
+            handle = next((t for t in tokens if t.kind == "handle" and t.index not in used), None)
+            if handle is not None:
+                put(param, handle.text.lstrip("@"), "turn", handle)
+                continue
+            for token, noun in things:
+                nxt = by_index.get(token.index + 1)
+                if noun in (param.name, "member") and nxt is not None and nxt.kind == "word" \
+                        and nxt.norm not in lx.FUNCTION_WORDS[self.language]:
+                    put(param, nxt.text, "turn", nxt)
+                    break
+        text_params = [p for p in tool.params if p.kind == "text"]
+        quoted = [t for t in tokens if t.kind == "quoted"]
+        for param, token in zip(sorted(text_params, key=lambda p: (not p.required, p.name)), quoted):
+            put(param, token.text, "turn", token)
+        for param in text_params:
+            if param.name in arguments:
+                continue
+            rest = self._remainder(tokens, used, things, tool)
+            if rest and (param.required or param.name in ("query", "topic", "question", "text", "turn")):
+                put(param, rest, "turn")
+                break
+        # values the turn does not carry: an answer, the host's context, an earlier step
+        for param in tool.params:
+            if param.name in arguments:
+                continue
+            if self.context.awaiting and param.name in (self.context.awaiting.get("arguments") or {}):
+                put(param, str(self.context.awaiting["arguments"][param.name]), "answer")
+            elif reading.pointed and done:
+                for number, step in reversed(list(enumerate(done, start=1))):
+                    if param.name in step.selection.arguments:
+                        put(param, step.selection.arguments[param.name], f"step:{number}")
+                        break
+            if param.name not in arguments and param.name in self.context.values and param.required:
+                put(param, self.context.values[param.name], "context")
+        return dict(sorted(arguments.items())), dict(sorted(sources.items()))
+
+    def _remainder(self, tokens: list[Token], used: set[int], things, tool: CatalogueTool) -> str:
+        """Free text for a text parameter: the words left once the verb, the tool's nouns and
+        function words are taken, from the first preposition or content word on."""
+        function = lx.FUNCTION_WORDS[self.language] | {"please", "por", "favor", "for", "sobre", "about"}
+        tool_words = set(tool.nouns) | set(tool.name.split("_"))
+        mapped = {token.index for token, noun in things if noun in tool_words}
+        words = [t for t in tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in used
+                 and t.index not in mapped]
+        while words and words[0].norm in function:
+            words.pop(0)
+        return " ".join(t.text for t in words)
+
+    # --- the whole turn --------------------------------------------------------------------
+
+    def plan(self, reading: Reading) -> TurnPlan:
+        if self.context.awaiting and reading.form.act == "reply":
+            outcomes = [self._reply(reading)]
+        else:
+            outcomes = []
+            done: list[Step] = []
+            for clause in reading.clauses:
+                outcome = self.clause(clause, reading, done)
+                outcomes.append(outcome)
+                done.append(outcome.step)
+        declined = next((o for o in outcomes if o.step.kind == "decline"), None)
+        if declined is not None:
+            # declined whole: no step of it runs, and it is never handed to a model
+            outcomes = [declined]
+        kinds = {o.step.kind for o in outcomes}
+        if "decline" in kinds:
+            outcome = "decline"
+        elif "unread" in kinds:
+            outcome = "unread"
+        elif "ask" in kinds:
+            outcome = "ask"
+        else:
+            outcome = "run"
+        lead = next((o for o in outcomes if o.outcome != "resolved"), outcomes[0])
+        if outcome == "run" and len(outcomes) > 1:
+            render = " ".join(o.render for o in outcomes)
+        else:
+            render = lead.render
+        form = reading.form
+        return TurnPlan(
+            outcome=outcome,
+            language=self.language,
+            steps=[o.step for o in outcomes],
+            guidance=Guidance(outcome=lead.outcome, next=lead.next, render=render, evidence=lead.evidence,
+                              handoff=lead.handoff if outcome == "unread" else None),
+            declined_because=declined.declined_because if declined else None,
+            form=FormModel(
+                act=form.act, predicate=form.predicate,
+                roles=[Role(role=r, text=t) for r, t in sorted(form.roles.items())],
+                polarity=form.polarity, tense=form.tense, frame=form.frame,
+            ),
+            vocabulary_digest=self.vocabulary.digest,
+        )
+
+    def _reply(self, reading: Reading) -> Outcome:
+        awaiting = self.context.awaiting or {}
+        tool = next((t for t in self.catalogue.tools if t.name == awaiting.get("tool")), None)
+        if tool is None:
+            return self._unread()
+        clause = Clause(reading.tokens, None)
+        arguments, sources = self._arguments(tool, clause, reading, [])
+        arguments = {**{k: str(v) for k, v in (awaiting.get("arguments") or {}).items()}, **arguments}
+        sources = {**{k: "answer" for k in (awaiting.get("arguments") or {})}, **sources}
+        for name in list(sources):
+            if name in (awaiting.get("missing") or []) and sources[name] == "turn":
+                sources[name] = "answer"
+        missing = [p.name for p in tool.params if p.required and p.name not in arguments]
+        selection = Selection(tool=tool.name, arguments=dict(sorted(arguments.items())),
+                              sources=dict(sorted(sources.items())), missing=missing)
+        if missing:
+            return Outcome(Step(kind="ask", decided_by="ask: incomplete", selection=selection), "incomplete",
+                           "Supply", self.say.incomplete(tool, missing))
+        selection = Selection(tool=tool.name, arguments=selection.arguments, sources=selection.sources)
+        return Outcome(Step(kind="tool", decided_by="tool: reply", selection=selection), "resolved", "None",
+                       self.say.resolved(tool, selection.arguments))
+
+
+def _arithmetic(tokens: list[Token], language: str) -> tuple[str, str | None]:
+    """A plain arithmetic expression from the turn: numbers joined by operator words or symbols."""
+    operators = lx.COMPUTE_OPERATORS[language]
+    parts: list[str] = []
+    words = [t for t in tokens if t.kind != "punct"]
+    i = 0
+    while i < len(words):
+        token = words[i]
+        if token.kind in ("number", "decimal", "money"):
+            parts.append(_number(token.text, language))
+            i += 1
+            continue
+        matched = False
+        for phrase in sorted(operators, key=len, reverse=True):
+            size = len(phrase.split())
+            if " ".join(w.norm for w in words[i:i + size]) == phrase:
+                parts.append(operators[phrase])
+                i += size
+                matched = True
+                break
+        if not matched and token.norm in ("x",) and parts and parts[-1][:1].isdigit():
+            parts.append("*")
+            matched = True
+            i += 1
+        if not matched:
+            i += 1
+    expression = " ".join(parts).replace("%of", "% of")
+    try:
+        value = _evaluate(parts)
+    except (InvalidOperation, ZeroDivisionError, ValueError, IndexError):
+        return expression, None
+    return expression, value
+
+
+def _number(text: str, language: str) -> str:
+    digits = "".join(ch for ch in text if ch.isdigit() or ch in ".,")
+    if language == "pt-BR":
+        digits = digits.replace(".", "").replace(",", ".")
+    else:
+        digits = digits.replace(",", "")
+    return digits
+
+
+def _evaluate(parts: list[str]) -> str:
+    """Left-to-right with * and / before + and -: enough for what a turn asks, and exact (Decimal)."""
+    if not parts or len(parts) % 2 == 0:
+        raise ValueError("not an expression")
+    values = [Decimal(parts[0])]
+    ops: list[str] = []
+    for op, raw in zip(parts[1::2], parts[2::2]):
+        number = Decimal(raw)
+        if op == "%of":
+            values[-1] = values[-1] * number / 100
+        elif op in ("*", "/"):
+            values[-1] = values[-1] * number if op == "*" else values[-1] / number
+        elif op in ("+", "-"):
+            ops.append(op)
+            values.append(number)
+        else:
+            raise ValueError(op)
+    total = values[0]
+    for op, number in zip(ops, values[1:]):
+        total = total + number if op == "+" else total - number
+    text = format(total.normalize(), "f")
+    return text
+
+
+def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary, context: dict | None = None) -> TurnPlan:
+    """Plan one turn against a catalogue, in the chosen language, with the given vocabulary."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}; the router never guesses it")
+    if vocabulary.language != language:
+        raise ValueError(f"the vocabulary is for {vocabulary.language}, not {language}")
+    ctx = Context.from_dict(context)
+    reading = read(turn[:2000], language, awaiting=bool(ctx.awaiting))
+    return Planner(catalogue, language, vocabulary, ctx).plan(reading)

@@ -1,0 +1,333 @@
+"""Reading a turn before any tool is compared: tokens, then its logical form.
+
+The form says what the turn asks (act), with which verb (predicate), the role of its words
+(thing, pointed, qualifier, destination, quantity, time), polarity, tense and frame. Portuguese
+is folded (no accents, informal spellings expanded) before lookup; values keep their original text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from server.router import lexicon as lx
+
+LANGUAGES = ("en", "pt-BR")
+
+_TOKEN = re.compile(
+    r"""(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
+      |(?P<url>https?://\S+)
+      |(?P<quoted>"[^"]*"|“[^”]*”|'[^']{2,}')
+      |(?P<handle>@[a-z][a-z0-9_-]{1,31})
+      |(?P<money>(?:R\$|US\$|\$|€|£)\s?\d[\d.,]*)
+      |(?P<number>\d+(?:[.,]\d+)*(?:%)?)
+      |(?P<word>[^\W\d_](?:[\w'’-]*[^\W_])?)
+      |(?P<punct>[?!.,;:])""",
+    re.VERBOSE | re.UNICODE,
+)
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents: how Portuguese is compared, with or without accents typed."""
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+
+
+@dataclass
+class Token:
+    text: str  # as typed
+    norm: str  # folded, informal spelling expanded
+    kind: str  # word, number, decimal, money, email, url, quoted, handle, punct
+    index: int
+    used: bool = False  # consumed as a role or an argument
+
+
+def tokenize(turn: str, language: str) -> list[Token]:
+    tokens: list[Token] = []
+    informal = lx.INFORMAL[language]
+    for match in _TOKEN.finditer(turn):
+        kind = match.lastgroup or "word"
+        text = match.group(0)
+        norm = fold(text)
+        if kind == "word":
+            norm = norm.replace("’", "'")
+            expanded = informal.get(norm)
+            if expanded and " " in expanded:
+                for part in expanded.split():
+                    tokens.append(Token(text, part, "word", len(tokens)))
+                continue
+            norm = expanded or norm
+        elif kind == "number":
+            decimal_sep = "," if language == "pt-BR" else "."
+            kind = "decimal" if (decimal_sep in text and re.search(rf"\{decimal_sep}\d{{1,2}}$", text)) or "%" in text else "number"
+        elif kind == "quoted":
+            text = text[1:-1]
+            norm = fold(text)
+        tokens.append(Token(text, norm, kind, len(tokens)))
+    return tokens
+
+
+@dataclass
+class Verb:
+    action: str
+    surface: str
+    tense: str
+    index: int
+    length: int = 1
+
+
+@dataclass
+class Clause:
+    tokens: list[Token]
+    verb: Verb | None
+
+
+@dataclass
+class Form:
+    act: str
+    predicate: str | None
+    roles: dict[str, str]
+    polarity: str
+    tense: str
+    frame: str
+
+    def as_dict(self) -> dict:
+        return {
+            "act": self.act,
+            "predicate": self.predicate,
+            "roles": [{"role": role, "text": text} for role, text in sorted(self.roles.items())],
+            "polarity": self.polarity,
+            "tense": self.tense,
+            "frame": self.frame,
+        }
+
+
+@dataclass
+class Reading:
+    """Everything the planner needs from the turn."""
+
+    language: str
+    tokens: list[Token]
+    clauses: list[Clause]
+    form: Form
+    destination: list[Token] = field(default_factory=list)
+    pointed: bool = False
+    operators: list[str] = field(default_factory=list)
+
+
+def _verb_index(language: str) -> dict[str, tuple[str, str]]:
+    table = lx.EN_VERBS if language == "en" else lx.PT_VERBS
+    index: dict[str, tuple[str, str]] = {}
+    for action, forms in sorted(table.items()):
+        for form, tense in forms.items():
+            index.setdefault(form, (action, tense))
+    return index
+
+
+_VERBS = {language: _verb_index(language) for language in LANGUAGES}
+
+
+def _starts(words: list[str], openers) -> str | None:
+    joined = " ".join(words)
+    for opener in sorted(openers, key=len, reverse=True):
+        if joined == opener or joined.startswith(opener + " "):
+            return opener
+    return None
+
+
+def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None:
+    """The clause's main verb: the first verb form, preferring one right after a modal or auxiliary."""
+    verbs = _VERBS[language]
+    words = [t.norm if t.kind == "word" else None for t in tokens]
+    function = lx.FUNCTION_WORDS[language]
+    first_content = next((i for i in range(start, len(words)) if words[i] and words[i] not in function
+                          and words[i] not in ("please", "por", "favor")), None)
+    for i in range(start, len(words)):
+        word = words[i]
+        if word is None:
+            continue
+        # two-word verbs first (look up, hand off, look for)
+        if i + 1 < len(words) and words[i + 1]:
+            pair = f"{word} {words[i + 1]}"
+            if pair in verbs:
+                action, tense = verbs[pair]
+                return Verb(action, f"{tokens[i].text} {tokens[i + 1].text}", tense, i, 2)
+        if word not in verbs:
+            continue
+        if language == "pt-BR" and word in lx.PT_NOT_VERBS:
+            previous = words[i - 1] if i > 0 else None
+            after_aux = previous in ("foi", "foram", "vai", "vou", "pode", "poderia", "consegue", "me", "voce",
+                                     "ja", "nao", "quero", "queria", "tinha", "sido")
+            if not (i == first_content or after_aux):
+                continue
+        if language == "en" and word in function and i != first_content:
+            continue
+        action, tense = verbs[word]
+        return Verb(action, tokens[i].text, tense, i)
+    return None
+
+
+def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
+    """Split on 'and'/'e' (then, depois) only where a new verb follows: one clause per step."""
+    splitters = {s for s in lx.SPLITTERS[language]}
+    clauses: list[Clause] = []
+    start = 0
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        matched = None
+        for splitter in sorted(splitters, key=len, reverse=True):
+            parts = splitter.split()
+            if [t.norm for t in tokens[i:i + len(parts)]] == parts:
+                matched = parts
+                break
+        if matched and i > start:
+            after = i + len(matched)
+            verb = find_verb(tokens[after:after + 3], language) if after < len(tokens) else None
+            if verb is not None and verb.index == 0 or (verb is not None and tokens[after].norm in ("me", "depois")):
+                clauses.append(Clause(tokens[start:i], None))
+                start = after
+                i = after
+                continue
+        elif token.kind == "punct" and token.norm in (";",) and i > start:
+            clauses.append(Clause(tokens[start:i], None))
+            start = i + 1
+        i += 1
+    clauses.append(Clause(tokens[start:], None))
+    result = []
+    for clause in clauses:
+        if not clause.tokens:
+            continue
+        result.append(Clause(clause.tokens, find_verb(clause.tokens, language)))
+    return result or [Clause([], None)]
+
+
+def _frame(words: list[str], tokens: list[Token], language: str) -> str:
+    if _starts(words, lx.MEANING_OPENERS[language]):
+        return "question"
+    if _starts(words, lx.HOWTO_OPENERS[language]):
+        return "howto"
+    if _starts(words, lx.ORDERING_OPENERS[language]):
+        return "ordering"
+    if tokens and tokens[-1].kind == "punct" and tokens[-1].norm == "?":
+        return "question"
+    if _starts(words, lx.QUESTION_OPENERS[language]):
+        return "question"
+    return "none"
+
+
+def read(turn: str, language: str, awaiting: bool = False) -> Reading:
+    tokens = tokenize(turn, language)
+    words = [t.norm for t in tokens if t.kind != "punct"]
+    clauses = split_clauses([t for t in tokens], language)
+    first_verb = next((c.verb for c in clauses if c.verb is not None), None)
+    frame = _frame(words, tokens, language)
+    negations = lx.NEGATIONS[language]
+    polarity = "negated" if any(w in negations or w.endswith("n't") for w in words) else "affirmative"
+    tense = first_verb.tense if first_verb else "present"
+    if any(w in lx.PAST_AUXILIARIES[language] for w in words[:3]) and frame == "question":
+        tense = "past"
+    if language == "en" and words[:1] in (["did"], ["has"], ["have"], ["was"], ["were"]):
+        tense = "past"
+    if any(w in lx.FUTURE_AUXILIARIES[language] for w in words) and tense != "past":
+        tense = "future"
+    if tense == "future" and first_verb is None:
+        tense = "present"
+
+    roles: dict[str, str] = {}
+    destination = [t for t in tokens if t.kind in ("email", "url")]
+    preps = lx.DESTINATION_PREPS[language]
+    for i, token in enumerate(tokens[:-1]):
+        nxt = tokens[i + 1]
+        if token.norm in preps and (nxt.kind in ("email", "url", "handle") or (nxt.kind == "word" and nxt.text[:1].isupper())):
+            if nxt not in destination:
+                destination.append(nxt)
+    if destination:
+        roles["destination"] = " ".join(t.text for t in destination)
+    times = [t for t in tokens if t.kind == "word" and t.norm in lx.TIME_WORDS[language]]
+    for i, token in enumerate(tokens[:-1]):
+        if token.norm in ("at", "as", "às") and tokens[i + 1].kind in ("number", "decimal"):
+            times.append(tokens[i + 1])
+    if times:
+        roles["time"] = " ".join(t.text for t in times)
+    quantities = [t for t in tokens if t.kind in ("decimal", "money")]
+    if quantities:
+        roles["quantity"] = " ".join(t.text for t in quantities)
+    pointers = [t for t in tokens if t.kind == "word" and t.norm in lx.POINTERS[language]]
+    if pointers:
+        roles["pointed"] = pointers[0].text
+    operators = _operators(words, language)
+    # the thing and its qualifier: the first content word after the verb (or anywhere), then prep phrases
+    function = lx.FUNCTION_WORDS[language]
+    verb_span = set()
+    for clause in clauses:
+        if clause.verb:
+            verb_span |= {clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)}
+    start = (first_verb.index + first_verb.length) if first_verb else 0
+    if first_verb:
+        start = clauses[0].tokens[first_verb.index].index + first_verb.length if clauses[0].verb else start
+    operator_words = {w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()} if operators else set()
+    function = function | operator_words
+    content = [t for t in tokens[start:] if t.kind in ("word", "handle") and t.norm not in function
+               and t.index not in verb_span and t.norm not in lx.TIME_WORDS[language]]
+    if not content:
+        content = [t for t in tokens if t.kind in ("word", "handle") and t.norm not in function
+                   and t.index not in verb_span and t.norm not in lx.TIME_WORDS[language]]
+    if content:
+        head = content[0]
+        thing = [head]
+        if head.index + 1 < len(tokens) and tokens[head.index + 1].kind == "number":
+            thing.append(tokens[head.index + 1])
+        roles["thing"] = " ".join(t.text for t in thing)
+        qualifier_preps = lx.QUALIFIER_PREPS[language]
+        for i in range(head.index + 1, len(tokens) - 1):
+            if tokens[i].norm in qualifier_preps and tokens[i + 1].kind == "word" and tokens[i + 1].norm not in function:
+                tail = []
+                for t in tokens[i:]:
+                    if t.norm in preps or t in destination or t.kind == "punct" or t.index in verb_span:
+                        break
+                    if t.kind in ("word", "number", "handle"):
+                        tail.append(t)
+                roles["qualifier"] = " ".join(t.text for t in tail)
+                break
+    act = _act(first_verb, frame, words, language, awaiting, bool(content) or bool(quantities))
+    form = Form(
+        act=act,
+        predicate=first_verb.action if first_verb else None,
+        roles=roles,
+        polarity=polarity,
+        tense=tense,
+        frame=frame,
+    )
+    return Reading(language, tokens, clauses, form, destination, bool(pointers), operators)
+
+
+def _operators(words: list[str], language: str) -> list[str]:
+    found = []
+    joined = " " + " ".join(words) + " "
+    for phrase, op in lx.COMPUTE_OPERATORS[language].items():
+        if f" {phrase} " in joined:
+            found.append(op)
+    for symbol in ("+", "*", "/", "x"):
+        if f" {symbol} " in joined:
+            found.append({"x": "*"}.get(symbol, symbol))
+    return found
+
+
+def _act(verb: Verb | None, frame: str, words: list[str], language: str, awaiting: bool, has_content: bool) -> str:
+    if _starts(words, lx.MEANING_OPENERS[language]):
+        return "meaning"
+    if frame == "howto":
+        return "howto"
+    if verb is None:
+        if awaiting:
+            return "reply"
+        if frame == "ordering":
+            return "give"
+        if frame == "question":
+            return "inform"
+        return "none"
+    if verb.action == "give" or (frame == "ordering" and lx.ACTIONS.get(verb.action) == "read"):
+        return "give" if verb.action == "give" else "inform"
+    return lx.ACT_OF_ACTION.get(verb.action, "act")
