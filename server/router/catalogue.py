@@ -102,8 +102,10 @@ def tool_from_declaration(declaration: dict) -> CatalogueTool:
             rest = rest[1:]
     else:
         action, rest = "get", words
+    # the noun is the first word after the verb; later words qualify it (share_event_public);
     # a name that is only a verb (apply, ask, plan, hand_off) has no noun of its own
-    nouns = tuple(singular(w) for w in rest if w not in ("my", "the", "a", "off"))
+    rest = [w for w in rest if w not in ("my", "the", "a", "off")]
+    nouns = (singular(rest[0]),) if rest else ()
     if not nouns and words[0] not in lx.TOOL_VERBS:
         nouns = (singular(name.lower()),)
     params = []
@@ -122,7 +124,7 @@ def tool_from_declaration(declaration: dict) -> CatalogueTool:
         params=tuple(params),
         writes=writes,
         description=declaration.get("description") or "",
-        adjectives=tuple(w for w in rest if w not in nouns),
+        adjectives=tuple(rest[1:]),
     )
 
 

@@ -13,13 +13,14 @@ ACTIONS: dict[str, str] = {
     "charge": "write", "refund": "write", "send": "write", "add": "write", "update": "change",
     "delete": "change", "cancel": "change", "hand off": "write", "ask": "write", "book": "write",
     "accept": "write", "buy": "write", "pay": "write", "promise": "write", "quote": "write",
-    "apply": "write", "give": "write", "plan": "read", "join": "write",
+    "apply": "write", "give": "write", "plan": "read", "join": "write", "archive": "change",
 }
 
 # act of a turn by its action, before the frame says otherwise
 ACT_OF_ACTION: dict[str, str] = {
     "get": "inform", "list": "inform", "search": "inform", "read": "inform", "check": "inform", "view": "inform",
     "plan": "inform", "update": "change", "delete": "change", "cancel": "change", "give": "give",
+    "archive": "change",
 }
 
 # Actions that commit a person: an answering agent never does these.
@@ -28,7 +29,7 @@ COMMITMENTS = frozenset({"accept", "book", "buy", "pay", "promise", "quote", "ch
 # Tool-name verbs (the first word of snake_case names) and the canonical action they perform.
 TOOL_VERBS: dict[str, str] = {
     "get": "get", "show": "get", "view": "get", "read": "read", "list": "list", "search": "search",
-    "find": "search", "charge": "charge", "refund": "refund", "send": "send", "email": "send",
+    "find": "search", "share": "send", "export": "send", "archive": "archive", "charge": "charge", "refund": "refund", "send": "send", "email": "send",
     "hand": "hand off", "add": "add", "log": "add", "create": "add", "update": "update", "set": "update",
     "amend": "update", "edit": "update", "delete": "delete", "remove": "delete", "cancel": "cancel",
     "ask": "ask", "book": "book", "schedule": "book", "apply": "apply", "plan": "plan", "check": "check",
@@ -54,7 +55,8 @@ def _en(base: str, past: str | None = None, participle: str | None = None, third
 EN_VERBS: dict[str, dict[str, str]] = {
     "get": {**_en("get", "got", "gotten", ing="getting"), **_en("show", "showed", "shown"), **_en("display"),
             **_en("see", "saw", "seen", ing="seeing"), **_en("fetch", third="fetches"), **_en("open"),
-            **_en("view"), **_en("tell", "told", "told"), **_en("describe"), "look up": "present", "looked up": "past",
+            **_en("view"), **_en("tell", "told", "told"), **_en("describe"), **_en("arrive"),
+            **_en("come", "came", "come"), "look up": "present", "looked up": "past",
             "pull up": "present"},
     "list": {**_en("list")},
     "search": {**_en("search", third="searches"), **_en("find", "found", "found"), "look for": "present",
@@ -68,7 +70,8 @@ EN_VERBS: dict[str, dict[str, str]] = {
     "add": {**_en("add"), **_en("create"), **_en("log", "logged", ing="logging"), **_en("record"), **_en("note"),
             **_en("submit", "submitted", ing="submitting"), **_en("register")},
     "update": {**_en("update"), **_en("change"), **_en("edit"), **_en("modify", "modified", third="modifies", ing="modifying"),
-               **_en("set", "set", "set", ing="setting"), **_en("rename"), **_en("amend"), **_en("narrow"), **_en("widen")},
+               **_en("set", "set", "set", ing="setting"), **_en("rename"), **_en("amend"), **_en("narrow"), **_en("widen"),
+               **_en("make", "made", "made")},
     "delete": {**_en("delete"), **_en("remove"), **_en("erase"), **_en("drop", "dropped", ing="dropping"),
                **_en("wipe"), **_en("destroy")},
     "cancel": {**_en("cancel", "cancelled", ing="cancelling"), "canceled": "past", "canceling": "present",
@@ -87,6 +90,7 @@ EN_VERBS: dict[str, dict[str, str]] = {
     "give": {**_en("give", "gave", "given")},
     "plan": {**_en("plan", "planned", ing="planning")},
     "join": {**_en("join")},
+    "archive": {**_en("archive")},
 }
 
 
@@ -118,7 +122,7 @@ def _pt_er(stem: str, kind: str = "er") -> dict[str, str]:
 PT_VERBS: dict[str, dict[str, str]] = {
     "get": {**_pt_ar("mostr"), **_pt_er("exib", "ir"), **_pt_ar("consult", "consult"), **_pt_er("abr", "ir"),
             **_pt_ar("pux", "pux"), "ver": "present", "veja": "present", "ve": "present", "viu": "past", "visto": "past",
-            **_pt_ar("apresent"), **_pt_ar("fal"), **_pt_ar("cont"), **_pt_er("descrev"),
+            **_pt_ar("apresent"), **_pt_ar("fal"), **_pt_ar("cont"), **_pt_er("descrev"), **_pt_ar("cheg", "chegu"),
             "traga": "present", "traz": "present", "trazer": "present", "trouxe": "past"},
     "list": {**_pt_ar("list")},
     "search": {**_pt_ar("busc", "busqu"), **_pt_ar("procur"), **_pt_ar("pesquis"), **_pt_ar("ach", "ach"),
@@ -132,12 +136,13 @@ PT_VERBS: dict[str, dict[str, str]] = {
     "add": {**_pt_ar("adicion"), **_pt_ar("registr"), **_pt_ar("cri"), **_pt_ar("anot"), **_pt_ar("inclu", "inclu"),
             "inclua": "present", "incluir": "present", "incluiu": "past", **_pt_ar("lanc", "lanc"), "lance": "present"},
     "update": {**_pt_ar("atualiz"), **_pt_ar("mud"), **_pt_ar("alter"), **_pt_ar("edit"), **_pt_ar("troc", "troqu"),
-               **_pt_ar("ajust"), **_pt_ar("modific", "modifiqu"), **_pt_ar("restring")},
+               **_pt_ar("ajust"), **_pt_ar("modific", "modifiqu"), **_pt_ar("restring"), **_pt_ar("deix", "deix")},
     "delete": {**_pt_ar("apag", "apagu"), **_pt_er("remov"), **_pt_ar("delet"), **_pt_ar("elimin"),
                "exclua": "present", "excluir": "present", "exclui": "present", "excluiu": "past", "excluido": "past",
                **_pt_ar("destru", "destru"), "destrua": "present"},
     "cancel": {**_pt_ar("cancel")},
-    "hand off": {**_pt_er("transfer", "ir"), **_pt_ar("pass", "pass"), **_pt_ar("escal")},
+    "hand off": {**_pt_er("transfer", "ir"), "transfira": "present", "transfiram": "present",
+                 **_pt_ar("pass", "pass"), **_pt_ar("escal")},
     "ask": {**_pt_ar("pergunt")},
     "book": {**_pt_ar("reserv"), **_pt_ar("agend"), **_pt_ar("marc", "marqu")},
     "accept": {**_pt_ar("aceit"), **_pt_ar("concord"), **_pt_ar("aprov"), **_pt_ar("confirm"), **_pt_ar("fech", "fech"),
@@ -150,6 +155,7 @@ PT_VERBS: dict[str, dict[str, str]] = {
     "give": {"dar": "present", "de": "present", "da": "present", "dou": "present", "deu": "past", "dado": "past"},
     "plan": {**_pt_ar("planej")},
     "join": {**_pt_ar("entr"), **_pt_ar("ingress")},
+    "archive": {**_pt_ar("arquiv")},
 }
 
 # Forms that are also ordinary words and must not be read as verbs in Portuguese.
@@ -222,7 +228,7 @@ FUTURE_AUXILIARIES = {
 
 DESTINATION_PREPS = {"en": frozenset({"to"}), "pt-BR": frozenset({"para", "pra", "pro"})}
 QUALIFIER_PREPS = {
-    "en": frozenset({"with", "about", "that", "whose", "where", "from", "by", "containing"}),
+    "en": frozenset({"with", "about", "that", "whose", "where", "from", "by", "containing", "for", "of"}),
     "pt-BR": frozenset({"com", "sobre", "que", "cujo", "cuja", "onde", "de", "do", "da", "pelo", "pela"}),
 }
 SPLITTERS = {"en": ("and then", "then", "and"), "pt-BR": ("e depois", "depois", "e entao", "e")}
@@ -248,3 +254,12 @@ COMPUTE_OPERATORS = {
 }
 COMPUTE_OPENERS = {"en": ("what is", "what's", "how much is", "calculate", "compute"),
                    "pt-BR": ("quanto e", "quanto da", "calcule", "calcula", "qual e", "quanto sao")}
+
+# After these, a word is a noun ("any mail", "o envio"), not a verb.
+DETERMINERS = {
+    "en": frozenset({"a", "an", "the", "any", "some", "my", "your", "our", "his", "her", "their", "this", "that",
+                     "these", "those", "no", "every", "each"}),
+    "pt-BR": frozenset({"o", "a", "os", "as", "um", "uma", "uns", "umas", "meu", "minha", "meus", "minhas", "seu",
+                        "sua", "seus", "suas", "nosso", "nossa", "algum", "alguma", "alguns", "algumas", "do", "da",
+                        "dos", "das", "no", "na", "nos", "nas"}),
+}

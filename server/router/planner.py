@@ -22,7 +22,7 @@ ON_UNREAD = ("refuse", "model", "ask", "answer")
 
 # Verbs that serve each other: a turn's "show" reaches a tool whose name says "get", and so on.
 COMPATIBLE = {
-    "get": {"get", "view", "read", "check"},
+    "get": {"get", "view", "read", "check", "list"},
     "view": {"get", "view"},
     "read": {"read", "get", "check"},
     "check": {"check", "get", "read"},
@@ -79,7 +79,7 @@ def _things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_spa
         if matched:
             continue
         word = words[i]
-        noun = vocabulary.nouns.get(word.norm)
+        noun = vocabulary.noun(word.norm)
         if noun:
             found.append((word, noun))
         elif word.norm not in function:
@@ -118,11 +118,20 @@ class Planner:
         known = [(token, noun) for token, noun in things if noun in self.nouns]
         known_nouns = [noun for _, noun in known]
         form = reading.form
-        past_question = form.tense == "past" and form.frame == "question"
+        past_question = form.tense == "past"
         destination = [t for t in reading.destination if t in clause.tokens]
         tools = self.catalogue.tools
 
-        if action is None and (form.frame in ("question", "none", "ordering")) and known:
+        first = next((t for t in clause.tokens if t.kind == "word"), None)
+        unknown_verb = (action is None and first is not None and first is clause.tokens[0]
+                        and first.norm not in lx.FUNCTION_WORDS[self.language]
+                        and not any(token is first for token, _ in known))
+        if unknown_verb and form.frame != "question":
+            # the turn opens with a word in a verb's place that this language's grammar does not know
+            by_action = []
+            known = []
+            known_nouns = []
+        elif action is None and (form.frame in ("question", "none", "ordering")) and known:
             # "what's in my inbox?", "meu perfil": a read of the thing named
             by_action = [t for t in tools if not t.writes]
         else:
@@ -133,10 +142,12 @@ class Planner:
             if writers and known_nouns:
                 by_action += [t for t in tools if not t.writes and any(n in t.nouns for n in known_nouns)
                               and t not in by_action]
-        admission = [t for t in by_action if any(n in t.nouns for n in known_nouns)]
+        # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411")
+        primary = known_nouns[:1]
+        admission = [t for t in by_action if any(n in t.nouns for n in primary)]
         derived = [t for t in by_action if t not in admission
-                   and any(p.noun in known_nouns for p in t.params if p.noun)]
-        rule = "tool: past question" if past_question and action and lx.ACTIONS.get(action) != "read" else None
+                   and any(p.noun in primary for p in t.params if p.noun)]
+        rule = "tool: past tense" if past_question and action and lx.ACTIONS.get(action) != "read" else None
         verb_only = [t for t in by_action if not t.nouns]
         if admission:
             chosen, rule = admission, rule or "tool: admission"
@@ -145,9 +156,9 @@ class Planner:
             chosen, rule = verb_only, rule or "tool: derived"
         elif derived:
             chosen, rule = derived, rule or "tool: derived"
-        elif not known and len(by_action) == 1 and action is not None:
+        elif not things and len(by_action) == 1 and action is not None:
             chosen, rule = by_action, rule or "tool: derived"
-        elif not known and len(by_action) > 1 and action is not None:
+        elif not things and len(by_action) > 1 and action is not None:
             chosen, rule = by_action, "ask: ambiguous"
         else:
             chosen = []
@@ -163,10 +174,20 @@ class Planner:
             return self._no_tool(clause, reading, action, things, known, destination, past_question)
 
         tool = chosen[0]
-        if destination and not any(p.kind == "destination" for p in tool.params):
+        if destination and not all(any(_takes(p, t) for p in tool.params) for t in destination):
             return self._decline(destination)
+        if form.polarity == "negated" and form.frame != "question":
+            step = Step(kind="decline", decided_by="decline: negated", selection=Selection(tool=tool.name))
+            because = self.say.negated(tool)
+            return Outcome(step, "resolved", "None", because, declined_because=because)
         arguments, sources = self._arguments(tool, clause, reading, done)
         missing = [p.name for p in tool.params if p.required and p.name not in arguments]
+        if form.frame == "howto":
+            # "how do I …": say what the tool needs; a question about doing is not the doing
+            step = Step(kind="ask", decided_by="ask: howto",
+                        selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
+            return Outcome(step, "incomplete" if missing else "resolved", "Supply" if missing else "None",
+                           self.say.howto(tool, missing))
         if missing:
             step = Step(kind="ask", decided_by="ask: incomplete",
                         selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
@@ -174,15 +195,35 @@ class Planner:
         step = Step(kind="tool", decided_by=rule, selection=Selection(tool=tool.name, arguments=arguments, sources=sources))
         return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
 
+    def _senses(self, tokens: list[Token]) -> list[tuple[Token, tuple[str, bool]]]:
+        """The vocabulary's adjectives and adverbs in these tokens, two-word ones first ("for good")."""
+        found = []
+        words = [t for t in tokens if t.kind == "word"]
+        i = 0
+        while i < len(words):
+            pair = f"{words[i].norm} {words[i + 1].norm}" if i + 1 < len(words) else None
+            sense = self.vocabulary.adjective(pair) if pair else None
+            if sense:
+                found.append((words[i], sense))
+                i += 2
+                continue
+            sense = self.vocabulary.adjective(words[i].norm)
+            if sense:
+                found.append((words[i], sense))
+            i += 1
+        return found
+
     def _prefer_by_adjective(self, tools: list[CatalogueTool], clause: Clause) -> list[CatalogueTool]:
         """Adjectives and adverbs choose between tools a turn already reached; never reach one alone."""
-        senses = [self.vocabulary.adjective(t.norm) for t in clause.tokens if t.kind == "word"]
-        wanted = {means for means, same in (s for s in senses if s) if same}
+        wanted = {means for _, (means, same) in self._senses(clause.tokens) if same}
         if not wanted:
             return []
         return [t for t in tools if wanted & (set(t.adjectives) | set(t.name.split("_")))]
 
     def _no_tool(self, clause, reading, action, things, known, destination, past_question) -> Outcome:
+        if reading.form.act == "meaning":
+            step = Step(kind="unread", decided_by="unread: meaning")
+            return Outcome(step, "unread", "Defer", self.say.meaning())
         if reading.operators and sum(1 for t in clause.tokens if t.kind in ("number", "decimal")) >= 2:
             if action is not None and lx.ACTIONS.get(action) != "read":
                 return self._decline_compute()
@@ -191,7 +232,7 @@ class Planner:
             return self._decline(destination)
         unread = Step(kind="unread", decided_by="unread: no tool")
         if past_question and known:
-            step = Step(kind="unread", decided_by="unread: past question")
+            step = Step(kind="unread", decided_by="unread: past tense")
             return Outcome(step, "unmet_action", "None", self.say.past_unmet(), evidence=known[0][0].text)
         if known:
             token, noun = known[0]
@@ -261,6 +302,7 @@ class Planner:
         sources: dict[str, str] = {}
         tokens = clause.tokens
         used: set[int] = set(_clause_span(clause))
+        verb_end = max(used) if used else -1
         things = _things(tokens, self.language, self.vocabulary, used)
 
         def put(param: Param, value: str, source: str, token: Token | None = None) -> None:
@@ -297,7 +339,8 @@ class Planner:
             if value is not None and param.required:
                 put(param, value.text, "turn", value)
         for param in (p for p in tool.params if p.kind == "destination"):
-            value = next((t for t in reading.destination if t in tokens and t.index not in used), None)
+            value = next((t for t in reading.destination if t in tokens and t.index not in used and _takes(param, t)),
+                         None)
             if value is not None:
                 put(param, value.text, "turn", value)
         for param in (p for p in tool.params if p.kind == "time"):
@@ -314,11 +357,13 @@ class Planner:
                     put(param, match, "turn", token)
                     break
         for param in (p for p in tool.params if p.kind == "flag"):
-            for token in tokens:
-                sense = self.vocabulary.adjective(token.norm) if token.kind == "word" else None
-                if sense and fold(sense[0]) == fold(param.name):
-                    put(param, "true" if sense[1] else "false", "turn", token)
+            for token, (means, same) in self._senses(tokens):
+                if fold(means) == fold(param.name):
+                    put(param, "true" if same else "false", "turn", token)
                     break
+        for param in (p for p in tool.params if p.kind == "time"):
+            if param.name in arguments:
+                used |= {t.index for t in tokens if t.kind == "word" and t.norm in lx.TIME_WORDS[self.language]}
         for param in (p for p in tool.params if p.kind == "name"):
             handle = next((t for t in tokens if t.kind == "handle" and t.index not in used), None)
             if handle is not None:
@@ -332,12 +377,14 @@ class Planner:
                     break
         text_params = [p for p in tool.params if p.kind == "text"]
         quoted = [t for t in tokens if t.kind == "quoted"]
-        for param, token in zip(sorted(text_params, key=lambda p: (not p.required, p.name)), quoted):
+        # a quoted phrase is a title or a message before it is anything else
+        for param, token in zip(sorted(text_params, key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name)),
+                                quoted):
             put(param, token.text, "turn", token)
         for param in text_params:
             if param.name in arguments:
                 continue
-            rest = self._remainder(tokens, used, things, tool)
+            rest = self._remainder(tokens, used, things, tool, verb_end)
             if rest and (param.required or param.name in ("query", "topic", "question", "text", "turn")):
                 put(param, rest, "turn")
                 break
@@ -356,14 +403,15 @@ class Planner:
                 put(param, self.context.values[param.name], "context")
         return dict(sorted(arguments.items())), dict(sorted(sources.items()))
 
-    def _remainder(self, tokens: list[Token], used: set[int], things, tool: CatalogueTool) -> str:
+    def _remainder(self, tokens: list[Token], used: set[int], things, tool: CatalogueTool, after: int) -> str:
         """Free text for a text parameter: the words left once the verb, the tool's nouns and
         function words are taken, from the first preposition or content word on."""
         function = lx.FUNCTION_WORDS[self.language] | {"please", "por", "favor", "for", "sobre", "about"}
         tool_words = set(tool.nouns) | set(tool.name.split("_"))
         mapped = {token.index for token, noun in things if noun in tool_words}
+        # only what follows the verb: its objects, not the preamble ("I want to apply")
         words = [t for t in tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in used
-                 and t.index not in mapped]
+                 and t.index not in mapped and t.index > after]
         while words and words[0].norm in function:
             words.pop(0)
         return " ".join(t.text for t in words)
@@ -435,6 +483,20 @@ class Planner:
         selection = Selection(tool=tool.name, arguments=selection.arguments, sources=selection.sources)
         return Outcome(Step(kind="tool", decided_by="tool: reply", selection=selection), "resolved", "None",
                        self.say.resolved(tool, selection.arguments))
+
+
+_QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
+
+
+def _takes(param: Param, token: Token) -> bool:
+    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
+    if param.kind != "destination":
+        return False
+    if token.kind == "email":
+        return param.name in ("email", "to", "recipient", "address", "destination", "target")
+    if token.kind == "url":
+        return param.name in ("url", "webhook", "destination", "target")
+    return param.name in ("to", "recipient", "destination", "target")
 
 
 def _arithmetic(tokens: list[Token], language: str) -> tuple[str, str | None]:

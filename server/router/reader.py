@@ -155,6 +155,8 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
                 return Verb(action, f"{tokens[i].text} {tokens[i + 1].text}", tense, i, 2)
         if word not in verbs:
             continue
+        if i > start and words[i - 1] in lx.DETERMINERS[language]:
+            continue
         if language == "pt-BR" and word in lx.PT_NOT_VERBS:
             previous = words[i - 1] if i > 0 else None
             after_aux = previous in ("foi", "foram", "vai", "vou", "pode", "poderia", "consegue", "me", "voce",
@@ -212,6 +214,8 @@ def _frame(words: list[str], tokens: list[Token], language: str) -> str:
         return "ordering"
     if tokens and tokens[-1].kind == "punct" and tokens[-1].norm == "?":
         return "question"
+    if language == "en" and len(words) > 1 and words[0] in ("do", "does", "did") and words[1] == "not":
+        return "none"  # "do not charge …" is an instruction, not a question
     if _starts(words, lx.QUESTION_OPENERS[language]):
         return "question"
     return "none"

@@ -21,6 +21,10 @@ _TEXT = {
         "declined_destination": "I won't do that: it would send data to {where}, and no tool takes it there.",
         "declined_compute": "I won't do that: it is a calculation that would write.",
         "past_unmet": "Nothing here can tell whether that was done.",
+        "negated": "Understood: I won't {tool}.",
+        "howto": "To {tool}, I need {missing}.",
+        "howto_ready": "To {tool}, ask me and I'll do it.",
+        "meaning": "I don't define words; your documents can.",
     },
     "pt-BR": {
         "or": "ou", "and": "e",
@@ -38,6 +42,10 @@ _TEXT = {
         "declined_destination": "Não vou fazer isso: levaria dados para {where}, e nenhuma ferramenta os leva para lá.",
         "declined_compute": "Não vou fazer isso: é um cálculo que escreveria.",
         "past_unmet": "Nada aqui consegue dizer se isso foi feito.",
+        "negated": "Entendido: não vou {tool}.",
+        "howto": "Para {tool}, preciso de {missing}.",
+        "howto_ready": "Para {tool}, é só pedir.",
+        "meaning": "Não defino palavras; os seus documentos podem.",
     },
 }
 
@@ -85,6 +93,17 @@ class Renderer:
 
     def declined_compute(self) -> str:
         return self.text["declined_compute"]
+
+    def negated(self, tool: CatalogueTool) -> str:
+        return self.text["negated"].format(tool=tool.display)
+
+    def howto(self, tool: CatalogueTool, missing: list[str]) -> str:
+        if not missing:
+            return self.text["howto_ready"].format(tool=tool.display)
+        return self.text["howto"].format(tool=tool.display, missing=self._join(missing, "and"))
+
+    def meaning(self) -> str:
+        return self.text["meaning"]
 
     def past_unmet(self) -> str:
         return self.text["past_unmet"]

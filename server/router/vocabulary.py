@@ -43,14 +43,21 @@ class Vocabulary:
     digest: str = ""
 
     def noun(self, word: str) -> str | None:
-        return self.nouns.get(fold(word))
+        """The tool noun a user's word or phrase names; plural and singular both count."""
+        folded = fold(word)
+        for candidate in (folded, folded + "s", folded[:-1] if folded.endswith("s") else None):
+            if candidate and candidate in self.nouns:
+                return self.nouns[candidate]
+        return None
 
     def adjective(self, word: str) -> tuple[str, bool] | None:
-        """(the tool-side word, True for same sense / False for opposite) for a turn's word."""
+        """(the tool-side word, True for same sense / False for opposite) for a turn's word.
+        A word that is a synonym of one adjective and an antonym of another reads as the synonym."""
         folded = fold(word)
         for adjective in self.adjectives:
             if folded == fold(adjective.means) or folded in adjective.synonyms:
                 return adjective.means, True
+        for adjective in self.adjectives:
             if folded in adjective.antonyms:
                 return adjective.means, False
         return None
@@ -125,7 +132,11 @@ def record(directory: Path | None = None) -> dict[str, str]:
     directory = Path(directory or VOCABULARY_DIR)
     digests = {}
     for path in sorted(directory.glob("*.yaml")):
-        parse(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise VocabularyError(f"{path}: not valid YAML: {exc}") from None
+        parse(data, str(path))
         digests[path.name] = file_digest(path)
     (directory / DIGESTS).write_text(json.dumps(digests, indent=2, sort_keys=True) + "\n")
     return digests
