@@ -233,6 +233,41 @@ def cmd_oauth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_vocabulary(args: argparse.Namespace) -> int:
+    from server.router import vocabulary
+
+    if args.action == "record":
+        try:
+            digests = vocabulary.record()
+        except vocabulary.VocabularyError as exc:
+            _err(f"error: {exc}")
+            return 1
+        for name, digest in digests.items():
+            print(f"recorded {name} {digest}")
+        return 0
+    failed = 0
+    for language in ("en", "pt-BR"):
+        try:
+            print(f"{language}: {vocabulary.load(language).digest}")
+        except vocabulary.VocabularyError as exc:
+            _err(f"error: {exc}")
+            failed = 1
+    return failed
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from server import tools as registry
+    from server.chokepoint import Chokepoint
+    from server.router import plan, vocabulary
+
+    manifest = load_manifest(Settings.from_env().manifest_path)
+    chokepoint = Chokepoint(None, None, manifest, None, registry.load_all())
+    catalogue = chokepoint.catalogue_for(tuple(manifest.tools))
+    result = plan(args.turn, catalogue, args.language, vocabulary.load(args.language))
+    print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from server import doctor
 
@@ -304,6 +339,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["keys", "rotate-key", "retire-key"])
     p.add_argument("kid", nargs="?")
     p.set_defaults(func=cmd_oauth)
+
+    p = sub.add_parser("vocabulary", help="check the router's vocabulary files, or record their digests")
+    p.add_argument("action", choices=["check", "record"])
+    p.set_defaults(func=cmd_vocabulary)
+
+    p = sub.add_parser("plan", help="plan a turn against the whole club catalogue (for trying the router)")
+    p.add_argument("turn")
+    p.add_argument("--language", choices=["en", "pt-BR"], default="en")
+    p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("doctor", help="ask an endpoint which lane a credential gets, and why")
     p.add_argument("url")
