@@ -32,6 +32,7 @@ from server.ratelimit import RateLimiter
 from server.router import vocabulary
 from server.router.reader import LANGUAGES
 from server.store import open_db
+from server.escalations import Escalations
 
 log = logging.getLogger("parley.app")
 
@@ -48,6 +49,7 @@ class Parley:
     chokepoint: Chokepoint
     live: LiveSessions
     app: Starlette
+    escalations: Escalations | None = None
 
 
 def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
@@ -59,6 +61,38 @@ def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
         "bearer_methods_supported": ["header"],
         "resource_name": manifest.club.name,
     }
+
+
+def answerer_for(settings: Settings):
+    """The deterministic answering agent, or a model-backed one when configured."""
+    if not settings.answerer_url:
+        from server.answering import answer
+
+        return answer
+    import os
+
+    from server.answering.model import ModelAnswerer
+
+    api_key = os.environ.get(settings.answerer_key_env) if settings.answerer_key_env else None
+    return ModelAnswerer(settings.answerer_url, settings.answerer_model, api_key)
+
+
+def _notifier(live: LiveSessions):
+    """Decisions are made inside request handlers: schedule the notification on the running loop."""
+    pending: set = set()
+
+    def deliver(principal_id: int) -> None:
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # decided outside the server (the CLI): sessions see it on their next inbox read
+        task = loop.create_task(live.inbox_changed(principal_id))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    return deliver
 
 
 def build(settings: Settings | None = None) -> Parley:
@@ -76,8 +110,9 @@ def build(settings: Settings | None = None) -> Parley:
         verifier = AccessTokenVerifier(settings.issuer, resource, source, algorithms=settings.oauth_algorithms)
     resolver = Resolver(db, key, manifest, verifier, embedded_issuer=settings.embedded_issuer)
     vocabularies = {language: vocabulary.load(language) for language in LANGUAGES}
-    chokepoint = Chokepoint(db, key, manifest, settings, tools.load_all(), vocabularies)
     live = LiveSessions(resolver, caller_of)
+    escalations = Escalations(db, key, manifest, answerer_for(settings), on_delivery=_notifier(live))
+    chokepoint = Chokepoint(db, key, manifest, settings, tools.load_all(), vocabularies, escalations)
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     gate = Gate(
@@ -123,7 +158,7 @@ def build(settings: Settings | None = None) -> Parley:
         ],
         lifespan=lifespan,
     )
-    return Parley(settings, manifest, db, key, resolver, chokepoint, live, app)
+    return Parley(settings, manifest, db, key, resolver, chokepoint, live, app, escalations)
 
 
 def create_app() -> Starlette:

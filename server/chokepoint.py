@@ -61,6 +61,7 @@ class Chokepoint:
         settings: Settings,
         registry: dict[str, ToolSpec],
         vocabularies: dict | None = None,
+        escalations=None,
     ):
         missing = [name for name in manifest.tools if name not in registry]
         if missing:
@@ -72,6 +73,7 @@ class Chokepoint:
         self.specs = {name: registry[name] for name in manifest.tools}
         self.definitions = {name: self._definition(spec) for name, spec in self.specs.items()}
         self.vocabularies = vocabularies or {}
+        self.escalations = escalations
         self._catalogues: dict[tuple[str, ...], Catalogue] = {}
 
     def catalogue_for(self, names: tuple[str, ...]) -> Catalogue:
@@ -113,7 +115,7 @@ class Chokepoint:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
             ctx = ToolContext(self.db, self.key, self.manifest, self.settings, caller,
-                              self.vocabularies, self.catalogue_for)
+                              self.vocabularies, self.catalogue_for, self.escalations)
             try:
                 output = spec.handler(ctx, args)
             except ToolError as exc:

@@ -22,6 +22,10 @@ class Settings:
     oauth_jwks_url: str | None = None
     oauth_jwks_file: Path | None = None
     oauth_algorithms: tuple[str, ...] = ("RS256", "ES256")
+    # A model-backed answering agent (any OpenAI-compatible endpoint); unset: the deterministic one.
+    answerer_url: str | None = None
+    answerer_model: str | None = None
+    answerer_key_env: str | None = None  # the NAME of the variable holding the key; the key is never stored
 
     @property
     def mcp_url(self) -> str:
@@ -47,7 +51,12 @@ class Settings:
         if issuer and not (jwks_url or jwks_file):
             raise SystemExit("PARLEY_OAUTH_ISSUER needs PARLEY_OAUTH_JWKS_URL or PARLEY_OAUTH_JWKS_FILE")
         algorithms = tuple(a.strip() for a in (env.get("PARLEY_OAUTH_ALGORITHMS") or "RS256,ES256").split(",") if a.strip())
-        return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms)
+        answerer_url = env.get("PARLEY_ANSWERER_URL") or None
+        answerer_model = env.get("PARLEY_ANSWERER_MODEL") or None
+        if answerer_url and not answerer_model:
+            raise SystemExit("PARLEY_ANSWERER_URL needs PARLEY_ANSWERER_MODEL")
+        return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
+                   answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None)
 
     @property
     def embedded_issuer(self) -> bool:

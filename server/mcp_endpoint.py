@@ -21,7 +21,8 @@ from server import __version__
 from server.chokepoint import Chokepoint
 from server.identity import Caller
 from server.manifest import Manifest
-from server.notify import LiveSessions
+from server.notify import INBOX_URI, LiveSessions
+from mcp.shared.exceptions import MCPError
 
 log = logging.getLogger("parley.mcp")
 
@@ -94,6 +95,39 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         await live.seen(ctx, caller)
         return chokepoint.call(caller, params.name, params.arguments)
 
+    def inbox_visible(caller: Caller) -> bool:
+        return "inbox" in caller.tools
+
+    async def list_resources(ctx: ServerRequestContext, params) -> types.ListResourcesResult:
+        caller = caller_of(ctx)
+        resources = []
+        if inbox_visible(caller):
+            resources.append(types.Resource(
+                uri=INBOX_URI, name="inbox", mime_type="application/json",
+                description="Your threads: answers, declines and the decisions members made later. "
+                            "Subscribe to hear when a decision arrives."))
+        return types.ListResourcesResult(resources=resources, ttl_ms=0, cache_scope="private")
+
+    async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams):
+        caller = caller_of(ctx)
+        if params.uri != INBOX_URI or not inbox_visible(caller):
+            raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
+        result = chokepoint.call(caller, "inbox", {})
+        text = result.content[0].text if result.content else "{}"
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=INBOX_URI, mime_type="application/json", text=text)], ttl_ms=0, cache_scope="private")
+
+    async def subscribe(ctx: ServerRequestContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        caller = caller_of(ctx)
+        if params.uri != INBOX_URI or not inbox_visible(caller):
+            raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
+        live.subscribe(ctx, caller, params.uri, on=True)
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: ServerRequestContext, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        live.subscribe(ctx, caller_of(ctx), params.uri, on=False)
+        return types.EmptyResult()
+
     server = Server(
         "parley",
         version=__version__,
@@ -101,6 +135,10 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         instructions=manifest.club.description,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_subscribe_resource=subscribe,
+        on_unsubscribe_resource=unsubscribe,
         on_subscriptions_listen=live.listen,
     )
     server.middleware.append(_PerCallerInstructions(manifest, live))

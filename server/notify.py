@@ -20,7 +20,7 @@ import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from mcp.server.context import ServerRequestContext
 from mcp.server.connection import Connection
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ToolsListChanged
 
 from server import store
 from server.identity import Caller, CredentialRejected, Resolver
@@ -28,10 +28,14 @@ from server.identity import Caller, CredentialRejected, Resolver
 log = logging.getLogger("parley.notify")
 
 
+INBOX_URI = "parley://inbox"
+
+
 @dataclass
 class _Watch:
     caller: Caller  # what the session last presented, to re-resolve as its next request would
     tools: tuple[str, ...]
+    subscribed: set[str] | None = None  # resource URIs a handshake-era session subscribed to
 
 
 def _connection_of(ctx: ServerRequestContext) -> Connection | None:
@@ -74,6 +78,31 @@ class LiveSessions:
         watch.caller, watch.tools = caller, caller.tools
         if changed and ctx.method != "tools/list":
             await self._send_legacy(connection)
+
+    def subscribe(self, ctx: ServerRequestContext, caller: Caller, uri: str, on: bool = True) -> None:
+        """resources/subscribe and unsubscribe, for handshake-era sessions."""
+        connection = _connection_of(ctx)
+        if connection is None:
+            return
+        watch = self._sessions.setdefault(connection, _Watch(caller, caller.tools))
+        watch.subscribed = watch.subscribed or set()
+        (watch.subscribed.add if on else watch.subscribed.discard)(uri)
+
+    async def inbox_changed(self, principal_id: int) -> int:
+        """A decision reached this principal's inbox: tell their subscribed sessions. Returns how many."""
+        told = 0
+        for connection, watch in list(self._sessions.items()):
+            if watch.caller.principal_id == principal_id and INBOX_URI in (watch.subscribed or ()):
+                try:
+                    await connection.send_resource_updated(INBOX_URI)
+                    told += 1
+                except Exception:
+                    self._sessions.pop(connection, None)
+        for watch, bus in list(self._listeners.values()):
+            if watch.caller.principal_id == principal_id:
+                await bus.publish(ResourceUpdated(INBOX_URI))
+                told += 1
+        return told
 
     async def listen(self, ctx: ServerRequestContext, params: types.SubscriptionsListenRequestParams) -> Any:
         """Serve one `subscriptions/listen` stream bound to the credential that opened it."""

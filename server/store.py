@@ -99,6 +99,22 @@ CREATE TABLE IF NOT EXISTS messages (
     body TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+-- A decision in a principal's queue: a question their answering agent could not settle.
+CREATE TABLE IF NOT EXISTS escalations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    asker_id INTEGER NOT NULL REFERENCES principals(id),
+    asker_agent TEXT,
+    thread_id INTEGER NOT NULL REFERENCES threads(id),
+    question TEXT NOT NULL,
+    language TEXT NOT NULL CHECK (language IN ('en', 'pt-BR')),
+    reason TEXT NOT NULL CHECK (reason IN ('outside_mandate', 'commitment')),
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'answered', 'declined', 'widened')),
+    decision TEXT,
+    created_at TEXT NOT NULL,
+    decided_at TEXT
+);
+CREATE INDEX IF NOT EXISTS escalations_queue ON escalations (principal_id, status);
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY,
     ts TEXT NOT NULL,

@@ -10,7 +10,7 @@ from server.manifest import load_manifest
 from tests.conftest import connect, tool_names
 
 GUEST = ["about_club", "whoami", "apply"]
-APPLICANT = GUEST + ["my_profile", "my_mandate", "plan", "log_evidence", "list_evidence", "inbox"]
+APPLICANT = GUEST + ["my_profile", "my_mandate", "plan", "log_evidence", "list_evidence", "ask", "inbox"]
 MEMBER = APPLICANT + ["search_directory", "view_member", "update_briefing", "list_briefing"]
 PRINCIPAL = MEMBER + ["amend_mandate"]
 MODES = ["legacy", "auto"]

@@ -189,7 +189,8 @@ POINTERS = {
 }
 
 NEGATIONS = {
-    "en": frozenset({"not", "don't", "dont", "never", "no", "doesn't", "didn't", "won't", "nothing", "n't"}),
+    "en": frozenset({"not", "don't", "dont", "never", "no", "doesn't", "didn't", "won't", "nothing", "n't", "cannot",
+                     "can't", "cant"}),
     "pt-BR": frozenset({"nao", "nunca", "jamais", "nada", "nem"}),
 }
 

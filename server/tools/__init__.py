@@ -47,6 +47,7 @@ class ToolContext:
     caller: Caller
     vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
     catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
+    escalations: Any = None  # server.escalations.Escalations: asking members, filing decisions
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,6 @@ def tool(*, writes: bool = False) -> Callable[[Callable], Callable]:
 
 def load_all() -> dict[str, ToolSpec]:
     """Import every tool module so each registers itself."""
-    from server.tools import briefing, club, directory, evidence, inbox, planning, profile  # noqa: F401
+    from server.tools import asking, briefing, club, directory, evidence, inbox, planning, profile  # noqa: F401
 
     return REGISTRY

@@ -1,0 +1,64 @@
+"""The `ask` tool: put a question to a member's answering agent and get the subagent contract back."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from server.escalations import AskError
+from server.tools import Args, Output, ToolContext, ToolError, tool
+
+
+class AskArgs(Args):
+    member: str = Field(min_length=2, max_length=32, description="The member's handle (search_directory finds them).")
+    question: str = Field(min_length=3, max_length=2000, description="Only the part of your person's request meant "
+                          "for this member: the answering agent treats it as its whole request.")
+    language: Literal["en", "pt-BR"] = Field(default="en", description="The question's language.")
+    thread_id: int | None = Field(default=None, ge=1, description="Continue an earlier thread with this member.")
+
+
+class AskResult(Output):
+    answered: bool = Field(description="Always false: the answering agent is silent and never speaks to your person. "
+                                       "Deliver `findings` yourself.")
+    scopedRequest: str = Field(description="The request the answering agent worked on.")
+    interactionSummary: str | None = Field(description="What the answering agent told your person directly: "
+                                                       "nothing, as it is silent.")
+    findings: str | None = Field(description="The answer, for you to deliver to your person. Attribute it only when "
+                                             "`quotable` is true.")
+    openQuestions: list[str] = Field(description="What was not answered. Do not guess it: an escalated question is "
+                                                 "decided by the member in person and arrives later in `inbox`.")
+    thread_id: int = Field(description="The thread this exchange belongs to; `inbox` shows it.")
+    quotable: bool = Field(description="Whether the member allows the answer to be quoted with attribution.")
+    escalation_id: int | None = Field(description="Set when the question went to the member's decision queue.")
+
+
+@tool(writes=True)
+def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
+    """Ask a member's answering agent a question on behalf of your person.
+
+    The answering agent runs without tools under the mandate its member signed: it informs and never
+    accepts, agrees, books, buys, pays, promises or quotes a price. A question outside its mandate, or
+    one asking for a commitment, goes to the member's decision queue (`escalation_id`); the decision
+    arrives later in your `inbox` thread. Read the outputs: `answered` is always false, so deliver
+    `findings` to your person yourself, and hand on `openQuestions` rather than guessing them.
+    """
+    caller = ctx.caller
+    try:
+        asked = ctx.escalations.ask(
+            asker_id=caller.principal_id, asker_agent=caller.agent, asker_is_member=caller.lane == "member",
+            member=args.member, question=args.question, language=args.language, thread_id=args.thread_id,
+        )
+    except AskError as exc:
+        raise ToolError(str(exc)) from None
+    answer = asked.answer
+    return AskResult(
+        answered=False,
+        scopedRequest=answer.scopedRequest,
+        interactionSummary=None,
+        findings=answer.findings,
+        openQuestions=list(answer.openQuestions),
+        thread_id=asked.thread_id,
+        quotable=asked.quotable,
+        escalation_id=asked.escalation_id,
+    )
