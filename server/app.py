@@ -11,12 +11,13 @@ import anyio
 import sqlite_utils
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 
 from server import tools
 from server.chokepoint import Chokepoint
 from server.config import Settings
+from server.console import Console
 from server.gate import Gate
 from server.identity import Resolver
 from server.mandates import SigningKey
@@ -125,7 +126,7 @@ def build(settings: Settings | None = None) -> Parley:
     )
     metadata = resource_metadata(settings, manifest)
     pages = Pages(db, manifest.club.name)
-    browser_routes = list(pages.routes())
+    browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)
@@ -137,6 +138,9 @@ def build(settings: Settings | None = None) -> Parley:
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "mcp": settings.mcp_url})
+
+    async def root(request: Request) -> RedirectResponse:
+        return RedirectResponse("/console", status_code=303)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -152,6 +156,7 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/.well-known/oauth-protected-resource", protected_resource),
             Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
             Route("/healthz", health),
+            Route("/", root),
             Mount("", app=Starlette(
                 routes=browser_routes, middleware=[session_middleware(settings.keys_dir, settings.public_url)]
             )),

@@ -22,7 +22,7 @@ from server.answering import answer as deterministic_answer
 from server.mandates import SigningKey
 from server.manifest import Manifest
 from server.router import lexicon as lx
-from server.router.reader import fold, read
+from server.router.reader import find_verb, fold, read
 from server.store import now, parse_time
 
 log = logging.getLogger("parley.escalations")
@@ -52,13 +52,28 @@ def _shingles(text: str, size: int = 6) -> set[str]:
 
 
 def commits(text: str, language: str) -> bool:
-    """Whether any sentence of `text` commits someone: an affirmative, non-past commitment verb."""
-    for sentence in re.split(r"(?<=[.!?;])\s+", text):
+    """Whether `text` commits someone: a commitment verb, not past, not negated, anywhere in it.
+
+    Every verb position is checked, not only each clause's first: "(may be quoted) Yes, I accept"
+    commits even though its first verb is a harmless participle."""
+    negations = lx.NEGATIONS[language]
+    for sentence in re.split(r"(?<=[.!?;:])\s+", text):
         reading = read(sentence, language)
-        if reading.form.polarity == "negated" or reading.form.frame == "question":
+        if reading.form.frame == "question":
             continue
-        for clause in reading.clauses:
-            if clause.verb and clause.verb.action in lx.COMMITMENTS and clause.verb.tense != "past":
+        tokens = reading.tokens
+        negated = False  # a negation holds until the clause ends or "but" turns it: "cannot agree, accept, …"
+        for i, token in enumerate(tokens):
+            if token.norm in negations or token.norm.endswith("n't"):
+                negated = True
+                continue
+            if token.kind == "punct" and token.norm != "," or token.norm in ("but", "mas", "however", "porem"):
+                negated = False
+                continue
+            verb = find_verb(tokens[i:i + 2], language)
+            if verb is None or verb.index != 0 or verb.action not in lx.COMMITMENTS or verb.tense == "past":
+                continue
+            if not negated:
                 return True
     return False
 

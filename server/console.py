@@ -1,0 +1,283 @@
+"""The principal console: the decision queue, the mandate, agents and tokens, and (stewards) applicants.
+
+Server-rendered, usable without JavaScript. Every page and form acts for the signed-in principal
+only: ids in URLs and forms are looked up together with that principal, so another principal's
+escalation, token or agent answers 404, exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from server import club, mandates, tokens
+from server.escalations import AskError, Escalations, NotFound
+from server.mandates import MandateError
+from server.manifest import Manifest
+
+from server.web import Pages
+
+
+class Console:
+    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key):
+        self.pages = pages
+        self.db = pages.db
+        self.escalations = escalations
+        self.manifest = manifest
+        self.key = key
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _me(self, request: Request):
+        principal_id = self.pages.principal_id(request)
+        if principal_id is None:
+            return None
+        return club.get_principal(self.db, principal_id)
+
+    def _signin(self, request: Request) -> Response:
+        return RedirectResponse(f"/signin?next={request.url.path}", status_code=303)
+
+    def _page(self, request: Request, me, template: str, status_code: int = 200, **context) -> Response:
+        flash = request.session.pop("flash", None)
+        open_count = len(self.escalations.queue(me.id))
+        return self.pages.render(request, template, status_code=status_code, me=me, csrf=self.pages.csrf(request),
+                                 flash=flash, open_count=open_count, **context)
+
+    def _done(self, request: Request, message: str, to: str) -> Response:
+        request.session["flash"] = message
+        return RedirectResponse(to, status_code=303)
+
+    async def _form(self, request: Request):
+        form = await request.form()
+        if not self.pages.csrf_ok(request, form):
+            return None
+        return form
+
+    def _refused(self, request: Request) -> Response:
+        return self.pages.error(request, "Refused", "The form expired or came from another site; reload and retry.", 403)
+
+    def _not_found(self, request: Request) -> Response:
+        return self.pages.error(request, "Not found", "There is nothing here for you.", 404)
+
+    # --- pages -------------------------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        mandate = mandates.current(self.db, self.key, me.id)
+        return self._page(request, me, "console_home.html", mandate=mandate)
+
+    async def queue(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        items = [{**item, "thread": self.escalations.thread(item["thread_id"])} for item in self.escalations.queue(me.id)]
+        decided = []
+        for status in ("answered", "declined", "widened"):
+            decided += self.escalations.queue(me.id, status)
+        decided.sort(key=lambda item: item["decided_at"] or "", reverse=True)
+        return self._page(request, me, "console_queue.html", items=items, decided=decided[:20], error=None)
+
+    async def decide(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        form = await self._form(request)
+        if form is None:
+            return self._refused(request)
+        try:
+            escalation_id = int(request.path_params["escalation_id"])
+            self.escalations.decide(me.id, escalation_id, str(form.get("action", "")), str(form.get("text", "")))
+        except (NotFound, ValueError):
+            return self._not_found(request)
+        except (AskError, MandateError) as exc:
+            items = [{**i, "thread": self.escalations.thread(i["thread_id"])} for i in self.escalations.queue(me.id)]
+            return self._page(request, me, "console_queue.html", status_code=400, items=items, decided=[],
+                              error=str(exc))
+        return self._done(request, f"Decision on question {escalation_id} delivered to the asker's inbox.",
+                          "/console/queue")
+
+    async def mandate(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        return self._mandate_page(request, me, None)
+
+    def _mandate_page(self, request: Request, me, error: str | None, status_code: int = 200) -> Response:
+        status = mandates.current(self.db, self.key, me.id)
+        lane = "member" if me.status == "member" else "applicant"
+        offered = sorted(self.manifest.ceiling(lane) & self.manifest.agent_scopes)
+        return self._page(request, me, "console_mandate.html", status_code=status_code, mandate=status,
+                          offered=offered, error=error,
+                          descriptions={n: d.description for n, d in self.manifest.scopes.items()})
+
+    async def sign(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        form = await self._form(request)
+        if form is None:
+            return self._refused(request)
+        try:
+            days = int(str(form.get("days", "365")))
+        except ValueError:
+            return self._mandate_page(request, me, "Days must be a whole number.", 400)
+        if not 1 <= days <= 730:
+            return self._mandate_page(request, me, "A mandate is valid for 1 to 730 days.", 400)
+        topics = [t.strip() for t in str(form.get("topics", "")).split(",") if t.strip()]
+        if any(len(t) > 80 for t in topics) or len(topics) > 50:
+            return self._mandate_page(request, me, "At most 50 topics of at most 80 characters.", 400)
+        try:
+            body = mandates.sign_mandate(
+                self.db, self.key, principal_id=me.id, topics=topics, reveal=form.getlist("reveal"),
+                quotable=form.get("quotable") == "yes", scopes=form.getlist("scope"),
+                known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes,
+                valid_for=timedelta(days=days),
+            )
+        except MandateError as exc:
+            return self._mandate_page(request, me, str(exc), 400)
+        return self._done(request, f"Signed mandate version {body.version}. It holds for every token from its "
+                                   "next request.", "/console/mandate")
+
+    async def agents(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        return self._agents_page(request, me, None)
+
+    def _agents_page(self, request: Request, me, error: str | None, status_code: int = 200, minted=None) -> Response:
+        agents = list(self.db.query(
+            "SELECT id, name, created_at, revoked_at FROM agents WHERE principal_id = ? ORDER BY id", [me.id]))
+        rows = list(self.db.query(
+            """SELECT t.public_id, t.kind, t.scopes, t.created_at, t.expires_at, t.revoked_at, a.name AS agent
+               FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
+               WHERE t.principal_id = ? ORDER BY t.id""", [me.id]))
+        for row in rows:
+            row["scopes"] = ", ".join(json.loads(row["scopes"]))
+        grants = list(self.db.query(
+            """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent
+               FROM oauth_grants g JOIN agents a ON a.id = g.agent_id WHERE g.principal_id = ? ORDER BY g.id""",
+            [me.id]))
+        return self._page(request, me, "console_agents.html", status_code=status_code, agents=agents, tokens=rows,
+                          grants=grants, error=error, minted=minted, scopes=sorted(self.manifest.agent_scopes))
+
+    async def add_agent(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        form = await self._form(request)
+        if form is None:
+            return self._refused(request)
+        try:
+            club.add_agent(self.db, me.handle, str(form.get("name", "")).strip())
+        except club.ClubError as exc:
+            return self._agents_page(request, me, str(exc), 400)
+        return self._done(request, "Agent added.", "/console/agents")
+
+    async def mint(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        form = await self._form(request)
+        if form is None:
+            return self._refused(request)
+        row = self.db.execute("SELECT id FROM agents WHERE id = ? AND principal_id = ? AND revoked_at IS NULL",
+                              [str(form.get("agent", "")), me.id]).fetchone()
+        if row is None:
+            return self._agents_page(request, me, "Choose one of your active agents.", 400)
+        scopes = set(form.getlist("scope"))
+        if not scopes or not scopes <= self.manifest.agent_scopes:
+            return self._agents_page(request, me, "Tick at least one scope an agent may hold.", 400)
+        minted = tokens.mint(self.db, principal_id=me.id, agent_id=row[0], scopes=scopes)
+        # shown this once, in this response only: never stored, never flashed through the session
+        return self._agents_page(request, me, None, minted=minted)
+
+    async def revoke_token(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        form = await self._form(request)
+        if form is None:
+            return self._refused(request)
+        public_id = request.path_params["public_id"]
+        changed = self.db.execute(
+            "UPDATE tokens SET revoked_at = ? WHERE public_id = ? AND principal_id = ? AND revoked_at IS NULL",
+            [datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), public_id, me.id]).rowcount
+        if changed != 1:
+            return self._not_found(request)
+        return self._done(request, f"Token {public_id} revoked: it is refused from its next request.", "/console/agents")
+
+    async def revoke_grant(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        form = await self._form(request)
+        if form is None:
+            return self._refused(request)
+        family = request.path_params["family"]
+        changed = self.db.execute(
+            "UPDATE oauth_grants SET revoked_at = ?, revoked_reason = 'revoked in the console' "
+            "WHERE family = ? AND principal_id = ? AND revoked_at IS NULL",
+            [datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), family, me.id]).rowcount
+        if changed != 1:
+            return self._not_found(request)
+        return self._done(request, "OAuth grant revoked.", "/console/agents")
+
+    async def applicants(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        if not me.steward:
+            return self._not_found(request)
+        people = list(self.db.query(
+            "SELECT id, handle, name, created_at FROM principals WHERE status = 'applicant' ORDER BY id"))
+        for person in people:
+            person["statements"] = [r["statement"] for r in self.db.query(
+                "SELECT statement FROM applications WHERE principal_id = ? ORDER BY id", [person["id"]])]
+            person["evidence"] = list(self.db.query(
+                "SELECT kind, title, detail, url, created_at FROM evidence WHERE principal_id = ? ORDER BY id",
+                [person["id"]]))
+        return self._page(request, me, "console_applicants.html", people=people)
+
+    async def admit(self, request: Request) -> Response:
+        me = self._me(request)
+        if me is None:
+            return self._signin(request)
+        if not me.steward:
+            return self._not_found(request)
+        form = await self._form(request)
+        if form is None:
+            return self._refused(request)
+        handle = request.path_params["handle"]
+        try:
+            applicant = club.find_principal(self.db, handle)
+        except club.ClubError:
+            return self._not_found(request)
+        if applicant.status != "applicant":
+            return self._not_found(request)
+        club.set_status(self.db, handle, "member")
+        return self._done(request, f"{handle} is now a member; their tokens reach the member lane from their next "
+                                   "request.", "/console/applicants")
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/console", self.home, methods=["GET"]),
+            Route("/console/queue", self.queue, methods=["GET"]),
+            Route("/console/queue/{escalation_id}", self.decide, methods=["POST"]),
+            Route("/console/mandate", self.mandate, methods=["GET"]),
+            Route("/console/mandate", self.sign, methods=["POST"]),
+            Route("/console/agents", self.agents, methods=["GET"]),
+            Route("/console/agents", self.add_agent, methods=["POST"]),
+            Route("/console/tokens", self.mint, methods=["POST"]),
+            Route("/console/tokens/{public_id}/revoke", self.revoke_token, methods=["POST"]),
+            Route("/console/grants/{family}/revoke", self.revoke_grant, methods=["POST"]),
+            Route("/console/applicants", self.applicants, methods=["GET"]),
+            Route("/console/applicants/{handle}/admit", self.admit, methods=["POST"]),
+        ]
+
+
