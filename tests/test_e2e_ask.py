@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import anyio
 import mcp_types as types
+import pytest
 
 from server import club as club_ops
 from tests.conftest import connect
@@ -88,6 +89,7 @@ async def test_commitments_are_escalated_not_made(club):
     assert reasons == ["commitment"] * 4
 
 
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")  # the handshake era is tested on purpose
 async def test_a_subscribed_session_hears_of_the_decision(club):
     updated = anyio.Event()
 

@@ -1,0 +1,37 @@
+"""Headless Chromium (Debian's, installed by scripts/test) driven by Playwright against the live console."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+from playwright.async_api import async_playwright
+
+CHROMIUM = os.environ.get("PARLEY_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+async def page():
+    assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), f"{CHROMIUM} is missing: scripts/test installs it"
+    profile = tempfile.mkdtemp(prefix="parley-chromium-")
+    async with async_playwright() as playwright:
+        context = await playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            yield context.pages[0] if context.pages else await context.new_page()
+        finally:
+            await context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+async def sign_in(page, base: str, handle: str, password: str) -> None:
+    await page.goto(f"{base}/console")
+    assert "/signin" in page.url
+    await page.get_by_label("Handle").fill(handle)
+    await page.get_by_label("Password").fill(password)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url(f"{base}/console")
