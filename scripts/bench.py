@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -266,6 +267,7 @@ def main() -> int:
         manifest = Path(tmp) / "club.yaml"
         manifest.write_text((ROOT / "manifests" / "club.yaml").read_text()
                             .replace("token_requests_per_minute: 600", "token_requests_per_minute: 10000000"))
+        shutil.copytree(ROOT / "manifests" / "knowledge", Path(tmp) / "knowledge")
         env["PARLEY_MANIFEST"] = str(manifest)
         procs = {
             name: subprocess.Popen([sys.executable, __file__, "--serve", name, "--port", str(port)], env=env)

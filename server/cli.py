@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 from datetime import timedelta
+from pathlib import Path
 
 from server import audit, club, demo, mandates, tokens
 from server.config import Settings
@@ -268,6 +269,19 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tools(args: argparse.Namespace) -> int:
+    from server.manifest_check import check
+
+    path = Path(args.manifest) if args.manifest else Settings.from_env().manifest_path
+    findings = check(path)
+    for finding in findings:
+        print(f"{path}: {finding}")
+    errors = sum(1 for f in findings if f.level == "error")
+    warned = len(findings) - errors
+    print(f"{path}: {errors} error(s), {warned} warning(s)")
+    return 1 if errors or (args.strict and warned) else 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from server import doctor
 
@@ -348,6 +362,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("turn")
     p.add_argument("--language", choices=["en", "pt-BR"], default="en")
     p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("tools", help="check the manifest: errors and warnings with their lines")
+    p.add_argument("action", choices=["check"])
+    p.add_argument("--manifest", help="a manifest file (default: PARLEY_MANIFEST or manifests/club.yaml)")
+    p.add_argument("--strict", action="store_true", help="fail on warnings too")
+    p.set_defaults(func=cmd_tools)
 
     p = sub.add_parser("doctor", help="ask an endpoint which lane a credential gets, and why")
     p.add_argument("url")

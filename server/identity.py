@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import sqlite_utils
 
 from server import mandates
-from server.manifest import Manifest
+from server.manifest import Manifest, as_text
 from server.mandates import MandateStatus, SigningKey
 from server.store import now
 from server.tokens import AGENT_PREFIX, PRINCIPAL_PREFIX, digest
@@ -51,6 +51,7 @@ class Caller:
     agent: str | None = None
     mandate: MandateStatus | None = None
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
+    entry_agent: str | None = None  # the manifest agent the entry table chose for this caller
 
     @property
     def verified(self) -> bool:
@@ -122,11 +123,13 @@ class Resolver:
         self.embedded_issuer = embedded_issuer
 
     def guest(self) -> Caller:
+        chosen = self.manifest.choose_agent(False, {})
         return Caller(
             lane="guest",
             why="no credential was sent",
             credential="none",
-            tools=tuple(self.manifest.tools_for("guest", frozenset(), verified=False)),
+            tools=tuple(self.manifest.tools_for("guest", frozenset(), verified=False, agent=chosen)),
+            entry_agent=chosen,
         )
 
     def from_header(self, authorization: str | None) -> Caller:
@@ -245,12 +248,18 @@ class Resolver:
             scopes = token_scopes & ceiling
             who = f"principal token of {handle}"
         standing = "an admitted member" if lane == "member" else "an applicant, not yet admitted"
+        entry_claims = {
+            **(dict(claims.extra) if claims is not None else {}),
+            "status": status, "steward": as_text(bool(steward)), "lane": lane, "handle": handle,
+            "credential": credential,
+        }
+        chosen = self.manifest.choose_agent(True, entry_claims)
         return Caller(
             lane=lane,
             why=f"{who}; {handle} is {standing}",
             credential=credential,
             scopes=scopes,
-            tools=tuple(self.manifest.tools_for(lane, scopes, verified=True)),
+            tools=tuple(self.manifest.tools_for(lane, scopes, verified=True, agent=chosen)),
             token_hash=token_hash,
             token_public_id=token_public_id,
             token_scopes=token_scopes,
@@ -262,4 +271,5 @@ class Resolver:
             agent=agent_name if is_agent else None,
             mandate=mandate,
             claims=claims,
+            entry_agent=chosen,
         )

@@ -8,6 +8,7 @@ instructions naming the lane, why, and how to leave it.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +27,8 @@ from mcp.shared.exceptions import MCPError
 
 log = logging.getLogger("parley.mcp")
 
+KNOWLEDGE_PREFIX = "parley://knowledge/"
+
 CALLER_KEY = "parley.caller"
 
 
@@ -39,21 +42,22 @@ def caller_of(ctx: ServerRequestContext) -> Caller:
 
 
 def instructions_for(caller: Caller, manifest: Manifest) -> str:
+    """The chosen agent's instructions (links listed), then the lane: what it is, why, how to leave it."""
     lane = manifest.lanes[caller.lane]
     total = len(manifest.tools)
-    head = f"{manifest.club.name}. You are in the {caller.lane.upper()} lane: {caller.why}."
+    agent = manifest.agents.get(caller.entry_agent or "")
+    persona = agent.full_instructions(manifest.links) if agent is not None else ""
     if caller.lane == "guest":
         head = (
             f"{manifest.club.name}. You are in the GUEST lane because no credential was sent: "
             f"you see {len(caller.tools)} of {total} tools. {lane.how_to_leave}"
         )
-        return f"{head}\n{lane.description}\n{manifest.club.description}\nHow to join: {manifest.club.how_to_join}"
+        return "\n".join(part for part in (head, persona, lane.description, f"How to join: {manifest.club.how_to_join}") if part)
     scopes = ", ".join(sorted(caller.scopes)) or "none"
-    return (
-        f"{head}\nYou see {len(caller.tools)} of {total} tools; effective scopes: {scopes}.\n"
-        f"{lane.description} {lane.how_to_leave}\n{manifest.club.description}\n"
-        "Call whoami whenever the tools you see are fewer than you expected."
-    )
+    head = (f"{manifest.club.name}. You are in the {caller.lane.upper()} lane: {caller.why}.\n"
+            f"You see {len(caller.tools)} of {total} tools; effective scopes: {scopes}.")
+    tail = f"{lane.description} {lane.how_to_leave}\nCall whoami whenever the tools you see are fewer than you expected."
+    return "\n".join(part for part in (head, persona, tail) if part)
 
 
 class _PerCallerInstructions:
@@ -98,9 +102,18 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
     def inbox_visible(caller: Caller) -> bool:
         return "inbox" in caller.tools
 
+    def knowledge_of(caller: Caller) -> dict[str, str]:
+        """uri → knowledge base name, for the knowledge the caller's chosen agent declares."""
+        agent = manifest.agents.get(caller.entry_agent or "")
+        return {f"{KNOWLEDGE_PREFIX}{name}": name for name in (agent.knowledge if agent else [])}
+
     async def list_resources(ctx: ServerRequestContext, params) -> types.ListResourcesResult:
         caller = caller_of(ctx)
-        resources = []
+        resources = [
+            types.Resource(uri=uri, name=name, title=manifest.knowledge[name].title, mime_type="text/markdown",
+                           description=manifest.knowledge[name].description or manifest.knowledge[name].title)
+            for uri, name in knowledge_of(caller).items()
+        ]
         if inbox_visible(caller):
             resources.append(types.Resource(
                 uri=INBOX_URI, name="inbox", mime_type="application/json",
@@ -110,6 +123,12 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
 
     async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams):
         caller = caller_of(ctx)
+        knowledge = knowledge_of(caller)
+        if params.uri in knowledge:
+            base = manifest.knowledge[knowledge[params.uri]]
+            text = (Path(manifest.source_dir) / base.file).read_text(encoding="utf-8")
+            return types.ReadResourceResult(contents=[types.TextResourceContents(
+                uri=params.uri, mime_type="text/markdown", text=text)], ttl_ms=0, cache_scope="private")
         if params.uri != INBOX_URI or not inbox_visible(caller):
             raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
         result = chokepoint.call(caller, "inbox", {})

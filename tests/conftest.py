@@ -24,6 +24,18 @@ from server.manifest import load_manifest
 from server.store import open_db
 
 
+def manifest_copy(folder: Path, edit=lambda text: text) -> Path:
+    """The default manifest, edited, written into `folder` with the knowledge files it names."""
+    import shutil
+
+    from server.manifest import DEFAULT_MANIFEST
+
+    target = folder / "club.yaml"
+    target.write_text(edit(DEFAULT_MANIFEST.read_text()))
+    shutil.copytree(DEFAULT_MANIFEST.parent / "knowledge", folder / "knowledge", dirs_exist_ok=True)
+    return target
+
+
 def make_settings(tmp: Path, port: int = 0, manifest: Path | None = None, env: dict | None = None) -> Settings:
     values = {"PARLEY_DB": str(tmp / "club.db"), "PARLEY_PORT": str(port or 8765), **(env or {})}
     if manifest is not None:

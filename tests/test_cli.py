@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from server.manifest import DEFAULT_MANIFEST
-from tests.conftest import connect, tool_names
+from tests.conftest import connect, manifest_copy, tool_names
 from tests.test_e2e_lanes import MEMBER
 
 PARLEY = [sys.executable, "-m", "server.cli"]
@@ -82,8 +82,7 @@ def test_cli_errors_are_clear_and_write_nothing(tmp_path, args, message):
 
 
 def test_a_broken_manifest_is_reported_not_raised(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(DEFAULT_MANIFEST.read_text().replace("needs: briefing:write", "needs: briefing:wirte", 1))
+    bad = manifest_copy(tmp_path, lambda text: text.replace("needs: briefing:write", "needs: briefing:wirte", 1))
     result = run(tmp_path, "principal", "list", check=False, env={"PARLEY_MANIFEST": str(bad)})
     assert result.returncode == 1 and "unknown scope 'briefing:wirte'" in result.stderr
 

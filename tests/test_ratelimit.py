@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import httpx2
 
-from server.manifest import DEFAULT_MANIFEST
 from server.ratelimit import RateLimiter, retry_after_header
-from tests.conftest import running_club
+from tests.conftest import manifest_copy, running_club
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -45,12 +44,9 @@ def test_pruning_keeps_memory_bounded():
 
 
 async def test_guest_and_token_budgets_answer_429_with_retry_after(tmp_path):
-    manifest = tmp_path / "club.yaml"
-    manifest.write_text(
-        DEFAULT_MANIFEST.read_text()
-        .replace("guest_requests_per_minute: 120", "guest_requests_per_minute: 3")
-        .replace("token_requests_per_minute: 600", "token_requests_per_minute: 2")
-    )
+    manifest = manifest_copy(tmp_path, lambda text: text
+                             .replace("guest_requests_per_minute: 120", "guest_requests_per_minute: 3")
+                             .replace("token_requests_per_minute: 600", "token_requests_per_minute: 2"))
     with running_club(tmp_path, manifest) as club:
         async with httpx2.AsyncClient() as http:
             codes = [(await http.post(club.url, json=INIT, headers=ACCEPT)).status_code for _ in range(2)]

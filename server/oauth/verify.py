@@ -23,6 +23,11 @@ import httpx2
 import jwt
 
 from server.identity import CredentialRejected
+from server.manifest import as_text
+
+# Claims the resolver decides from itself; a token cannot set these for the entry table.
+_REGISTERED = frozenset({"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "sid", "client_id",
+                         "status", "steward", "lane", "handle", "credential"})
 
 log = logging.getLogger("parley.oauth")
 
@@ -103,6 +108,7 @@ class AccessClaims:
     family: str | None
     client_id: str | None
     expires_at: int
+    extra: tuple[tuple[str, str], ...] = ()  # the token's other plain claims, for the entry table
 
 
 class AccessTokenVerifier:
@@ -204,5 +210,9 @@ class AccessTokenVerifier:
             family=family if isinstance(family, str) else None,
             client_id=claims.get("client_id"),
             expires_at=int(claims["exp"]),
+            extra=tuple(sorted(
+                (name, as_text(value)) for name, value in claims.items()
+                if name not in _REGISTERED and isinstance(value, (str, int, float, bool))
+            )),
         )
         return verified, header.get("kid")

@@ -86,6 +86,7 @@ class WhoAmI(Output):
     effective_scopes: list[str] = Field(description="Token scopes ∩ mandate ∩ lane ceiling, computed now.")
     tools_visible: list[str]
     tools_hidden: int = Field(description="Tools of the club this connection cannot see.")
+    entry_agent: str | None = Field(description="Which of the club's agents the entry table chose for this caller.")
     how_to_leave: str = Field(description="How to reach a wider lane from here.")
 
 
@@ -122,6 +123,7 @@ def whoami(ctx: ToolContext, args: NoArgs) -> WhoAmI:
         effective_scopes=sorted(caller.scopes),
         tools_visible=list(caller.tools),
         tools_hidden=len(ctx.manifest.tools) - len(caller.tools),
+        entry_agent=caller.entry_agent,
         how_to_leave=ctx.manifest.lanes[caller.lane].how_to_leave,
     )
 
