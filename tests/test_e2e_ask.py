@@ -99,7 +99,7 @@ async def test_a_subscribed_session_hears_of_the_decision(club):
 
     async with connect(club.url, club.tokens.member.token, "legacy", message_handler=on_message) as bruno:
         resources = await bruno.list_resources()
-        assert [str(r.uri) for r in resources.resources] == ["parley://inbox"]
+        assert "parley://inbox" in [str(r.uri) for r in resources.resources]
         await bruno.subscribe_resource("parley://inbox")
         answer = await ask(bruno, "ana", "What is Ana's favourite colour?")
         async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
