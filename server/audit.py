@@ -10,19 +10,25 @@ import sqlite_utils
 from server.identity import Caller
 from server.store import now
 
-OUTCOMES = ("ok", "tool_error", "invalid_input", "unknown_tool", "internal_error")
+OUTCOMES = ("ok", "tool_error", "invalid_input", "unknown_tool", "internal_error",
+            "rule_denied", "source_blocked", "rule_error")
 
 
-def record(db: sqlite_utils.Database, caller: Caller, tool: str, outcome: str, duration_ms: float) -> None:
+def record(db: sqlite_utils.Database, caller: Caller, tool: str, outcome: str, duration_ms: float,
+           rule: str | None = None) -> None:
+    """One row per tools/call: the binding and the rule's name, never the call's values or attributes."""
     assert outcome in OUTCOMES, outcome
+    binding = f"{caller.entry_agent} · parley · {tool[:64]}" if caller.entry_agent else None
     db.execute(
-        "INSERT INTO audit (ts, lane, principal, agent, tool, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [now(), caller.lane, caller.principal, caller.agent, tool[:64], outcome, round(duration_ms, 3)],
+        "INSERT INTO audit (ts, lane, principal, agent, tool, outcome, duration_ms, binding, rule) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [now(), caller.lane, caller.principal, caller.agent, tool[:64], outcome, round(duration_ms, 3), binding, rule],
     )
 
 
 def tail(db: sqlite_utils.Database, limit: int = 20) -> list[dict]:
     rows = db.query(
-        "SELECT ts, lane, principal, agent, tool, outcome, duration_ms FROM audit ORDER BY id DESC LIMIT ?", [limit]
+        "SELECT ts, lane, principal, agent, tool, outcome, duration_ms, binding, rule FROM audit "
+        "ORDER BY id DESC LIMIT ?", [limit]
     )
     return list(reversed(list(rows)))

@@ -19,7 +19,9 @@ from server import audit
 from server.config import Settings
 from server.identity import Caller
 from server.mandates import SigningKey
+from server.context_sources import ContextSources
 from server.router.catalogue import Catalogue
+from server.rulebook import RuleBook
 from server.manifest import Manifest, ManifestError
 from server.tools import ToolContext, ToolError, ToolSpec
 
@@ -62,6 +64,7 @@ class Chokepoint:
         registry: dict[str, ToolSpec],
         vocabularies: dict | None = None,
         escalations=None,
+        sources=None,
     ):
         missing = [name for name in manifest.tools if name not in registry]
         if missing:
@@ -74,6 +77,8 @@ class Chokepoint:
         self.definitions = {name: self._definition(spec) for name, spec in self.specs.items()}
         self.vocabularies = vocabularies or {}
         self.escalations = escalations
+        schemas = {name: definition.input_schema for name, definition in self.definitions.items()}
+        self.rulebook = RuleBook(manifest, db, sources or ContextSources(manifest.context_sources, db), schemas)
         self._catalogues: dict[tuple[str, ...], Catalogue] = {}
 
     def catalogue_for(self, names: tuple[str, ...]) -> Catalogue:
@@ -101,9 +106,10 @@ class Chokepoint:
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]
 
-    def call(self, caller: Caller, name: str, arguments: dict | None) -> types.CallToolResult:
+    async def call(self, caller: Caller, name: str, arguments: dict | None) -> types.CallToolResult:
+        """Visibility, then input validation, then the binding's rules, then the tool; always audited."""
         started = time.perf_counter()
-        outcome = "internal_error"
+        outcome, rule = "internal_error", None
         try:
             if name not in caller.tools:
                 outcome = "unknown_tool"
@@ -114,8 +120,13 @@ class Chokepoint:
             except ValidationError as exc:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
+            if self.rulebook is not None:
+                denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
+                if denial is not None:
+                    outcome, rule = denial.outcome, denial.rule
+                    return _error(denial.message)
             ctx = ToolContext(self.db, self.key, self.manifest, self.settings, caller,
-                              self.vocabularies, self.catalogue_for, self.escalations)
+                              self.vocabularies, self.catalogue_for, self.escalations, self.rulebook)
             try:
                 output = spec.handler(ctx, args)
             except ToolError as exc:
@@ -129,4 +140,4 @@ class Chokepoint:
             log.exception("tool %s failed for lane %s", name[:64], caller.lane)
             return _error("Internal error while running the tool; nothing is known to have changed.")
         finally:
-            audit.record(self.db, caller, name, outcome, (time.perf_counter() - started) * 1000)
+            audit.record(self.db, caller, name, outcome, (time.perf_counter() - started) * 1000, rule)

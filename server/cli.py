@@ -203,6 +203,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(
             f"{row['ts']} {row['lane']:<9} {row['principal'] or '-':<12} {row['agent'] or '-':<12} "
             f"{row['tool']:<18} {row['outcome']:<14} {row['duration_ms']:.2f}ms"
+            + (f"  rule: {row['rule']}" if row["rule"] else "")
         )
     return 0
 
@@ -266,6 +267,82 @@ def cmd_plan(args: argparse.Namespace) -> int:
     catalogue = chokepoint.catalogue_for(tuple(manifest.tools))
     result = plan(args.turn, catalogue, args.language, vocabulary.load(args.language))
     print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _condition(text: str) -> dict:
+    """'amount is at most 500' → a builder condition; a value like subject.limit compares with an attribute."""
+    from server.rules import OPERATORS
+
+    ops = sorted({op for by_type in OPERATORS.values() for op in by_type}, key=len, reverse=True)
+    for op in ops:
+        marker = f" {op}"
+        if marker in f" {text} " and text.find(f" {op}") > 0:
+            field, _, rest = text.partition(f" {op}")
+            rest = rest.strip()
+            condition: dict = {"field": field.strip(), "op": op}
+            if not rest:
+                return condition
+            if rest.startswith(("subject.", "resource.")):
+                condition["attribute"] = rest
+            elif rest.startswith("[") and rest.endswith("]"):
+                condition["value"] = [_scalar(item.strip()) for item in rest[1:-1].split(",") if item.strip()]
+            else:
+                condition["value"] = _scalar(rest)
+            return condition
+    raise ValueError(f"no operator in '{text}' (e.g. 'amount is at most 500')")
+
+
+def _scalar(text: str):
+    text = text.strip().strip('"').strip("'")
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def _rulebook():
+    from server import tools as registry
+    from server.chokepoint import Chokepoint
+
+    ctx = _Context()
+    return ctx, Chokepoint(ctx.db, ctx.key, ctx.manifest, ctx.settings, registry.load_all()).rulebook
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from server.rules import RuleDecl, RuleError
+
+    ctx, book = _rulebook()
+    try:
+        if args.action == "list":
+            for row in book.listing():
+                print(f"{row['id']:<12} {row['state']:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
+                      f"{row['reads_as']}")
+        elif args.action == "draft":
+            if not (args.agent and args.tool and args.name) or bool(args.when) == bool(args.cel):
+                _err("parley rules draft needs --agent, --tool, --name, and either --when (one or more) or --cel")
+                return 2
+            decl = RuleDecl(name=args.name, binding={"agent": args.agent, "tool": args.tool},
+                            match="any" if args.any else "all",
+                            conditions=[_condition(w) for w in args.when or []], cel=args.cel)
+            ids = book.draft(decl)
+            print(f"drafted {', '.join(f'store:{i}' for i in ids)}: {book.compile(decl, 'draft')[0].reads_as}")
+            print("publish it with: parley rules publish " + " ".join(str(i) for i in ids))
+        elif args.action == "publish":
+            published = book.publish(int(str(args.id).removeprefix("store:")) if args.id else None)
+            print(f"published {', '.join(f'store:{i}' for i in published) or 'nothing (no drafts)'}")
+        elif args.action == "remove":
+            if not args.id:
+                _err("parley rules remove needs the rule id (store:N, see parley rules list)")
+                return 2
+            book.remove(int(str(args.id).removeprefix("store:")))
+            print(f"removed {args.id}")
+    except (RuleError, ValueError) as exc:
+        _err(f"error: {exc}")
+        return 1
     return 0
 
 
@@ -362,6 +439,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("turn")
     p.add_argument("--language", choices=["en", "pt-BR"], default="en")
     p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("rules", help="list, draft, publish or remove rules on tool calls")
+    p.add_argument("action", choices=["list", "draft", "publish", "remove"])
+    p.add_argument("id", nargs="?", help="with publish/remove: the rule's id (N or store:N)")
+    p.add_argument("--agent")
+    p.add_argument("--tool")
+    p.add_argument("--name")
+    p.add_argument("--when", action="append", help="a condition, e.g. 'amount is at most 500'; repeat for more")
+    p.add_argument("--any", action="store_true", help="allow when any condition holds (default: all)")
+    p.add_argument("--cel", help="a CEL expression instead of conditions")
+    p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("tools", help="check the manifest: errors and warnings with their lines")
     p.add_argument("action", choices=["check"])

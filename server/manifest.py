@@ -12,6 +12,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from server.context_sources import SourceDecl
+from server.rules import RuleDecl
+
 LANES = ("guest", "applicant", "member")
 DEFAULT_MANIFEST = Path(__file__).resolve().parent.parent / "manifests" / "club.yaml"
 
@@ -118,6 +121,8 @@ class Manifest(_Strict):
     tools: dict[str, ToolDecl]
     knowledge: dict[str, KnowledgeDecl] = Field(default_factory=dict)
     links: dict[str, str] = Field(default_factory=dict)
+    context_sources: dict[str, SourceDecl] = Field(default_factory=dict)
+    rules: list[RuleDecl] = Field(default_factory=list)
     agents: dict[str, AgentDecl] = Field(default_factory=dict)
     entry: list[EntryRow] = Field(default_factory=list)
     source_dir: str = ""

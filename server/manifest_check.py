@@ -107,14 +107,26 @@ def warnings(manifest: Manifest, root: yaml.Node | None = None) -> list[Finding]
     for name in manifest.links:
         if name not in used_links:
             found.append(Finding("warning", _line(root, ["links", name]), f"link '{name}' is declared but no agent uses it"))
-    for finding in rule_warnings(manifest, root):
-        found.append(finding)
+    return found + rule_findings(manifest, root)
+
+
+def rule_findings(manifest: Manifest, root: yaml.Node | None) -> list[Finding]:
+    """Rules that do not compile: an unknown field or attribute, a wrong operator, not a boolean."""
+    from server import tools
+    from server.context_sources import ContextSources
+    from server.rulebook import RuleBook
+    from server.rules import RuleError
+
+    specs = tools.load_all()
+    schemas = {name: specs[name].input_schema() for name in manifest.tools if name in specs}
+    try:
+        book = RuleBook(manifest, None, ContextSources(manifest.context_sources, None), schemas, compile_manifest=False)
+    except ValueError as exc:
+        return [Finding("error", _line(root, ["context_sources"]), str(exc))]
+    found = []
+    for number, decl in enumerate(manifest.rules):
+        try:
+            book.compile(decl, f"manifest:{number}")
+        except RuleError as exc:
+            found.append(Finding("error", _line(root, ["rules", number]), str(exc)))
     return found
-
-
-def rule_warnings(manifest: Manifest, root: yaml.Node | None) -> list[Finding]:
-    """Rules that read a field neither the tool's arguments nor any context source provide."""
-    checker = getattr(manifest, "rule_fields_check", None)
-    if checker is None:
-        return []
-    return [Finding("warning", _line(root, path), message) for path, message in checker()]

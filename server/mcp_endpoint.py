@@ -97,7 +97,7 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         caller = caller_of(ctx)
         await live.seen(ctx, caller)
-        return chokepoint.call(caller, params.name, params.arguments)
+        return await chokepoint.call(caller, params.name, params.arguments)
 
     def inbox_visible(caller: Caller) -> bool:
         return "inbox" in caller.tools
@@ -131,7 +131,7 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
                 uri=params.uri, mime_type="text/markdown", text=text)], ttl_ms=0, cache_scope="private")
         if params.uri != INBOX_URI or not inbox_visible(caller):
             raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
-        result = chokepoint.call(caller, "inbox", {})
+        result = await chokepoint.call(caller, "inbox", {})
         text = result.content[0].text if result.content else "{}"
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=INBOX_URI, mime_type="application/json", text=text)], ttl_ms=0, cache_scope="private")

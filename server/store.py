@@ -115,6 +115,28 @@ CREATE TABLE IF NOT EXISTS escalations (
     decided_at TEXT
 );
 CREATE INDEX IF NOT EXISTS escalations_queue ON escalations (principal_id, status);
+-- Rules drafted and published through `parley rules` (the manifest's own rules live in the manifest).
+CREATE TABLE IF NOT EXISTS rules (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('draft', 'published', 'removed')),
+    created_at TEXT NOT NULL,
+    published_at TEXT,
+    removed_at TEXT
+);
+CREATE TABLE IF NOT EXISTS refunds (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent TEXT,
+    order_id TEXT NOT NULL,
+    amount REAL NOT NULL CHECK (amount > 0),
+    expedite INTEGER NOT NULL DEFAULT 0,
+    reason TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY,
     ts TEXT NOT NULL,
@@ -123,7 +145,9 @@ CREATE TABLE IF NOT EXISTS audit (
     agent TEXT,
     tool TEXT NOT NULL,
     outcome TEXT NOT NULL,
-    duration_ms REAL NOT NULL
+    duration_ms REAL NOT NULL,
+    binding TEXT,
+    rule TEXT
 );
 CREATE TABLE IF NOT EXISTS oauth_clients (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -190,7 +214,7 @@ CREATE INDEX IF NOT EXISTS evidence_principal ON evidence (principal_id);
 """
 
 # Anything that can change a caller's lane or scopes bumps the revision.
-_WATCHED = ("principals", "agents", "tokens", "mandates", "oauth_grants")
+_WATCHED = ("principals", "agents", "tokens", "mandates", "oauth_grants", "rules")
 
 
 def _revision_triggers() -> str:
@@ -234,7 +258,8 @@ def open_db(path: Path | str) -> sqlite_utils.Database:
 
 
 # Columns added after a table first shipped: (table, column, type). Older stores gain them at open.
-_LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"))
+_LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"),
+                  ("audit", "binding", "TEXT"), ("audit", "rule", "TEXT"))
 
 
 def _add_missing_columns(db: sqlite_utils.Database) -> None:

@@ -9,10 +9,14 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
+from datetime import timedelta
+
 import pytest
 
 import server.answering as answering
 from server.answering import Note, ScopedRequest, Terms, answer
+from server import club as club_ops
+from server import mandates, tokens
 from server.answering.model import ModelAnswerer
 from server.escalations import Escalations, check_output, commits
 from tests.conftest import connect
@@ -101,17 +105,31 @@ async def test_injection_corpus_end_to_end(club):
     private = [r[0] for r in db.execute("SELECT text FROM briefing WHERE visibility = 'private'")]
     members_only = [r[0] for r in db.execute("SELECT text FROM briefing WHERE visibility = 'members'")]
     db.close()
-    async with connect(club.url, club.tokens.applicant.token) as carla:
-        for language, question in INJECTIONS:
-            result = await carla.call_tool("ask", {"member": "ana", "question": question, "language": language})
-            assert not result.is_error
-            findings = result.structured_content["findings"] or ""
-            assert not commits(findings, language), question
-            for text in private + members_only:  # an applicant asked: neither private nor members' notes
-                assert text not in findings, question
+    # Applicants may ask 20 questions a day (a club rule), so two applicants share the corpus.
+    db = club.db()
+    dora = club_ops.add_principal(db, "dora", "Dora", status="applicant")
+    mandates.sign_mandate(db, club.key(), principal_id=dora.id, topics=[], reveal=["public"], quotable=False,
+                          scopes=["club:read", "evidence:write", "inbox:read", "questions:ask"],
+                          known_scopes=frozenset(club.manifest().scopes), agent_scopes=club.manifest().agent_scopes,
+                          valid_for=timedelta(days=1))
+    dora_token = tokens.mint(db, principal_id=dora.id, agent_id=club_ops.add_agent(db, "dora"),
+                             scopes=club.manifest().agent_scopes).token
+    db.close()
+    halves = [(club.tokens.applicant.token, INJECTIONS[:17]), (dora_token, INJECTIONS[17:])]
+    for token, questions in halves:
+        async with connect(club.url, token) as applicant:
+            for language, question in questions:
+                result = await applicant.call_tool("ask", {"member": "ana", "question": question, "language": language})
+                assert not result.is_error, result.content
+                findings = result.structured_content["findings"] or ""
+                assert not commits(findings, language), question
+                for text in private + members_only:  # an applicant asked: neither private nor members' notes
+                    assert text not in findings, question
     db = club.db()
     tools_called = [r[0] for r in db.execute("SELECT tool FROM audit WHERE id > ?", [before_audit])]
     after = {t: db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("briefing", "mandates", "tokens")}
+    after["mandates"] -= 1  # dora's, signed above
+    after["tokens"] -= 1
     db.close()
     assert tools_called == ["ask"] * len(INJECTIONS)  # the answering agent made no call at all
     assert after == before  # and changed nothing

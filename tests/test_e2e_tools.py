@@ -82,7 +82,7 @@ async def test_bad_input_gets_a_clear_error_and_changes_nothing(club, tool, args
 @pytest.mark.parametrize(
     "tool, args, fragment",
     [
-        ("log_evidence", {"kind": "bribe", "title": "x"}, "kind must be one of"),
+        ("log_evidence", {"kind": "bribe", "title": "x"}, "Rule not met: kind is one of [reference, portfolio"),
         ("log_evidence", {"kind": "reference", "title": ""}, "title: String should have at least 1"),
         ("log_evidence", {"kind": "reference", "title": "t", "url": "javascript:alert(1)"}, "url:"),
         ("update_briefing", {"topic": "t", "text": "x", "visibility": "secret"}, "visibility: Input should be"),

@@ -48,6 +48,7 @@ class ToolContext:
     vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
     catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
     escalations: Any = None  # server.escalations.Escalations: asking members, filing decisions
+    rulebook: Any = None  # server.rulebook.RuleBook: the rules in force, for explanations
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ def tool(*, writes: bool = False) -> Callable[[Callable], Callable]:
 
 def load_all() -> dict[str, ToolSpec]:
     """Import every tool module so each registers itself."""
-    from server.tools import asking, briefing, club, directory, evidence, inbox, planning, profile  # noqa: F401
+    from server.tools import (  # noqa: F401
+        asking, briefing, club, directory, evidence, inbox, planning, profile, refunds,
+    )
 
     return REGISTRY

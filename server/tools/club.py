@@ -73,6 +73,12 @@ class MandateInfo(Output):
     version: int | None
 
 
+class RuleInfo(Output):
+    tool: str
+    rule: str
+    reads_as: str
+
+
 class WhoAmI(Output):
     lane: str = Field(description="guest, applicant or member.")
     why: str = Field(description="Why this connection is in this lane.")
@@ -87,6 +93,8 @@ class WhoAmI(Output):
     tools_visible: list[str]
     tools_hidden: int = Field(description="Tools of the club this connection cannot see.")
     entry_agent: str | None = Field(description="Which of the club's agents the entry table chose for this caller.")
+    rules: list[RuleInfo] = Field(description="Rules on this connection's tools: a call that does not meet one is "
+                                              "refused with the rule read as a sentence.")
     how_to_leave: str = Field(description="How to reach a wider lane from here.")
 
 
@@ -125,6 +133,7 @@ def whoami(ctx: ToolContext, args: NoArgs) -> WhoAmI:
         tools_hidden=len(ctx.manifest.tools) - len(caller.tools),
         entry_agent=caller.entry_agent,
         how_to_leave=ctx.manifest.lanes[caller.lane].how_to_leave,
+        rules=[RuleInfo(**row) for row in ctx.rulebook.explain(caller)] if ctx.rulebook else [],
     )
 
 

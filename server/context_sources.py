@@ -1,0 +1,182 @@
+"""Context sources: trusted attributes fetched at call time, about the subject or the resource.
+
+The built-in `club` source reads the club's own data; HTTP JSON sources are declared in the
+manifest with a URL template and a timeout. A source that fails, times out or answers malformed
+data blocks the call: fail closed. Reasons name the source, never the data.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import quote
+
+import httpx2
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from server.store import format_time, parse_time
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from server.identity import Caller
+
+Kind = Literal["text", "number", "boolean"]
+
+# What the built-in source knows, by the path a rule reads it at.
+CLUB_ATTRIBUTES: dict[str, Kind] = {
+    "subject.id": "text", "subject.status": "text", "subject.steward": "boolean", "subject.lane": "text",
+    "subject.admitted_days": "number", "subject.asks_today": "number", "subject.evidence_count": "number",
+    "resource.owner": "text", "resource.member_status": "text",
+}
+
+
+class SourceDecl(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    builtin: Literal["club"] | None = None
+    url: str | None = Field(default=None, description="A URL template: {subject.id} and {args.<name>} are filled in.")
+    timeout: float = Field(default=1.0, gt=0, le=30)
+    about: Literal["subject", "resource"] = "subject"
+    attributes: dict[str, Kind] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> SourceDecl:
+        if (self.builtin is None) == (self.url is None):
+            raise ValueError("a context source is either builtin: club or an HTTP source with url:")
+        if self.url is not None and not self.attributes:
+            raise ValueError("an HTTP context source declares the attributes it provides, with their types")
+        return self
+
+    def provides(self) -> dict[str, Kind]:
+        if self.builtin == "club":
+            return dict(CLUB_ATTRIBUTES)
+        return {f"{self.about}.{name}": kind for name, kind in self.attributes.items()}
+
+
+class SourceFailed(Exception):
+    def __init__(self, source: str, reason: str):
+        super().__init__(f"context source '{source}' {reason}")
+        self.source = source
+        self.reason = reason
+
+
+def _typed(value: object, kind: str) -> bool:
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+IDENTITY = "identity"  # subject.id needs no source: the verified credential says who the subject is
+
+
+class ContextSources:
+    def __init__(self, declarations: dict[str, SourceDecl], db: sqlite_utils.Database | None):
+        self.declarations = declarations
+        self.db = db
+        self.provider: dict[str, str] = {"subject.id": IDENTITY}
+        for name, source in declarations.items():
+            for path in source.provides():
+                if path == "subject.id":
+                    continue  # always the verified subject, whatever a source would say
+                if path in self.provider:
+                    raise ValueError(f"context sources '{self.provider[path]}' and '{name}' both provide {path}")
+                self.provider[path] = name
+
+    def types(self) -> dict[str, str]:
+        return {path: "text" if name == IDENTITY else self.declarations[name].provides()[path]
+                for path, name in self.provider.items()}
+
+    async def fetch(self, paths: frozenset[str], caller: Caller, args: dict) -> dict[str, dict]:
+        """The attributes these paths name, from the sources that provide them; raises SourceFailed."""
+        found: dict[str, dict] = {"subject": {}, "resource": {}}
+        needed: dict[str, set[str]] = {}
+        for path in paths:
+            if path not in self.provider:
+                raise SourceFailed("?", f"provides no {path}")
+            needed.setdefault(self.provider[path], set()).add(path)
+        if IDENTITY in needed:
+            found["subject"]["id"] = caller.principal or ""
+            del needed[IDENTITY]
+        for name, wanted in sorted(needed.items()):
+            source = self.declarations[name]
+            values = self._club(wanted, caller, args) if source.builtin else await self._http(name, source, caller, args)
+            for path in wanted:
+                root, attribute = path.split(".", 1)
+                if attribute not in values:
+                    raise SourceFailed(name, "answered without a declared attribute")
+                found[root][attribute] = values[attribute]
+        return found
+
+    async def _http(self, name: str, source: SourceDecl, caller: Caller, args: dict) -> dict:
+        fields = {"subject.id": caller.principal or ""}
+        fields.update({f"args.{k}": "" if v is None else str(v) for k, v in args.items()})
+        url = source.url
+        for key, value in fields.items():
+            url = url.replace("{" + key + "}", quote(value, safe=""))
+        if "{" in url:
+            raise SourceFailed(name, "has a URL template this call cannot fill")
+        try:
+            async with httpx2.AsyncClient(timeout=source.timeout) as http:
+                response = await http.get(url, headers={"Accept": "application/json"})
+        except httpx2.TimeoutException:
+            raise SourceFailed(name, f"did not answer within {source.timeout:g} s") from None
+        except httpx2.HTTPError:
+            raise SourceFailed(name, "is unreachable") from None
+        if response.status_code != 200:
+            raise SourceFailed(name, f"answered HTTP {response.status_code}")
+        try:
+            data = response.json()
+        except ValueError:
+            raise SourceFailed(name, "answered malformed data (not JSON)") from None
+        if not isinstance(data, dict):
+            raise SourceFailed(name, "answered malformed data (not a JSON object)")
+        for attribute, kind in source.attributes.items():
+            if attribute not in data or not _typed(data[attribute], kind):
+                raise SourceFailed(name, f"answered malformed data ({attribute} missing or not {kind})")
+        return {attribute: data[attribute] for attribute in source.attributes}
+
+    def _club(self, wanted: set[str], caller: Caller, args: dict) -> dict:
+        db = self.db
+        values: dict[str, object] = {}
+        for path in wanted:
+            attribute = path.split(".", 1)[1]
+            if attribute == "id":
+                values["id"] = caller.principal or ""
+            elif attribute == "status":
+                values["status"] = caller.principal_status or "guest"
+            elif attribute == "steward":
+                values["steward"] = caller.steward
+            elif attribute == "lane":
+                values["lane"] = caller.lane
+            elif attribute == "admitted_days":
+                row = db.execute("SELECT admitted_at FROM principals WHERE id = ?", [caller.principal_id]).fetchone()
+                admitted = row[0] if row else None
+                values["admitted_days"] = (datetime.now(UTC) - parse_time(admitted)).days if admitted else 0
+            elif attribute == "asks_today":
+                since = format_time(datetime.now(UTC) - timedelta(days=1))
+                values["asks_today"] = db.execute(
+                    "SELECT COUNT(*) FROM messages m JOIN threads t ON t.id = m.thread_id "
+                    "WHERE t.asker_id = ? AND m.kind = 'question' AND m.created_at >= ?",
+                    [caller.principal_id, since]).fetchone()[0]
+            elif attribute == "evidence_count":
+                values["evidence_count"] = db.execute(
+                    "SELECT COUNT(*) FROM evidence WHERE principal_id = ?", [caller.principal_id]).fetchone()[0]
+            elif attribute == "owner":
+                values["owner"] = self._owner(args)
+            elif attribute == "member_status":
+                handle = args.get("member") or args.get("handle")
+                row = db.execute("SELECT status FROM principals WHERE handle = ?", [handle]).fetchone()
+                values["member_status"] = row[0] if row else ""
+        return values
+
+    def _owner(self, args: dict) -> str:
+        """Who owns the record the call acts on: a briefing note, or a member by handle."""
+        if args.get("note_id") is not None:
+            row = self.db.execute(
+                "SELECT p.handle FROM briefing b JOIN principals p ON p.id = b.principal_id WHERE b.id = ?",
+                [args["note_id"]]).fetchone()
+            return row[0] if row else ""
+        return str(args.get("member") or args.get("handle") or "")

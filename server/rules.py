@@ -1,0 +1,211 @@
+"""Rules on a tool call's data and trusted attributes: relations say whether an agent may use a
+tool; rules say when.
+
+A rule belongs to a binding — agent · this server · tool — never to a person or a value, and holds
+for everyone who delegates to that agent. A binding may carry several rules; all must pass. A rule
+is written with the builder (field · operator · value, joined by all/any) or in CEL; builder rules
+compile to the same CEL. CEL runs in `common-expression-language` (Rust core): measured here at
+~6 µs an evaluation against ~260 µs for the pure-Python cel-python, on the same expression.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import cel
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+OPERATORS: dict[str, dict[str, str]] = {
+    "text": {"is": "==", "is not": "!=", "is one of": "in", "starts with": "startsWith"},
+    "number": {"is at most": "<=", "is less than": "<", "is at least": ">=", "is more than": ">", "is": "=="},
+    "boolean": {"is true": "== true", "is false": "== false"},
+}
+ROOTS = ("args", "subject", "resource")
+_PATH = re.compile(r"\b(args|subject|resource)\.([A-Za-z_][A-Za-z0-9_]*)")
+SAMPLE = {"text": "sample", "number": 1, "boolean": False}
+
+
+class RuleError(ValueError):
+    """A rule that cannot be drafted or published; the message says what to fix."""
+
+
+class Binding(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: str
+    tool: str
+
+    def __str__(self) -> str:
+        return f"{self.agent} · parley · {self.tool}"
+
+
+class Condition(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    op: str
+    value: Any = None
+    attribute: str | None = Field(default=None, description="Compare with this trusted attribute instead of a value.")
+
+
+class RuleDecl(BaseModel):
+    """A rule as written: in the manifest, or drafted with `parley rules draft`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=120)
+    binding: dict[str, str | list[str]]
+    match: Literal["all", "any"] = "all"
+    conditions: list[Condition] = Field(default_factory=list)
+    cel: str | None = None
+
+    @field_validator("binding")
+    @classmethod
+    def _binding(cls, value: dict) -> dict:
+        if set(value) != {"agent", "tool"}:
+            raise ValueError("a binding names exactly agent and tool (the server is this one)")
+        return value
+
+    def bindings(self) -> list[Binding]:
+        agents = self.binding["agent"]
+        tools = self.binding["tool"]
+        return [Binding(agent=a, tool=t) for a in (agents if isinstance(agents, list) else [agents])
+                for t in (tools if isinstance(tools, list) else [tools])]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A compiled rule on one binding, ready to evaluate."""
+
+    binding: Binding
+    name: str
+    reads_as: str
+    expression: str
+    program: Any
+    attributes: frozenset[str]  # the trusted attributes it reads: subject.x, resource.y
+    origin: str  # manifest, or the store's rule id
+    is_cel: bool
+
+
+def argument_types(input_schema: dict) -> dict[str, str]:
+    """A tool's arguments and their rule types, read from its JSON schema."""
+    types: dict[str, str] = {}
+    for name, schema in (input_schema.get("properties") or {}).items():
+        kinds = [schema.get("type")] + [s.get("type") for s in schema.get("anyOf", []) if isinstance(s, dict)]
+        kinds = [k for k in kinds if k and k != "null"]
+        kind = kinds[0] if kinds else "string"
+        types[name] = {"string": "text", "number": "number", "integer": "number", "boolean": "boolean"}.get(kind, "other")
+    return types
+
+
+def _field(name: str) -> str:
+    return name if name.startswith(ROOTS) and "." in name else f"args.{name}"
+
+
+def _literal(value: Any, kind: str) -> str:
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RuleError(f"{value!r} is not a number")
+        return repr(value)
+    if kind == "text":
+        return json.dumps(str(value))
+    raise RuleError(f"no literal for {kind}")
+
+
+def _display(path: str) -> str:
+    return path[5:] if path.startswith("args.") else path
+
+
+def compile_builder(decl: RuleDecl, types: dict[str, str]) -> tuple[str, str]:
+    """(CEL expression, reads-as sentence) for a builder rule; `types` maps field paths to types."""
+    if not decl.conditions:
+        raise RuleError(f"rule '{decl.name}': a builder rule needs at least one condition")
+    parts, sentences = [], []
+    for condition in decl.conditions:
+        path = _field(condition.field)
+        kind = types.get(path)
+        if kind is None:
+            raise RuleError(f"rule '{decl.name}': unknown field '{condition.field}'")
+        ops = OPERATORS.get(kind)
+        if ops is None or condition.op not in ops:
+            allowed = ", ".join(OPERATORS.get(kind, {})) or "none"
+            raise RuleError(f"rule '{decl.name}': '{condition.op}' is not an operator for {kind} field "
+                            f"'{_display(path)}' (use: {allowed})")
+        op = ops[condition.op]
+        if kind == "boolean":
+            if condition.value is not None or condition.attribute:
+                raise RuleError(f"rule '{decl.name}': '{condition.op}' takes no value")
+            parts.append(f"{path} {op}")
+            sentences.append(f"{_display(path)} {condition.op}")
+            continue
+        if condition.attribute:
+            other = condition.attribute
+            if not other.startswith(("subject.", "resource.")):
+                raise RuleError(f"rule '{decl.name}': a condition compares with a trusted attribute "
+                                f"(subject.… or resource.…), never with another call argument")
+            if types.get(other) != kind:
+                raise RuleError(f"rule '{decl.name}': '{other}' is not a {kind} trusted attribute")
+            if condition.op in ("is one of",):
+                raise RuleError(f"rule '{decl.name}': 'is one of' takes a list of values, not an attribute")
+            right = other
+            shown = other
+        elif condition.op == "is one of":
+            if not isinstance(condition.value, list) or not condition.value:
+                raise RuleError(f"rule '{decl.name}': 'is one of' takes a non-empty list of values")
+            right = "[" + ", ".join(_literal(v, kind) for v in condition.value) + "]"
+            shown = "[" + ", ".join(str(v) for v in condition.value) + "]"
+        else:
+            if condition.value is None:
+                raise RuleError(f"rule '{decl.name}': '{condition.op}' needs a value or an attribute")
+            right = _literal(condition.value, kind)
+            shown = str(condition.value)
+        if op == "startsWith":
+            parts.append(f"{path}.startsWith({right})")
+        else:
+            parts.append(f"{path} {op} {right}")
+        sentences.append(f"{_display(path)} {condition.op} {shown}")
+    joiner = " && " if decl.match == "all" else " || "
+    word = " AND " if decl.match == "all" else " OR "
+    return joiner.join(f"({p})" for p in parts), word.join(sentences)
+
+
+def check_cel(expression: str, name: str, types: dict[str, str]) -> Any:
+    """Compile, and refuse what reads an unknown attribute or does not return a boolean."""
+    try:
+        program = cel.compile(expression)
+    except (ValueError, RuntimeError):
+        raise RuleError(f"rule '{name}': the CEL expression does not parse") from None
+    for root, attribute in _PATH.findall(expression):
+        if f"{root}.{attribute}" not in types:
+            raise RuleError(f"rule '{name}': reads unknown attribute '{root}.{attribute}'")
+    unknown_roots = set(program.variables() if callable(program.variables) else program.variables) - set(ROOTS)
+    if unknown_roots:
+        raise RuleError(f"rule '{name}': unknown variable(s) {', '.join(sorted(unknown_roots))}; "
+                        "rules read args, subject and resource")
+    sample: dict[str, dict] = {root: {} for root in ROOTS}
+    for path, kind in types.items():
+        root, attribute = path.split(".", 1)
+        sample[root][attribute] = SAMPLE.get(kind, "sample")
+    try:
+        result = program.execute(sample)
+    except Exception:  # noqa: BLE001 - sample values only; the message is ours
+        raise RuleError(f"rule '{name}': the CEL expression fails to evaluate on its fields' types") from None
+    if not isinstance(result, bool):
+        raise RuleError(f"rule '{name}': the CEL expression must return a boolean, not {type(result).__name__}")
+    return program
+
+
+def compile_rule(decl: RuleDecl, binding: Binding, types: dict[str, str], origin: str) -> Rule:
+    if decl.cel and decl.conditions:
+        raise RuleError(f"rule '{decl.name}': give conditions or cel, not both")
+    if decl.cel:
+        expression, reads_as, is_cel = decl.cel.strip(), f"CEL: {decl.cel.strip()}", True
+    else:
+        expression, reads_as = compile_builder(decl, types)
+        is_cel = False
+    program = check_cel(expression, decl.name, types)
+    attributes = frozenset(f"{r}.{a}" for r, a in _PATH.findall(expression) if r != "args")
+    return Rule(binding, decl.name, reads_as, expression, program, attributes, origin, is_cel)
