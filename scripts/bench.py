@@ -237,6 +237,70 @@ def bench_router(rounds: int) -> None:
           f"   (targets: ≥ 5,000 plans/s, p99 < 1,000 µs)")
 
 
+def bench_rules(rounds: int, n: int) -> None:
+    """A call through three rules (one reading a built-in trusted attribute) against the same call with none."""
+    import asyncio
+    import time as clock
+
+    from server import demo
+    from server.app import build
+    from server.config import Settings
+    from server.mandates import SigningKey
+    from server.manifest import load_manifest
+    from server.store import open_db
+
+    rules = """
+rules:
+  - name: Small pages
+    binding: { agent: member, tool: inbox }
+    conditions: [ { field: limit, op: is at most, value: 50 } ]
+  - name: At least one
+    binding: { agent: member, tool: inbox }
+    conditions: [ { field: limit, op: is at least, value: 1 } ]
+  - name: Members only
+    binding: { agent: member, tool: inbox }
+    conditions: [ { field: subject.status, op: is, value: member } ]
+"""
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, extra in (("no rules", ""), ("three rules", rules)):
+            folder = Path(tmp) / label.replace(" ", "-")
+            folder.mkdir()
+            text = (ROOT / "manifests" / "club.yaml").read_text()
+            text = text[:text.index("\nrules:")] + "\n" + extra + text[text.index("\n# One agent per audience."):]
+            (folder / "club.yaml").write_text(text)
+            shutil.copytree(ROOT / "manifests" / "knowledge", folder / "knowledge")
+            settings = Settings.from_env({"PARLEY_DB": str(folder / "club.db"), "PARLEY_MANIFEST": str(folder / "club.yaml")})
+            tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir),
+                                  load_manifest(settings.manifest_path))
+            parley = build(settings)
+            caller = parley.resolver.from_header(f"Bearer {tokens.member.token}")
+            assert len(parley.chokepoint.rulebook.rules_for(caller.entry_agent, "inbox")) == (3 if extra else 0)
+
+            async def run() -> tuple[list[float], list[float]]:
+                calls, checks = [], []
+                for _ in range(200):
+                    await parley.chokepoint.call(caller, "inbox", {"limit": 5})
+                for _ in range(rounds * n):
+                    started = clock.perf_counter()
+                    await parley.chokepoint.call(caller, "inbox", {"limit": 5})
+                    calls.append(clock.perf_counter() - started)
+                    started = clock.perf_counter()
+                    denial = await parley.chokepoint.rulebook.check(caller, "inbox", {"limit": 5})
+                    checks.append(clock.perf_counter() - started)
+                    assert denial is None
+                return calls, checks
+
+            results[label] = asyncio.run(run())
+    base_call = summary(results["no rules"][0])["p50_ms"] * 1000
+    rule_call = summary(results["three rules"][0])["p50_ms"] * 1000
+    check = summary(results["three rules"][1])["p50_ms"] * 1000
+    print(f"\nRules: tools/call inbox in process, {rounds * n} calls each")
+    print(f"no rules     p50 {base_call:8.1f} µs")
+    print(f"three rules  p50 {rule_call:8.1f} µs   (rule step alone p50 {check:.1f} µs = {check / 3:.1f} µs a rule)")
+    print(f"overhead {rule_call - base_call:.1f} µs a call, ratio {rule_call / base_call:.3f}x   (target: < 10 µs a rule)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=1500, help="requests per round per operation")
@@ -304,6 +368,7 @@ def main() -> int:
               f"{figures['full']['p99_ms'] / figures['bare']['p99_ms']:.3f}x")
     bench_credentials(args.rounds, args.requests)
     bench_router(max(3, args.rounds * 3))
+    bench_rules(args.rounds, args.requests)
     return 0
 
 

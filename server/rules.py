@@ -185,14 +185,20 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> Any:
     if unknown_roots:
         raise RuleError(f"rule '{name}': unknown variable(s) {', '.join(sorted(unknown_roots))}; "
                         "rules read args, subject and resource")
-    sample: dict[str, dict] = {root: {} for root in ROOTS}
-    for path, kind in types.items():
-        root, attribute = path.split(".", 1)
-        sample[root][attribute] = SAMPLE.get(kind, "sample")
-    try:
-        result = program.execute(sample)
-    except Exception:  # noqa: BLE001 - sample values only; the message is ours
-        raise RuleError(f"rule '{name}': the CEL expression fails to evaluate on its fields' types") from None
+    result, evaluated = None, False
+    for number in (1, 1.0):  # integer and double fields: CEL does not mix them in arithmetic
+        sample: dict[str, dict] = {root: {} for root in ROOTS}
+        for path, kind in types.items():
+            root, attribute = path.split(".", 1)
+            sample[root][attribute] = number if kind == "number" else SAMPLE.get(kind, "sample")
+        try:
+            result = program.execute(sample)
+            evaluated = True
+            break
+        except Exception:  # noqa: BLE001 - sample values only; the message is ours
+            continue
+    if not evaluated:
+        raise RuleError(f"rule '{name}': the CEL expression fails to evaluate on its fields' types")
     if not isinstance(result, bool):
         raise RuleError(f"rule '{name}': the CEL expression must return a boolean, not {type(result).__name__}")
     return program

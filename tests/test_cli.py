@@ -99,7 +99,7 @@ async def test_audit_tail_records_calls_without_values(club, tmp_path):
     lines = out.strip().splitlines()
     assert len(lines) == 3
     assert "applicant" in lines[0] and "carla" in lines[0] and "log_evidence" in lines[0] and " ok " in lines[0]
-    assert "tool_error" in lines[1]
+    assert "rule_denied" in lines[1] and "rule: Evidence kinds from the club's list" in lines[1]
     assert "search_directory" in lines[2] and "unknown_tool" in lines[2]
     dump = b"".join(p.read_bytes() for p in club.settings.db_path.parent.glob("club.db*"))
     db = club.db()

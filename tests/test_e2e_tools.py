@@ -86,7 +86,8 @@ async def test_bad_input_gets_a_clear_error_and_changes_nothing(club, tool, args
         ("log_evidence", {"kind": "reference", "title": ""}, "title: String should have at least 1"),
         ("log_evidence", {"kind": "reference", "title": "t", "url": "javascript:alert(1)"}, "url:"),
         ("update_briefing", {"topic": "t", "text": "x", "visibility": "secret"}, "visibility: Input should be"),
-        ("update_briefing", {"topic": "t", "text": "x", "visibility": "public", "note_id": 9999}, "no briefing note 9999"),
+        ("update_briefing", {"topic": "t", "text": "x", "visibility": "public", "note_id": 9999},
+         'Rule not met: CEL: args.note_id == null || resource.owner == subject.id (rule "Only the owner edits'),
         ("inbox", {"limit": 0}, "limit: Input should be greater than or equal to 1"),
         ("search_directory", {"query": "q" * 201}, "query: String should have at most 200"),
         ("view_member", {"handle": "carla"}, "no member with handle 'carla'"),
@@ -124,7 +125,7 @@ async def test_briefing_notes_add_replace_and_stay_private_to_their_owner(club):
     async with connect(club.url, club.tokens.steward_principal.token) as ana:
         theirs = await call(ana, "update_briefing", {"topic": "x", "text": "y", "visibility": "public",
                                                       "note_id": added["id"]})
-        assert theirs.is_error and "no briefing note" in theirs.content[0].text
+        assert theirs.is_error and "Only the owner edits a briefing note" in theirs.content[0].text
         assert all(n["id"] != added["id"] for n in (await call(ana, "list_briefing")).structured_content["notes"])
 
 
