@@ -277,7 +277,7 @@ rules:
             caller = parley.resolver.from_header(f"Bearer {tokens.member.token}")
             assert len(parley.chokepoint.rulebook.rules_for(caller.entry_agent, "inbox")) == (3 if extra else 0)
 
-            async def run() -> tuple[list[float], list[float]]:
+            async def run(parley=parley, caller=caller) -> tuple[list[float], list[float]]:
                 calls, checks = [], []
                 for _ in range(200):
                     await parley.chokepoint.call(caller, "inbox", {"limit": 5})
@@ -344,7 +344,7 @@ def main() -> int:
             sessions = {"bare": Session(urls["bare"], None), "full": Session(urls["full"], tokens.member.token)}
             operations = {"tools/list": ("tools/list", {}), "tools/call whoami": ("tools/call", {"name": "whoami", "arguments": {}})}
             results: dict[tuple[str, str], list[float]] = {}
-            for name, session in sessions.items():  # warm-up
+            for session in sessions.values():  # warm-up
                 for method, params in operations.values():
                     session.timed(method, params, 200)
             for _ in range(args.rounds):

@@ -57,6 +57,18 @@ class Console:
             return None
         return form
 
+    async def _begin(self, request: Request, form: bool = False):
+        """(principal, form, None) to go on, or (None, None, response) to stop: signed out, or a bad form."""
+        me = self._me(request)
+        if me is None:
+            return None, None, self._signin(request)
+        if not form:
+            return me, None, None
+        data = await self._form(request)
+        if data is None:
+            return me, None, self._refused(request)
+        return me, data, None
+
     def _refused(self, request: Request) -> Response:
         return self.pages.error(request, "Refused", "The form expired or came from another site; reload and retry.", 403)
 
@@ -66,16 +78,16 @@ class Console:
     # --- pages -------------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
         mandate = mandates.current(self.db, self.key, me.id)
         return self._page(request, me, "console_home.html", mandate=mandate)
 
     async def queue(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
         items = [{**item, "thread": self.escalations.thread(item["thread_id"])} for item in self.escalations.queue(me.id)]
         decided = []
         for status in ("answered", "declined", "widened"):
@@ -84,12 +96,9 @@ class Console:
         return self._page(request, me, "console_queue.html", items=items, decided=decided[:20], error=None)
 
     async def decide(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
-        form = await self._form(request)
-        if form is None:
-            return self._refused(request)
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
         try:
             escalation_id = int(request.path_params["escalation_id"])
             self.escalations.decide(me.id, escalation_id, str(form.get("action", "")), str(form.get("text", "")))
@@ -103,9 +112,9 @@ class Console:
                           "/console/queue")
 
     async def mandate(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
         return self._mandate_page(request, me, None)
 
     def _mandate_page(self, request: Request, me, error: str | None, status_code: int = 200) -> Response:
@@ -117,12 +126,9 @@ class Console:
                           descriptions={n: d.description for n, d in self.manifest.scopes.items()})
 
     async def sign(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
-        form = await self._form(request)
-        if form is None:
-            return self._refused(request)
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
         try:
             days = int(str(form.get("days", "365")))
         except ValueError:
@@ -145,9 +151,9 @@ class Console:
                                    "next request.", "/console/mandate")
 
     async def agents(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
         return self._agents_page(request, me, None)
 
     def _agents_page(self, request: Request, me, error: str | None, status_code: int = 200, minted=None) -> Response:
@@ -167,12 +173,9 @@ class Console:
                           grants=grants, error=error, minted=minted, scopes=sorted(self.manifest.agent_scopes))
 
     async def add_agent(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
-        form = await self._form(request)
-        if form is None:
-            return self._refused(request)
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
         try:
             club.add_agent(self.db, me.handle, str(form.get("name", "")).strip())
         except club.ClubError as exc:
@@ -180,12 +183,9 @@ class Console:
         return self._done(request, "Agent added.", "/console/agents")
 
     async def mint(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
-        form = await self._form(request)
-        if form is None:
-            return self._refused(request)
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
         row = self.db.execute("SELECT id FROM agents WHERE id = ? AND principal_id = ? AND revoked_at IS NULL",
                               [str(form.get("agent", "")), me.id]).fetchone()
         if row is None:
@@ -198,12 +198,9 @@ class Console:
         return self._agents_page(request, me, None, minted=minted)
 
     async def revoke_token(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
-        form = await self._form(request)
-        if form is None:
-            return self._refused(request)
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
         public_id = request.path_params["public_id"]
         changed = self.db.execute(
             "UPDATE tokens SET revoked_at = ? WHERE public_id = ? AND principal_id = ? AND revoked_at IS NULL",
@@ -213,12 +210,9 @@ class Console:
         return self._done(request, f"Token {public_id} revoked: it is refused from its next request.", "/console/agents")
 
     async def revoke_grant(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
-        form = await self._form(request)
-        if form is None:
-            return self._refused(request)
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
         family = request.path_params["family"]
         changed = self.db.execute(
             "UPDATE oauth_grants SET revoked_at = ?, revoked_reason = 'revoked in the console' "
@@ -229,9 +223,9 @@ class Console:
         return self._done(request, "OAuth grant revoked.", "/console/agents")
 
     async def applicants(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
         if not me.steward:
             return self._not_found(request)
         people = list(self.db.query(
@@ -245,14 +239,11 @@ class Console:
         return self._page(request, me, "console_applicants.html", people=people)
 
     async def admit(self, request: Request) -> Response:
-        me = self._me(request)
-        if me is None:
-            return self._signin(request)
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
         if not me.steward:
             return self._not_found(request)
-        form = await self._form(request)
-        if form is None:
-            return self._refused(request)
         handle = request.path_params["handle"]
         try:
             applicant = club.find_principal(self.db, handle)

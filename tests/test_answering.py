@@ -20,6 +20,7 @@ from server import mandates, tokens
 from server.answering.model import ModelAnswerer
 from server.escalations import Escalations, check_output, commits
 from tests.conftest import connect
+from tests.http_stub import reply
 
 PACKAGE = Path(answering.__file__).resolve().parent
 ALLOWED = ("server.answering", "server.router", "pydantic", "httpx2", "__future__", "re", "json", "typing")
@@ -153,12 +154,7 @@ class _ModelHandler(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         type(self).requests.append({"path": self.path, "body": body, "auth": self.headers.get("authorization")})
-        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": type(self).reply}}]}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        reply(self, 200, {"choices": [{"message": {"role": "assistant", "content": type(self).reply}}]})
 
     def log_message(self, *args):
         pass

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
-from server.manifest import DEFAULT_MANIFEST
 from tests.conftest import connect, manifest_copy, tool_names
 from tests.test_e2e_lanes import MEMBER
 
@@ -92,7 +92,7 @@ async def test_audit_tail_records_calls_without_values(club, tmp_path):
     async with connect(club.url, club.tokens.applicant.token) as carla:
         await carla.call_tool("log_evidence", {"kind": "reference", "title": secret_title})
         await carla.call_tool("log_evidence", {"kind": "nonsense", "title": secret_title})
-        with pytest.raises(Exception):
+        with pytest.raises(MCPError, match="Unknown tool: search_directory"):
             await carla.call_tool("search_directory", {"query": secret_title})
     env = {"PARLEY_DB": str(club.settings.db_path)}
     out = run(tmp_path, "audit", "tail", "-n", "3", env=env).stdout

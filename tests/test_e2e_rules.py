@@ -17,6 +17,7 @@ from server import club as club_ops
 from server import tokens
 from server.manifest import DEFAULT_MANIFEST
 from tests.conftest import connect, running_club
+from tests.http_stub import reply
 
 EMPLOYEES = {"bruno": {"refund_limit": 200, "department": "analysts"},
              "ana": {"refund_limit": 2000, "department": "managers"}}
@@ -34,18 +35,13 @@ class HR(BaseHTTPRequestHandler):
             time.sleep(1.5)
         record = (EMPLOYEES if kind == "employees" else ORDERS).get(key)
         if mode == "error" or record is None:
-            body, status = b'{"error": "no such record"}', 404
+            reply(self, 404, {"error": "no such record"})
         elif mode == "garbage" and kind == "employees":
-            body, status = b"<html>maintenance</html>", 200
+            reply(self, 200, b"<html>maintenance</html>")
         elif mode == "wrong_type" and kind == "employees":
-            body, status = json.dumps({**record, "refund_limit": "lots"}).encode(), 200
+            reply(self, 200, {**record, "refund_limit": "lots"})
         else:
-            body, status = json.dumps(record).encode(), 200
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            reply(self, 200, record)
 
     def log_message(self, *args):
         pass

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from server import club as club_ops
 from server.oauth.keys import KeyRing
 from tests.conftest import connect, running_club, tool_names
+from tests.http_stub import reply
 from tests.test_e2e_lanes import APPLICANT, MEMBER
 from tests.test_oauth_flow import authorize, code_of, pkce, redeem, register
 
@@ -122,12 +123,7 @@ class _JwksHandler(BaseHTTPRequestHandler):
 
     def do_GET(self):  # noqa: N802 - the stdlib's name
         type(self).hits += 1
-        body = json.dumps(type(self).jwks).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        reply(self, 200, type(self).jwks)
 
     def log_message(self, *args):
         pass

@@ -85,8 +85,8 @@ def classify(question: str, language: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
-    """Answer one scoped request under the terms, from the notes, and nothing else."""
+def screen(request: ScopedRequest, terms: Terms) -> Answer | None:
+    """What every answerer settles before looking at notes: refusals, and commitments to escalate."""
     say = TEXT[request.language]
     who = terms.principal
     refused, escalate = classify(request.question, request.language)
@@ -94,8 +94,27 @@ def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
         return Answer(answered=False, scopedRequest=request.question, findings=say[refused].format(who=who),
                       openQuestions=[request.question], refused=refused)
     if escalate is not None:
-        return Answer(answered=False, scopedRequest=request.question, findings=say["commitment"].format(who=who),
-                      openQuestions=[request.question], escalate="commitment")
+        return escalated(request, terms, escalate)
+    return None
+
+
+def escalated(request: ScopedRequest, terms: Terms, reason: str) -> Answer:
+    key = "commitment" if reason == "commitment" else "outside"
+    return Answer(answered=False, scopedRequest=request.question, openQuestions=[request.question], escalate=reason,
+                  findings=TEXT[request.language][key].format(who=terms.principal))
+
+
+def composed(request: ScopedRequest, terms: Terms, body: str) -> Answer:
+    say = TEXT[request.language]
+    template = say["quoted"] if terms.quotable else say["unquoted"]
+    return Answer(answered=False, scopedRequest=request.question, findings=template.format(who=terms.principal, body=body))
+
+
+def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
+    """Answer one scoped request under the terms, from the notes, and nothing else."""
+    screened = screen(request, terms)
+    if screened is not None:
+        return screened
     asked = _content(request.question, request.language)
     topics = {topic for topic in terms.topics if _stem(fold(topic)) in asked or _content(topic, "en") & asked}
     relevant = [note for note in notes if note.topic in topics]
@@ -104,8 +123,5 @@ def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
         relevant = [note for note in notes if note.topic in terms.topics
                     and len(_content(note.text, request.language) & asked) >= 2]
     if not relevant:
-        return Answer(answered=False, scopedRequest=request.question, findings=say["outside"].format(who=who),
-                      openQuestions=[request.question], escalate="outside_mandate")
-    body = " ".join(note.text for note in relevant)
-    template = say["quoted"] if terms.quotable else say["unquoted"]
-    return Answer(answered=False, scopedRequest=request.question, findings=template.format(who=who, body=body))
+        return escalated(request, terms, "outside_mandate")
+    return composed(request, terms, " ".join(note.text for note in relevant))

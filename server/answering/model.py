@@ -11,7 +11,7 @@ import json
 import httpx2
 
 from server.answering.contract import Answer, Note, ScopedRequest, Terms
-from server.answering.deterministic import TEXT, classify
+from server.answering.deterministic import composed, escalated, screen
 
 OUTSIDE = "OUTSIDE_MANDATE"
 SYSTEM = (
@@ -30,17 +30,12 @@ class ModelAnswerer:
         self.timeout = timeout
 
     def __call__(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
-        say = TEXT[request.language]
         who = terms.principal
-        refused, escalate = classify(request.question, request.language)
-        if refused is not None:
-            return Answer(answered=False, scopedRequest=request.question, findings=say[refused].format(who=who),
-                          openQuestions=[request.question], refused=refused)
-        if escalate is not None or not notes:
-            reason = escalate or "outside_mandate"
-            key = "commitment" if reason == "commitment" else "outside"
-            return Answer(answered=False, scopedRequest=request.question, findings=say[key].format(who=who),
-                          openQuestions=[request.question], escalate=reason)
+        screened = screen(request, terms)
+        if screened is not None:
+            return screened
+        if not notes:
+            return escalated(request, terms, "outside_mandate")
         body = {
             "model": self.model,
             "temperature": 0,
@@ -60,7 +55,5 @@ class ModelAnswerer:
             content = OUTSIDE  # an answerer that cannot answer escalates; it never guesses
         content = (content or "").strip()
         if not content or OUTSIDE in content:
-            return Answer(answered=False, scopedRequest=request.question, findings=say["outside"].format(who=who),
-                          openQuestions=[request.question], escalate="outside_mandate")
-        template = say["quoted"] if terms.quotable else say["unquoted"]
-        return Answer(answered=False, scopedRequest=request.question, findings=template.format(who=who, body=content))
+            return escalated(request, terms, "outside_mandate")
+        return composed(request, terms, content)

@@ -161,7 +161,7 @@ PT_VERBS: dict[str, dict[str, str]] = {
 # Forms that are also ordinary words and must not be read as verbs in Portuguese.
 PT_NOT_VERBS = frozenset({"de", "da", "a", "o", "e", "ve", "le", "cota", "entrada", "passo", "marca", "conta",
                           "nota", "lista", "busca", "registro", "pago", "paga", "marcado", "aprovado", "criado",
-                          "entrada", "entrado", "pergunta", "perguntas", "reserva", "compra", "cancelado",
+                          "entrado", "pergunta", "perguntas", "reserva", "compra", "cancelado",
                           "envio", "troca", "pedido", "mudanca", "apresentado", "registrado", "anotado",
                           "orcado", "cotado", "fechado", "assinado", "confirmado", "agendado"})
 # ... except at the very start of a turn, where an imperative stands ("mostra o pedido", "lista os membros").
