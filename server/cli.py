@@ -45,7 +45,15 @@ def _csv(text: str | None) -> list[str] | None:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from server.manifest_check import check
+
     settings = Settings.from_env()
+    errors = [finding for finding in check(settings.manifest_path) if finding.level == "error"]
+    if errors:
+        for finding in errors:
+            _err(f"{settings.manifest_path}: {finding}")
+        _err("not serving: fix the manifest (parley tools check shows every finding)")
+        return 1
     host = args.host or settings.host
     port = args.port or settings.port
     os.environ["PARLEY_HOST"], os.environ["PARLEY_PORT"] = host, str(port)

@@ -151,3 +151,11 @@ def test_doctor_unreachable(tmp_path):
 async def test_served_demo_tokens_work_end_to_end(club):
     async with connect(club.url, club.tokens.member.token) as client:
         assert await tool_names(client) == MEMBER
+
+
+def test_serve_refuses_a_manifest_with_errors_and_says_where(tmp_path):
+    bad = manifest_copy(tmp_path, lambda text: text.replace("op: is less than, value: 20", "op: starts with, value: 20"))
+    result = run(tmp_path, "serve", check=False, env={"PARLEY_MANIFEST": str(bad), "PARLEY_PORT": "9"})
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "'starts with' is not an operator for number field 'subject.asks_today'" in result.stderr
+    assert "not serving: fix the manifest" in result.stderr

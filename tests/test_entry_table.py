@@ -208,3 +208,14 @@ async def test_access_private_holds_under_a_wrong_entry_table(tmp_path):
                 await guest.read_resource("parley://inbox")
             who = (await guest.call_tool("whoami", {})).structured_content
             assert who["principal"] is None and who["lane"] == "guest"
+
+
+def test_tools_check_names_a_rule_that_reads_an_unknown_field(tmp_path):
+    path = manifest_copy(tmp_path, lambda text: text.replace(
+        "      - { field: subject.asks_today, op: is less than, value: 20 }",
+        "      - { field: subject.asks_per_hour, op: is less than, value: 20 }"))
+    findings = [str(f) for f in check(path)]
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), start=1)
+                if text.startswith("  - name: Applicants ask at most 20"))
+    assert findings == [f"error: line {line}: rule 'Applicants ask at most 20 questions a day': "
+                        "unknown field 'subject.asks_per_hour'"]
