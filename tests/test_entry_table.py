@@ -13,19 +13,9 @@ from mcp.shared.exceptions import MCPError
 from server.manifest import ManifestError, parse_manifest
 from server.manifest_check import check
 from tests.conftest import connect, manifest_copy, running_club, tool_names
+from tests.test_manifest import BASE
 from tests.test_e2e_lanes import GUEST, MEMBER
 
-BASE = """
-club: {name: C, description: d, how_to_join: j}
-scopes:
-  a:read: {description: x}
-lanes:
-  guest: {ceiling: [], description: g, how_to_leave: l}
-  applicant: {ceiling: [a:read], description: g, how_to_leave: l}
-  member: {ceiling: [a:read], description: g, how_to_leave: l}
-tools:
-  whoami: {access: public}
-"""
 AGENTS = """
 agents:
   home: {name: Ana, instructions: home, tools: [whoami]}
