@@ -186,20 +186,19 @@ def cmd_mandate(args: argparse.Namespace) -> int:
             out["mandate"] = status.body.model_dump()
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0 if status.valid else 1
-    current = mandates.current(ctx.db, ctx.key, principal.id).body
     lane = "member" if principal.status == "member" else "applicant"
-    default_scopes = sorted(ctx.manifest.ceiling(lane) & ctx.manifest.agent_scopes)
-    body = mandates.sign_mandate(
+    body = mandates.amend(
         ctx.db,
         ctx.key,
         principal_id=principal.id,
-        topics=_csv(args.topics) if args.topics is not None else (current.topics if current else []),
-        reveal=_csv(args.reveal) if args.reveal is not None else (current.reveal if current else ["public"]),
-        quotable=args.quotable if args.quotable is not None else (current.quotable if current else False),
-        scopes=_csv(args.scopes) if args.scopes is not None else (current.scopes if current else default_scopes),
         known_scopes=frozenset(ctx.manifest.scopes),
         agent_scopes=ctx.manifest.agent_scopes,
+        topics=_csv(args.topics),
+        reveal=_csv(args.reveal),
+        quotable=args.quotable,
+        scopes=_csv(args.scopes),
         valid_for=timedelta(days=args.days),
+        default_scopes=sorted(ctx.manifest.ceiling(lane) & ctx.manifest.agent_scopes),
     )
     print(f"signed mandate v{body.version} for {principal.handle}: scopes {', '.join(body.scopes) or 'none'}")
     return 0

@@ -8,7 +8,7 @@ escalation, token or agent answers 404, exactly like one that does not exist.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -17,6 +17,7 @@ from starlette.routing import Route
 from server import club, mandates, tokens
 from server.escalations import AskError, Escalations, NotFound
 from server.mandates import MandateError
+from server.store import now
 from server.manifest import Manifest
 
 from server.web import Pages
@@ -43,7 +44,7 @@ class Console:
 
     def _page(self, request: Request, me, template: str, status_code: int = 200, **context) -> Response:
         flash = request.session.pop("flash", None)
-        open_count = len(self.escalations.queue(me.id))
+        open_count = self.escalations.open_count(me.id)
         return self.pages.render(request, template, status_code=status_code, me=me, csrf=self.pages.csrf(request),
                                  flash=flash, open_count=open_count, **context)
 
@@ -69,6 +70,9 @@ class Console:
             return me, None, self._refused(request)
         return me, data, None
 
+    def _open_items(self, me) -> list[dict]:
+        return [{**item, "thread": self.escalations.thread(item["thread_id"])} for item in self.escalations.queue(me.id)]
+
     def _refused(self, request: Request) -> Response:
         return self.pages.error(request, "Refused", "The form expired or came from another site; reload and retry.", 403)
 
@@ -88,7 +92,7 @@ class Console:
         me, _, stop = await self._begin(request)
         if stop is not None:
             return stop
-        items = [{**item, "thread": self.escalations.thread(item["thread_id"])} for item in self.escalations.queue(me.id)]
+        items = self._open_items(me)
         decided = []
         for status in ("answered", "declined", "widened"):
             decided += self.escalations.queue(me.id, status)
@@ -105,7 +109,7 @@ class Console:
         except (NotFound, ValueError):
             return self._not_found(request)
         except (AskError, MandateError) as exc:
-            items = [{**i, "thread": self.escalations.thread(i["thread_id"])} for i in self.escalations.queue(me.id)]
+            items = self._open_items(me)
             return self._page(request, me, "console_queue.html", status_code=400, items=items, decided=[],
                               error=str(exc))
         return self._done(request, f"Decision on question {escalation_id} delivered to the asker's inbox.",
@@ -204,7 +208,7 @@ class Console:
         public_id = request.path_params["public_id"]
         changed = self.db.execute(
             "UPDATE tokens SET revoked_at = ? WHERE public_id = ? AND principal_id = ? AND revoked_at IS NULL",
-            [datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), public_id, me.id]).rowcount
+            [now(), public_id, me.id]).rowcount
         if changed != 1:
             return self._not_found(request)
         return self._done(request, f"Token {public_id} revoked: it is refused from its next request.", "/console/agents")
@@ -217,7 +221,7 @@ class Console:
         changed = self.db.execute(
             "UPDATE oauth_grants SET revoked_at = ?, revoked_reason = 'revoked in the console' "
             "WHERE family = ? AND principal_id = ? AND revoked_at IS NULL",
-            [datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), family, me.id]).rowcount
+            [now(), family, me.id]).rowcount
         if changed != 1:
             return self._not_found(request)
         return self._done(request, "OAuth grant revoked.", "/console/agents")

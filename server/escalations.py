@@ -12,7 +12,6 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import sqlite_utils
 
@@ -23,7 +22,7 @@ from server.mandates import SigningKey
 from server.manifest import Manifest
 from server.router import lexicon as lx
 from server.router.reader import find_verb, fold, read
-from server.store import now, parse_time
+from server.store import now
 
 log = logging.getLogger("parley.escalations")
 
@@ -138,9 +137,7 @@ class Escalations:
         request = ScopedRequest(question=question, asker=str(asker_id), language=language)
         if status.valid:
             body = status.body
-            notes, withheld = _notes(self.db, target.id, body, asker_is_member)
-            terms = Terms(principal=target.handle, topics=tuple(body.topics), quotable=body.quotable)
-            answer = check_output(self.answerer(request, terms, notes), language, withheld, target.handle)
+            answer = self._answer(target.id, target.handle, body, request, asker_is_member)
             quotable = body.quotable
         else:
             answer = Answer(answered=False, scopedRequest=question, openQuestions=[question], escalate="outside_mandate",
@@ -168,6 +165,13 @@ class Escalations:
                     "created_at": stamp, "decided_at": None}).last_pk
         return Asked(answer, thread_id, quotable, escalation_id)
 
+    def _answer(self, member_id: int, handle: str, body: mandates.MandateBody, request: ScopedRequest,
+                asker_is_member: bool) -> Answer:
+        """The answering agent, handed only what this mandate reveals to this asker, its output checked."""
+        notes, withheld = _notes(self.db, member_id, body, asker_is_member)
+        terms = Terms(principal=handle, topics=tuple(body.topics), quotable=body.quotable)
+        return check_output(self.answerer(request, terms, notes), request.language, withheld, handle)
+
     # --- the queue ---------------------------------------------------------------------------
 
     def queue(self, principal_id: int, status: str = "open") -> list[dict]:
@@ -179,6 +183,10 @@ class Escalations:
             [principal_id, status],
         )
         return list(rows)
+
+    def open_count(self, principal_id: int) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM escalations WHERE principal_id = ? AND status = 'open'",
+                               [principal_id]).fetchone()[0]
 
     def get(self, principal_id: int, escalation_id: int) -> dict:
         rows = list(self.db.query(
@@ -229,23 +237,15 @@ class Escalations:
         status = mandates.current(self.db, self.key, principal_id)
         if not status.valid:
             raise AskError("your mandate is not valid; sign a new one before widening it")
-        body = status.body
-        remaining = parse_time(body.expires_at) - datetime.now(UTC)
-        mandates.sign_mandate(
-            self.db, self.key, principal_id=principal_id, topics=sorted(set(body.topics) | {topic}),
-            reveal=body.reveal, quotable=body.quotable, scopes=body.scopes,
+        widened = mandates.amend(
+            self.db, self.key, principal_id=principal_id, topics=sorted(set(status.body.topics) | {topic}),
             known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes,
-            valid_for=remaining,
         )
         asker_is_member = self.db.execute("SELECT status FROM principals WHERE id = ?",
                                           [escalation["asker_id"]]).fetchone()[0] == "member"
-        widened = mandates.current(self.db, self.key, principal_id).body
-        notes, withheld = _notes(self.db, principal_id, widened, asker_is_member)
-        handle = club.get_principal(self.db, principal_id).handle
-        terms = Terms(principal=handle, topics=tuple(widened.topics), quotable=widened.quotable)
         request = ScopedRequest(question=escalation["question"], asker=str(escalation["asker_id"]),
                                 language=escalation["language"])
-        answer = check_output(self.answerer(request, terms, notes), escalation["language"], withheld, handle)
+        answer = self._answer(principal_id, widened.principal, widened, request, asker_is_member)
         if answer.escalate is None and answer.refused is None and answer.findings:
             return answer.findings
         raise AskError(f"even with '{topic}' in the mandate, no note answers this; answer it in your own words")

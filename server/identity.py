@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from server.oauth.verify import AccessClaims, AccessTokenVerifier
 
 
+LEEWAY_SECONDS = 30  # clock skew allowed on time claims, at verification and at every reuse
+
+
 class CredentialRejected(Exception):
     """A credential was sent and does not hold; `reason` is safe to show the caller."""
 
@@ -172,7 +175,7 @@ class Resolver:
         )
 
     def from_claims(self, claims: AccessClaims, token_hash: str | None) -> Caller:
-        if claims.expires_at + 30 < time.time():
+        if claims.expires_at + LEEWAY_SECONDS < time.time():
             raise CredentialRejected("token expired")
         if "mandate:write" in claims.scopes:
             raise CredentialRejected("an access token can never carry mandate:write: it is never an agent's scope")

@@ -212,3 +212,38 @@ def current(db: sqlite_utils.Database, key: SigningKey, principal_id: int) -> Ma
     if row is None:
         return MandateStatus("missing", None)
     return check(key, principal_id, *row)
+
+
+def amend(
+    db: sqlite_utils.Database,
+    key: SigningKey,
+    *,
+    principal_id: int,
+    known_scopes: frozenset[str],
+    agent_scopes: frozenset[str],
+    topics: list[str] | None = None,
+    reveal: list[str] | None = None,
+    quotable: bool | None = None,
+    scopes: list[str] | None = None,
+    valid_for: timedelta | None = None,
+    default_scopes: list[str] | tuple[str, ...] = (),
+) -> MandateBody:
+    """Sign a new version that changes only what is given: the rest, and by default the time left,
+    carry over from the current mandate (or modest defaults when there is none)."""
+    body = current(db, key, principal_id).body
+    if valid_for is None:
+        valid_for = (parse_time(body.expires_at) - datetime.now(UTC)) if body else timedelta(0)
+        if valid_for <= timedelta(0):
+            raise MandateError("the current mandate has expired or is missing: give valid_days for the new one")
+    return sign_mandate(
+        db,
+        key,
+        principal_id=principal_id,
+        topics=topics if topics is not None else (body.topics if body else []),
+        reveal=reveal if reveal is not None else (body.reveal if body else ["public"]),
+        quotable=quotable if quotable is not None else (body.quotable if body else False),
+        scopes=scopes if scopes is not None else (body.scopes if body else list(default_scopes)),
+        known_scopes=known_scopes,
+        agent_scopes=agent_scopes,
+        valid_for=valid_for,
+    )

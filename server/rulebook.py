@@ -8,7 +8,6 @@ values, and neither does the audit log.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -170,7 +169,3 @@ class RuleBook:
                 rows.append({"id": f"store:{row['id']}", "state": row["state"], "binding": str(decl.bindings()[0]),
                              "name": decl.name, "reads_as": reads_as})
         return rows
-
-
-def dumps(rows: list[dict]) -> str:
-    return json.dumps(rows, indent=2, ensure_ascii=False)

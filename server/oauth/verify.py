@@ -22,7 +22,7 @@ from typing import Protocol
 import httpx2
 import jwt
 
-from server.identity import CredentialRejected
+from server.identity import LEEWAY_SECONDS, CredentialRejected
 from server.manifest import as_text
 
 # Claims the resolver decides from itself; a token cannot set these for the entry table.
@@ -32,7 +32,6 @@ _REGISTERED = frozenset({"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope
 log = logging.getLogger("parley.oauth")
 
 ASYMMETRIC = ("ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA")
-LEEWAY_SECONDS = 30
 VERIFIED_CACHE = 10_000
 
 

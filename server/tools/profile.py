@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from pydantic import Field
 
 from server import club, mandates
 from server.mandates import MandateError
-from server.store import parse_time
 from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
@@ -98,24 +97,18 @@ def amend_mandate(ctx: ToolContext, args: AmendMandateArgs) -> Mandate:
     for topic in args.topics or []:
         if not 1 <= len(topic) <= 80:
             raise ToolError("each topic must be 1 to 80 characters")
-    status = mandates.current(ctx.db, ctx.key, ctx.caller.principal_id)
-    body = status.body
-    remaining = (parse_time(body.expires_at) - datetime.now(UTC)) if body else timedelta(0)
-    valid_for = timedelta(days=args.valid_days) if args.valid_days else remaining
-    if valid_for <= timedelta(0):
-        raise ToolError("the current mandate has expired or is missing: give valid_days for the new one")
     try:
-        mandates.sign_mandate(
+        mandates.amend(
             ctx.db,
             ctx.key,
             principal_id=ctx.caller.principal_id,
-            topics=args.topics if args.topics is not None else (body.topics if body else []),
-            reveal=args.reveal if args.reveal is not None else (body.reveal if body else ["public"]),
-            quotable=args.quotable if args.quotable is not None else (body.quotable if body else False),
-            scopes=args.scopes if args.scopes is not None else (body.scopes if body else []),
             known_scopes=frozenset(ctx.manifest.scopes),
             agent_scopes=ctx.manifest.agent_scopes,
-            valid_for=valid_for,
+            topics=args.topics,
+            reveal=args.reveal,
+            quotable=args.quotable,
+            scopes=args.scopes,
+            valid_for=timedelta(days=args.valid_days) if args.valid_days else None,
         )
     except MandateError as exc:
         raise ToolError(str(exc)) from None
