@@ -40,9 +40,9 @@ def serve_bare(port: int) -> None:
     from starlette.routing import Route
 
     from server import tools
-    from server.chokepoint import Chokepoint
-    from server.manifest import load_manifest
-    from server.mcp_endpoint import session_manager
+    from server.chokepoint.chokepoint import Chokepoint
+    from server.manifest.loading import load_manifest
+    from server.http.endpoint import session_manager
 
     manifest = load_manifest()
     definitions = list(Chokepoint(None, None, manifest, None, tools.load_all()).definitions.values())
@@ -73,7 +73,7 @@ def serve_full(port: int) -> None:
     import uvicorn
 
     from server.app import build
-    from server.config import Settings
+    from server.settings import Settings
 
     uvicorn.run(build(Settings.from_env()).app, host="127.0.0.1", port=port, log_level="warning")
 
@@ -153,21 +153,22 @@ def bench_credentials(rounds: int, n: int) -> None:
 
     import jwt
 
-    from server import club, demo
+    from server.identity import principals
+    from server.cli import demo
     from server.app import build
-    from server.config import Settings
-    from server.mandates import SigningKey
-    from server.manifest import load_manifest
+    from server.settings import Settings
+    from server.identity.mandates import SigningKey
+    from server.manifest.loading import load_manifest
     from server.oauth.keys import KeyRing
-    from server.store import open_db
+    from server.store.database import open_db
 
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.from_env({"PARLEY_DB": f"{tmp}/club.db"})
+        settings = Settings.from_env({"PARLEY_DB": f"{tmp}/principals.db"})
         db = open_db(settings.db_path)
         tokens = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir), load_manifest())
         parley = build(settings)
-        agent_id, _ = club.find_agent(db, "bruno")
-        bruno = club.find_principal(db, "bruno")
+        agent_id, _ = principals.find_agent(db, "bruno")
+        bruno = principals.find_principal(db, "bruno")
         db["oauth_grants"].insert({"family": "fam_bench", "client_id": "bench", "principal_id": bruno.id,
                                    "agent_id": agent_id, "scope": "club:read", "resource": settings.mcp_url,
                                    "created_at": "2026-01-01T00:00:00.000000Z"})
@@ -242,12 +243,12 @@ def bench_rules(rounds: int, n: int) -> None:
     import asyncio
     import time as clock
 
-    from server import demo
+    from server.cli import demo
     from server.app import build
-    from server.config import Settings
-    from server.mandates import SigningKey
-    from server.manifest import load_manifest
-    from server.store import open_db
+    from server.settings import Settings
+    from server.identity.mandates import SigningKey
+    from server.manifest.loading import load_manifest
+    from server.store.database import open_db
 
     rules = """
 rules:
@@ -266,11 +267,11 @@ rules:
         for label, extra in (("no rules", ""), ("three rules", rules)):
             folder = Path(tmp) / label.replace(" ", "-")
             folder.mkdir()
-            text = (ROOT / "manifests" / "club.yaml").read_text()
+            text = (ROOT / "manifests" / "principals.yaml").read_text()
             text = text[:text.index("\nrules:")] + "\n" + extra + text[text.index("\n# One agent per audience."):]
-            (folder / "club.yaml").write_text(text)
+            (folder / "principals.yaml").write_text(text)
             shutil.copytree(ROOT / "manifests" / "knowledge", folder / "knowledge")
-            settings = Settings.from_env({"PARLEY_DB": str(folder / "club.db"), "PARLEY_MANIFEST": str(folder / "club.yaml")})
+            settings = Settings.from_env({"PARLEY_DB": str(folder / "principals.db"), "PARLEY_MANIFEST": str(folder / "principals.yaml")})
             tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir),
                                   load_manifest(settings.manifest_path))
             parley = build(settings)
@@ -315,21 +316,21 @@ def main() -> int:
         serve_full(args.port)
         return 0
 
-    from server import demo
-    from server.config import Settings
-    from server.mandates import SigningKey
-    from server.manifest import load_manifest
-    from server.store import open_db
+    from server.cli import demo
+    from server.settings import Settings
+    from server.identity.mandates import SigningKey
+    from server.manifest.loading import load_manifest
+    from server.store.database import open_db
 
     with tempfile.TemporaryDirectory() as tmp:
         ports = {"bare": free_port(), "full": free_port()}
-        env = {**os.environ, "PARLEY_DB": f"{tmp}/club.db", "PARLEY_PORT": str(ports["full"]),
+        env = {**os.environ, "PARLEY_DB": f"{tmp}/principals.db", "PARLEY_PORT": str(ports["full"]),
                "PYTHONPATH": str(ROOT)}
         settings = Settings.from_env(env)
         tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir), load_manifest())
         # Generous budgets so the limiter is measured, never triggered.
-        manifest = Path(tmp) / "club.yaml"
-        manifest.write_text((ROOT / "manifests" / "club.yaml").read_text()
+        manifest = Path(tmp) / "principals.yaml"
+        manifest.write_text((ROOT / "manifests" / "principals.yaml").read_text()
                             .replace("token_requests_per_minute: 600", "token_requests_per_minute: 10000000"))
         shutil.copytree(ROOT / "manifests" / "knowledge", Path(tmp) / "knowledge")
         env["PARLEY_MANIFEST"] = str(manifest)

@@ -15,25 +15,25 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 
 from server import tools
-from server.chokepoint import Chokepoint
-from server.config import Settings
-from server.console import Console
-from server.gate import Gate
-from server.identity import Resolver
-from server.mandates import SigningKey
-from server.manifest import Manifest, load_manifest
-from server.mcp_endpoint import build_mcp_server, caller_of, session_manager
-from server.notify import LiveSessions
+from server.chokepoint.chokepoint import Chokepoint
+from server.settings import Settings
+from server.web.console import Console
+from server.http.gate import Gate
+from server.identity.resolver import Resolver
+from server.identity.mandates import SigningKey
+from server.manifest.loading import Manifest, load_manifest
+from server.http.endpoint import build_mcp_server, caller_of, session_manager
+from server.http.live import LiveSessions
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
 from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, UrlSource
-from server.web import Pages, session_middleware
-from server.ratelimit import RateLimiter
+from server.web.pages import Pages, session_middleware
+from server.http.ratelimit import RateLimiter
 from server.router import vocabulary
 from server.router.reader import LANGUAGES
-from server.store import open_db
-from server.escalations import Escalations
+from server.store.database import open_db
+from server.asking.escalations import Escalations
 
 log = logging.getLogger("parley.app")
 

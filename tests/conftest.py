@@ -16,19 +16,19 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from server import demo
+from server.cli import demo
 from server.app import Parley, build
-from server.config import Settings
-from server.mandates import SigningKey
-from server.manifest import load_manifest
-from server.store import open_db
+from server.settings import Settings
+from server.identity.mandates import SigningKey
+from server.manifest.loading import load_manifest
+from server.store.database import open_db
 
 
 def manifest_copy(folder: Path, edit=lambda text: text) -> Path:
     """The default manifest, edited, written into `folder` with the knowledge files it names."""
     import shutil
 
-    from server.manifest import DEFAULT_MANIFEST
+    from server.manifest.loading import DEFAULT_MANIFEST
 
     target = folder / "club.yaml"
     target.write_text(edit(DEFAULT_MANIFEST.read_text()))

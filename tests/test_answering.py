@@ -15,10 +15,11 @@ import pytest
 
 import server.answering as answering
 from server.answering import Note, ScopedRequest, Terms, answer
-from server import club as club_ops
-from server import mandates, tokens
+from server.identity import principals as club_ops
+from server.identity import mandates
+from server.identity import tokens
 from server.answering.model import ModelAnswerer
-from server.escalations import Escalations, check_output, commits
+from server.asking.escalations import Escalations, check_output, commits
 from tests.conftest import connect
 from tests.http_stub import reply
 
@@ -199,10 +200,10 @@ def test_model_answerer_that_cannot_be_reached_escalates():
 
 
 def test_escalations_service_uses_a_configured_answerer(tmp_path, model_endpoint):
-    from server import demo
-    from server.mandates import SigningKey
-    from server.manifest import load_manifest
-    from server.store import open_db
+    from server.cli import demo
+    from server.identity.mandates import SigningKey
+    from server.manifest.loading import load_manifest
+    from server.store.database import open_db
 
     db = open_db(tmp_path / "club.db")
     key = SigningKey.load_or_create(tmp_path / "keys")

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from tests.conftest import connect, manifest_copy, tool_names
 from tests.test_e2e_lanes import MEMBER
 
-PARLEY = [sys.executable, "-m", "server.cli"]
+PARLEY = [sys.executable, "-m", "server.cli.main"]
 
 
 def run(tmp: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -137,7 +137,7 @@ def test_doctor_names_lane_and_why(club, tmp_path):
 def test_doctor_with_a_token_that_does_not_arrive_exits_non_zero(club, tmp_path):
     env_token = doctor(club, tmp_path)  # no token: guest is fine
     assert env_token.returncode == 0
-    from server.doctor import Diagnosis
+    from server.cli.doctor import Diagnosis
 
     diagnosis = Diagnosis(url=club.url, token_sent=True, lane="guest")
     assert diagnosis.exit_code(None) == 2 and "did not reach the server" in diagnosis.report(None)

@@ -6,7 +6,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from server import club as club_ops
+from server.identity import principals as club_ops
 from tests.conftest import connect
 from tests.console_helpers import ConsoleUser
 

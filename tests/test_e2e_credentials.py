@@ -8,8 +8,8 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from server import club as club_ops
-from server import tokens
+from server.identity import principals as club_ops
+from server.identity import tokens
 from tests.conftest import connect
 
 INIT = {

@@ -6,7 +6,7 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from server.manifest import load_manifest
+from server.manifest.loading import load_manifest
 from tests.conftest import connect, tool_names
 
 GUEST = ["about_club", "whoami", "apply"]

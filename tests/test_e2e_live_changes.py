@@ -7,8 +7,9 @@ from datetime import timedelta
 import anyio
 import mcp_types as types
 
-from server import club as club_ops
-from server import mandates, tokens
+from server.identity import principals as club_ops
+from server.identity import mandates
+from server.identity import tokens
 from tests.conftest import connect, tool_names
 from tests.test_e2e_lanes import GUEST, MEMBER
 

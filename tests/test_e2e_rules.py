@@ -13,9 +13,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from server import club as club_ops
-from server import tokens
-from server.manifest import DEFAULT_MANIFEST
+from server.identity import principals as club_ops
+from server.identity import tokens
+from server.manifest.loading import DEFAULT_MANIFEST
 from tests.conftest import connect, running_club
 from tests.http_stub import reply
 
@@ -157,7 +157,7 @@ async def test_rules_drafted_and_published_from_the_cli_apply_from_the_next_call
     def parley(*arguments):
         import os
 
-        return subprocess.run([sys.executable, "-m", "server.cli", *arguments], capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "server.cli.main", *arguments], capture_output=True, text=True,
                               env={**os.environ, **env}, timeout=60)
 
     drafted = parley("rules", "draft", "--agent", "desk", "--tool", "refund_order", "--name", "No rush jobs",

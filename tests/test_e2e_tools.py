@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from server import club as club_ops
+from server.identity import principals as club_ops
 from tests.conftest import connect, tool_names
-from server.manifest import load_manifest
+from server.manifest.loading import load_manifest
 from tests.test_e2e_lanes import APPLICANT, MEMBER
 
 
@@ -134,7 +134,7 @@ async def test_amend_mandate_with_a_principal_token_narrows_the_agents(club):
         assert await tool_names(agent) == MEMBER
         assert "amend_mandate" not in await tool_names(agent)
     db = club.db()
-    from server import tokens
+    from server.identity import tokens
 
     bruno = club_ops.find_principal(db, "bruno")
     own = tokens.mint(db, principal_id=bruno.id, agent_id=None, scopes=frozenset(club.manifest().scopes))

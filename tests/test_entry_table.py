@@ -10,8 +10,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from server.manifest import ManifestError, parse_manifest
-from server.manifest_check import check
+from server.manifest.loading import ManifestError, parse_manifest
+from server.manifest.check import check
 from tests.conftest import connect, manifest_copy, running_club, tool_names
 from tests.test_manifest import BASE
 from tests.test_e2e_lanes import GUEST, MEMBER
@@ -124,7 +124,7 @@ def test_tools_check_reports_load_errors_with_lines(tmp_path):
 
 
 def test_tools_check_on_a_tool_no_lane_reaches(tmp_path):
-    from server.manifest_check import warnings
+    from server.manifest.check import warnings
 
     manifest = parse_manifest(BASE + "  orphan: {access: public}\n" + AGENTS + "entry: [{agent: portal}]\n")
     messages = [f.message for f in warnings(manifest)]

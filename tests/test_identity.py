@@ -7,16 +7,19 @@ from datetime import timedelta
 
 import pytest
 
-from server import club, demo, mandates, tokens
-from server.identity import CredentialRejected, Resolver
-from server.mandates import MandateError, SigningKey
-from server.manifest import load_manifest
-from server.store import open_db
+from server.identity import principals
+from server.cli import demo
+from server.identity import mandates
+from server.identity import tokens
+from server.identity.resolver import CredentialRejected, Resolver
+from server.identity.mandates import MandateError, SigningKey
+from server.manifest.loading import load_manifest
+from server.store.database import open_db
 
 
 @pytest.fixture
 def world(tmp_path):
-    db = open_db(tmp_path / "club.db")
+    db = open_db(tmp_path / "principals.db")
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
     minted = demo.prepare(db, key, manifest)
@@ -30,7 +33,7 @@ def bearer(token: str) -> str:
 def sign(world, handle: str, scopes, valid_for=timedelta(days=1), key=None):
     db, own_key, manifest, _, _ = world
     return mandates.sign_mandate(
-        db, key or own_key, principal_id=club.find_principal(db, handle).id, topics=["x"], reveal=["public"],
+        db, key or own_key, principal_id=principals.find_principal(db, handle).id, topics=["x"], reveal=["public"],
         quotable=False, scopes=sorted(scopes), known_scopes=frozenset(manifest.scopes),
         agent_scopes=manifest.agent_scopes, valid_for=valid_for,
     )
@@ -77,8 +80,8 @@ def test_applicant_agent_has_four_scopes(world):
 
 def test_token_narrower_than_mandate_wins(world):
     db, key, manifest, resolver, _ = world
-    bruno = club.find_principal(db, "bruno")
-    agent_id, _ = club.find_agent(db, "bruno")
+    bruno = principals.find_principal(db, "bruno")
+    agent_id, _ = principals.find_agent(db, "bruno")
     narrow = tokens.mint(db, principal_id=bruno.id, agent_id=agent_id, scopes={"club:read"})
     assert resolver.from_header(bearer(narrow.token)).scopes == {"club:read"}
 
@@ -102,8 +105,8 @@ def test_lane_ceiling_caps_an_applicant_even_with_a_wide_mandate(world):
 
 def test_revoked_expired_suspended_and_broken_chains(world):
     db, key, manifest, resolver, minted = world
-    bruno = club.find_principal(db, "bruno")
-    agent_id, _ = club.find_agent(db, "bruno")
+    bruno = principals.find_principal(db, "bruno")
+    agent_id, _ = principals.find_agent(db, "bruno")
 
     revoked = tokens.mint(db, principal_id=bruno.id, agent_id=agent_id, scopes={"club:read"})
     assert tokens.revoke(db, revoked.public_id) == revoked.public_id
@@ -115,7 +118,7 @@ def test_revoked_expired_suspended_and_broken_chains(world):
         resolver.from_header(bearer(expired.token))
 
     moved = tokens.mint(db, principal_id=bruno.id, agent_id=agent_id, scopes={"club:read"})
-    ana = club.find_principal(db, "ana")
+    ana = principals.find_principal(db, "ana")
     db.execute("UPDATE agents SET principal_id = ?, name = 'moved' WHERE id = ?", [ana.id, agent_id])
     with pytest.raises(CredentialRejected, match="no longer belongs"):
         resolver.from_header(bearer(moved.token))
@@ -125,14 +128,14 @@ def test_revoked_expired_suspended_and_broken_chains(world):
     with pytest.raises(CredentialRejected, match="agent no longer exists"):
         resolver.from_header(bearer(minted.member.token))
 
-    club.set_status(db, "ana", "suspended")
+    principals.set_status(db, "ana", "suspended")
     with pytest.raises(CredentialRejected, match="ana is suspended"):
         resolver.from_header(bearer(minted.steward_principal.token))
 
 
 def test_tampered_mandate_gives_zero_scopes(world):
     db, key, manifest, resolver, minted = world
-    bruno = club.find_principal(db, "bruno")
+    bruno = principals.find_principal(db, "bruno")
     row = db.execute(
         "SELECT id, body FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1", [bruno.id]
     ).fetchone()
@@ -147,7 +150,7 @@ def test_tampered_mandate_gives_zero_scopes(world):
 
 def test_a_mandate_copied_from_another_principal_does_not_verify_for_this_one(world):
     db, key, manifest, resolver, minted = world
-    ana, bruno = club.find_principal(db, "ana"), club.find_principal(db, "bruno")
+    ana, bruno = principals.find_principal(db, "ana"), principals.find_principal(db, "bruno")
     body, sig, kid = db.execute(
         "SELECT body, signature, key_id FROM mandates WHERE principal_id = ? ORDER BY version DESC", [ana.id]
     ).fetchone()
@@ -167,7 +170,7 @@ def test_a_mandate_signed_with_another_key_does_not_verify(world, tmp_path):
 
 def test_expired_and_missing_mandates_count_as_none(world):
     db, key, manifest, resolver, minted = world
-    bruno = club.find_principal(db, "bruno")
+    bruno = principals.find_principal(db, "bruno")
     sign(world, "bruno", manifest.agent_scopes, valid_for=timedelta(microseconds=1))
     caller = resolver.from_header(bearer(minted.member.token))
     assert caller.mandate.state == "expired" and caller.scopes == frozenset()
@@ -195,7 +198,7 @@ def test_principal_token_is_bounded_by_lane_not_by_its_own_mandate(world):
 )
 def test_sign_refuses_what_no_mandate_may_say(world, change, message):
     db, key, manifest, _, _ = world
-    bruno = club.find_principal(db, "bruno")
+    bruno = principals.find_principal(db, "bruno")
     args = dict(
         principal_id=bruno.id, topics=[], reveal=["public"], quotable=False, scopes=["club:read"],
         known_scopes=frozenset(manifest.scopes), agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=1),
@@ -210,7 +213,7 @@ def test_sign_refuses_what_no_mandate_may_say(world, change, message):
 def test_database_file_holds_no_token_in_clear(world, tmp_path):
     db, key, manifest, resolver, minted = world
     db.execute("PRAGMA wal_checkpoint(FULL)")
-    blobs = b"".join(p.read_bytes() for p in tmp_path.glob("club.db*"))
+    blobs = b"".join(p.read_bytes() for p in tmp_path.glob("principals.db*"))
     for token in (minted.member.token, minted.applicant.token, minted.steward_principal.token):
         assert token.encode() not in blobs
         assert token[3:].encode() not in blobs  # not even without its prefix
@@ -225,11 +228,11 @@ def test_signing_key_file_is_owner_only(world, tmp_path):
 
 def test_a_deleted_agents_token_never_revives_on_a_new_agent(world):
     db, key, manifest, resolver, _ = world
-    bruno = club.find_principal(db, "bruno")
-    newest = club.add_agent(db, "bruno", "newest")
+    bruno = principals.find_principal(db, "bruno")
+    newest = principals.add_agent(db, "bruno", "newest")
     token = tokens.mint(db, principal_id=bruno.id, agent_id=newest, scopes={"club:read"})
     db.execute("DELETE FROM agents WHERE id = ?", [newest])
-    replacement = club.add_agent(db, "bruno", "newest")
+    replacement = principals.add_agent(db, "bruno", "newest")
     assert replacement != newest
     with pytest.raises(CredentialRejected, match="agent no longer exists"):
         resolver.from_header(bearer(token.token))

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from server import tools
-from server.manifest import ManifestError, load_manifest, parse_manifest
+from server.manifest.loading import ManifestError, load_manifest, parse_manifest
 
 # The seed's figures once every tool of DESIGN.md has landed: guest 3, applicant's agent 10,
 # member's agent 14, of 15. Tools still to arrive with their own issues are subtracted where
@@ -113,7 +113,7 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
 
 def test_server_refuses_a_manifest_tool_it_does_not_implement(tmp_path):
-    from server.chokepoint import Chokepoint
+    from server.chokepoint.chokepoint import Chokepoint
 
     manifest = parse_manifest(textwrap.dedent(BASE) + "  teleport: {access: public}\n")
     with pytest.raises(ManifestError, match="does not implement: teleport"):

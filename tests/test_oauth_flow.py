@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from server import club as club_ops
+from server.identity import principals as club_ops
 from tests.conftest import tool_names
 from tests.oauth_helpers import REDIRECT_URI, Browser, MemoryStorage, oauth_provider
 from tests.test_e2e_lanes import MEMBER

@@ -16,7 +16,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from server import club as club_ops
+from server.identity import principals as club_ops
 from server.oauth.keys import KeyRing
 from tests.conftest import connect, running_club, tool_names
 from tests.http_stub import reply

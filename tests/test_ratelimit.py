@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx2
 
-from server.ratelimit import RateLimiter, retry_after_header
+from server.http.ratelimit import RateLimiter, retry_after_header
 from tests.conftest import manifest_copy, running_club
 
 INIT = {

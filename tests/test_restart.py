@@ -11,10 +11,10 @@ from pathlib import Path
 
 import httpx2
 
-from server import demo
-from server.mandates import SigningKey
-from server.manifest import load_manifest
-from server.store import open_db
+from server.cli import demo
+from server.identity.mandates import SigningKey
+from server.manifest.loading import load_manifest
+from server.store.database import open_db
 from tests.conftest import bound_socket, connect
 from tests.console_helpers import ConsoleUser
 
@@ -27,7 +27,7 @@ class Served:
         self.log = tmp / "serve.log"
 
     def start(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "server.cli", "serve"], env=self.env,
+        self.process = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve"], env=self.env,
                                         stdout=self.log.open("ab"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from server import tools as registry
-from server.context_sources import ContextSources
-from server.identity import Caller
-from server.manifest import parse_manifest
-from server.rulebook import RuleBook
-from server.rules import RuleDecl, RuleError
-from server.store import open_db
+from server.chokepoint.context_sources import ContextSources
+from server.identity.resolver import Caller
+from server.manifest.loading import parse_manifest
+from server.chokepoint.rulebook import RuleBook
+from server.chokepoint.rules import RuleDecl, RuleError
+from server.store.database import open_db
 
 MANIFEST = """
 club: {name: Desk, description: d, how_to_join: j}

@@ -22,10 +22,10 @@ from authlib.oauth2.rfc6749 import grants
 from authlib.oauth2.rfc6749.requests import BasicOAuth2Payload, JsonPayload, JsonRequest, OAuth2Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from server.identity import EMBEDDED_SUBJECT_PREFIX
+from server.identity.resolver import EMBEDDED_SUBJECT_PREFIX
 from server.oauth.keys import KeyRing
-from server.store import now
-from server.tokens import digest
+from server.store.database import now
+from server.identity.tokens import digest
 
 CODE_TTL = 300
 ACCESS_TTL = 3600

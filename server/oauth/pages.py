@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from server import mandates
-from server.manifest import Manifest
+from server.identity import mandates
+from server.manifest.loading import Manifest
 from server.oauth.authorization import (
     BodyJsonRequest,
     FormRequest,
@@ -20,7 +20,7 @@ from server.oauth.authorization import (
     ParleyAuthorizationServer,
     canonical_resource,
 )
-from server.web import Pages
+from server.web.pages import Pages
 
 MAX_BODY = 64 * 1024
 

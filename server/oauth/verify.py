@@ -22,8 +22,8 @@ from typing import Protocol
 import httpx2
 import jwt
 
-from server.identity import LEEWAY_SECONDS, CredentialRejected
-from server.manifest import as_text
+from server.identity.resolver import LEEWAY_SECONDS, CredentialRejected
+from server.manifest.loading import as_text
 
 # Claims the resolver decides from itself; a token cannot set these for the entry table.
 _REGISTERED = frozenset({"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "sid", "client_id",

@@ -14,10 +14,10 @@ from typing import Any, get_type_hints
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict
 
-from server.config import Settings
-from server.identity import Caller
-from server.mandates import SigningKey
-from server.manifest import Manifest
+from server.settings import Settings
+from server.identity.resolver import Caller
+from server.identity.mandates import SigningKey
+from server.manifest.loading import Manifest
 
 
 class Args(BaseModel):

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from server.escalations import AskError
+from server.asking.escalations import AskError
 from server.tools import Args, Output, ToolContext, ToolError, tool
 
 

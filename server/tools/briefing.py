@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from server.store import now
+from server.store.database import now
 from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 

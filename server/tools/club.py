@@ -6,8 +6,10 @@ from datetime import timedelta
 
 from pydantic import Field
 
-from server import club, mandates, tokens
-from server.store import now
+from server.identity import principals
+from server.identity import mandates
+from server.identity import tokens
+from server.store.database import now
 from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 APPLICANT_MANDATE_DAYS = 180
@@ -34,7 +36,7 @@ class AboutClub(Output):
 def about_club(ctx: ToolContext, args: NoArgs) -> AboutClub:
     """What the club is, how to join, and what each lane (guest, applicant, member) can do.
 
-    Use this first when you do not know the club. `lanes[].tools_visible` is what an agent in that
+    Use this first when you do not know the principals. `lanes[].tools_visible` is what an agent in that
     lane sees with a full mandate; `how_to_join` is the next step for a guest.
     """
     manifest = ctx.manifest
@@ -174,11 +176,11 @@ def apply(ctx: ToolContext, args: ApplyArgs) -> Application:
     applicant_scopes = manifest.ceiling("applicant") & manifest.agent_scopes
     try:
         with ctx.db.atomic():
-            principal = club.add_principal(ctx.db, args.handle, args.name, status="applicant")
+            principal = principals.add_principal(ctx.db, args.handle, args.name, status="applicant")
             application_id = ctx.db["applications"].insert(
                 {"principal_id": principal.id, "statement": args.statement, "created_at": now()}
             ).last_pk
-            agent_id = club.add_agent(ctx.db, principal.handle)
+            agent_id = principals.add_agent(ctx.db, principal.handle)
             # Applying is the applicant's approval of the club's standard applicant mandate.
             mandates.sign_mandate(
                 ctx.db,
@@ -195,7 +197,7 @@ def apply(ctx: ToolContext, args: ApplyArgs) -> Application:
             minted = tokens.mint(
                 ctx.db, principal_id=principal.id, agent_id=agent_id, scopes=manifest.agent_scopes
             )
-    except club.ClubError as exc:
+    except principals.ClubError as exc:
         raise ToolError(str(exc)) from None
     return Application(
         application_id=application_id,

@@ -6,7 +6,8 @@ import json
 
 from pydantic import Field
 
-from server import club, mandates
+from server.identity import principals
+from server.identity import mandates
 from server.tools import Args, Output, ToolContext, ToolError, tool
 
 
@@ -69,8 +70,8 @@ class MemberView(Output):
 def view_member(ctx: ToolContext, args: ViewArgs) -> MemberView:
     """One admitted member: profile, and the topics their answering agent may be asked about."""
     try:
-        member = club.find_principal(ctx.db, args.handle)
-    except club.ClubError:
+        member = principals.find_principal(ctx.db, args.handle)
+    except principals.ClubError:
         member = None
     if member is None or member.status != "member":
         raise ToolError(f"no member with handle '{args.handle}'; search_directory lists members")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, HttpUrl
 
-from server.store import now
+from server.store.database import now
 from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 

@@ -6,8 +6,9 @@ from datetime import timedelta
 
 from pydantic import Field
 
-from server import club, mandates
-from server.mandates import MandateError
+from server.identity import principals
+from server.identity import mandates
+from server.identity.mandates import MandateError
 from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
@@ -26,7 +27,7 @@ class Profile(Output):
 @tool()
 def my_profile(ctx: ToolContext, args: NoArgs) -> Profile:
     """Your principal's profile in the club: handle, name, status (applicant or member), bio, tags."""
-    principal = club.get_principal(ctx.db, ctx.caller.principal_id)
+    principal = principals.get_principal(ctx.db, ctx.caller.principal_id)
     return Profile(
         handle=principal.handle,
         name=principal.name,

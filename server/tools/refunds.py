@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from server.store import now
+from server.store.database import now
 from server.tools import Args, Output, ToolContext, tool
 
 

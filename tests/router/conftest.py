@@ -8,8 +8,8 @@ from pathlib import Path
 import yaml
 
 from server import tools
-from server.chokepoint import Chokepoint
-from server.manifest import load_manifest
+from server.chokepoint.chokepoint import Chokepoint
+from server.manifest.loading import load_manifest
 from server.router import Catalogue
 from server.router.vocabulary import load, parse
 

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.store import format_time, now, parse_time
+from server.store.database import format_time, now, parse_time
 
 VISIBILITIES = ("public", "members", "private")
 KEY_FILE = "mandate-signing.pem"

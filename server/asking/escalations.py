@@ -15,14 +15,15 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from server import club, mandates
+from server.identity import principals
+from server.identity import mandates
 from server.answering import Answer, Note, ScopedRequest, Terms
 from server.answering import answer as deterministic_answer
-from server.mandates import SigningKey
-from server.manifest import Manifest
+from server.identity.mandates import SigningKey
+from server.manifest.loading import Manifest
 from server.router import lexicon as lx
 from server.router.reader import find_verb, fold, read
-from server.store import now
+from server.store.database import now
 
 log = logging.getLogger("parley.escalations")
 
@@ -122,8 +123,8 @@ class Escalations:
     def ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
             language: str, thread_id: int | None = None) -> Asked:
         try:
-            target = club.find_principal(self.db, member)
-        except club.ClubError:
+            target = principals.find_principal(self.db, member)
+        except principals.ClubError:
             target = None
         if target is None or target.status != "member":
             raise AskError(f"no member with handle '{member}'; search_directory lists members")

@@ -12,11 +12,11 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.context_sources import SourceDecl
-from server.rules import RuleDecl
+from server.chokepoint.context_sources import SourceDecl
+from server.chokepoint.rules import RuleDecl
 
 LANES = ("guest", "applicant", "member")
-DEFAULT_MANIFEST = Path(__file__).resolve().parent.parent / "manifests" / "club.yaml"
+DEFAULT_MANIFEST = Path(__file__).resolve().parent.parent.parent / "manifests" / "club.yaml"
 
 
 class ManifestError(ValueError):

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import sqlite_utils
 
-from server.store import format_time, now
+from server.store.database import format_time, now
 
 AGENT_PREFIX = "pa_"
 PRINCIPAL_PREFIX = "pp_"

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from server import store
-from server.context_sources import ContextSources, SourceFailed
-from server.identity import Caller
-from server.manifest import Manifest
-from server.rules import Binding, Rule, RuleDecl, RuleError, argument_types, compile_rule
-from server.store import now
+from server.store import database
+from server.chokepoint.context_sources import ContextSources, SourceFailed
+from server.identity.resolver import Caller
+from server.manifest.loading import Manifest
+from server.chokepoint.rules import Binding, Rule, RuleDecl, RuleError, argument_types, compile_rule
+from server.store.database import now
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class RuleBook:
         return [(row[0], RuleDecl.model_validate_json(row[1])) for row in rows]
 
     def _refresh(self) -> None:
-        revision = store.revision(self.db) if self.db is not None else 0
+        revision = database.revision(self.db) if self.db is not None else 0
         if revision == self._revision:
             return
         published = []

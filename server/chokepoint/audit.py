@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from server.identity import Caller
-from server.store import now
+from server.identity.resolver import Caller
+from server.store.database import now
 
 OUTCOMES = ("ok", "tool_error", "invalid_input", "unknown_tool", "internal_error",
             "rule_denied", "source_blocked", "rule_error")

@@ -8,10 +8,12 @@ from datetime import timedelta
 
 import sqlite_utils
 
-from server import club, mandates, tokens
-from server.mandates import SigningKey
-from server.manifest import Manifest
-from server.store import now
+from server.identity import principals
+from server.identity import mandates
+from server.identity import tokens
+from server.identity.mandates import SigningKey
+from server.manifest.loading import Manifest
+from server.store.database import now
 
 PEOPLE = [
     {
@@ -76,7 +78,7 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
     passwords = {person["handle"]: secrets.token_urlsafe(12) for person in PEOPLE}
     with db.atomic():
         for person in PEOPLE:
-            principal = club.add_principal(
+            principal = principals.add_principal(
                 db,
                 person["handle"],
                 person["name"],
@@ -85,8 +87,8 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
                 bio=person["bio"],
                 tags=person["tags"],
             )
-            agent_id = club.add_agent(db, principal.handle)
-            club.set_password(db, principal.handle, passwords[principal.handle])
+            agent_id = principals.add_agent(db, principal.handle)
+            principals.set_password(db, principal.handle, passwords[principal.handle])
             lane = "member" if person["status"] == "member" else "applicant"
             mandates.sign_mandate(
                 db,
@@ -129,7 +131,7 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
                         "created_at": stamp,
                     }
                 )
-        ana = club.find_principal(db, "ana")
+        ana = principals.find_principal(db, "ana")
         steward_token = tokens.mint(db, principal_id=ana.id, agent_id=None, scopes=frozenset(manifest.scopes))
     return DemoTokens(
         applicant=minted["carla"], member=minted["bruno"], steward_principal=steward_token, passwords=passwords

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.manifest import DEFAULT_MANIFEST
+from server.manifest.loading import DEFAULT_MANIFEST
 
 
 @dataclass(frozen=True)

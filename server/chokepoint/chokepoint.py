@@ -15,14 +15,14 @@ import sqlite_utils
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from server import audit
-from server.config import Settings
-from server.identity import Caller
-from server.mandates import SigningKey
-from server.context_sources import ContextSources
+from server.chokepoint import audit
+from server.settings import Settings
+from server.identity.resolver import Caller
+from server.identity.mandates import SigningKey
+from server.chokepoint.context_sources import ContextSources
 from server.router.catalogue import Catalogue
-from server.rulebook import RuleBook
-from server.manifest import Manifest, ManifestError
+from server.chokepoint.rulebook import RuleBook
+from server.manifest.loading import Manifest, ManifestError
 from server.tools import ToolContext, ToolError, ToolSpec
 
 log = logging.getLogger("parley.chokepoint")

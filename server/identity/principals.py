@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from server.passwords import hash_password
-from server.store import now
+from server.identity.passwords import hash_password
+from server.store.database import now
 
 HANDLE = re.compile(r"^[a-z][a-z0-9_-]{1,31}$")
 STATUSES = ("applicant", "member", "suspended")

@@ -14,10 +14,10 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.identity import Caller, CredentialRejected, Resolver
-from server.manifest import Manifest
-from server.mcp_endpoint import CALLER_KEY
-from server.ratelimit import RateLimiter, retry_after_header
+from server.identity.resolver import Caller, CredentialRejected, Resolver
+from server.manifest.loading import Manifest
+from server.http.endpoint import CALLER_KEY
+from server.http.ratelimit import RateLimiter, retry_after_header
 
 log = logging.getLogger("parley.gate")
 

@@ -14,12 +14,12 @@ from urllib.parse import quote
 import httpx2
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from server.store import format_time, parse_time
+from server.store.database import format_time, parse_time
 
 if TYPE_CHECKING:
     import sqlite_utils
 
-    from server.identity import Caller
+    from server.identity.resolver import Caller
 
 Kind = Literal["text", "number", "boolean"]
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import sqlite_utils
 
-from server import mandates
-from server.manifest import Manifest, as_text
-from server.mandates import MandateStatus, SigningKey
-from server.store import now
-from server.tokens import AGENT_PREFIX, PRINCIPAL_PREFIX, digest
+from server.identity import mandates
+from server.manifest.loading import Manifest, as_text
+from server.identity.mandates import MandateStatus, SigningKey
+from server.store.database import now
+from server.identity.tokens import AGENT_PREFIX, PRINCIPAL_PREFIX, digest
 
 if TYPE_CHECKING:
     from server.oauth.verify import AccessClaims, AccessTokenVerifier

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from server.manifest import Manifest, ManifestError, load_manifest
+from server.manifest.loading import Manifest, ManifestError, load_manifest
 
 
 @dataclass(frozen=True)
@@ -113,9 +113,9 @@ def warnings(manifest: Manifest, root: yaml.Node | None = None) -> list[Finding]
 def rule_findings(manifest: Manifest, root: yaml.Node | None) -> list[Finding]:
     """Rules that do not compile: an unknown field or attribute, a wrong operator, not a boolean."""
     from server import tools
-    from server.context_sources import ContextSources
-    from server.rulebook import RuleBook
-    from server.rules import RuleError
+    from server.chokepoint.context_sources import ContextSources
+    from server.chokepoint.rulebook import RuleBook
+    from server.chokepoint.rules import RuleError
 
     specs = tools.load_all()
     schemas = {name: specs[name].input_schema() for name in manifest.tools if name in specs}

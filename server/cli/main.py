@@ -14,12 +14,16 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from server import audit, club, demo, mandates, tokens
-from server.config import Settings
-from server.mandates import MandateError, SigningKey
-from server.manifest import ManifestError, load_manifest
-from server.passwords import PasswordError
-from server.store import open_db
+from server.chokepoint import audit
+from server.identity import principals
+from server.cli import demo
+from server.identity import mandates
+from server.identity import tokens
+from server.settings import Settings
+from server.identity.mandates import MandateError, SigningKey
+from server.manifest.loading import ManifestError, load_manifest
+from server.identity.passwords import PasswordError
+from server.store.database import open_db
 
 
 class _Context:
@@ -45,7 +49,7 @@ def _csv(text: str | None) -> list[str] | None:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from server.manifest_check import check
+    from server.manifest.check import check
 
     settings = Settings.from_env()
     errors = [finding for finding in check(settings.manifest_path) if finding.level == "error"]
@@ -89,7 +93,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_principal(args: argparse.Namespace) -> int:
     ctx = _Context()
     if args.action == "add":
-        principal = club.add_principal(
+        principal = principals.add_principal(
             ctx.db,
             args.handle,
             args.name or args.handle,
@@ -98,15 +102,15 @@ def cmd_principal(args: argparse.Namespace) -> int:
             bio=args.bio or "",
             tags=_csv(args.tags) or [],
         )
-        agent_id = club.add_agent(ctx.db, principal.handle)
+        agent_id = principals.add_agent(ctx.db, principal.handle)
         del agent_id
-        print(f"added {principal.handle} ({principal.status}) with agent '{club.DEFAULT_AGENT}'")
+        print(f"added {principal.handle} ({principal.status}) with agent '{principals.DEFAULT_AGENT}'")
         print(f"next: parley mandate sign {principal.handle} --topics ...   then   parley token mint {principal.handle}")
     elif args.action == "admit":
-        principal = club.set_status(ctx.db, args.handle, "member")
+        principal = principals.set_status(ctx.db, args.handle, "member")
         print(f"{principal.handle} is now a member")
     elif args.action == "suspend":
-        principal = club.set_status(ctx.db, args.handle, "suspended")
+        principal = principals.set_status(ctx.db, args.handle, "suspended")
         print(f"{principal.handle} is suspended; every token of theirs is refused from the next request")
     elif args.action == "password":
         if args.stdin:
@@ -115,7 +119,7 @@ def cmd_principal(args: argparse.Namespace) -> int:
             import getpass
 
             password = getpass.getpass(f"new password for {args.handle}: ")
-        club.set_password(ctx.db, args.handle, password)
+        principals.set_password(ctx.db, args.handle, password)
         print(f"password set for {args.handle}")
     elif args.action == "list":
         for row in ctx.db.query("SELECT handle, name, status, steward FROM principals ORDER BY handle"):
@@ -126,16 +130,16 @@ def cmd_principal(args: argparse.Namespace) -> int:
 def cmd_agent(args: argparse.Namespace) -> int:
     ctx = _Context()
     if args.action == "add":
-        club.add_agent(ctx.db, args.handle, args.name)
+        principals.add_agent(ctx.db, args.handle, args.name)
         print(f"added agent '{args.name}' for {args.handle}")
     elif args.action == "revoke":
-        club.revoke_agent(ctx.db, args.handle, args.name)
+        principals.revoke_agent(ctx.db, args.handle, args.name)
         print(f"revoked agent '{args.name}' of {args.handle}: its tokens and grants are refused from the next request")
     elif args.action == "bind":
         if not ctx.settings.oauth_issuer:
             _err("set PARLEY_OAUTH_ISSUER first: binding maps an external issuer's subject to an agent")
             return 1
-        agent_id, _ = club.find_agent(ctx.db, args.handle, args.name)
+        agent_id, _ = principals.find_agent(ctx.db, args.handle, args.name)
         ctx.db["external_subjects"].insert(
             {"issuer": ctx.settings.oauth_issuer, "subject": args.subject, "agent_id": agent_id}, replace=True
         )
@@ -152,14 +156,14 @@ def cmd_token(args: argparse.Namespace) -> int:
             return 1
         print(f"revoked {public_id}")
         return 0
-    principal = club.find_principal(ctx.db, args.handle)
+    principal = principals.find_principal(ctx.db, args.handle)
     requested = _csv(args.scopes)
     if args.principal:
         allowed = frozenset(ctx.manifest.scopes)
         agent_id = None
     else:
         allowed = ctx.manifest.agent_scopes
-        agent_id, _ = club.find_agent(ctx.db, principal.handle, args.agent)
+        agent_id, _ = principals.find_agent(ctx.db, principal.handle, args.agent)
     scopes = frozenset(requested) if requested is not None else allowed
     unknown = sorted(scopes - frozenset(ctx.manifest.scopes))
     if unknown:
@@ -178,7 +182,7 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 def cmd_mandate(args: argparse.Namespace) -> int:
     ctx = _Context()
-    principal = club.find_principal(ctx.db, args.handle)
+    principal = principals.find_principal(ctx.db, args.handle)
     if args.action == "show":
         status = mandates.current(ctx.db, ctx.key, principal.id)
         out = {"state": status.state, "description": status.describe()}
@@ -266,7 +270,7 @@ def cmd_vocabulary(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from server import tools as registry
-    from server.chokepoint import Chokepoint
+    from server.chokepoint.chokepoint import Chokepoint
     from server.router import plan, vocabulary
 
     manifest = load_manifest(Settings.from_env().manifest_path)
@@ -279,7 +283,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def _condition(text: str) -> dict:
     """'amount is at most 500' → a builder condition; a value like subject.limit compares with an attribute."""
-    from server.rules import OPERATORS
+    from server.chokepoint.rules import OPERATORS
 
     ops = sorted({op for by_type in OPERATORS.values() for op in by_type}, key=len, reverse=True)
     for op in ops:
@@ -313,14 +317,14 @@ def _scalar(text: str):
 
 def _rulebook():
     from server import tools as registry
-    from server.chokepoint import Chokepoint
+    from server.chokepoint.chokepoint import Chokepoint
 
     ctx = _Context()
     return ctx, Chokepoint(ctx.db, ctx.key, ctx.manifest, ctx.settings, registry.load_all()).rulebook
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from server.rules import RuleDecl, RuleError
+    from server.chokepoint.rules import RuleDecl, RuleError
 
     ctx, book = _rulebook()
     try:
@@ -354,7 +358,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    from server.manifest_check import check
+    from server.manifest.check import check
 
     path = Path(args.manifest) if args.manifest else Settings.from_env().manifest_path
     findings = check(path)
@@ -367,7 +371,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from server import doctor
+    from server.cli import doctor
 
     token = args.token or os.environ.get("PARLEY_TOKEN") or None
     return doctor.run(args.url, token, args.expect, args.json)
@@ -460,7 +464,7 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("tools", help="check the manifest: errors and warnings with their lines")
     p.add_argument("action", choices=["check"])
-    p.add_argument("--manifest", help="a manifest file (default: PARLEY_MANIFEST or manifests/club.yaml)")
+    p.add_argument("--manifest", help="a manifest file (default: PARLEY_MANIFEST or manifests/principals.yaml)")
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
     p.set_defaults(func=cmd_tools)
 
@@ -480,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.func(args)
-    except (club.ClubError, MandateError, ManifestError, PasswordError) as exc:
+    except (principals.ClubError, MandateError, ManifestError, PasswordError) as exc:
         _err(f"error: {exc}")
         return 1
 

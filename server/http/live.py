@@ -1,4 +1,4 @@
-"""Tell live sessions when their tool list changes, whichever process changed the store.
+"""Tell live sessions when their tool list changes, whichever process changed the database.
 
 Handshake-era sessions get `notifications/tools/list_changed` on their standalone stream;
 2026-07-28 clients get it on their `subscriptions/listen` stream. A watcher polls the store's
@@ -22,8 +22,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.connection import Connection
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ToolsListChanged
 
-from server import store
-from server.identity import Caller, CredentialRejected, Resolver
+from server.store import database
+from server.identity.resolver import Caller, CredentialRejected, Resolver
 
 log = logging.getLogger("parley.notify")
 
@@ -140,11 +140,11 @@ class LiveSessions:
 
     async def watch(self) -> None:
         """Poll the store's revision counter and sweep on every change, until cancelled."""
-        last = store.revision(self.resolver.db)
+        last = database.revision(self.resolver.db)
         while True:
             await anyio.sleep(self.poll_seconds)
             try:
-                current = store.revision(self.resolver.db)
+                current = database.revision(self.resolver.db)
                 if current != last:
                     last = current
                     count = await self.sweep()

@@ -19,10 +19,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from server import __version__
-from server.chokepoint import Chokepoint
-from server.identity import Caller
-from server.manifest import Manifest
-from server.notify import INBOX_URI, LiveSessions
+from server.chokepoint.chokepoint import Chokepoint
+from server.identity.resolver import Caller
+from server.manifest.loading import Manifest
+from server.http.live import INBOX_URI, LiveSessions
 from mcp.shared.exceptions import MCPError
 
 log = logging.getLogger("parley.mcp")

@@ -19,8 +19,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from server.passwords import check_password
-from server.ratelimit import RateLimiter
+from server.identity.passwords import check_password
+from server.http.ratelimit import RateLimiter
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 SESSION_SECRET_FILE = "session-secret"

@@ -14,13 +14,15 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from server import club, mandates, tokens
-from server.escalations import AskError, Escalations, NotFound
-from server.mandates import MandateError
-from server.store import now
-from server.manifest import Manifest
+from server.identity import principals
+from server.identity import mandates
+from server.identity import tokens
+from server.asking.escalations import AskError, Escalations, NotFound
+from server.identity.mandates import MandateError
+from server.store.database import now
+from server.manifest.loading import Manifest
 
-from server.web import Pages
+from server.web.pages import Pages
 
 
 class Console:
@@ -37,7 +39,7 @@ class Console:
         principal_id = self.pages.principal_id(request)
         if principal_id is None:
             return None
-        return club.get_principal(self.db, principal_id)
+        return principals.get_principal(self.db, principal_id)
 
     def _signin(self, request: Request) -> Response:
         return RedirectResponse(f"/signin?next={request.url.path}", status_code=303)
@@ -181,8 +183,8 @@ class Console:
         if stop is not None:
             return stop
         try:
-            club.add_agent(self.db, me.handle, str(form.get("name", "")).strip())
-        except club.ClubError as exc:
+            principals.add_agent(self.db, me.handle, str(form.get("name", "")).strip())
+        except principals.ClubError as exc:
             return self._agents_page(request, me, str(exc), 400)
         return self._done(request, "Agent added.", "/console/agents")
 
@@ -250,12 +252,12 @@ class Console:
             return self._not_found(request)
         handle = request.path_params["handle"]
         try:
-            applicant = club.find_principal(self.db, handle)
-        except club.ClubError:
+            applicant = principals.find_principal(self.db, handle)
+        except principals.ClubError:
             return self._not_found(request)
         if applicant.status != "applicant":
             return self._not_found(request)
-        club.set_status(self.db, handle, "member")
+        principals.set_status(self.db, handle, "member")
         return self._done(request, f"{handle} is now a member; their tokens reach the member lane from their next "
                                    "request.", "/console/applicants")
 
