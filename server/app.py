@@ -8,32 +8,32 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import anyio
-import sqlite_utils
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 
-from server import tools
+from server.access import Access
+from server.asking import Escalations
 from server.chokepoint.chokepoint import Chokepoint
-from server.settings import Settings
-from server.web.console import Console
-from server.http.gate import Gate
-from server.identity.resolver import Resolver
-from server.identity.mandates import SigningKey
-from server.manifest.loading import Manifest, load_manifest
-from server.http.endpoint import build_mcp_server, caller_of, session_manager
+from server.http.endpoint import build_mcp_server, session_manager
+from server.http.gate import Gate, caller_of
 from server.http.live import LiveSessions
+from server.http.ratelimit import RateLimiter
+from server.identity.mandates import SigningKey
+from server.identity.resolver import Resolver
+from server.manifest.loading import load_manifest
+from server.manifest.schema import Manifest
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
 from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, UrlSource
-from server.web.pages import Pages, session_middleware
-from server.http.ratelimit import RateLimiter
 from server.router import vocabulary
 from server.router.reader import LANGUAGES
-from server.store.database import open_db
-from server.asking.escalations import Escalations
+from server.settings import Settings
+from server.store.database import Database, open_db, revision
+from server.web.console import Console
+from server.web.pages import Pages, session_middleware
 
 log = logging.getLogger("parley.app")
 
@@ -44,9 +44,9 @@ class Parley:
 
     settings: Settings
     manifest: Manifest
-    db: sqlite_utils.Database
+    db: Database
     key: SigningKey
-    resolver: Resolver
+    access: Access
     chokepoint: Chokepoint
     live: LiveSessions
     app: Starlette
@@ -99,7 +99,7 @@ def _notifier(live: LiveSessions):
 def build(settings: Settings | None = None) -> Parley:
     settings = settings or Settings.from_env()
     manifest = load_manifest(settings.manifest_path)
-    db = open_db(settings.db_path)
+    db = open_db(settings.db_path, create=False)
     key = SigningKey.load_or_create(settings.keys_dir)
     resource = canonical_resource(settings.mcp_url)
     ring: KeyRing | None = None
@@ -109,16 +109,17 @@ def build(settings: Settings | None = None) -> Parley:
     else:
         source = UrlSource(settings.oauth_jwks_url) if settings.oauth_jwks_url else FileSource(settings.oauth_jwks_file)
         verifier = AccessTokenVerifier(settings.issuer, resource, source, algorithms=settings.oauth_algorithms)
-    resolver = Resolver(db, key, manifest, verifier, embedded_issuer=settings.embedded_issuer)
+    resolver = Resolver(db, key, frozenset(manifest.scopes), verifier, embedded_issuer=settings.embedded_issuer)
+    access = Access(manifest, resolver)
     vocabularies = {language: vocabulary.load(language) for language in LANGUAGES}
-    live = LiveSessions(resolver, caller_of)
+    live = LiveSessions(access, lambda: revision(db), caller_of)
     escalations = Escalations(db, key, manifest, answerer_for(settings), on_delivery=_notifier(live))
-    chokepoint = Chokepoint(db, key, manifest, settings, tools.load_all(), vocabularies, escalations)
+    chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     gate = Gate(
         manager.handle_request,
-        resolver,
+        access,
         metadata_url,
         manifest,
         guest_limiter=RateLimiter(manifest.limits.guest_requests_per_minute),
@@ -163,7 +164,7 @@ def build(settings: Settings | None = None) -> Parley:
         ],
         lifespan=lifespan,
     )
-    return Parley(settings, manifest, db, key, resolver, chokepoint, live, app, escalations)
+    return Parley(settings, manifest, db, key, access, chokepoint, live, app, escalations)
 
 
 def create_app() -> Starlette:

@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.manifest.loading import DEFAULT_MANIFEST
+from server.errors import ConfigError
+from server.manifest.loading import default_manifest_path
 
 
 @dataclass(frozen=True)
@@ -40,21 +41,21 @@ class Settings:
         try:
             port = int(env.get("PARLEY_PORT") or 8765)
         except ValueError:
-            raise SystemExit(f"PARLEY_PORT must be a number, not {env['PARLEY_PORT']!r}") from None
+            raise ConfigError(f"PARLEY_PORT must be a number, not {env['PARLEY_PORT']!r}") from None
         public_url = (env.get("PARLEY_PUBLIC_URL") or f"http://{host}:{port}").rstrip("/")
-        manifest_path = Path(env.get("PARLEY_MANIFEST") or DEFAULT_MANIFEST)
+        manifest_path = Path(env.get("PARLEY_MANIFEST") or default_manifest_path())
         issuer = env.get("PARLEY_OAUTH_ISSUER") or None
         jwks_url = env.get("PARLEY_OAUTH_JWKS_URL") or None
         jwks_file = Path(env["PARLEY_OAUTH_JWKS_FILE"]) if env.get("PARLEY_OAUTH_JWKS_FILE") else None
         if (jwks_url or jwks_file) and not issuer:
-            raise SystemExit("PARLEY_OAUTH_JWKS_URL / PARLEY_OAUTH_JWKS_FILE need PARLEY_OAUTH_ISSUER")
+            raise ConfigError("PARLEY_OAUTH_JWKS_URL / PARLEY_OAUTH_JWKS_FILE need PARLEY_OAUTH_ISSUER")
         if issuer and not (jwks_url or jwks_file):
-            raise SystemExit("PARLEY_OAUTH_ISSUER needs PARLEY_OAUTH_JWKS_URL or PARLEY_OAUTH_JWKS_FILE")
+            raise ConfigError("PARLEY_OAUTH_ISSUER needs PARLEY_OAUTH_JWKS_URL or PARLEY_OAUTH_JWKS_FILE")
         algorithms = tuple(a.strip() for a in (env.get("PARLEY_OAUTH_ALGORITHMS") or "RS256,ES256").split(",") if a.strip())
         answerer_url = env.get("PARLEY_ANSWERER_URL") or None
         answerer_model = env.get("PARLEY_ANSWERER_MODEL") or None
         if answerer_url and not answerer_model:
-            raise SystemExit("PARLEY_ANSWERER_URL needs PARLEY_ANSWERER_MODEL")
+            raise ConfigError("PARLEY_ANSWERER_URL needs PARLEY_ANSWERER_MODEL")
         return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
                    answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None)
 

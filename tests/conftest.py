@@ -28,7 +28,9 @@ def manifest_copy(folder: Path, edit=lambda text: text) -> Path:
     """The default manifest, edited, written into `folder` with the knowledge files it names."""
     import shutil
 
-    from server.manifest.loading import DEFAULT_MANIFEST
+    from server.manifest.loading import default_manifest_path
+
+    DEFAULT_MANIFEST = default_manifest_path()
 
     target = folder / "club.yaml"
     target.write_text(edit(DEFAULT_MANIFEST.read_text()))

@@ -19,7 +19,8 @@ from server.identity import principals as club_ops
 from server.identity import mandates
 from server.identity import tokens
 from server.answering.model import ModelAnswerer
-from server.asking.escalations import Escalations, check_output, commits
+from server.asking.checks import check_output, commits
+from server.asking.escalations import Escalations
 from tests.conftest import connect
 from tests.http_stub import reply
 

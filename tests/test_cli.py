@@ -34,6 +34,7 @@ def test_demo_prints_tokens_once(tmp_path):
 
 
 def test_principal_lifecycle_mandate_and_token(tmp_path):
+    run(tmp_path, "init")
     run(tmp_path, "principal", "add", "dan", "--name", "Dan", "--tags", "music,sound")
     run(tmp_path, "mandate", "sign", "dan", "--topics", "music", "--reveal", "public")
     shown = json.loads(run(tmp_path, "mandate", "show", "dan").stdout)

@@ -15,7 +15,7 @@ import pytest
 
 from server.identity import principals as club_ops
 from server.identity import tokens
-from server.manifest.loading import DEFAULT_MANIFEST
+from server.manifest.loading import default_manifest_path
 from tests.conftest import connect, running_club
 from tests.http_stub import reply
 
@@ -53,7 +53,7 @@ def desk(tmp_path):
     HR.mode = "ok"
     threading.Thread(target=hr.serve_forever, daemon=True).start()
     manifest = tmp_path / "desk.yaml"
-    manifest.write_text((DEFAULT_MANIFEST.parent / "demo-refunds.yaml").read_text()
+    manifest.write_text((default_manifest_path().parent / "demo-refunds.yaml").read_text()
                         .replace("127.0.0.1:8099", f"127.0.0.1:{hr.server_port}"))
     with running_club(tmp_path, manifest) as club:
         db = club.db()
@@ -165,7 +165,8 @@ async def test_rules_drafted_and_published_from_the_cli_apply_from_the_next_call
     assert drafted.returncode == 0, drafted.stderr
     rule_id = drafted.stdout.split("drafted store:")[1].split(":")[0]
     assert not (await refund(desk.tokens.member.token, desk.url, expedite=True)).is_error  # a draft holds nothing
-    assert parley("rules", "publish", rule_id).returncode == 0
+    published = parley("rules", "publish", rule_id); print("PUB", published.stdout, published.stderr)
+    assert published.returncode == 0
     rushed = await refund(desk.tokens.member.token, desk.url, expedite=True)
     assert rushed.is_error and "Rule not met: expedite is false" in rushed.content[0].text
     listed = parley("rules", "list").stdout

@@ -10,8 +10,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from server.access import entry_persona, visible_tools
 from server.manifest.loading import ManifestError, parse_manifest
-from server.manifest.check import check
+from server.cli.operations import findings as cli_findings
 from tests.conftest import connect, manifest_copy, running_club, tool_names
 from tests.test_manifest import BASE
 from tests.test_e2e_lanes import GUEST, MEMBER
@@ -31,24 +32,24 @@ def table(rows: str):
 def test_first_matching_row_wins_and_that_is_the_whole_rule():
     manifest = table("  - {authenticated: false, agent: home}\n  - {claims: {role: staff}, agent: staff}\n"
                      "  - {agent: portal}\n")
-    assert manifest.choose_agent(False, {"role": "staff"}) == "home"  # row order, not specificity
-    assert manifest.choose_agent(True, {"role": "staff"}) == "staff"
-    assert manifest.choose_agent(True, {"role": "customer"}) == "portal"
-    assert manifest.choose_agent(True, {}) == "portal"
+    assert entry_persona(manifest, False, {"role": "staff"}) == "home"  # row order, not specificity
+    assert entry_persona(manifest, True, {"role": "staff"}) == "staff"
+    assert entry_persona(manifest, True, {"role": "customer"}) == "portal"
+    assert entry_persona(manifest, True, {}) == "portal"
 
 
 def test_claims_lists_are_any_of_and_all_keys_must_match():
     manifest = table("  - {claims: {role: [staff, admin], region: eu}, agent: staff}\n  - {agent: portal}\n")
-    assert manifest.choose_agent(True, {"role": "admin", "region": "eu"}) == "staff"
-    assert manifest.choose_agent(True, {"role": "admin", "region": "us"}) == "portal"
-    assert manifest.choose_agent(True, {"role": "guest", "region": "eu"}) == "portal"
-    assert manifest.choose_agent(True, {"region": "eu"}) == "portal"
+    assert entry_persona(manifest, True, {"role": "admin", "region": "eu"}) == "staff"
+    assert entry_persona(manifest, True, {"role": "admin", "region": "us"}) == "portal"
+    assert entry_persona(manifest, True, {"role": "guest", "region": "eu"}) == "portal"
+    assert entry_persona(manifest, True, {"region": "eu"}) == "portal"
 
 
 def test_claims_compare_as_text():
     manifest = table("  - {claims: {role: 2, steward: true}, agent: staff}\n  - {agent: portal}\n")
-    assert manifest.choose_agent(True, {"role": "2", "steward": "true"}) == "staff"
-    assert manifest.choose_agent(True, {"role": "2", "steward": "false"}) == "portal"
+    assert entry_persona(manifest, True, {"role": "2", "steward": "true"}) == "staff"
+    assert entry_persona(manifest, True, {"role": "2", "steward": "false"}) == "portal"
 
 
 @pytest.mark.parametrize(
@@ -68,8 +69,8 @@ def test_entry_table_load_errors_name_the_row(rows, message):
 
 def test_agent_is_the_short_form_of_agents_main():
     manifest = parse_manifest(BASE + "agent: {name: Solo, instructions: only one, tools: [whoami]}\n")
-    assert list(manifest.agents) == ["main"] and manifest.choose_agent(False, {}) == "main"
-    assert manifest.tools_for("guest", frozenset(), verified=False, agent="main") == ["whoami"]
+    assert list(manifest.agents) == ["main"] and entry_persona(manifest, False, {}) == "main"
+    assert visible_tools(manifest, frozenset(), False, "main") == ["whoami"]
     with pytest.raises(ManifestError, match="not both"):
         parse_manifest(BASE + "agent: {name: A, instructions: x}\n" + AGENTS + "entry: [{agent: home}]\n")
 
@@ -85,8 +86,8 @@ entry:
   - {authenticated: false, agent: home}
   - {agent: portal}
 """)
-    assert manifest.tools_for("guest", frozenset(), False, agent="home") == ["whoami"]
-    assert manifest.tools_for("guest", frozenset(), False, agent="portal") == ["whoami", "about"]
+    assert visible_tools(manifest, frozenset(), False, "home") == ["whoami"]
+    assert visible_tools(manifest, frozenset(), False, "portal") == ["whoami", "about"]
     assert "- pricing: https://acme.test/pricing" in manifest.agents["home"].full_instructions(manifest.links)
     assert "- help: https://acme.test/help" in manifest.agents["portal"].full_instructions(manifest.links)
     assert "pricing" not in manifest.agents["portal"].full_instructions(manifest.links)  # nothing inherited
@@ -98,7 +99,7 @@ def test_tools_check_warns_with_lines(tmp_path):
         "  - { authenticated: false, claims: { status: applicant }, agent: applicant }\n",
     ).replace("knowledge:\n  joining:", "knowledge:\n  orphan:\n    title: Unused\n    file: knowledge/joining.md\n"
               "  joining:").replace("entry:\n", "links:\n  stray: https://parley.invalid/stray\n\nentry:\n"))
-    findings = [str(f) for f in check(path)]
+    findings = [str(f) for f in cli_findings(path)]
     text = path.read_text().splitlines()
 
     def line_of(fragment: str, after: str = "") -> int:
@@ -115,7 +116,7 @@ def test_tools_check_reports_load_errors_with_lines(tmp_path):
     path = manifest_copy(tmp_path, lambda text: text.replace("  - { agent: member }\n",
                                                              "  - { agent: member }\n  - { agent: lobby }\n")
                          .replace("needs: briefing:write\n", "needs: briefing:wirte\n", 1))
-    findings = [str(f) for f in check(path)]
+    findings = [str(f) for f in cli_findings(path)]
     text = path.read_text().splitlines()
     unreachable = next(n for n, line in enumerate(text, start=1) if line == "  - { agent: lobby }")
     assert f"error: line {unreachable}: entry row 5: unreachable, row 4 has no conditions and matches everyone first" in findings
@@ -204,7 +205,7 @@ def test_tools_check_names_a_rule_that_reads_an_unknown_field(tmp_path):
     path = manifest_copy(tmp_path, lambda text: text.replace(
         "      - { field: subject.asks_today, op: is less than, value: 20 }",
         "      - { field: subject.asks_per_hour, op: is less than, value: 20 }"))
-    findings = [str(f) for f in check(path)]
+    findings = [str(f) for f in cli_findings(path)]
     line = next(n for n, text in enumerate(path.read_text().splitlines(), start=1)
                 if text.startswith("  - name: Applicants ask at most 20"))
     assert findings == [f"error: line {line}: rule 'Applicants ask at most 20 questions a day': "

@@ -11,7 +11,9 @@ from server.identity import principals
 from server.cli import demo
 from server.identity import mandates
 from server.identity import tokens
-from server.identity.resolver import CredentialRejected, Resolver
+from server.access import Access
+from server.identity.credentials import CredentialRejected
+from server.identity.resolver import Resolver
 from server.identity.mandates import MandateError, SigningKey
 from server.manifest.loading import load_manifest
 from server.store.database import open_db
@@ -23,7 +25,7 @@ def world(tmp_path):
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
     minted = demo.prepare(db, key, manifest)
-    return db, key, manifest, Resolver(db, key, manifest), minted
+    return db, key, manifest, Access(manifest, Resolver(db, key, frozenset(manifest.scopes))), minted
 
 
 def bearer(token: str) -> str:

@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from server import tools
+from server.access import default_scopes, visible_tools
 from server.manifest.loading import ManifestError, load_manifest, parse_manifest
 
 # The seed's figures once every tool of DESIGN.md has landed: guest 3, applicant's agent 10,
@@ -33,19 +34,13 @@ def test_default_manifest_matches_design_table():
 
 
 def test_lane_counts_follow_the_seed():
+    """The seed's figures, exactly: a missing tool is a failure, never a smaller expectation."""
     manifest = load_manifest()
-    pending = {name: needs for name, needs in DESIGN_TOOLS.items() if name not in manifest.tools}
-    agent = manifest.agent_scopes
-
-    def expected(lane: str) -> int:
-        scopes = manifest.ceiling(lane) & agent
-        return SEED[lane] - sum(1 for needs in pending.values() if needs is None or needs in scopes)
-
-    assert len(manifest.tools) == SEED["total"] - len(pending)
-    assert len(manifest.tools_for("guest", frozenset(), verified=False)) == expected("guest") == 3
+    assert set(manifest.tools) == set(DESIGN_TOOLS) and len(manifest.tools) == SEED["total"] == 15
+    assert len(visible_tools(manifest, frozenset(), False, None)) == SEED["guest"] == 3
     for lane in ("applicant", "member"):
-        scopes = manifest.ceiling(lane) & agent
-        assert len(manifest.tools_for(lane, scopes, verified=True)) == expected(lane)
+        assert len(visible_tools(manifest, default_scopes(manifest, lane), True, None)) == SEED[lane]
+    assert (SEED["applicant"], SEED["member"]) == (10, 14)
 
 
 def test_scope_figures_of_the_seed():

@@ -156,7 +156,7 @@ async def test_external_issuer_by_jwks_url(tmp_path):
             # the IdP rotates: an unknown kid refreshes the cached JWKS once
             second = rsa.generate_private_key(public_exponent=65537, key_size=2048)
             _JwksHandler.jwks = {"keys": [rsa_jwk(first, "k1"), rsa_jwk(second, "k2")]}
-            club.live.parley.resolver.verifier.keys.min_refresh = 0
+            club.live.parley.access.resolver.verifier.keys.min_refresh = 0
             rotated = jwt.encode(claims, second, algorithm="RS256", headers={"kid": "k2"})
             assert (await probe(club.url, rotated)).status_code == 200
             unbound = jwt.encode({**claims, "sub": "idp|stranger"}, first, algorithm="RS256", headers={"kid": "k1"})

@@ -6,7 +6,11 @@ import pytest
 
 from server import tools as registry
 from server.chokepoint.context_sources import ContextSources
-from server.identity.resolver import Caller
+from dataclasses import replace
+
+from server.access import Caller
+from server.identity.mandates import MandateStatus
+from server.identity.resolver import Identity
 from server.manifest.loading import parse_manifest
 from server.chokepoint.rulebook import RuleBook
 from server.chokepoint.rules import RuleDecl, RuleError
@@ -29,9 +33,11 @@ agents:
   desk: {name: Desk, instructions: i, tools: [whoami, refund_order]}
 entry: [{agent: desk}]
 """
-CALLER = Caller(lane="member", why="test", credential="agent_token", scopes=frozenset({"refunds:write"}),
-                tools=("whoami", "refund_order"), principal_id=1, principal="ana", principal_status="member",
-                entry_agent="desk")
+ANA = Identity(credential="agent_token", principal_id=1, principal="ana", principal_status="member", steward=False,
+               agent_id=None, agent=None, token_scopes=frozenset({"refunds:write"}),
+               mandate=MandateStatus("missing", None))
+CALLER = Caller(ANA, lane="member", why="test", scopes=frozenset({"refunds:write"}), tools=("whoami", "refund_order"),
+                entry_persona="desk")
 
 
 def book_with(*decls: dict, db=None) -> RuleBook:
@@ -42,6 +48,7 @@ def book_with(*decls: dict, db=None) -> RuleBook:
     book.manifest_rules = [rule for i, decl in enumerate(decls)
                            for rule in book.compile(RuleDecl.model_validate(decl), f"manifest:{i}")]
     book._revision = None
+    book.refresh()
     return book
 
 
@@ -127,7 +134,7 @@ async def test_rules_reading_the_builtin_source_about_the_subject(tmp_path):
     book = book_with({"name": "Members a month in", "binding": BINDING,
                       "conditions": [{"field": "subject.admitted_days", "op": "is at least", "value": 30},
                                      {"field": "subject.status", "op": "is", "value": "member"}]}, db=db)
-    caller = Caller(**{**CALLER.__dict__, "principal_id": db.execute("SELECT id FROM principals").fetchone()[0]})
+    caller = replace(CALLER, identity=replace(ANA, principal_id=db.execute("SELECT id FROM principals").fetchone()[0]))
     assert await book.check(caller, "refund_order", args()) is None
     db.execute("UPDATE principals SET admitted_at = ? ", ["2099-01-01T00:00:00.000000Z"])
     denial = await book.check(caller, "refund_order", args())

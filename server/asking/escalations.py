@@ -8,34 +8,36 @@ the topic; the outcome lands in the asker's inbox thread and live sessions hear 
 
 from __future__ import annotations
 
-import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import sqlite_utils
-
-from server.identity import principals
-from server.identity import mandates
+from server.access import MEMBER
 from server.answering import Answer, Note, ScopedRequest, Terms
 from server.answering import answer as deterministic_answer
-from server.identity.mandates import SigningKey
-from server.manifest.loading import Manifest
-from server.router import lexicon as lx
-from server.router.reader import find_verb, fold, read
-from server.store.database import now
-
-log = logging.getLogger("parley.escalations")
+from server.asking.checks import check_output
+from server.errors import Conflict, NotFound, ParleyError
+from server.identity import mandates
+from server.identity.mandates import MandateBody, SigningKey
+from server.manifest.schema import Manifest
+from server.store import asking as rows
+from server.store import principals as principal_rows
+from server.store import records
+from server.store.database import Database, now, write
 
 Answerer = Callable[[ScopedRequest, Terms, list[Note]], Answer]
+TOPIC_LIMIT = 80
 
 
-class AskError(ValueError):
-    """A question that cannot be put as asked; the message says why."""
+class AskError(ParleyError):
+    """A question or decision that cannot be made as asked; the message says why."""
 
 
-class NotFound(LookupError):
+class NoSuchEscalation(AskError, NotFound):
     """No such escalation in this principal's queue (whether it exists elsewhere is not said)."""
+
+
+class AlreadyDecided(AskError, Conflict):
+    pass
 
 
 @dataclass(frozen=True)
@@ -46,62 +48,13 @@ class Asked:
     escalation_id: int | None
 
 
-def _shingles(text: str, size: int = 6) -> set[str]:
-    words = re.findall(r"[a-z0-9]+", fold(text))
-    return {" ".join(words[i:i + size]) for i in range(max(0, len(words) - size + 1))}
-
-
-def commits(text: str, language: str) -> bool:
-    """Whether `text` commits someone: a commitment verb, not past, not negated, anywhere in it.
-
-    Every verb position is checked, not only each clause's first: "(may be quoted) Yes, I accept"
-    commits even though its first verb is a harmless participle."""
-    negations = lx.NEGATIONS[language]
-    for sentence in re.split(r"(?<=[.!?;:])\s+", text):
-        reading = read(sentence, language)
-        if reading.form.frame == "question":
-            continue
-        tokens = reading.tokens
-        negated = False  # a negation holds until the clause ends or "but" turns it: "cannot agree, accept, …"
-        for i, token in enumerate(tokens):
-            if token.norm in negations or token.norm.endswith("n't"):
-                negated = True
-                continue
-            if token.kind == "punct" and token.norm != "," or token.norm in ("but", "mas", "however", "porem"):
-                negated = False
-                continue
-            verb = find_verb(tokens[i:i + 2], language)
-            if verb is None or verb.index != 0 or verb.action not in lx.COMMITMENTS or verb.tense == "past":
-                continue
-            if not negated:
-                return True
-    return False
-
-
-def check_output(answer: Answer, language: str, withheld: list[str], who: str) -> Answer:
-    """The answering agent's output passes here whoever produced it: no commitment, no withheld note."""
-    findings = answer.findings or ""
-    if answer.escalate is None and answer.refused is None:
-        if commits(findings, language):
-            log.warning("answer for %s withheld: it read as a commitment", who)
-            return Answer(answered=False, scopedRequest=answer.scopedRequest, openQuestions=[answer.scopedRequest],
-                          findings=None, escalate="commitment")
-        leaked = _shingles(findings)
-        if any(_shingles(text) & leaked for text in withheld):
-            log.warning("answer for %s withheld: it repeated a note its mandate does not reveal", who)
-            return Answer(answered=False, scopedRequest=answer.scopedRequest, openQuestions=[answer.scopedRequest],
-                          findings=None, escalate="outside_mandate")
-    return answer
-
-
-def _notes(db: sqlite_utils.Database, member_id: int, body: mandates.MandateBody, asker_is_member: bool):
-    """(revealable notes, withheld note texts) for this asker under this mandate."""
+def revealable(db: Database, member_id: int, body: MandateBody, asker_is_member: bool) -> tuple[list[Note], list[str]]:
+    """(notes the mandate reveals to this asker, texts of the notes it withholds)."""
     reveal = set(body.reveal) - {"private"}
     if not asker_is_member:
         reveal.discard("members")
     allowed, withheld = [], []
-    for row in db.query("SELECT topic, text, visibility FROM briefing WHERE principal_id = ? ORDER BY topic, id",
-                        [member_id]):
+    for row in records.notes_of(db, member_id):
         if row["visibility"] in reveal and row["topic"] in body.topics:
             allowed.append(Note(topic=row["topic"], text=row["text"]))
         else:
@@ -110,8 +63,8 @@ def _notes(db: sqlite_utils.Database, member_id: int, body: mandates.MandateBody
 
 
 class Escalations:
-    def __init__(self, db: sqlite_utils.Database, key: SigningKey, manifest: Manifest,
-                 answerer: Answerer = deterministic_answer, on_delivery: Callable[[int], None] | None = None):
+    def __init__(self, db: Database, key: SigningKey, manifest: Manifest, answerer: Answerer = deterministic_answer,
+                 on_delivery: Callable[[int], None] | None = None):
         self.db = db
         self.key = key
         self.manifest = manifest
@@ -122,90 +75,71 @@ class Escalations:
 
     def ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
             language: str, thread_id: int | None = None) -> Asked:
-        try:
-            target = principals.find_principal(self.db, member)
-        except principals.ClubError:
-            target = None
-        if target is None or target.status != "member":
+        target = principal_rows.by_handle(self.db, member)
+        if target is None or target["status"] != "member":
             raise AskError(f"no member with handle '{member}'; search_directory lists members")
-        if target.id == asker_id:
+        if target["id"] == asker_id:
             raise AskError("you cannot ask your own answering agent; read list_briefing instead")
         if thread_id is not None:
-            row = self.db.execute("SELECT asker_id, answerer_id FROM threads WHERE id = ?", [thread_id]).fetchone()
-            if row is None or row[0] != asker_id or row[1] != target.id:
+            parties = rows.thread_parties(self.db, thread_id)
+            if parties != (asker_id, target["id"]):
                 raise AskError(f"you have no thread {thread_id} with {member}; leave thread_id out to open one")
-        status = mandates.current(self.db, self.key, target.id)
+        status = mandates.current(self.db, self.key, target["id"])
         request = ScopedRequest(question=question, asker=str(asker_id), language=language)
-        if status.valid:
-            body = status.body
-            answer = self._answer(target.id, target.handle, body, request, asker_is_member)
-            quotable = body.quotable
+        if status.valid and status.body is not None:
+            answer = self._answer(target["id"], target["handle"], status.body, request, asker_is_member)
+            quotable = status.body.quotable
         else:
-            answer = Answer(answered=False, scopedRequest=question, openQuestions=[question], escalate="outside_mandate",
-                            findings=None)
+            answer = Answer(answered=False, scopedRequest=question, openQuestions=[question],
+                            escalate="outside_mandate", findings=None)
             quotable = False
         stamp = now()
-        with self.db.atomic():
+        with write(self.db):
             if thread_id is None:
-                thread_id = self.db["threads"].insert({
-                    "asker_id": asker_id, "answerer_id": target.id, "subject": question[:120],
-                    "created_at": stamp, "updated_at": stamp}).last_pk
-            else:
-                self.db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, thread_id])
-            self.db["messages"].insert({"thread_id": thread_id, "kind": "question", "body": question, "created_at": stamp})
+                thread_id = rows.open_thread(self.db, asker_id, target["id"], question[:120], stamp)
+            rows.add_message(self.db, thread_id, "question", question, stamp)
             if answer.findings:
                 kind = "answer" if answer.escalate is None and answer.refused is None else "decline"
-                self.db["messages"].insert({"thread_id": thread_id, "kind": kind, "body": answer.findings,
-                                            "created_at": stamp})
+                rows.add_message(self.db, thread_id, kind, answer.findings, stamp)
             escalation_id = None
             if answer.escalate is not None:
-                escalation_id = self.db["escalations"].insert({
-                    "principal_id": target.id, "asker_id": asker_id, "asker_agent": asker_agent,
-                    "thread_id": thread_id, "question": question, "language": language,
-                    "reason": answer.escalate, "status": "open", "decision": None,
-                    "created_at": stamp, "decided_at": None}).last_pk
+                escalation_id = rows.file_escalation(
+                    self.db, principal_id=target["id"], asker_id=asker_id, asker_agent=asker_agent,
+                    thread_id=thread_id, question=question, language=language, reason=answer.escalate, stamp=stamp)
         return Asked(answer, thread_id, quotable, escalation_id)
 
-    def _answer(self, member_id: int, handle: str, body: mandates.MandateBody, request: ScopedRequest,
+    def _answer(self, member_id: int, handle: str, body: MandateBody, request: ScopedRequest,
                 asker_is_member: bool) -> Answer:
         """The answering agent, handed only what this mandate reveals to this asker, its output checked."""
-        notes, withheld = _notes(self.db, member_id, body, asker_is_member)
+        notes, withheld = revealable(self.db, member_id, body, asker_is_member)
         terms = Terms(principal=handle, topics=tuple(body.topics), quotable=body.quotable)
         return check_output(self.answerer(request, terms, notes), request.language, withheld, handle)
 
     # --- the queue ---------------------------------------------------------------------------
 
     def queue(self, principal_id: int, status: str = "open") -> list[dict]:
-        rows = self.db.query(
-            """SELECT e.id, e.question, e.reason, e.status, e.language, e.created_at, e.decided_at, e.decision,
-                      e.thread_id, e.asker_agent, p.handle AS asker
-               FROM escalations e JOIN principals p ON p.id = e.asker_id
-               WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id""",
-            [principal_id, status],
-        )
-        return list(rows)
+        return rows.queue(self.db, principal_id, status)
 
     def open_count(self, principal_id: int) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM escalations WHERE principal_id = ? AND status = 'open'",
-                               [principal_id]).fetchone()[0]
+        return rows.open_count(self.db, principal_id)
 
     def get(self, principal_id: int, escalation_id: int) -> dict:
-        rows = list(self.db.query(
-            """SELECT e.*, p.handle AS asker FROM escalations e JOIN principals p ON p.id = e.asker_id
-               WHERE e.id = ? AND e.principal_id = ?""", [escalation_id, principal_id]))
-        if not rows:
-            raise NotFound(escalation_id)
-        return rows[0]
+        found = rows.escalation(self.db, principal_id, escalation_id)
+        if found is None:
+            raise NoSuchEscalation(f"there is no question {escalation_id} in your queue")
+        return found
 
     def thread(self, thread_id: int) -> list[dict]:
-        return list(self.db.query("SELECT kind, body, created_at FROM messages WHERE thread_id = ? ORDER BY id",
-                                  [thread_id]))
+        return rows.messages(self.db, thread_id)
 
     def decide(self, principal_id: int, escalation_id: int, action: str, text: str = "") -> dict:
-        """answer (with the principal's own words), decline, or widen (add a topic and re-answer)."""
+        """answer (with the principal's own words), decline, or widen (add a topic and re-answer).
+
+        A decision that cannot be made changes nothing: a widen whose new topic still answers
+        nothing leaves the mandate as it was."""
         escalation = self.get(principal_id, escalation_id)
         if escalation["status"] != "open":
-            raise AskError(f"escalation {escalation_id} was already {escalation['status']}")
+            raise AlreadyDecided(f"question {escalation_id} was already {escalation['status']}")
         text = text.strip()
         if action == "answer":
             if not text:
@@ -219,34 +153,32 @@ class Escalations:
         else:
             raise AskError("the decision must be answer, decline or widen")
         stamp = now()
-        with self.db.atomic():
-            changed = self.db.execute(
-                "UPDATE escalations SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'open'",
-                [status, delivered, stamp, escalation_id]).rowcount
-            if changed != 1:
-                raise AskError(f"escalation {escalation_id} was decided meanwhile")
-            self.db["messages"].insert({"thread_id": escalation["thread_id"], "kind": "decision", "body": delivered,
-                                        "created_at": stamp})
-            self.db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, escalation["thread_id"]])
+        with write(self.db):
+            if not rows.decide(self.db, escalation_id, status, delivered, stamp):
+                raise AlreadyDecided(f"question {escalation_id} was decided meanwhile")
+            rows.add_message(self.db, escalation["thread_id"], "decision", delivered, stamp)
         self.on_delivery(escalation["asker_id"])
         return self.get(principal_id, escalation_id)
 
     def _widen(self, principal_id: int, escalation: dict, topic: str) -> str:
+        """Answer under the mandate with one more topic; sign that mandate only if it answers."""
         topic = topic.strip().lower()
-        if not topic or len(topic) > 80:
-            raise AskError("name the topic (1 to 80 characters) the mandate should now cover")
+        if not topic or len(topic) > TOPIC_LIMIT:
+            raise AskError(f"name the topic (1 to {TOPIC_LIMIT} characters) the mandate should now cover")
+        if escalation["reason"] == "commitment":
+            raise AskError("widening cannot help: this question asks for a commitment, which no mandate lets the "
+                           "answering agent make; answer it in your own words or decline")
         status = mandates.current(self.db, self.key, principal_id)
-        if not status.valid:
+        if not status.valid or status.body is None:
             raise AskError("your mandate is not valid; sign a new one before widening it")
-        widened = mandates.amend(
-            self.db, self.key, principal_id=principal_id, topics=sorted(set(status.body.topics) | {topic}),
-            known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes,
-        )
-        asker_is_member = self.db.execute("SELECT status FROM principals WHERE id = ?",
-                                          [escalation["asker_id"]]).fetchone()[0] == "member"
+        candidate = status.body.model_copy(update={"topics": sorted(set(status.body.topics) | {topic})})
         request = ScopedRequest(question=escalation["question"], asker=str(escalation["asker_id"]),
                                 language=escalation["language"])
-        answer = self._answer(principal_id, widened.principal, widened, request, asker_is_member)
-        if answer.escalate is None and answer.refused is None and answer.findings:
-            return answer.findings
-        raise AskError(f"even with '{topic}' in the mandate, no note answers this; answer it in your own words")
+        answer = self._answer(principal_id, candidate.principal, candidate, request,
+                              escalation["asker_status"] == MEMBER)
+        if answer.escalate is not None or answer.refused is not None or not answer.findings:
+            raise AskError(f"even with '{topic}' in the mandate, no note answers this; answer it in your own words "
+                           "(your mandate was not changed)")
+        mandates.amend(self.db, self.key, principal_id=principal_id, topics=list(candidate.topics),
+                       known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes)
+        return answer.findings

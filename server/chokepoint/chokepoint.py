@@ -1,7 +1,8 @@
 """The one place a caller meets a tool: listing, and every call, pass through here.
 
 A tool the caller cannot use is never listed, and calling it answers exactly as a tool that does
-not exist. Input is validated before anything runs, and every call is audited.
+not exist. Input is validated before anything runs, the binding's rules run next, and every call
+is audited. A tool that may wait on something slow runs in a worker thread, never on the loop.
 """
 
 from __future__ import annotations
@@ -9,21 +10,23 @@ from __future__ import annotations
 import json
 import logging
 import time
+from typing import Any
 
+import anyio
 import mcp_types as types
-import sqlite_utils
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from server.access import Caller
 from server.chokepoint import audit
-from server.settings import Settings
-from server.identity.resolver import Caller
-from server.identity.mandates import SigningKey
 from server.chokepoint.context_sources import ContextSources
-from server.router.catalogue import Catalogue
 from server.chokepoint.rulebook import RuleBook
-from server.manifest.loading import Manifest, ManifestError
-from server.tools import ToolContext, ToolError, ToolSpec
+from server.errors import ParleyError
+from server.identity.mandates import SigningKey
+from server.manifest.schema import Manifest
+from server.router.catalogue import Catalogue
+from server.store.database import Database
+from server.tools import ToolContext, ToolSpec, specs_for
 
 log = logging.getLogger("parley.chokepoint")
 
@@ -31,7 +34,7 @@ INVALID_PARAMS = -32602
 
 
 def unknown_tool(name: str) -> MCPError:
-    return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
+    return MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {audit.safe_name(name)}")
 
 
 def _validation_message(name: str, exc: ValidationError) -> str:
@@ -44,64 +47,45 @@ def _validation_message(name: str, exc: ValidationError) -> str:
 
 
 def _result(payload: dict) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False))],
-        structured_content=payload,
-    )
+    return types.CallToolResult(content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False))],
+                                structured_content=payload)
 
 
 def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
+class Catalogues:
+    """The router's catalogue of exactly the tools a caller sees, built once per distinct set."""
+
+    def __init__(self, definitions: dict[str, types.Tool]):
+        self.definitions = definitions
+        self._built: dict[tuple[str, ...], Catalogue] = {}
+
+    def __call__(self, names: tuple[str, ...]) -> Catalogue:
+        catalogue = self._built.get(names)
+        if catalogue is None:
+            catalogue = Catalogue.from_declarations(
+                [self.definitions[name].model_dump(mode="json", by_alias=True, exclude_none=True) for name in names])
+            if len(self._built) > 256:
+                self._built.clear()
+            self._built[names] = catalogue
+        return catalogue
+
+
 class Chokepoint:
-    def __init__(
-        self,
-        db: sqlite_utils.Database,
-        key: SigningKey,
-        manifest: Manifest,
-        settings: Settings,
-        registry: dict[str, ToolSpec],
-        vocabularies: dict | None = None,
-        escalations=None,
-        sources=None,
-    ):
-        missing = [name for name in manifest.tools if name not in registry]
-        if missing:
-            raise ManifestError(f"the manifest declares tools this server does not implement: {', '.join(missing)}")
+    def __init__(self, db: Database, key: SigningKey, manifest: Manifest, vocabularies: dict | None = None,
+                 asking: Any = None, sources: ContextSources | None = None):
         self.db = db
         self.key = key
         self.manifest = manifest
-        self.settings = settings
-        self.specs = {name: registry[name] for name in manifest.tools}
-        self.definitions = {name: self._definition(spec) for name, spec in self.specs.items()}
+        self.specs: dict[str, ToolSpec] = specs_for(manifest)
+        self.definitions = {name: spec.definition() for name, spec in self.specs.items()}
         self.vocabularies = vocabularies or {}
-        self.escalations = escalations
+        self.asking = asking
         schemas = {name: definition.input_schema for name, definition in self.definitions.items()}
         self.rulebook = RuleBook(manifest, db, sources or ContextSources(manifest.context_sources, db), schemas)
-        self._catalogues: dict[tuple[str, ...], Catalogue] = {}
-
-    def catalogue_for(self, names: tuple[str, ...]) -> Catalogue:
-        """The router's catalogue of exactly these tools: only what the caller can see."""
-        catalogue = self._catalogues.get(names)
-        if catalogue is None:
-            catalogue = Catalogue.from_declarations(
-                [self.definitions[name].model_dump(mode="json", by_alias=True, exclude_none=True) for name in names]
-            )
-            if len(self._catalogues) > 256:
-                self._catalogues.clear()
-            self._catalogues[names] = catalogue
-        return catalogue
-
-    @staticmethod
-    def _definition(spec: ToolSpec) -> types.Tool:
-        return types.Tool(
-            name=spec.name,
-            description=spec.description,
-            input_schema=spec.input_schema(),
-            output_schema=spec.output_schema(),
-            annotations=types.ToolAnnotations(read_only_hint=not spec.writes),
-        )
+        self.catalogue_for = Catalogues(self.definitions)
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]
@@ -120,16 +104,19 @@ class Chokepoint:
             except ValidationError as exc:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
-            if self.rulebook is not None:
-                denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
-                if denial is not None:
-                    outcome, rule = denial.outcome, denial.rule
-                    return _error(denial.message)
-            ctx = ToolContext(self.db, self.key, self.manifest, self.settings, caller,
-                              self.vocabularies, self.catalogue_for, self.escalations, self.rulebook)
+            self.rulebook.refresh()  # once per call: the rules in force for this request
+            denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
+            if denial is not None:
+                outcome, rule = denial.outcome, denial.rule
+                return _error(denial.message)
+            ctx = ToolContext(self.db, self.key, self.manifest, caller, self.vocabularies, self.catalogue_for,
+                              self.asking, self.rulebook.explain)
             try:
-                output = spec.handler(ctx, args)
-            except ToolError as exc:
+                if spec.blocking:
+                    output = await anyio.to_thread.run_sync(spec.handler, ctx, args)
+                else:
+                    output = spec.handler(ctx, args)
+            except ParleyError as exc:
                 outcome = "tool_error"
                 return _error(str(exc))
             outcome = "ok"
@@ -137,7 +124,7 @@ class Chokepoint:
         except MCPError:
             raise
         except Exception:
-            log.exception("tool %s failed for lane %s", name[:64], caller.lane)
+            log.exception("tool %s failed for lane %s", audit.safe_name(name), caller.lane)
             return _error("Internal error while running the tool; nothing is known to have changed.")
         finally:
             audit.record(self.db, caller, name, outcome, (time.perf_counter() - started) * 1000, rule)

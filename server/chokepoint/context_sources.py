@@ -8,53 +8,18 @@ data blocks the call: fail closed. Reasons name the source, never the data.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 import httpx2
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from server.store.database import format_time, parse_time
-
-if TYPE_CHECKING:
-    import sqlite_utils
-
-    from server.identity.resolver import Caller
-
-Kind = Literal["text", "number", "boolean"]
-
-# What the built-in source knows, by the path a rule reads it at.
-CLUB_ATTRIBUTES: dict[str, Kind] = {
-    "subject.id": "text", "subject.status": "text", "subject.steward": "boolean", "subject.lane": "text",
-    "subject.admitted_days": "number", "subject.asks_today": "number", "subject.evidence_count": "number",
-    "resource.owner": "text", "resource.member_status": "text",
-}
+from server.access import Caller
+from server.errors import ParleyError
+from server.manifest.schema import SourceDecl
+from server.store import asking, principals, records
+from server.store.database import Database, format_time, parse_time
 
 
-class SourceDecl(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    builtin: Literal["club"] | None = None
-    url: str | None = Field(default=None, description="A URL template: {subject.id} and {args.<name>} are filled in.")
-    timeout: float = Field(default=1.0, gt=0, le=30)
-    about: Literal["subject", "resource"] = "subject"
-    attributes: dict[str, Kind] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> SourceDecl:
-        if (self.builtin is None) == (self.url is None):
-            raise ValueError("a context source is either builtin: club or an HTTP source with url:")
-        if self.url is not None and not self.attributes:
-            raise ValueError("an HTTP context source declares the attributes it provides, with their types")
-        return self
-
-    def provides(self) -> dict[str, Kind]:
-        if self.builtin == "club":
-            return dict(CLUB_ATTRIBUTES)
-        return {f"{self.about}.{name}": kind for name, kind in self.attributes.items()}
-
-
-class SourceFailed(Exception):
+class SourceFailed(ParleyError):
     def __init__(self, source: str, reason: str):
         super().__init__(f"context source '{source}' {reason}")
         self.source = source
@@ -73,7 +38,7 @@ IDENTITY = "identity"  # subject.id needs no source: the verified credential say
 
 
 class ContextSources:
-    def __init__(self, declarations: dict[str, SourceDecl], db: sqlite_utils.Database | None):
+    def __init__(self, declarations: dict[str, SourceDecl], db: Database | None):
         self.declarations = declarations
         self.db = db
         self.provider: dict[str, str] = {"subject.id": IDENTITY}
@@ -152,31 +117,23 @@ class ContextSources:
             elif attribute == "lane":
                 values["lane"] = caller.lane
             elif attribute == "admitted_days":
-                row = db.execute("SELECT admitted_at FROM principals WHERE id = ?", [caller.principal_id]).fetchone()
-                admitted = row[0] if row else None
+                row = principals.by_id(db, caller.principal_id) if caller.principal_id is not None else None
+                admitted = row["admitted_at"] if row else None
                 values["admitted_days"] = (datetime.now(UTC) - parse_time(admitted)).days if admitted else 0
             elif attribute == "asks_today":
                 since = format_time(datetime.now(UTC) - timedelta(days=1))
-                values["asks_today"] = db.execute(
-                    "SELECT COUNT(*) FROM messages m JOIN threads t ON t.id = m.thread_id "
-                    "WHERE t.asker_id = ? AND m.kind = 'question' AND m.created_at >= ?",
-                    [caller.principal_id, since]).fetchone()[0]
+                values["asks_today"] = asking.questions_since(db, caller.principal_id, since)
             elif attribute == "evidence_count":
-                values["evidence_count"] = db.execute(
-                    "SELECT COUNT(*) FROM evidence WHERE principal_id = ?", [caller.principal_id]).fetchone()[0]
+                values["evidence_count"] = records.evidence_count(db, caller.principal_id)
             elif attribute == "owner":
                 values["owner"] = self._owner(args)
             elif attribute == "member_status":
                 handle = args.get("member") or args.get("handle")
-                row = db.execute("SELECT status FROM principals WHERE handle = ?", [handle]).fetchone()
-                values["member_status"] = row[0] if row else ""
+                values["member_status"] = principals.status_by_handle(db, str(handle)) or ""
         return values
 
     def _owner(self, args: dict) -> str:
         """Who owns the record the call acts on: a briefing note, or a member by handle."""
         if args.get("note_id") is not None:
-            row = self.db.execute(
-                "SELECT p.handle FROM briefing b JOIN principals p ON p.id = b.principal_id WHERE b.id = ?",
-                [args["note_id"]]).fetchone()
-            return row[0] if row else ""
+            return records.note_owner(self.db, int(args["note_id"])) or ""
         return str(args.get("member") or args.get("handle") or "")

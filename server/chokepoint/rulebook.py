@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sqlite_utils
-
-from server.store import database
+from server.access import Caller
 from server.chokepoint.context_sources import ContextSources, SourceFailed
-from server.identity.resolver import Caller
-from server.manifest.loading import Manifest
-from server.chokepoint.rules import Binding, Rule, RuleDecl, RuleError, argument_types, compile_rule
-from server.store.database import now
+from server.chokepoint.rules import Rule, RuleError, argument_types, compile_rule
+from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
+from server.store import rules as rule_rows
+from server.store.database import Database, now, revision, write
 
 
 @dataclass(frozen=True)
@@ -28,7 +26,7 @@ class Denial:
 
 
 class RuleBook:
-    def __init__(self, manifest: Manifest, db: sqlite_utils.Database | None, sources: ContextSources,
+    def __init__(self, manifest: Manifest, db: Database | None, sources: ContextSources,
                  input_schemas: dict[str, dict], compile_manifest: bool = True):
         self.manifest = manifest
         self.db = db
@@ -36,9 +34,9 @@ class RuleBook:
         self.input_schemas = input_schemas
         self._revision: int | None = None
         self._by_binding: dict[tuple[str, str], list[Rule]] = {}
-        self._checked_at = 0.0
         self.manifest_rules = self._compile_all(
             [(decl, f"manifest:{i}") for i, decl in enumerate(manifest.rules)]) if compile_manifest else []
+        self.refresh()
 
     # --- checking and compiling ----------------------------------------------------------------
 
@@ -68,12 +66,12 @@ class RuleBook:
     def _stored(self, state: str) -> list[tuple[int, RuleDecl]]:
         if self.db is None:
             return []
-        rows = self.db.execute("SELECT id, body FROM rules WHERE state = ? ORDER BY id", [state]).fetchall()
-        return [(row[0], RuleDecl.model_validate_json(row[1])) for row in rows]
+        return [(rule_id, RuleDecl.model_validate_json(body)) for rule_id, body in rule_rows.bodies(self.db, state)]
 
-    def _refresh(self) -> None:
-        revision = database.revision(self.db) if self.db is not None else 0
-        if revision == self._revision:
+    def refresh(self) -> None:
+        """Read the store's revision once (a request does it once) and recompile what changed."""
+        current = revision(self.db) if self.db is not None else 0
+        if current == self._revision:
             return
         published = []
         for rule_id, decl in self._stored("published"):
@@ -85,21 +83,21 @@ class RuleBook:
         for rule in self.manifest_rules + published:
             by_binding.setdefault((rule.binding.agent, rule.binding.tool), []).append(rule)
         self._by_binding = by_binding
-        self._revision = revision
+        self._revision = current
 
     def rules_for(self, agent: str | None, tool: str) -> list[Rule]:
-        self._refresh()
+        """The rules in force as of the last `refresh`."""
         return self._by_binding.get((agent or "", tool), [])
 
     def explain(self, caller: Caller) -> list[dict]:
         """The rules on this caller's bindings, as sentences: for whoami."""
         return [{"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
-                for tool in caller.tools for rule in self.rules_for(caller.entry_agent, tool)]
+                for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
 
     # --- the chokepoint step --------------------------------------------------------------------
 
     async def check(self, caller: Caller, tool: str, args: dict) -> Denial | None:
-        rules = self.rules_for(caller.entry_agent, tool)
+        rules = self.rules_for(caller.entry_persona, tool)
         if not rules:
             return None
         needed = frozenset(path for rule in rules for path in rule.attributes)
@@ -126,13 +124,11 @@ class RuleBook:
         """Add a rule to the draft, one row per binding, after checking it compiles."""
         self.compile(decl, "draft")
         ids = []
-        with self.db.atomic():
+        with write(self.db):
             for binding in decl.bindings():
                 single = decl.model_copy(update={"binding": {"agent": binding.agent, "tool": binding.tool}})
-                ids.append(self.db["rules"].insert({
-                    "agent": binding.agent, "tool": binding.tool, "name": decl.name,
-                    "body": single.model_dump_json(), "state": "draft", "created_at": now(),
-                    "published_at": None, "removed_at": None}).last_pk)
+                ids.append(rule_rows.add_draft(self.db, binding.agent, binding.tool, decl.name,
+                                               single.model_dump_json(), now()))
         return ids
 
     def publish(self, rule_id: int | None = None) -> list[int]:
@@ -141,26 +137,25 @@ class RuleBook:
             raise RuleError(f"no draft rule {rule_id}")
         for i, decl in drafts:
             self.compile(decl, f"store:{i}")  # checked again at publish: boolean, attributes that exist
-        with self.db.atomic():
+        with write(self.db):
             for i, _ in drafts:
-                self.db.execute("UPDATE rules SET state = 'published', published_at = ? WHERE id = ? AND state = 'draft'",
-                                [now(), i])
+                rule_rows.publish(self.db, i, now())
+        self.refresh()
         return [i for i, _ in drafts]
 
     def remove(self, rule_id: int) -> None:
-        changed = self.db.execute(
-            "UPDATE rules SET state = 'removed', removed_at = ? WHERE id = ? AND state IN ('draft', 'published')",
-            [now(), rule_id]).rowcount
-        if changed != 1:
+        removed = rule_rows.remove(self.db, rule_id, now())
+        self.refresh()
+        if not removed:
             raise RuleError(f"no draft or published rule {rule_id} in the store (manifest rules are removed by "
                             "editing the manifest)")
 
     def listing(self) -> list[dict]:
-        self._refresh()
+        self.refresh()
         rows = [{"id": rule.origin, "state": "published", "binding": str(rule.binding), "name": rule.name,
                  "reads_as": rule.reads_as} for rule in self.manifest_rules]
         if self.db is not None:
-            for row in self.db.query("SELECT id, state, body FROM rules WHERE state != 'removed' ORDER BY id"):
+            for row in rule_rows.live(self.db):
                 decl = RuleDecl.model_validate_json(row["body"])
                 try:
                     reads_as = self.compile(decl, str(row["id"]))[0].reads_as
@@ -169,3 +164,20 @@ class RuleBook:
                 rows.append({"id": f"store:{row['id']}", "state": row["state"], "binding": str(decl.bindings()[0]),
                              "name": decl.name, "reads_as": reads_as})
         return rows
+
+
+def manifest_rule_problems(manifest: Manifest, input_schemas: dict[str, dict]) -> list[Problem]:
+    """The manifest's rules that do not compile (an unknown field or attribute, a wrong operator,
+    not a boolean), for `parley tools check` and for `parley serve`, which refuses them."""
+    try:
+        book = RuleBook(manifest, None, ContextSources(manifest.context_sources, None), input_schemas,
+                        compile_manifest=False)
+    except (ValueError, RuleError) as exc:
+        return [Problem(("context_sources",), str(exc))]
+    found = []
+    for number, decl in enumerate(manifest.rules):
+        try:
+            book.compile(decl, f"manifest:{number}")
+        except RuleError as exc:
+            found.append(Problem(("rules", number), str(exc), label=""))
+    return found

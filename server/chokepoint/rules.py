@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import cel
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from server.errors import ParleyError
+from server.manifest.schema import Binding, RuleDecl
 
 OPERATORS: dict[str, dict[str, str]] = {
     "text": {"is": "==", "is not": "!=", "is one of": "in", "starts with": "startsWith"},
@@ -28,52 +29,8 @@ _PATH = re.compile(r"\b(args|subject|resource)\.([A-Za-z_][A-Za-z0-9_]*)")
 SAMPLE = {"text": "sample", "number": 1, "boolean": False}
 
 
-class RuleError(ValueError):
+class RuleError(ParleyError):
     """A rule that cannot be drafted or published; the message says what to fix."""
-
-
-class Binding(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    agent: str
-    tool: str
-
-    def __str__(self) -> str:
-        return f"{self.agent} · parley · {self.tool}"
-
-
-class Condition(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    field: str
-    op: str
-    value: Any = None
-    attribute: str | None = Field(default=None, description="Compare with this trusted attribute instead of a value.")
-
-
-class RuleDecl(BaseModel):
-    """A rule as written: in the manifest, or drafted with `parley rules draft`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1, max_length=120)
-    binding: dict[str, str | list[str]]
-    match: Literal["all", "any"] = "all"
-    conditions: list[Condition] = Field(default_factory=list)
-    cel: str | None = None
-
-    @field_validator("binding")
-    @classmethod
-    def _binding(cls, value: dict) -> dict:
-        if set(value) != {"agent", "tool"}:
-            raise ValueError("a binding names exactly agent and tool (the server is this one)")
-        return value
-
-    def bindings(self) -> list[Binding]:
-        agents = self.binding["agent"]
-        tools = self.binding["tool"]
-        return [Binding(agent=a, tool=t) for a in (agents if isinstance(agents, list) else [agents])
-                for t in (tools if isinstance(tools, list) else [tools])]
 
 
 @dataclass(frozen=True)

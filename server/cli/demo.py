@@ -6,14 +6,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-import sqlite_utils
-
-from server.identity import principals
-from server.identity import mandates
-from server.identity import tokens
+from server.access import default_scopes
+from server.identity import mandates, principals, tokens
 from server.identity.mandates import SigningKey
-from server.manifest.loading import Manifest
-from server.store.database import now
+from server.manifest.schema import Manifest
+from server.store import principals as principal_rows
+from server.store import records
+from server.store.database import Database, now, write
 
 PEOPLE = [
     {
@@ -70,13 +69,13 @@ class DemoTokens:
     passwords: dict[str, str]  # handle → the sign-in password, shown once like the tokens
 
 
-def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> DemoTokens | None:
+def prepare(db: Database, key: SigningKey, manifest: Manifest) -> DemoTokens | None:
     """Create the demo club in an empty store; None if the store already has principals."""
-    if db.execute("SELECT COUNT(*) FROM principals").fetchone()[0]:
+    if principal_rows.count(db):
         return None
     minted: dict[str, tokens.MintedToken] = {}
     passwords = {person["handle"]: secrets.token_urlsafe(12) for person in PEOPLE}
-    with db.atomic():
+    with write(db):
         for person in PEOPLE:
             principal = principals.add_principal(
                 db,
@@ -89,7 +88,6 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
             )
             agent_id = principals.add_agent(db, principal.handle)
             principals.set_password(db, principal.handle, passwords[principal.handle])
-            lane = "member" if person["status"] == "member" else "applicant"
             mandates.sign_mandate(
                 db,
                 key,
@@ -97,40 +95,21 @@ def prepare(db: sqlite_utils.Database, key: SigningKey, manifest: Manifest) -> D
                 topics=person["topics"],
                 reveal=["public", "members"],
                 quotable=person["quotable"],
-                scopes=sorted(manifest.ceiling(lane) & manifest.agent_scopes),
+                scopes=sorted(default_scopes(manifest, person["status"])),
                 known_scopes=frozenset(manifest.scopes),
                 agent_scopes=manifest.agent_scopes,
                 valid_for=timedelta(days=365),
             )
             stamp = now()
             for topic, text, visibility in person["notes"]:
-                db["briefing"].insert(
-                    {
-                        "principal_id": principal.id,
-                        "topic": topic,
-                        "text": text,
-                        "visibility": visibility,
-                        "created_at": stamp,
-                        "updated_at": stamp,
-                    }
-                )
+                records.add_note(db, principal.id, topic, text, visibility, stamp)
             minted[principal.handle] = tokens.mint(
                 db, principal_id=principal.id, agent_id=agent_id, scopes=manifest.agent_scopes
             )
             if principal.handle == "carla":
-                db["applications"].insert(
-                    {"principal_id": principal.id, "statement": "I want to learn from people who ship.", "created_at": stamp}
-                )
-                db["evidence"].insert(
-                    {
-                        "principal_id": principal.id,
-                        "kind": "reference",
-                        "title": "Introduced by Bruno",
-                        "detail": "Worked together on an internal tools team.",
-                        "url": None,
-                        "created_at": stamp,
-                    }
-                )
+                records.add_application(db, principal.id, "I want to learn from people who ship.", stamp)
+                records.add_evidence(db, principal.id, "reference", "Introduced by Bruno",
+                                     "Worked together on an internal tools team.", None, stamp)
         ana = principals.find_principal(db, "ana")
         steward_token = tokens.mint(db, principal_id=ana.id, agent_id=None, scopes=frozenset(manifest.scopes))
     return DemoTokens(

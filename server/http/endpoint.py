@@ -18,35 +18,25 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from server import __version__
-from server.chokepoint.chokepoint import Chokepoint
-from server.identity.resolver import Caller
-from server.manifest.loading import Manifest
-from server.http.live import INBOX_URI, LiveSessions
 from mcp.shared.exceptions import MCPError
+
+from server import __version__
+from server.access import Caller
+from server.chokepoint.chokepoint import Chokepoint
+from server.http.gate import caller_of
+from server.http.live import INBOX_URI, LiveSessions
+from server.manifest.schema import Manifest
 
 log = logging.getLogger("parley.mcp")
 
 KNOWLEDGE_PREFIX = "parley://knowledge/"
 
-CALLER_KEY = "parley.caller"
-
-
-def caller_of(ctx: ServerRequestContext) -> Caller:
-    """The caller the HTTP gate resolved for the request that carried this message."""
-    request = ctx.request
-    caller = request.scope.get(CALLER_KEY) if request is not None else None
-    if caller is None:  # only reachable if the gate were bypassed: fail closed
-        raise RuntimeError("no resolved caller on this request")
-    return caller
-
-
 def instructions_for(caller: Caller, manifest: Manifest) -> str:
     """The chosen agent's instructions (links listed), then the lane: what it is, why, how to leave it."""
     lane = manifest.lanes[caller.lane]
     total = len(manifest.tools)
-    agent = manifest.agents.get(caller.entry_agent or "")
-    persona = agent.full_instructions(manifest.links) if agent is not None else ""
+    chosen = manifest.agents.get(caller.entry_persona or "")
+    persona = chosen.full_instructions(manifest.links) if chosen is not None else ""
     if caller.lane == "guest":
         head = (
             f"{manifest.club.name}. You are in the GUEST lane because no credential was sent: "
@@ -104,8 +94,8 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
 
     def knowledge_of(caller: Caller) -> dict[str, str]:
         """uri → knowledge base name, for the knowledge the caller's chosen agent declares."""
-        agent = manifest.agents.get(caller.entry_agent or "")
-        return {f"{KNOWLEDGE_PREFIX}{name}": name for name in (agent.knowledge if agent else [])}
+        persona = manifest.agents.get(caller.entry_persona or "")
+        return {f"{KNOWLEDGE_PREFIX}{name}": name for name in (persona.knowledge if persona else [])}
 
     async def list_resources(ctx: ServerRequestContext, params) -> types.ListResourcesResult:
         caller = caller_of(ctx)

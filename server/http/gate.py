@@ -14,12 +14,25 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.identity.resolver import Caller, CredentialRejected, Resolver
-from server.manifest.loading import Manifest
-from server.http.endpoint import CALLER_KEY
+from mcp.server.context import ServerRequestContext
+
+from server.access import Access, Caller
 from server.http.ratelimit import RateLimiter, retry_after_header
+from server.identity.credentials import CredentialRejected
+from server.manifest.schema import Manifest
 
 log = logging.getLogger("parley.gate")
+
+CALLER_KEY = "parley.caller"
+
+
+def caller_of(ctx: ServerRequestContext) -> Caller:
+    """The caller the gate resolved for the request that carried this message."""
+    request = ctx.request
+    caller = request.scope.get(CALLER_KEY) if request is not None else None
+    if not isinstance(caller, Caller):  # only reachable if the gate were bypassed: fail closed
+        raise RuntimeError("no resolved caller on this request")
+    return caller
 
 
 def _quote(text: str) -> str:
@@ -30,14 +43,14 @@ class Gate:
     def __init__(
         self,
         app: ASGIApp,
-        resolver: Resolver,
+        access: Access,
         resource_metadata_url: str,
         manifest: Manifest,
         guest_limiter: RateLimiter,
         token_limiter: RateLimiter,
     ):
         self.app = app
-        self.resolver = resolver
+        self.access = access
         self.resource_metadata_url = resource_metadata_url
         self.manifest = manifest
         self.guest_limiter = guest_limiter
@@ -50,7 +63,7 @@ class Gate:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         client = scope.get("client") or ("unknown", 0)
         try:
-            caller = self.resolver.from_header(headers.get("authorization"))
+            caller = self.access.from_header(headers.get("authorization"))
         except CredentialRejected as exc:
             log.warning("rejected credential from %s: %s", client[0], exc.reason)
             # Failed credentials spend the address's guest budget, so guessing is throttled too.
@@ -110,8 +123,7 @@ class Gate:
         tool = self.manifest.tools.get(name) if isinstance(name, str) else None
         if tool is None or tool.needs is None or tool.needs in caller.token_scopes:
             return None
-        grantable = caller.mandate.scopes & self.manifest.ceiling(caller.lane) & self.manifest.agent_scopes
-        return tool.needs if tool.needs in grantable else None
+        return tool.needs if tool.needs in self.access.grantable(caller) else None
 
     async def _challenge(self, send: Send) -> None:
         challenge = f'Bearer resource_metadata="{self.resource_metadata_url}"'

@@ -22,8 +22,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.connection import Connection
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ToolsListChanged
 
-from server.store import database
-from server.identity.resolver import Caller, CredentialRejected, Resolver
+from server.access import Access, Caller
+from server.identity.credentials import CredentialRejected
 
 log = logging.getLogger("parley.notify")
 
@@ -50,8 +50,10 @@ def _connection_of(ctx: ServerRequestContext) -> Connection | None:
 
 
 class LiveSessions:
-    def __init__(self, resolver: Resolver, caller_of: Callable[[ServerRequestContext], Caller], poll_seconds: float = 0.25):
-        self.resolver = resolver
+    def __init__(self, access: Access, revision: Callable[[], int],
+                 caller_of: Callable[[ServerRequestContext], Caller], poll_seconds: float = 0.25):
+        self.access = access
+        self.revision = revision
         self.caller_of = caller_of
         self.poll_seconds = poll_seconds
         self._sessions: weakref.WeakKeyDictionary[Connection, _Watch] = weakref.WeakKeyDictionary()
@@ -59,7 +61,7 @@ class LiveSessions:
 
     def current_tools(self, caller: Caller) -> tuple[str, ...]:
         try:
-            return self.resolver.again(caller).tools
+            return self.access.again(caller).tools
         except CredentialRejected:
             return ()
 
@@ -140,11 +142,11 @@ class LiveSessions:
 
     async def watch(self) -> None:
         """Poll the store's revision counter and sweep on every change, until cancelled."""
-        last = database.revision(self.resolver.db)
+        last = self.revision()
         while True:
             await anyio.sleep(self.poll_seconds)
             try:
-                current = database.revision(self.resolver.db)
+                current = self.revision()
                 if current != last:
                     last = current
                     count = await self.sweep()

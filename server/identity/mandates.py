@@ -13,16 +13,17 @@ import json
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 from pathlib import Path
 
-import sqlite_utils
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.store.database import format_time, now, parse_time
+from server.errors import ParleyError
+from server.store import mandates as mandate_rows
+from server.store import principals as principal_rows
+from server.store.database import Database, format_time, now, parse_time, write
 
 VISIBILITIES = ("public", "members", "private")
 KEY_FILE = "mandate-signing.pem"
@@ -81,18 +82,33 @@ class SigningKey:
         return base64.b64encode(self._private.sign(body)).decode("ascii")
 
 
-@lru_cache(maxsize=8192)
-def _verified_body(body: str, signature: str, key_id: str, public_raw: bytes, expected_key_id: str) -> MandateBody | None:
-    """Verify once per exact (body, signature); the cache key is the full text, so tampering misses it."""
-    if key_id != expected_key_id:
+def _verify(body: str, signature: str, key_id: str, key: SigningKey) -> MandateBody | None:
+    if key_id != key.key_id:
         return None
     try:
-        Ed25519PublicKey.from_public_bytes(public_raw).verify(base64.b64decode(signature, validate=True), body.encode())
+        Ed25519PublicKey.from_public_bytes(key.public_raw).verify(base64.b64decode(signature, validate=True),
+                                                                 body.encode())
         parsed = MandateBody.model_validate_json(body)
     except (InvalidSignature, ValueError, ValidationError):
         return None
     if canonical_json(parsed.model_dump()) != body.encode():
         return None
+    return parsed
+
+
+# The newest verified mandate of each principal, by its exact text: one entry a principal, so the
+# cache is as large as the club (never a fixed size that callers in turn overflow), and a changed
+# byte of body or signature misses it and is verified afresh.
+_VERIFIED: dict[tuple[int, bytes], tuple[str, str, str, MandateBody | None]] = {}
+
+
+def _verified_body(principal_id: int, body: str, signature: str, key_id: str, key: SigningKey) -> MandateBody | None:
+    slot = (principal_id, key.public_raw)
+    hit = _VERIFIED.get(slot)
+    if hit is not None and hit[0] == body and hit[1] == signature and hit[2] == key_id:
+        return hit[3]
+    parsed = _verify(body, signature, key_id, key)
+    _VERIFIED[slot] = (body, signature, key_id, parsed)
     return parsed
 
 
@@ -126,7 +142,7 @@ def check(
 ) -> MandateStatus:
     if body is None or signature is None or key_id is None:
         return MandateStatus("missing", None)
-    parsed = _verified_body(body, signature, key_id, key.public_raw, key.key_id)
+    parsed = _verified_body(principal_id, body, signature, key_id, key)
     if parsed is None:
         return MandateStatus("invalid_signature", None)
     if parsed.principal_id != principal_id:
@@ -136,12 +152,12 @@ def check(
     return MandateStatus("valid", parsed)
 
 
-class MandateError(ValueError):
+class MandateError(ParleyError):
     """A mandate that cannot be signed as asked; the message says what to change."""
 
 
 def sign_mandate(
-    db: sqlite_utils.Database,
+    db: Database,
     key: SigningKey,
     *,
     principal_id: int,
@@ -154,8 +170,8 @@ def sign_mandate(
     valid_for: timedelta,
 ) -> MandateBody:
     """Record a new version of a principal's mandate, signed. Earlier versions stay for the record."""
-    row = db.execute("SELECT handle FROM principals WHERE id = ?", [principal_id]).fetchone()
-    if row is None:
+    principal = principal_rows.by_id(db, principal_id)
+    if principal is None:
         raise MandateError(f"no principal with id {principal_id}")
     unknown = sorted(set(scopes) - known_scopes)
     if unknown:
@@ -174,15 +190,13 @@ def sign_mandate(
     clean_topics = sorted({t.strip().lower() for t in topics if t.strip()})
     if valid_for <= timedelta(0):
         raise MandateError("a mandate must be valid for a positive time")
-    with db.atomic():
-        latest = db.execute(
-            "SELECT COALESCE(MAX(version), 0) FROM mandates WHERE principal_id = ?", [principal_id]
-        ).fetchone()[0]
+    with write(db):
+        version = mandate_rows.next_version(db, principal_id)
         issued = datetime.now(UTC)
         body = MandateBody(
             principal_id=principal_id,
-            principal=row[0],
-            version=latest + 1,
+            principal=principal["handle"],
+            version=version,
             topics=clean_topics,
             reveal=sorted(set(reveal)),
             quotable=quotable,
@@ -191,31 +205,20 @@ def sign_mandate(
             expires_at=format_time(issued + valid_for),
         )
         text = canonical_json(body.model_dump())
-        db["mandates"].insert(
-            {
-                "principal_id": principal_id,
-                "version": body.version,
-                "body": text.decode("utf-8"),
-                "signature": key.sign(text),
-                "key_id": key.key_id,
-                "created_at": now(),
-            }
-        )
+        mandate_rows.insert(db, principal_id=principal_id, version=body.version, body=text.decode("utf-8"),
+                            signature=key.sign(text), key_id=key.key_id, created_at=now())
     return body
 
 
-def current(db: sqlite_utils.Database, key: SigningKey, principal_id: int) -> MandateStatus:
-    row = db.execute(
-        "SELECT body, signature, key_id FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1",
-        [principal_id],
-    ).fetchone()
+def current(db: Database, key: SigningKey, principal_id: int) -> MandateStatus:
+    row = mandate_rows.latest(db, principal_id)
     if row is None:
         return MandateStatus("missing", None)
     return check(key, principal_id, *row)
 
 
 def amend(
-    db: sqlite_utils.Database,
+    db: Database,
     key: SigningKey,
     *,
     principal_id: int,

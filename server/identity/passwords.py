@@ -11,12 +11,14 @@ import hashlib
 import hmac
 import secrets
 
+from server.errors import ParleyError
+
 _N, _R, _P, _LEN = 2**14, 8, 1, 32
 MIN_LENGTH = 10
 
 
-class PasswordError(ValueError):
-    pass
+class PasswordError(ParleyError):
+    """A password that cannot be set; the message says why."""
 
 
 def hash_password(password: str) -> str:

@@ -1,19 +1,21 @@
 """`parley tools check`: the manifest's errors and warnings, each with the line it is on.
 
-Errors are what loading refuses (unknown scope, unreachable entry row, …). Warnings are what loads
-but is probably a mistake: an agent no entry row can ever select, a tool no lane or no agent can
-reach, a knowledge base or link declared but unused, a rule that reads an unknown field.
+Errors are what loading refuses (unknown scope, unreachable entry row, …), plus whatever the
+caller's `more` check finds (the rule book's compile errors). Warnings are what loads but is
+probably a mistake: a persona no entry row can select, a tool no lane or persona can reach, a
+knowledge base or link declared but unused.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from server.manifest.loading import Manifest, ManifestError, load_manifest
+from server.manifest.loading import load_manifest
+from server.manifest.schema import Manifest, ManifestError, Problem
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ class Finding:
         return f"{self.level}: {where}: {self.message}"
 
 
-def _line(root: yaml.Node | None, path: list[str | int]) -> int | None:
+def line_of(root: yaml.Node | None, path: tuple[str | int, ...]) -> int | None:
     """1-based line of the node at `path` (mapping keys or sequence indexes), or of its nearest parent."""
     node, line = root, (root.start_mark.line + 1 if root is not None else None)
     for step in path:
@@ -45,18 +47,16 @@ def _line(root: yaml.Node | None, path: list[str | int]) -> int | None:
     return line
 
 
-def _path_of(problem: str) -> list[str | int]:
-    """The manifest path a load error names: 'tools.secret.needs: …' or 'entry row 3: …'."""
-    row = re.match(r"entry row (\d+)", problem)
-    if row:
-        return ["entry", int(row.group(1)) - 1]
-    head = problem.split(":", 1)[0].strip()
-    return [int(p) if p.isdigit() else p for p in head.split(".")] if head else []
+def _found(level: str, problem: Problem, root: yaml.Node | None) -> Finding:
+    return Finding(level, problem.line or line_of(root, problem.path), str(problem))
 
 
-def check(path: Path | str) -> list[Finding]:
+def check(path: Path | str, more: Callable[[Manifest], list[Problem]] | None = None) -> list[Finding]:
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return [Finding("error", None, f"cannot read manifest: {exc.strerror}")]
     try:
         root = yaml.compose(text)
     except yaml.YAMLError as exc:
@@ -64,69 +64,41 @@ def check(path: Path | str) -> list[Finding]:
     try:
         manifest = load_manifest(path)
     except ManifestError as exc:
-        message = str(exc).split(": ", 1)[1] if str(exc).startswith(str(path)) else str(exc)
-        problems = [p.strip()[2:] for p in message.splitlines() if p.strip().startswith("- ")] or [message]
-        found = []
-        for problem in problems:
-            explicit = re.search(r"at line (\d+)", problem)
-            line = int(explicit.group(1)) if explicit else _line(root, _path_of(problem))
-            found.append(Finding("error", line, problem))
-        return found
-    return warnings(manifest, root)
+        return [_found("error", problem, root) for problem in exc.problems]
+    errors = [_found("error", problem, root) for problem in (more(manifest) if more else [])]
+    return errors + warnings(manifest, root)
 
 
 def warnings(manifest: Manifest, root: yaml.Node | None = None) -> list[Finding]:
     found: list[Finding] = []
+
+    def warn(path: tuple[str | int, ...], message: str) -> None:
+        found.append(Finding("warning", line_of(root, path), message))
+
     reachable: set[str] = set()
     for number, row in enumerate(manifest.entry):
         if row.authenticated is False and row.claims:
-            found.append(Finding("warning", _line(root, ["entry", number]),
-                                 f"entry row {number + 1} can never match: a guest carries no claims"))
+            warn(("entry", number), f"entry row {number + 1} can never match: a guest carries no claims")
             continue
         reachable.add(row.agent)
         if row.unconditional:
             break
     for name in manifest.agents:
         if name not in reachable:
-            found.append(Finding("warning", _line(root, ["agents", name]),
-                                 f"agent '{name}' can never be selected: no reachable entry row names it"))
+            warn(("agents", name), f"agent '{name}' can never be selected: no reachable entry row names it")
     offered = {tool for name, agent in manifest.agents.items() if name in reachable for tool in agent.tools}
     lanes = {scope for lane in manifest.lanes.values() for scope in lane.ceiling}
     for name, tool in manifest.tools.items():
         if tool.needs is not None and tool.needs not in lanes:
-            found.append(Finding("warning", _line(root, ["tools", name]), f"tool '{name}': no lane can reach it"))
+            warn(("tools", name), f"tool '{name}': no lane can reach it")
         elif name not in offered:
-            found.append(Finding("warning", _line(root, ["tools", name]),
-                                 f"tool '{name}' is in no selectable agent's tools, so no caller ever sees it"))
+            warn(("tools", name), f"tool '{name}' is in no selectable agent's tools, so no caller ever sees it")
     used_knowledge = {base for agent in manifest.agents.values() for base in agent.knowledge}
     for name in manifest.knowledge:
         if name not in used_knowledge:
-            found.append(Finding("warning", _line(root, ["knowledge", name]),
-                                 f"knowledge base '{name}' is declared but no agent uses it"))
+            warn(("knowledge", name), f"knowledge base '{name}' is declared but no agent uses it")
     used_links = {link for agent in manifest.agents.values() if isinstance(agent.links, list) for link in agent.links}
     for name in manifest.links:
         if name not in used_links:
-            found.append(Finding("warning", _line(root, ["links", name]), f"link '{name}' is declared but no agent uses it"))
-    return found + rule_findings(manifest, root)
-
-
-def rule_findings(manifest: Manifest, root: yaml.Node | None) -> list[Finding]:
-    """Rules that do not compile: an unknown field or attribute, a wrong operator, not a boolean."""
-    from server import tools
-    from server.chokepoint.context_sources import ContextSources
-    from server.chokepoint.rulebook import RuleBook
-    from server.chokepoint.rules import RuleError
-
-    specs = tools.load_all()
-    schemas = {name: specs[name].input_schema() for name in manifest.tools if name in specs}
-    try:
-        book = RuleBook(manifest, None, ContextSources(manifest.context_sources, None), schemas, compile_manifest=False)
-    except ValueError as exc:
-        return [Finding("error", _line(root, ["context_sources"]), str(exc))]
-    found = []
-    for number, decl in enumerate(manifest.rules):
-        try:
-            book.compile(decl, f"manifest:{number}")
-        except RuleError as exc:
-            found.append(Finding("error", _line(root, ["rules", number]), str(exc)))
+            warn(("links", name), f"link '{name}' is declared but no agent uses it")
     return found

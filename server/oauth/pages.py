@@ -11,8 +11,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from server.access import grantable_scopes, lane_of
 from server.identity import mandates
-from server.manifest.loading import Manifest
+from server.manifest.schema import Manifest
+from server.store import agents as agent_rows
+from server.store import principals as principal_rows
 from server.oauth.authorization import (
     BodyJsonRequest,
     FormRequest,
@@ -119,15 +122,12 @@ class AuthorizationPages:
 
     def grantable(self, principal_id: int) -> list[str]:
         """Scopes this principal may hand an agent now: mandate ∩ lane ceiling ∩ agent scopes."""
-        status = self.pages.db.execute("SELECT status FROM principals WHERE id = ?", [principal_id]).fetchone()[0]
-        lane = "member" if status == "member" else "applicant"
+        lane = lane_of(principal_rows.status_of(self.pages.db, principal_id))
         mandate = mandates.current(self.pages.db, self.key, principal_id)
-        return sorted(mandate.scopes & self.manifest.ceiling(lane) & self.manifest.agent_scopes)
+        return sorted(grantable_scopes(self.manifest, lane, mandate.scopes))
 
     def _agents(self, principal_id: int) -> list[dict]:
-        return list(self.pages.db.query(
-            "SELECT id, name FROM agents WHERE principal_id = ? AND revoked_at IS NULL ORDER BY id", [principal_id]
-        ))
+        return agent_rows.of_principal(self.pages.db, principal_id, active_only=True)
 
     def _resource_of(self, query: dict) -> str | None:
         requested = query.get("resource")
@@ -151,7 +151,8 @@ class AuthorizationPages:
 
     def _consent(self, request: Request, principal_id: int, grant, query: dict, error: str | None, status: int = 200) -> Response:
         client = grant.request.client
-        handle = self.pages.db.execute("SELECT handle FROM principals WHERE id = ?", [principal_id]).fetchone()[0]
+        principal = principal_rows.by_id(self.pages.db, principal_id)
+        handle = principal["handle"] if principal else ""
         requested = set((query.get("scope") or "").split())
         grantable = self.grantable(principal_id)
         return self.pages.render(

@@ -22,8 +22,8 @@ from typing import Protocol
 import httpx2
 import jwt
 
-from server.identity.resolver import LEEWAY_SECONDS, CredentialRejected
-from server.manifest.loading import as_text
+from server.identity.credentials import LEEWAY_SECONDS, AccessClaims, CredentialRejected
+from server.manifest.schema import as_text
 
 # Claims the resolver decides from itself; a token cannot set these for the entry table.
 _REGISTERED = frozenset({"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "sid", "client_id",
@@ -97,17 +97,6 @@ class UrlSource:
                     if self._cached is None:
                         raise CredentialRejected("the token issuer's keys cannot be fetched right now") from None
             return self._cached
-
-
-@dataclass(frozen=True)
-class AccessClaims:
-    issuer: str
-    subject: str
-    scopes: frozenset[str]
-    family: str | None
-    client_id: str | None
-    expires_at: int
-    extra: tuple[tuple[str, str], ...] = ()  # the token's other plain claims, for the entry table
 
 
 class AccessTokenVerifier:

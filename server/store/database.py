@@ -1,231 +1,60 @@
-"""The embedded SQLite store (WAL), opened through sqlite-utils.
+"""The embedded SQLite store (WAL), opened through sqlite-utils: the connection, time, transactions.
 
-The schema keeps its own invariants (CHECKs, foreign keys) so a bad write fails in the database
-too, and a revision counter bumped by triggers lets a server notice changes another process
-(the CLI, a console) made to anything that decides a caller's scopes.
+Every other module reaches the database through the functions of this package, so SQL lives
+here and nowhere else. The store file and its WAL hold private briefing notes: they are created
+owner-only (0600). A command that needs an existing store never creates one by accident.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import sqlite_utils
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS principals (
-    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    handle TEXT NOT NULL UNIQUE CHECK (length(handle) BETWEEN 2 AND 32),
-    name TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('applicant', 'member', 'suspended')),
-    steward INTEGER NOT NULL DEFAULT 0 CHECK (steward IN (0, 1)),
-    bio TEXT NOT NULL DEFAULT '',
-    tags TEXT NOT NULL DEFAULT '[]',
-    created_at TEXT NOT NULL,
-    admitted_at TEXT,
-    password_hash TEXT
-);
-CREATE TABLE IF NOT EXISTS agents (
-    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    name TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    revoked_at TEXT,
-    UNIQUE (principal_id, name)
-);
-CREATE TABLE IF NOT EXISTS tokens (
-    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    public_id TEXT NOT NULL UNIQUE,
-    hash TEXT NOT NULL UNIQUE,
-    kind TEXT NOT NULL CHECK (kind IN ('agent', 'principal')),
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    agent_id INTEGER,
-    scopes TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    expires_at TEXT,
-    revoked_at TEXT,
-    CHECK ((kind = 'agent') = (agent_id IS NOT NULL))
-);
-CREATE TABLE IF NOT EXISTS mandates (
-    id INTEGER PRIMARY KEY,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    version INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    signature TEXT NOT NULL,
-    key_id TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    UNIQUE (principal_id, version)
-);
-CREATE TABLE IF NOT EXISTS applications (
-    id INTEGER PRIMARY KEY,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    statement TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS evidence (
-    id INTEGER PRIMARY KEY,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    kind TEXT NOT NULL,
-    title TEXT NOT NULL,
-    detail TEXT NOT NULL DEFAULT '',
-    url TEXT,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS briefing (
-    id INTEGER PRIMARY KEY,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    topic TEXT NOT NULL,
-    text TEXT NOT NULL,
-    visibility TEXT NOT NULL CHECK (visibility IN ('public', 'members', 'private')),
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS threads (
-    id INTEGER PRIMARY KEY,
-    asker_id INTEGER NOT NULL REFERENCES principals(id),
-    answerer_id INTEGER NOT NULL REFERENCES principals(id),
-    subject TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS messages (
-    id INTEGER PRIMARY KEY,
-    thread_id INTEGER NOT NULL REFERENCES threads(id),
-    kind TEXT NOT NULL CHECK (kind IN ('question', 'answer', 'decline', 'decision')),
-    body TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
--- A decision in a principal's queue: a question their answering agent could not settle.
-CREATE TABLE IF NOT EXISTS escalations (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    asker_id INTEGER NOT NULL REFERENCES principals(id),
-    asker_agent TEXT,
-    thread_id INTEGER NOT NULL REFERENCES threads(id),
-    question TEXT NOT NULL,
-    language TEXT NOT NULL CHECK (language IN ('en', 'pt-BR')),
-    reason TEXT NOT NULL CHECK (reason IN ('outside_mandate', 'commitment')),
-    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'answered', 'declined', 'widened')),
-    decision TEXT,
-    created_at TEXT NOT NULL,
-    decided_at TEXT
-);
-CREATE INDEX IF NOT EXISTS escalations_queue ON escalations (principal_id, status);
--- Rules drafted and published through `parley rules` (the manifest's own rules live in the manifest).
-CREATE TABLE IF NOT EXISTS rules (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    agent TEXT NOT NULL,
-    tool TEXT NOT NULL,
-    name TEXT NOT NULL,
-    body TEXT NOT NULL,
-    state TEXT NOT NULL CHECK (state IN ('draft', 'published', 'removed')),
-    created_at TEXT NOT NULL,
-    published_at TEXT,
-    removed_at TEXT
-);
-CREATE TABLE IF NOT EXISTS refunds (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    agent TEXT,
-    order_id TEXT NOT NULL,
-    amount REAL NOT NULL CHECK (amount > 0),
-    expedite INTEGER NOT NULL DEFAULT 0,
-    reason TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audit (
-    id INTEGER PRIMARY KEY,
-    ts TEXT NOT NULL,
-    lane TEXT NOT NULL,
-    principal TEXT,
-    agent TEXT,
-    tool TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    duration_ms REAL NOT NULL,
-    binding TEXT,
-    rule TEXT
-);
-CREATE TABLE IF NOT EXISTS oauth_clients (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    client_id TEXT NOT NULL UNIQUE,
-    secret_hash TEXT,
-    metadata TEXT NOT NULL,
-    issued_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS oauth_codes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    code_hash TEXT NOT NULL UNIQUE,
-    client_id TEXT NOT NULL,
-    redirect_uri TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    resource TEXT NOT NULL,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    agent_id INTEGER NOT NULL REFERENCES agents(id),
-    code_challenge TEXT NOT NULL,
-    code_challenge_method TEXT NOT NULL CHECK (code_challenge_method = 'S256'),
-    auth_time INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    used_at INTEGER,
-    family TEXT
-);
--- A grant family: one consent, and every access and refresh token rotated from it.
-CREATE TABLE IF NOT EXISTS oauth_grants (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    family TEXT NOT NULL UNIQUE,
-    client_id TEXT NOT NULL,
-    principal_id INTEGER NOT NULL REFERENCES principals(id),
-    agent_id INTEGER NOT NULL REFERENCES agents(id),
-    scope TEXT NOT NULL,
-    resource TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    revoked_at TEXT,
-    revoked_reason TEXT
-);
-CREATE TABLE IF NOT EXISTS oauth_refresh_tokens (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    token_hash TEXT NOT NULL UNIQUE,
-    family TEXT NOT NULL REFERENCES oauth_grants(family),
-    client_id TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    issued_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    rotated_at INTEGER
-);
--- An external identity provider's subjects, bound to the agents they act as.
-CREATE TABLE IF NOT EXISTS external_subjects (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    issuer TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    agent_id INTEGER NOT NULL REFERENCES agents(id),
-    UNIQUE (issuer, subject)
-);
-CREATE TABLE IF NOT EXISTS revision (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    n INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO revision (id, n) VALUES (1, 0);
-CREATE INDEX IF NOT EXISTS mandates_current ON mandates (principal_id, version DESC);
-CREATE INDEX IF NOT EXISTS briefing_principal ON briefing (principal_id);
-CREATE INDEX IF NOT EXISTS evidence_principal ON evidence (principal_id);
-"""
-
-# Anything that can change a caller's lane or scopes bumps the revision.
-_WATCHED = ("principals", "agents", "tokens", "mandates", "oauth_grants", "rules")
+from server.errors import ConfigError
+from server.store.schema import LATER_COLUMNS, SCHEMA, revision_triggers
 
 
-def _revision_triggers() -> str:
-    parts = []
-    for table in _WATCHED:
-        for event in ("INSERT", "UPDATE", "DELETE"):
-            parts.append(
-                f"CREATE TRIGGER IF NOT EXISTS bump_{table}_{event.lower()} AFTER {event} ON {table} "
-                f"BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END;"
-            )
-    return "\n".join(parts)
+class StoreMissing(ConfigError):
+    """No store at the configured path; the message names it and how to create one."""
+
+
+class Database(sqlite_utils.Database):
+    """One handle for the whole process; every thread gets its own connection to the same file.
+
+    Handlers that may wait run in worker threads: a shared connection would mix their
+    transactions, so `conn` is per thread (WAL lets them read while one writes)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._local = threading.local()
+        super().__init__(self._connect(), execute_plugins=False)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA recursive_triggers=ON")
+        return conn
+
+    @property  # type: ignore[override]
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+        return conn
+
+    @conn.setter
+    def conn(self, value: sqlite3.Connection) -> None:
+        self._local.conn = value
 
 
 def now() -> str:
@@ -241,32 +70,61 @@ def format_time(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def open_db(path: Path | str) -> sqlite_utils.Database:
-    """Open (creating if needed) the club database in WAL mode with the schema in place."""
+def _owner_only(path: Path) -> None:
+    """Create the store file (and its WAL and shared-memory files) 0600 before SQLite opens them.
+
+    Files that exist are only chmod-ed, never opened: closing any descriptor of a file drops every
+    POSIX lock this process holds on it, including the locks of SQLite connections already open."""
+    for suffix in ("", "-wal", "-shm"):
+        target = Path(f"{path}{suffix}")
+        try:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            os.chmod(target, 0o600)
+
+
+def open_db(path: Path | str, create: bool = True) -> Database:
+    """Open the club database in WAL mode with the schema in place.
+
+    `create=False` refuses a path with no store, naming it: an admin command run from the wrong
+    folder must not quietly start an empty club there."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=10)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA busy_timeout=10000")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    db = sqlite_utils.Database(conn)
+    if not path.exists():
+        if not create:
+            raise StoreMissing(f"no Parley store at {path.resolve()}: run 'parley demo' (a demo club) or "
+                               "'parley init' (an empty club) first, or set PARLEY_DB to the store's path")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    _owner_only(path)
+    db = Database(path)
     db.executescript(SCHEMA)
-    _add_missing_columns(db)
-    db.executescript(_revision_triggers())
+    for table, column, kind in LATER_COLUMNS:
+        if column not in db[table].columns_dict:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    db.executescript(revision_triggers())
     return db
 
 
-# Columns added after a table first shipped: (table, column, type). Older stores gain them at open.
-_LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"),
-                  ("audit", "binding", "TEXT"), ("audit", "rule", "TEXT"))
+@contextlib.contextmanager
+def write(db: Database) -> Iterator[Database]:
+    """One unit of work that writes: `BEGIN IMMEDIATE` takes the write lock before the first read,
+    so a read-then-write never fails with SQLITE_BUSY_SNAPSHOT when another process committed
+    in between. Nested units become savepoints."""
+    conn = db.conn
+    if conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")
 
 
-def _add_missing_columns(db: sqlite_utils.Database) -> None:
-    for table, column, kind in _LATER_COLUMNS:
-        if column not in db[table].columns_dict:
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-
-
-def revision(db: sqlite_utils.Database) -> int:
+def revision(db: Database) -> int:
+    """The counter triggers bump on every change to what decides a caller's lane or scopes."""
     return db.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0]

@@ -1,7 +1,8 @@
 """The tool registry: each tool is a typed function whose pydantic models are its schema.
 
 A tool's docstring is its description for the calling agent. The manifest, not this registry,
-says which scope a tool needs; the registry only knows what each tool does.
+says which scope a tool needs; the registry only knows what each tool does. A tool that can wait
+on something slow (a model, another service) is marked `blocking` and runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -11,13 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
-import sqlite_utils
+import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
-from server.settings import Settings
-from server.identity.resolver import Caller
+from server.access import Caller
+from server.errors import ParleyError
 from server.identity.mandates import SigningKey
-from server.manifest.loading import Manifest
+from server.manifest.schema import Manifest, ManifestError, Problem
+from server.store.database import Database
+
+# Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
+MAX_ID = 2**53
 
 
 class Args(BaseModel):
@@ -34,21 +39,20 @@ class NoArgs(Args):
     pass
 
 
-class ToolError(Exception):
+class ToolError(ParleyError):
     """A refusal the calling agent can act on; the message says what to do next."""
 
 
 @dataclass(frozen=True)
 class ToolContext:
-    db: sqlite_utils.Database
+    db: Database
     key: SigningKey
     manifest: Manifest
-    settings: Settings
     caller: Caller
     vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
     catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
-    escalations: Any = None  # server.escalations.Escalations: asking members, filing decisions
-    rulebook: Any = None  # server.rulebook.RuleBook: the rules in force, for explanations
+    asking: Any = None  # server.asking.Escalations: asking members, filing decisions
+    explain_rules: Callable[[Caller], list[dict]] = lambda caller: []  # the rules on the caller's tools
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class ToolSpec:
     output_model: type[Output]
     handler: Callable[[ToolContext, Any], Output]
     writes: bool
+    blocking: bool
 
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema()
@@ -66,29 +71,27 @@ class ToolSpec:
     def output_schema(self) -> dict[str, Any]:
         return self.output_model.model_json_schema()
 
+    def definition(self) -> types.Tool:
+        return types.Tool(name=self.name, description=self.description, input_schema=self.input_schema(),
+                          output_schema=self.output_schema(),
+                          annotations=types.ToolAnnotations(read_only_hint=not self.writes))
+
 
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-def tool(*, writes: bool = False) -> Callable[[Callable], Callable]:
+def tool(*, writes: bool = False, blocking: bool = False) -> Callable[[Callable], Callable]:
     """Register a function `(ctx, args) -> Output` as a tool named after the function."""
 
     def register(func: Callable) -> Callable:
         hints = get_type_hints(func)
         params = list(inspect.signature(func).parameters)
-        input_model = hints[params[1]]
-        output_model = hints["return"]
         name = func.__name__
         if name in REGISTRY:
             raise RuntimeError(f"tool {name} registered twice")
-        REGISTRY[name] = ToolSpec(
-            name=name,
-            description=inspect.cleandoc(func.__doc__ or ""),
-            input_model=input_model,
-            output_model=output_model,
-            handler=func,
-            writes=writes,
-        )
+        REGISTRY[name] = ToolSpec(name=name, description=inspect.cleandoc(func.__doc__ or ""),
+                                  input_model=hints[params[1]], output_model=hints["return"], handler=func,
+                                  writes=writes, blocking=blocking)
         return func
 
     return register
@@ -101,3 +104,22 @@ def load_all() -> dict[str, ToolSpec]:
     )
 
     return REGISTRY
+
+
+def specs_for(manifest: Manifest) -> dict[str, ToolSpec]:
+    """The implementations of the manifest's tools; a tool it declares that none implements is refused."""
+    registry = load_all()
+    missing = [name for name in manifest.tools if name not in registry]
+    if missing:
+        raise ManifestError("manifest", [Problem(("tools",), "the manifest declares tools this server does not "
+                                                            f"implement: {', '.join(missing)}")])
+    return {name: registry[name] for name in manifest.tools}
+
+
+def definitions(manifest: Manifest) -> dict[str, types.Tool]:
+    """MCP tool definitions of the manifest's tools, in declaration order."""
+    return {name: spec.definition() for name, spec in specs_for(manifest).items()}
+
+
+def input_schemas(manifest: Manifest) -> dict[str, dict]:
+    return {name: spec.input_schema() for name, spec in specs_for(manifest).items()}

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from server.asking.escalations import AskError
+from server.asking import AskError
 from server.tools import Args, Output, ToolContext, ToolError, tool
 
 
@@ -45,7 +45,7 @@ def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
     """
     caller = ctx.caller
     try:
-        asked = ctx.escalations.ask(
+        asked = ctx.asking.ask(
             asker_id=caller.principal_id, asker_agent=caller.agent, asker_is_member=caller.lane == "member",
             member=args.member, question=args.question, language=args.language, thread_id=args.thread_id,
         )

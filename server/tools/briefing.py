@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from server.store import records
 from server.store.database import now
-from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
+from server.tools import MAX_ID, Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
 class UpdateBriefingArgs(Args):
@@ -16,7 +17,7 @@ class UpdateBriefingArgs(Args):
     visibility: Literal["public", "members", "private"] = Field(
         description="public: any asker; members: askers who are members; private: never revealed."
     )
-    note_id: int | None = Field(default=None, ge=1, description="Replace this note instead of adding one.")
+    note_id: int | None = Field(default=None, ge=1, le=MAX_ID, description="Replace this note instead of adding one.")
 
 
 class Note(Output):
@@ -37,22 +38,9 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
     stamp = now()
     topic = args.topic.lower()
     if args.note_id is None:
-        note_id = ctx.db["briefing"].insert(
-            {
-                "principal_id": me,
-                "topic": topic,
-                "text": args.text,
-                "visibility": args.visibility,
-                "created_at": stamp,
-                "updated_at": stamp,
-            }
-        ).last_pk
+        note_id = records.add_note(ctx.db, me, topic, args.text, args.visibility, stamp)
     else:
-        cursor = ctx.db.execute(
-            "UPDATE briefing SET topic = ?, text = ?, visibility = ?, updated_at = ? WHERE id = ? AND principal_id = ?",
-            [topic, args.text, args.visibility, stamp, args.note_id, me],
-        )
-        if cursor.rowcount == 0:
+        if not records.replace_note(ctx.db, args.note_id, me, topic, args.text, args.visibility, stamp):
             raise ToolError(f"you have no briefing note {args.note_id}; list_briefing shows yours")
         note_id = args.note_id
     return Note(id=note_id, topic=topic, text=args.text, visibility=args.visibility, updated_at=stamp)
@@ -65,8 +53,4 @@ class Briefing(Output):
 @tool()
 def list_briefing(ctx: ToolContext, args: NoArgs) -> Briefing:
     """Every note in your answering agent's briefing, by topic."""
-    rows = ctx.db.query(
-        "SELECT id, topic, text, visibility, updated_at FROM briefing WHERE principal_id = ? ORDER BY topic, id",
-        [ctx.caller.principal_id],
-    )
-    return Briefing(notes=[Note(**row) for row in rows])
+    return Briefing(notes=[Note(**row) for row in records.notes_of(ctx.db, ctx.caller.principal_id)])

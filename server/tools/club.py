@@ -9,7 +9,9 @@ from pydantic import Field
 from server.identity import principals
 from server.identity import mandates
 from server.identity import tokens
-from server.store.database import now
+from server.access import default_scopes, visible_tools
+from server.store import records
+from server.store.database import now, write
 from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 APPLICANT_MANDATE_DAYS = 180
@@ -42,14 +44,14 @@ def about_club(ctx: ToolContext, args: NoArgs) -> AboutClub:
     manifest = ctx.manifest
     lanes = []
     for lane, decl in manifest.lanes.items():
-        scopes = manifest.ceiling(lane) & (manifest.agent_scopes if lane != "guest" else frozenset())
+        scopes = default_scopes(manifest, lane)
         lanes.append(
             LaneInfo(
                 lane=lane,
                 description=decl.description,
                 how_to_leave=decl.how_to_leave,
                 scopes=sorted(scopes),
-                tools_visible=len(manifest.tools_for(lane, scopes, verified=lane != "guest")),
+                tools_visible=len(visible_tools(manifest, scopes, lane != "guest", None)),
             )
         )
     return AboutClub(
@@ -133,9 +135,9 @@ def whoami(ctx: ToolContext, args: NoArgs) -> WhoAmI:
         effective_scopes=sorted(caller.scopes),
         tools_visible=list(caller.tools),
         tools_hidden=len(ctx.manifest.tools) - len(caller.tools),
-        entry_agent=caller.entry_agent,
+        entry_agent=caller.entry_persona,
         how_to_leave=ctx.manifest.lanes[caller.lane].how_to_leave,
-        rules=[RuleInfo(**row) for row in ctx.rulebook.explain(caller)] if ctx.rulebook else [],
+        rules=[RuleInfo(**row) for row in ctx.explain_rules(caller)],
     )
 
 
@@ -173,13 +175,11 @@ def apply(ctx: ToolContext, args: ApplyArgs) -> Application:
             "apply from a connection without a credential"
         )
     manifest = ctx.manifest
-    applicant_scopes = manifest.ceiling("applicant") & manifest.agent_scopes
+    applicant_scopes = default_scopes(manifest, "applicant")
     try:
-        with ctx.db.atomic():
+        with write(ctx.db):
             principal = principals.add_principal(ctx.db, args.handle, args.name, status="applicant")
-            application_id = ctx.db["applications"].insert(
-                {"principal_id": principal.id, "statement": args.statement, "created_at": now()}
-            ).last_pk
+            application_id = records.add_application(ctx.db, principal.id, args.statement, now())
             agent_id = principals.add_agent(ctx.db, principal.handle)
             # Applying is the applicant's approval of the club's standard applicant mandate.
             mandates.sign_mandate(

@@ -6,8 +6,8 @@ import json
 
 from pydantic import Field
 
-from server.identity import principals
-from server.identity import mandates
+from server.identity import mandates, principals
+from server.store import principals as principal_rows
 from server.tools import Args, Output, ToolContext, ToolError, tool
 
 
@@ -27,25 +27,12 @@ class Directory(Output):
     members: list[MemberCard]
 
 
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 @tool()
 def search_directory(ctx: ToolContext, args: SearchArgs) -> Directory:
     """Search admitted members by words in their handle, name, bio or tags (all words must match).
     An empty query lists members alphabetically. Use `view_member` for one member's details.
     """
-    where = ["status = 'member'"]
-    params: list[str | int] = []
-    for word in args.query.lower().split():
-        where.append("lower(handle || ' ' || name || ' ' || bio || ' ' || tags) LIKE ? ESCAPE '\\'")
-        params.append(f"%{_escape_like(word)}%")
-    params.append(args.limit)
-    rows = ctx.db.query(
-        f"SELECT handle, name, bio, tags FROM principals WHERE {' AND '.join(where)} ORDER BY handle LIMIT ?",
-        params,
-    )
+    rows = principal_rows.search_members(ctx.db, args.query.split(), args.limit)
     return Directory(
         members=[MemberCard(handle=r["handle"], name=r["name"], bio=r["bio"], tags=json.loads(r["tags"])) for r in rows]
     )

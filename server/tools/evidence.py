@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, HttpUrl
 
+from server.store import records
 from server.store.database import now
 from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
 
@@ -33,16 +34,9 @@ def log_evidence(ctx: ToolContext, args: LogEvidenceArgs) -> EvidenceItem:
     kinds = ctx.manifest.evidence_kinds
     if args.kind not in kinds:
         raise ToolError(f"kind must be one of: {', '.join(kinds)}")
-    record = {
-        "principal_id": ctx.caller.principal_id,
-        "kind": args.kind,
-        "title": args.title,
-        "detail": args.detail,
-        "url": str(args.url) if args.url else None,
-        "created_at": now(),
-    }
-    item_id = ctx.db["evidence"].insert(record).last_pk
-    return EvidenceItem(id=item_id, **{k: v for k, v in record.items() if k != "principal_id"})
+    url, stamp = (str(args.url) if args.url else None), now()
+    item_id = records.add_evidence(ctx.db, ctx.caller.principal_id, args.kind, args.title, args.detail, url, stamp)
+    return EvidenceItem(id=item_id, kind=args.kind, title=args.title, detail=args.detail, url=url, created_at=stamp)
 
 
 class EvidenceList(Output):
@@ -52,8 +46,4 @@ class EvidenceList(Output):
 @tool()
 def list_evidence(ctx: ToolContext, args: NoArgs) -> EvidenceList:
     """The evidence your principal has logged, oldest first."""
-    rows = ctx.db.query(
-        "SELECT id, kind, title, detail, url, created_at FROM evidence WHERE principal_id = ? ORDER BY id",
-        [ctx.caller.principal_id],
-    )
-    return EvidenceList(items=[EvidenceItem(**row) for row in rows])
+    return EvidenceList(items=[EvidenceItem(**row) for row in records.evidence_of(ctx.db, ctx.caller.principal_id)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from server.store import asking
 from server.tools import Args, Output, ToolContext, tool
 
 
@@ -36,31 +37,9 @@ def inbox(ctx: ToolContext, args: InboxArgs) -> Inbox:
     and decisions your counterpart's principal made later), plus questions put to your principal.
     """
     me = ctx.caller.principal_id
-    threads = list(
-        ctx.db.query(
-            """
-            SELECT t.id, t.subject, t.updated_at, t.asker_id,
-                   CASE WHEN t.asker_id = :me THEN b.handle ELSE a.handle END AS other
-            FROM threads t JOIN principals a ON a.id = t.asker_id JOIN principals b ON b.id = t.answerer_id
-            WHERE t.asker_id = :me OR t.answerer_id = :me
-            ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit
-            """,
-            {"me": me, "limit": args.limit},
-        )
-    )
-    out = []
-    for thread in threads:
-        messages = ctx.db.query(
-            "SELECT kind, body, created_at FROM messages WHERE thread_id = ? ORDER BY id", [thread["id"]]
-        )
-        out.append(
-            Thread(
-                thread_id=thread["id"],
-                with_member=thread["other"],
-                role="asker" if thread["asker_id"] == me else "answerer",
-                subject=thread["subject"],
-                updated_at=thread["updated_at"],
-                messages=[Message(**m) for m in messages],
-            )
-        )
-    return Inbox(threads=out)
+    return Inbox(threads=[
+        Thread(thread_id=thread["id"], with_member=thread["other"],
+               role="asker" if thread["asker_id"] == me else "answerer", subject=thread["subject"],
+               updated_at=thread["updated_at"], messages=[Message(**m) for m in asking.messages(ctx.db, thread["id"])])
+        for thread in asking.threads_of(ctx.db, me, args.limit)
+    ])

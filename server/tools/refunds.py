@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from server.store import records
 from server.store.database import now
 from server.tools import Args, Output, ToolContext, tool
 
@@ -30,8 +31,8 @@ class RefundRequest(Output):
 def refund_order(ctx: ToolContext, args: RefundArgs) -> RefundRequest:
     """Refund an order, in part or whole. Rules on this tool may limit the amount, the orders, or who
     may ask; a refused call says which rule was not met."""
-    record = {"principal_id": ctx.caller.principal_id, "agent": ctx.caller.agent, "order_id": args.order_id,
-              "amount": args.amount, "expedite": int(args.expedite), "reason": args.reason, "created_at": now()}
-    refund_id = ctx.db["refunds"].insert(record).last_pk
+    refund_id = records.add_refund(ctx.db, principal_id=ctx.caller.principal_id, agent=ctx.caller.agent,
+                                   order_id=args.order_id, amount=args.amount, expedite=args.expedite,
+                                   reason=args.reason, stamp=now())
     return RefundRequest(id=refund_id, order_id=args.order_id, amount=args.amount, expedite=args.expedite,
                          status="requested")

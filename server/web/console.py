@@ -7,22 +7,34 @@ escalation, token or agent answers 404, exactly like one that does not exist.
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from server.identity import principals
-from server.identity import mandates
-from server.identity import tokens
-from server.asking.escalations import AskError, Escalations, NotFound
-from server.identity.mandates import MandateError
+from server.access import default_scopes, lane_of
+from server.asking import Escalations
+from server.errors import NotFound, ParleyError
+from server.identity import mandates, principals, tokens
+from server.manifest.schema import Manifest
+from server.store import agents as agent_rows
+from server.store import oauth as oauth_rows
+from server.store import principals as principal_rows
+from server.store import records
+from server.store import tokens as token_rows
 from server.store.database import now
-from server.manifest.loading import Manifest
-
 from server.web.pages import Pages
+
+MAX_ID = 2**53
+
+
+def path_id(request: Request, name: str) -> int:
+    """An id from the URL, bounded: anything else is a page that does not exist."""
+    text = request.path_params[name]
+    if not text.isdigit() or len(text) > 16 or not 1 <= int(text) <= MAX_ID:
+        raise NotFound("there is nothing here for you")
+    return int(text)
 
 
 class Console:
@@ -106,11 +118,11 @@ class Console:
         if stop is not None:
             return stop
         try:
-            escalation_id = int(request.path_params["escalation_id"])
+            escalation_id = path_id(request, "escalation_id")
             self.escalations.decide(me.id, escalation_id, str(form.get("action", "")), str(form.get("text", "")))
-        except (NotFound, ValueError):
+        except NotFound:
             return self._not_found(request)
-        except (AskError, MandateError) as exc:
+        except ParleyError as exc:
             items = self._open_items(me)
             return self._page(request, me, "console_queue.html", status_code=400, items=items, decided=[],
                               error=str(exc))
@@ -125,8 +137,7 @@ class Console:
 
     def _mandate_page(self, request: Request, me, error: str | None, status_code: int = 200) -> Response:
         status = mandates.current(self.db, self.key, me.id)
-        lane = "member" if me.status == "member" else "applicant"
-        offered = sorted(self.manifest.ceiling(lane) & self.manifest.agent_scopes)
+        offered = sorted(default_scopes(self.manifest, lane_of(me.status)))
         return self._page(request, me, "console_mandate.html", status_code=status_code, mandate=status,
                           offered=offered, error=error,
                           descriptions={n: d.description for n, d in self.manifest.scopes.items()})
@@ -151,7 +162,7 @@ class Console:
                 known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes,
                 valid_for=timedelta(days=days),
             )
-        except MandateError as exc:
+        except ParleyError as exc:
             return self._mandate_page(request, me, str(exc), 400)
         return self._done(request, f"Signed mandate version {body.version}. It holds for every token from its "
                                    "next request.", "/console/mandate")
@@ -163,18 +174,11 @@ class Console:
         return self._agents_page(request, me, None)
 
     def _agents_page(self, request: Request, me, error: str | None, status_code: int = 200, minted=None) -> Response:
-        agents = list(self.db.query(
-            "SELECT id, name, created_at, revoked_at FROM agents WHERE principal_id = ? ORDER BY id", [me.id]))
-        rows = list(self.db.query(
-            """SELECT t.public_id, t.kind, t.scopes, t.created_at, t.expires_at, t.revoked_at, a.name AS agent
-               FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
-               WHERE t.principal_id = ? ORDER BY t.id""", [me.id]))
+        agents = agent_rows.of_principal(self.db, me.id)
+        rows = token_rows.of_principal(self.db, me.id)
         for row in rows:
-            row["scopes"] = ", ".join(json.loads(row["scopes"]))
-        grants = list(self.db.query(
-            """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent
-               FROM oauth_grants g JOIN agents a ON a.id = g.agent_id WHERE g.principal_id = ? ORDER BY g.id""",
-            [me.id]))
+            row["scopes"] = ", ".join(row["scopes"])
+        grants = oauth_rows.grants_of(self.db, me.id)
         return self._page(request, me, "console_agents.html", status_code=status_code, agents=agents, tokens=rows,
                           grants=grants, error=error, minted=minted, scopes=sorted(self.manifest.agent_scopes))
 
@@ -184,7 +188,7 @@ class Console:
             return stop
         try:
             principals.add_agent(self.db, me.handle, str(form.get("name", "")).strip())
-        except principals.ClubError as exc:
+        except ParleyError as exc:
             return self._agents_page(request, me, str(exc), 400)
         return self._done(request, "Agent added.", "/console/agents")
 
@@ -192,14 +196,15 @@ class Console:
         me, form, stop = await self._begin(request, form=True)
         if stop is not None:
             return stop
-        row = self.db.execute("SELECT id FROM agents WHERE id = ? AND principal_id = ? AND revoked_at IS NULL",
-                              [str(form.get("agent", "")), me.id]).fetchone()
+        chosen = str(form.get("agent", ""))
+        row = next((a for a in agent_rows.of_principal(self.db, me.id, active_only=True) if str(a["id"]) == chosen),
+                   None)
         if row is None:
             return self._agents_page(request, me, "Choose one of your active agents.", 400)
         scopes = set(form.getlist("scope"))
         if not scopes or not scopes <= self.manifest.agent_scopes:
             return self._agents_page(request, me, "Tick at least one scope an agent may hold.", 400)
-        minted = tokens.mint(self.db, principal_id=me.id, agent_id=row[0], scopes=scopes)
+        minted = tokens.mint(self.db, principal_id=me.id, agent_id=row["id"], scopes=scopes)
         # shown this once, in this response only: never stored, never flashed through the session
         return self._agents_page(request, me, None, minted=minted)
 
@@ -208,10 +213,7 @@ class Console:
         if stop is not None:
             return stop
         public_id = request.path_params["public_id"]
-        changed = self.db.execute(
-            "UPDATE tokens SET revoked_at = ? WHERE public_id = ? AND principal_id = ? AND revoked_at IS NULL",
-            [now(), public_id, me.id]).rowcount
-        if changed != 1:
+        if not public_id.startswith("tok_") or tokens.revoke(self.db, public_id, principal_id=me.id) is None:
             return self._not_found(request)
         return self._done(request, f"Token {public_id} revoked: it is refused from its next request.", "/console/agents")
 
@@ -220,11 +222,7 @@ class Console:
         if stop is not None:
             return stop
         family = request.path_params["family"]
-        changed = self.db.execute(
-            "UPDATE oauth_grants SET revoked_at = ?, revoked_reason = 'revoked in the console' "
-            "WHERE family = ? AND principal_id = ? AND revoked_at IS NULL",
-            [now(), family, me.id]).rowcount
-        if changed != 1:
+        if not oauth_rows.revoke_grant(self.db, family, "revoked in the console", now(), principal_id=me.id):
             return self._not_found(request)
         return self._done(request, "OAuth grant revoked.", "/console/agents")
 
@@ -234,14 +232,10 @@ class Console:
             return stop
         if not me.steward:
             return self._not_found(request)
-        people = list(self.db.query(
-            "SELECT id, handle, name, created_at FROM principals WHERE status = 'applicant' ORDER BY id"))
+        people = principal_rows.applicants(self.db)
         for person in people:
-            person["statements"] = [r["statement"] for r in self.db.query(
-                "SELECT statement FROM applications WHERE principal_id = ? ORDER BY id", [person["id"]])]
-            person["evidence"] = list(self.db.query(
-                "SELECT kind, title, detail, url, created_at FROM evidence WHERE principal_id = ? ORDER BY id",
-                [person["id"]]))
+            person["statements"] = records.statements_of(self.db, person["id"])
+            person["evidence"] = records.evidence_of(self.db, person["id"])
         return self._page(request, me, "console_applicants.html", people=people)
 
     async def admit(self, request: Request) -> Response:

@@ -11,7 +11,6 @@ import secrets
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import sqlite_utils
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
@@ -19,8 +18,10 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from server.identity.passwords import check_password
 from server.http.ratelimit import RateLimiter
+from server.identity.passwords import check_password
+from server.store import principals as principal_rows
+from server.store.database import Database
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 SESSION_SECRET_FILE = "session-secret"
@@ -52,7 +53,7 @@ def safe_next(target: str | None) -> str:
 
 
 class Pages:
-    def __init__(self, db: sqlite_utils.Database, club_name: str):
+    def __init__(self, db: Database, club_name: str):
         self.db = db
         self.club_name = club_name
         self.templates = Jinja2Templates(directory=str(TEMPLATES))
@@ -74,8 +75,8 @@ class Pages:
         principal_id = request.session.get("principal_id")
         if not isinstance(principal_id, int):
             return None
-        row = self.db.execute("SELECT status FROM principals WHERE id = ?", [principal_id]).fetchone()
-        if row is None or row[0] == "suspended":
+        status = principal_rows.status_of(self.db, principal_id)
+        if status is None or status == "suspended":
             request.session.clear()
             return None
         return principal_id
@@ -108,9 +109,7 @@ class Pages:
             return self.error(request, "Too many attempts", "Too many sign-in attempts; wait a minute and retry.", 429)
         handle = str(form.get("handle", "")).strip()
         password = str(form.get("password", ""))
-        row = self.db.execute(
-            "SELECT id, status, password_hash FROM principals WHERE handle = ?", [handle]
-        ).fetchone()
+        row = principal_rows.sign_in_record(self.db, handle)
         ok = check_password(password, row[2] if row else None)
         if not ok or row is None or row[1] == "suspended":
             return self.render(

@@ -1,0 +1,1 @@
+"""The default club's manifest, vocabularies and knowledge; installed as the package `server.defaults`."""

@@ -1,0 +1,58 @@
+"""Credential → identity → caller: the lane, effective scopes, entry persona and visible tools,
+computed for every request from what the resolver verified."""
+
+from __future__ import annotations
+
+from server.access.caller import Caller
+from server.access.entry import entry_persona, visible_tools
+from server.access.lanes import GUEST, MEMBER, effective_scopes, grantable_scopes, lane_of
+from server.identity.resolver import Identity, Resolver
+from server.manifest.schema import Manifest, as_text
+
+
+class Access:
+    def __init__(self, manifest: Manifest, resolver: Resolver):
+        self.manifest = manifest
+        self.resolver = resolver
+        persona = entry_persona(manifest, False, {})
+        self._guest = Caller(None, GUEST, "no credential was sent", frozenset(),
+                             tuple(visible_tools(manifest, frozenset(), False, persona)), persona)
+
+    def guest(self) -> Caller:
+        return self._guest
+
+    def from_header(self, authorization: str | None) -> Caller:
+        """The caller for a request's Authorization header; raises CredentialRejected when it fails."""
+        identity = self.resolver.from_header(authorization)
+        return self.guest() if identity is None else self.caller_for(identity)
+
+    def again(self, caller: Caller) -> Caller:
+        """Re-resolve a caller from what it presented, as its next request would."""
+        return self.guest() if caller.identity is None else self.caller_for(self.resolver.again(caller.identity))
+
+    def grantable(self, caller: Caller) -> frozenset[str]:
+        mandate = caller.mandate
+        return grantable_scopes(self.manifest, caller.lane, mandate.scopes if mandate else frozenset())
+
+    def caller_for(self, identity: Identity) -> Caller:
+        manifest = self.manifest
+        lane = lane_of(identity.principal_status)
+        mandate = identity.mandate
+        scopes = effective_scopes(manifest, lane, identity.token_scopes, mandate.scopes, identity.acts_as_agent)
+        handle = identity.principal
+        if identity.acts_as_agent:
+            kind = "OAuth access token" if identity.credential == "oauth" else "agent token"
+            who = f"{kind} of {handle}'s agent '{identity.agent}'"
+            if not mandate.valid:
+                who += f"; mandate: {mandate.describe()}, so zero scopes"
+        else:
+            who = f"principal token of {handle}"
+        standing = "an admitted member" if lane == MEMBER else "an applicant, not yet admitted"
+        claims = {
+            **(dict(identity.claims.extra) if identity.claims is not None else {}),
+            "status": identity.principal_status, "steward": as_text(identity.steward), "lane": lane,
+            "handle": handle, "credential": identity.credential,
+        }
+        persona = entry_persona(manifest, True, claims)
+        return Caller(identity, lane, f"{who}; {handle} is {standing}", scopes,
+                      tuple(visible_tools(manifest, scopes, True, persona)), persona)

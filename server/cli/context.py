@@ -1,0 +1,73 @@
+"""What every admin command shares: settings, the manifest, the store and key, output helpers.
+
+The store is opened only when a command needs it, and never created by a command that expects
+one: `parley demo` and `parley init` create stores, everything else refuses a missing one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import cached_property
+from typing import Any
+
+from server.errors import ParleyError
+from server.identity.mandates import SigningKey
+from server.manifest.loading import load_manifest
+from server.manifest.schema import Manifest
+from server.settings import Settings
+from server.store.database import Database, open_db
+
+
+class UsageError(ParleyError):
+    """A command given the wrong words; exits 2 like argparse does."""
+
+
+class Context:
+    def __init__(self, create_store: bool = False) -> None:
+        self.settings = Settings.from_env()
+        self.create_store = create_store
+
+    @cached_property
+    def manifest(self) -> Manifest:
+        return load_manifest(self.settings.manifest_path)
+
+    @cached_property
+    def db(self) -> Database:
+        self.manifest  # noqa: B018 - a broken manifest is reported first, whatever the command
+        return open_db(self.settings.db_path, create=self.create_store)
+
+    @cached_property
+    def key(self) -> SigningKey:
+        self.db  # noqa: B018 - a key lives beside a store: refuse first if the store is missing
+        return SigningKey.load_or_create(self.settings.keys_dir)
+
+
+def err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def csv(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def emit_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def table(rows: list[dict], columns: list[str]) -> None:
+    """A plain aligned table: a header, then one line a row."""
+    if not rows:
+        print("(none)")
+        return
+    widths = {c: max(len(c), *(len(str(r.get(c) if r.get(c) is not None else "-")) for r in rows)) for c in columns}
+    print("  ".join(c.upper().ljust(widths[c]) for c in columns).rstrip())
+    for row in rows:
+        print("  ".join(str(row.get(c) if row.get(c) is not None else "-").ljust(widths[c]) for c in columns).rstrip())

@@ -1,0 +1,114 @@
+"""`parley rules`: list, draft, publish and remove rules on tool calls."""
+
+from __future__ import annotations
+
+import argparse
+
+from server import tools
+from server.chokepoint.context_sources import ContextSources
+from server.chokepoint.rulebook import RuleBook
+from server.chokepoint.rules import OPERATORS
+from server.cli.context import Context, UsageError, add_json, emit_json
+from server.manifest.schema import RuleDecl
+
+
+def _scalar(text: str) -> object:
+    text = text.strip().strip('"').strip("'")
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
+def condition(text: str) -> dict:
+    """'amount is at most 500' → a builder condition; a value like subject.limit compares with an attribute."""
+    for op in sorted({op for by_type in OPERATORS.values() for op in by_type}, key=len, reverse=True):
+        if f" {op}" in f" {text} " and text.find(f" {op}") > 0:
+            field, _, rest = text.partition(f" {op}")
+            rest = rest.strip()
+            found: dict = {"field": field.strip(), "op": op}
+            if not rest:
+                return found
+            if rest.startswith(("subject.", "resource.")):
+                found["attribute"] = rest
+            elif rest.startswith("[") and rest.endswith("]"):
+                found["value"] = [_scalar(item) for item in rest[1:-1].split(",") if item.strip()]
+            else:
+                found["value"] = _scalar(rest)
+            return found
+    raise UsageError(f"no operator in '{text}' (e.g. 'amount is at most 500')")
+
+
+def _book(ctx: Context) -> RuleBook:
+    return RuleBook(ctx.manifest, ctx.db, ContextSources(ctx.manifest.context_sources, ctx.db),
+                    tools.input_schemas(ctx.manifest))
+
+
+def _rule_id(text: str) -> int:
+    raw = text.removeprefix("store:")
+    if not raw.isdigit() or len(raw) > 12:
+        raise UsageError(f"'{text}' is not a rule id (store:N or N; parley rules list shows them)")
+    return int(raw)
+
+
+def rules_list(args: argparse.Namespace) -> int:
+    rows = _book(Context()).listing()
+    if args.json:
+        emit_json(rows)
+        return 0
+    for row in rows:
+        print(f"{row['id']:<12} {row['state']:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
+              f"{row['reads_as']}")
+    return 0
+
+
+def rules_draft(args: argparse.Namespace) -> int:
+    if bool(args.when) == bool(args.cel):
+        raise UsageError("give either --when (one or more) or --cel")
+    book = _book(Context())
+    decl = RuleDecl(name=args.name, binding={"agent": args.agent, "tool": args.tool},
+                    match="any" if args.any else "all", conditions=[condition(w) for w in args.when or []],
+                    cel=args.cel)
+    ids = book.draft(decl)
+    print(f"drafted {', '.join(f'store:{i}' for i in ids)}: {book.compile(decl, 'draft')[0].reads_as}")
+    print("publish it with: parley rules publish " + " ".join(str(i) for i in ids))
+    return 0
+
+
+def rules_publish(args: argparse.Namespace) -> int:
+    if bool(args.id) == bool(args.all):
+        raise UsageError("name the draft to publish (parley rules publish N), or --all to publish every draft")
+    published = _book(Context()).publish(_rule_id(args.id) if args.id else None)
+    print(f"published {', '.join(f'store:{i}' for i in published) or 'nothing (no drafts)'}")
+    return 0
+
+
+def rules_remove(args: argparse.Namespace) -> int:
+    _book(Context()).remove(_rule_id(args.id))
+    print(f"removed {args.id}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="list, draft, publish or remove rules on tool calls")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    s = actions.add_parser("list", help="every rule in force or drafted, read as a sentence")
+    add_json(s)
+    s.set_defaults(func=rules_list)
+    s = actions.add_parser("draft", help="draft a rule on one binding (agent · parley · tool)")
+    s.add_argument("--agent", required=True, help="the manifest agent (persona) of the binding")
+    s.add_argument("--tool", required=True, help="the tool of the binding")
+    s.add_argument("--name", required=True, help="the rule's name, shown in denials")
+    s.add_argument("--when", action="append", help="a condition, e.g. 'amount is at most 500'; repeat for more")
+    s.add_argument("--any", action="store_true", help="allow when any condition holds (default: all)")
+    s.add_argument("--cel", help="a CEL expression instead of conditions")
+    s.set_defaults(func=rules_draft)
+    s = actions.add_parser("publish", help="put a draft in force (or every draft with --all)")
+    s.add_argument("id", nargs="?", help="the draft's id (N or store:N)")
+    s.add_argument("--all", action="store_true", help="publish every draft")
+    s.set_defaults(func=rules_publish)
+    s = actions.add_parser("remove", help="remove a draft or published rule")
+    s.add_argument("id", help="the rule's id (N or store:N)")
+    s.set_defaults(func=rules_remove)

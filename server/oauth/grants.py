@@ -1,0 +1,218 @@
+"""The grants and endpoints of the embedded authorization server, over authlib's cores.
+
+Parley's own rules: PKCE S256 on every authorization; a code is single-use, bound to its verifier
+and redirect URI, and burnt by the first failed verifier; a refresh token is claimed in one
+statement and rotated on every use, and a reused one revokes its whole grant family; a suspended
+principal or a revoked agent refreshes nothing; registration accepts only well-formed metadata.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from urllib.parse import urlsplit
+
+from authlib.oauth2 import rfc6749, rfc7009, rfc7591, rfc7636
+from authlib.oauth2.rfc6749 import grants
+from authlib.oauth2.rfc6749.requests import OAuth2Request
+
+from server.identity.credentials import digest
+from server.oauth.models import CODE_TTL, AuthorizationCode, Client, Grantee, OAuthStore, RefreshToken, canonical_resource
+from server.store import oauth as rows
+
+AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
+
+
+class S256Required(rfc7636.CodeChallenge):
+    """PKCE on every authorization request, S256 only, for public and confidential clients alike."""
+
+    SUPPORTED_CODE_CHALLENGE_METHOD = ["S256"]
+
+    def validate_code_challenge(self, grant, redirect_uri):
+        data = grant.request.payload.data
+        if not data.get("code_challenge"):
+            raise rfc6749.InvalidRequestError("PKCE is required: send code_challenge with code_challenge_method=S256")
+        if data.get("code_challenge_method") != "S256":
+            raise rfc6749.InvalidRequestError("code_challenge_method must be S256")
+        super().validate_code_challenge(grant, redirect_uri)
+
+    def validate_code_verifier(self, grant, result):
+        try:
+            if not grant.request.form.get("code_verifier"):
+                raise rfc6749.InvalidRequestError("Missing 'code_verifier'")
+            super().validate_code_verifier(grant, result)
+        except rfc6749.OAuth2Error:
+            # A wrong verifier burns the code: it cannot be guessed at, one try per code.
+            rows.claim_code(grant.server.store.db, grant.request.authorization_code.row["id"], None, int(time.time()))
+            raise
+
+    def get_authorization_code_challenge(self, authorization_code: AuthorizationCode) -> str:
+        return authorization_code.row["code_challenge"]
+
+    def get_authorization_code_challenge_method(self, authorization_code: AuthorizationCode) -> str:
+        return authorization_code.row["code_challenge_method"]
+
+
+class CodeGrant(grants.AuthorizationCodeGrant):
+    TOKEN_ENDPOINT_AUTH_METHODS = AUTH_METHODS
+
+    @property
+    def store(self) -> OAuthStore:
+        return self.server.store
+
+    def save_authorization_code(self, code: str, request: OAuth2Request) -> None:
+        grantee: Grantee = request.user
+        data = request.payload.data
+        issued = int(time.time())
+        rows.add_code(self.store.db, {
+            "code_hash": digest(code), "client_id": request.client.client_id,
+            "redirect_uri": request.payload.redirect_uri, "scope": grantee.scope, "resource": grantee.resource,
+            "principal_id": grantee.principal_id, "agent_id": grantee.agent_id,
+            "code_challenge": data["code_challenge"], "code_challenge_method": data["code_challenge_method"],
+            "auth_time": issued, "expires_at": issued + CODE_TTL})
+
+    def query_authorization_code(self, code: str, client: Client) -> AuthorizationCode | None:
+        row = rows.code(self.store.db, digest(code))
+        if row is None or row["client_id"] != client.client_id:
+            return None
+        if row["used_at"] is not None:
+            # A replayed code: whatever it already bought is revoked (RFC 6749 §4.1.2).
+            if row["family"]:
+                self.store.revoke_family(row["family"], "authorization code replayed")
+            return None
+        if row["expires_at"] < time.time():
+            return None
+        resource = self.request.form.get("resource")
+        if resource and canonical_resource(resource) != row["resource"]:
+            raise rfc6749.InvalidRequestError("resource does not match the authorization request", status_code=400)
+        return AuthorizationCode(row)
+
+    def delete_authorization_code(self, authorization_code: AuthorizationCode) -> None:
+        """Codes are kept, marked used, so a replay can be recognised and its tokens revoked."""
+
+    def authenticate_user(self, authorization_code: AuthorizationCode) -> Grantee | None:
+        row = authorization_code.row
+        family = "fam_" + secrets.token_urlsafe(18)
+        # Claim the code atomically: of two concurrent redemptions exactly one wins.
+        if not rows.claim_code(self.store.db, row["id"], family, int(time.time())):
+            return None
+        if not self.store.may_act(row["principal_id"], row["agent_id"]):
+            return None
+        return Grantee(row["principal_id"], row["agent_id"], row["scope"], family, row["resource"])
+
+
+class RefreshGrant(grants.RefreshTokenGrant):
+    TOKEN_ENDPOINT_AUTH_METHODS = AUTH_METHODS
+    INCLUDE_NEW_REFRESH_TOKEN = True
+
+    @property
+    def store(self) -> OAuthStore:
+        return self.server.store
+
+    def authenticate_refresh_token(self, refresh_token: str) -> RefreshToken | None:
+        token_hash = digest(refresh_token)
+        claimed = rows.claim_refresh_token(self.store.db, token_hash, int(time.time()))
+        if claimed is None:
+            known = rows.refresh_token(self.store.db, token_hash)
+            if known is not None:
+                # Reuse of a rotated refresh token: someone holds a copy. Revoke the whole family.
+                self.store.revoke_family(known["family"], "refresh token reused")
+            return None
+        token = RefreshToken({**claimed, "rotated_at": None})  # spent now; valid for this one exchange
+        if token.is_expired() or self.store.family_revoked(token.row["family"]):
+            return None
+        return token
+
+    def authenticate_user(self, refresh_token: RefreshToken) -> Grantee | None:
+        grant = self.store.family(refresh_token.row["family"])
+        if grant is None or not self.store.may_act(grant["principal_id"], grant["agent_id"]):
+            return None
+        return Grantee(grant["principal_id"], grant["agent_id"], grant["scope"], grant["family"], grant["resource"])
+
+    def revoke_old_credential(self, refresh_token: RefreshToken) -> None:
+        """Already rotated when it was claimed, in the same statement that checked it."""
+
+
+MAX_REDIRECT_URIS = 10
+
+
+class Registration(rfc7591.ClientRegistrationEndpoint):
+    """Open dynamic client registration (RFC 7591): any client may register; consent gates access."""
+
+    def authenticate_token(self, request) -> bool:
+        return True
+
+    def get_server_metadata(self) -> dict:
+        return self.server.metadata
+
+    def extract_client_metadata(self, request) -> dict:
+        """Refuse malformed metadata before authlib's own checks, which assume well-typed values."""
+        data = request.payload.data
+        uris = data.get("redirect_uris")
+        if not isinstance(uris, list) or not uris or len(uris) > MAX_REDIRECT_URIS or \
+                not all(isinstance(uri, str) and 0 < len(uri) <= 2000 for uri in uris):
+            raise rfc7591.InvalidRedirectURIError(
+                f"redirect_uris must be a list of 1 to {MAX_REDIRECT_URIS} URIs (strings)")
+        for name in ("client_name", "token_endpoint_auth_method", "scope", "client_uri", "logo_uri"):
+            if name in data and not (isinstance(data[name], str) and len(data[name]) <= 2000):
+                raise rfc7591.InvalidClientMetadataError(f"{name} must be a string")
+        for name in ("grant_types", "response_types"):
+            if name in data and not (isinstance(data[name], list) and all(isinstance(v, str) for v in data[name])):
+                raise rfc7591.InvalidClientMetadataError(f"{name} must be a list of strings")
+        return super().extract_client_metadata(request)
+
+    def generate_client_secret(self, request) -> str | None:
+        method = request.payload.data.get("token_endpoint_auth_method", "client_secret_basic")
+        return None if method == "none" else secrets.token_urlsafe(32)
+
+    def generate_client_info(self, request) -> dict:
+        """A public client gets no secret at all: RFC 7591 omits the member rather than sending null."""
+        info = super().generate_client_info(request)
+        if info.get("client_secret") is None:
+            info.pop("client_secret", None)
+            info.pop("client_secret_expires_at", None)
+        return info
+
+    def save_client(self, client_info: dict, client_metadata: dict, request) -> Client:
+        uris = client_metadata.get("redirect_uris") or []
+        if not uris:
+            raise rfc7591.InvalidRedirectURIError("at least one redirect_uri is required")
+        for uri in uris:
+            parts = urlsplit(uri)
+            loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
+            if parts.fragment or not (parts.scheme == "https" or (parts.scheme == "http" and loopback)):
+                raise rfc7591.InvalidRedirectURIError(
+                    f"redirect_uri {uri} must be https, or http on a loopback address, without a fragment")
+        grant_types = client_metadata.get("grant_types") or ["authorization_code"]
+        unsupported = sorted(set(grant_types) - {"authorization_code", "refresh_token"})
+        if unsupported:
+            raise rfc7591.InvalidClientMetadataError(f"unsupported grant_types: {', '.join(unsupported)}")
+        metadata = {**client_metadata, "grant_types": grant_types}
+        metadata.setdefault("token_endpoint_auth_method", "client_secret_basic")
+        metadata.setdefault("response_types", ["code"])
+        secret = client_info.get("client_secret")
+        row = rows.add_client(self.server.store.db, client_info["client_id"], digest(secret) if secret else None,
+                              metadata, client_info["client_id_issued_at"])
+        return Client(row)
+
+
+class Revocation(rfc7009.RevocationEndpoint):
+    """RFC 7009: a refresh or access token revokes its whole grant family."""
+
+    CLIENT_AUTH_METHODS = AUTH_METHODS
+
+    def query_token(self, token_string: str, token_type_hint: str | None):
+        store: OAuthStore = self.server.store
+        row = rows.refresh_token(store.db, digest(token_string))
+        if row is not None:
+            return RefreshToken(row)
+        family = store.family_of_access_token(token_string)
+        if family is not None:
+            grant = store.family(family)
+            if grant is not None:
+                return RefreshToken({"client_id": grant["client_id"], "family": family, "scope": grant["scope"],
+                                     "issued_at": 0, "expires_at": 0, "rotated_at": None, "id": None})
+        return None
+
+    def revoke_token(self, token: RefreshToken, request) -> None:
+        self.server.store.revoke_family(token.row["family"], "revoked by the client")

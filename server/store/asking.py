@@ -1,0 +1,77 @@
+"""Rows of `threads`, `messages` and `escalations`: questions, what came back, and the decision queue."""
+
+from __future__ import annotations
+
+from server.store.database import Database
+
+
+def thread_parties(db: Database, thread_id: int) -> tuple[int, int] | None:
+    row = db.execute("SELECT asker_id, answerer_id FROM threads WHERE id = ?", [thread_id]).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def open_thread(db: Database, asker_id: int, answerer_id: int, subject: str, stamp: str) -> int:
+    return db["threads"].insert({"asker_id": asker_id, "answerer_id": answerer_id, "subject": subject,
+                                 "created_at": stamp, "updated_at": stamp}).last_pk
+
+
+def add_message(db: Database, thread_id: int, kind: str, body: str, stamp: str) -> None:
+    db["messages"].insert({"thread_id": thread_id, "kind": kind, "body": body, "created_at": stamp})
+    db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, thread_id])
+
+
+def messages(db: Database, thread_id: int) -> list[dict]:
+    return list(db.query("SELECT kind, body, created_at FROM messages WHERE thread_id = ? ORDER BY id", [thread_id]))
+
+
+def threads_of(db: Database, principal_id: int, limit: int) -> list[dict]:
+    """Threads this principal asked or was asked in, newest first, with the other party's handle."""
+    return list(db.query(
+        """SELECT t.id, t.subject, t.updated_at, t.asker_id,
+                  CASE WHEN t.asker_id = :me THEN b.handle ELSE a.handle END AS other
+           FROM threads t JOIN principals a ON a.id = t.asker_id JOIN principals b ON b.id = t.answerer_id
+           WHERE t.asker_id = :me OR t.answerer_id = :me
+           ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit""", {"me": principal_id, "limit": limit}))
+
+
+def questions_since(db: Database, asker_id: int, since: str) -> int:
+    return db.execute(
+        "SELECT COUNT(*) FROM messages m JOIN threads t ON t.id = m.thread_id "
+        "WHERE t.asker_id = ? AND m.kind = 'question' AND m.created_at >= ?", [asker_id, since]).fetchone()[0]
+
+
+def file_escalation(db: Database, *, principal_id: int, asker_id: int, asker_agent: str | None, thread_id: int,
+                    question: str, language: str, reason: str, stamp: str) -> int:
+    return db["escalations"].insert({
+        "principal_id": principal_id, "asker_id": asker_id, "asker_agent": asker_agent, "thread_id": thread_id,
+        "question": question, "language": language, "reason": reason, "status": "open", "decision": None,
+        "created_at": stamp, "decided_at": None}).last_pk
+
+
+def queue(db: Database, principal_id: int, status: str = "open") -> list[dict]:
+    return list(db.query(
+        """SELECT e.id, e.question, e.reason, e.status, e.language, e.created_at, e.decided_at, e.decision,
+                  e.thread_id, e.asker_agent, p.handle AS asker
+           FROM escalations e JOIN principals p ON p.id = e.asker_id
+           WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id""", [principal_id, status]))
+
+
+def open_count(db: Database, principal_id: int) -> int:
+    return db.execute("SELECT COUNT(*) FROM escalations WHERE principal_id = ? AND status = 'open'",
+                      [principal_id]).fetchone()[0]
+
+
+def escalation(db: Database, principal_id: int, escalation_id: int) -> dict | None:
+    """One escalation of this principal's queue; another principal's answers None, like a missing one."""
+    rows = list(db.query(
+        """SELECT e.*, p.handle AS asker, p.status AS asker_status FROM escalations e
+           JOIN principals p ON p.id = e.asker_id WHERE e.id = ? AND e.principal_id = ?""",
+        [escalation_id, principal_id]))
+    return rows[0] if rows else None
+
+
+def decide(db: Database, escalation_id: int, status: str, decision: str, stamp: str) -> bool:
+    """Close an open escalation; False when it was no longer open (decided meanwhile)."""
+    return db.execute(
+        "UPDATE escalations SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'open'",
+        [status, decision, stamp, escalation_id]).rowcount == 1

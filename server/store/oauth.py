@@ -1,0 +1,94 @@
+"""Rows of the embedded authorization server: clients, codes, grant families and refresh tokens.
+
+Codes and refresh tokens are stored as digests. Claims of one-time secrets are single statements
+(`UPDATE … WHERE used IS NULL`), so of two concurrent redemptions exactly one wins.
+"""
+
+from __future__ import annotations
+
+import json
+
+from server.store.database import Database, write
+
+
+def client(db: Database, client_id: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM oauth_clients WHERE client_id = ?", [client_id]))
+    return rows[0] if rows else None
+
+
+def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: dict, issued_at: int) -> dict:
+    row = {"client_id": client_id, "secret_hash": secret_hash, "metadata": json.dumps(metadata),
+           "issued_at": issued_at}
+    db["oauth_clients"].insert(row)
+    return row
+
+
+def add_code(db: Database, row: dict) -> None:
+    db["oauth_codes"].insert({**row, "used_at": None, "family": None})
+
+
+def code(db: Database, code_hash: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM oauth_codes WHERE code_hash = ?", [code_hash]))
+    return rows[0] if rows else None
+
+
+def claim_code(db: Database, code_id: int, family: str | None, stamp: int) -> bool:
+    """Mark a code used (with the family it buys, or none when it is burnt); False if already used."""
+    return db.execute("UPDATE oauth_codes SET used_at = ?, family = ? WHERE id = ? AND used_at IS NULL",
+                      [stamp, family, code_id]).rowcount == 1
+
+
+def grant(db: Database, family: str) -> dict | None:
+    """The grant family if it exists and is not revoked."""
+    rows = list(db.query("SELECT * FROM oauth_grants WHERE family = ? AND revoked_at IS NULL", [family]))
+    return rows[0] if rows else None
+
+
+def grant_revoked(db: Database, family: str) -> bool:
+    row = db.execute("SELECT revoked_at FROM oauth_grants WHERE family = ?", [family]).fetchone()
+    return row is None or row[0] is not None
+
+
+def revoke_grant(db: Database, family: str, reason: str, stamp: str, principal_id: int | None = None) -> bool:
+    mine = " AND principal_id = ?" if principal_id is not None else ""
+    params: list = [stamp, reason, family] + ([principal_id] if principal_id is not None else [])
+    return db.execute(f"UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE family = ?{mine} "
+                      "AND revoked_at IS NULL", params).rowcount == 1
+
+
+def add_grant_once(db: Database, row: dict) -> None:
+    """Record a grant family the first time a token of it is issued."""
+    db.execute("INSERT INTO oauth_grants (family, client_id, principal_id, agent_id, scope, resource, created_at, "
+               "revoked_at, revoked_reason) VALUES (:family, :client_id, :principal_id, :agent_id, :scope, "
+               ":resource, :created_at, NULL, NULL) ON CONFLICT (family) DO NOTHING", row)
+
+
+def grants_of(db: Database, principal_id: int) -> list[dict]:
+    rows = list(db.query(
+        """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent, c.metadata
+           FROM oauth_grants g JOIN agents a ON a.id = g.agent_id
+           LEFT JOIN oauth_clients c ON c.client_id = g.client_id
+           WHERE g.principal_id = ? ORDER BY g.id""", [principal_id]))
+    for row in rows:
+        metadata = json.loads(row.pop("metadata") or "{}")
+        row["client_name"] = metadata.get("client_name") or row["client_id"]
+    return rows
+
+
+def refresh_token(db: Database, token_hash: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM oauth_refresh_tokens WHERE token_hash = ?", [token_hash]))
+    return rows[0] if rows else None
+
+
+def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> dict | None:
+    """Rotate a refresh token in one statement; None when it is unknown or was already rotated."""
+    with write(db):
+        cursor = db.execute("UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? "
+                            "AND rotated_at IS NULL RETURNING *", [stamp, token_hash])
+        rows = cursor.fetchall()  # read to the end before COMMIT: RETURNING rows belong to the statement
+        columns = [d[0] for d in cursor.description]
+    return dict(zip(columns, rows[0])) if rows else None
+
+
+def add_refresh_token(db: Database, row: dict) -> None:
+    db["oauth_refresh_tokens"].insert({**row, "rotated_at": None})

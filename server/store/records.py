@@ -1,0 +1,61 @@
+"""Rows a principal keeps: briefing notes, admission evidence, applications, and refund requests."""
+
+from __future__ import annotations
+
+from server.store.database import Database
+
+
+def notes_of(db: Database, principal_id: int) -> list[dict]:
+    return list(db.query("SELECT id, topic, text, visibility, updated_at FROM briefing WHERE principal_id = ? "
+                         "ORDER BY topic, id", [principal_id]))
+
+
+def add_note(db: Database, principal_id: int, topic: str, text: str, visibility: str, stamp: str) -> int:
+    return db["briefing"].insert({"principal_id": principal_id, "topic": topic, "text": text,
+                                  "visibility": visibility, "created_at": stamp, "updated_at": stamp}).last_pk
+
+
+def replace_note(db: Database, note_id: int, principal_id: int, topic: str, text: str, visibility: str,
+                 stamp: str) -> bool:
+    """Replace one of this principal's notes; False when it has no such note."""
+    return db.execute(
+        "UPDATE briefing SET topic = ?, text = ?, visibility = ?, updated_at = ? WHERE id = ? AND principal_id = ?",
+        [topic, text, visibility, stamp, note_id, principal_id]).rowcount == 1
+
+
+def note_owner(db: Database, note_id: int) -> str | None:
+    row = db.execute("SELECT p.handle FROM briefing b JOIN principals p ON p.id = b.principal_id WHERE b.id = ?",
+                     [note_id]).fetchone()
+    return row[0] if row else None
+
+
+def add_evidence(db: Database, principal_id: int, kind: str, title: str, detail: str, url: str | None,
+                 stamp: str) -> int:
+    return db["evidence"].insert({"principal_id": principal_id, "kind": kind, "title": title, "detail": detail,
+                                  "url": url, "created_at": stamp}).last_pk
+
+
+def evidence_of(db: Database, principal_id: int) -> list[dict]:
+    return list(db.query("SELECT id, kind, title, detail, url, created_at FROM evidence WHERE principal_id = ? "
+                         "ORDER BY id", [principal_id]))
+
+
+def evidence_count(db: Database, principal_id: int) -> int:
+    return db.execute("SELECT COUNT(*) FROM evidence WHERE principal_id = ?", [principal_id]).fetchone()[0]
+
+
+def add_application(db: Database, principal_id: int, statement: str, stamp: str) -> int:
+    return db["applications"].insert({"principal_id": principal_id, "statement": statement,
+                                      "created_at": stamp}).last_pk
+
+
+def statements_of(db: Database, principal_id: int) -> list[str]:
+    return [row[0] for row in db.execute("SELECT statement FROM applications WHERE principal_id = ? ORDER BY id",
+                                         [principal_id]).fetchall()]
+
+
+def add_refund(db: Database, *, principal_id: int, agent: str | None, order_id: str, amount: float,
+               expedite: bool, reason: str, stamp: str) -> int:
+    return db["refunds"].insert({"principal_id": principal_id, "agent": agent, "order_id": order_id,
+                                 "amount": amount, "expedite": int(expedite), "reason": reason,
+                                 "created_at": stamp}).last_pk

@@ -1,0 +1,224 @@
+"""The schema: tables keep their own invariants (CHECKs, foreign keys), so a bad write fails in the
+database too; triggers bump a revision counter whenever anything that decides a caller's scopes changes.
+"""
+
+from __future__ import annotations
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS principals (
+    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    handle TEXT NOT NULL UNIQUE CHECK (length(handle) BETWEEN 2 AND 32),
+    name TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('applicant', 'member', 'suspended')),
+    steward INTEGER NOT NULL DEFAULT 0 CHECK (steward IN (0, 1)),
+    bio TEXT NOT NULL DEFAULT '',
+    tags TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    admitted_at TEXT,
+    password_hash TEXT
+);
+CREATE TABLE IF NOT EXISTS agents (
+    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT,
+    UNIQUE (principal_id, name)
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    -- AUTOINCREMENT: a deleted row's id is never reused, so a dead token can never revive.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    public_id TEXT NOT NULL UNIQUE,
+    hash TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL CHECK (kind IN ('agent', 'principal')),
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent_id INTEGER,
+    scopes TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT,
+    revoked_at TEXT,
+    CHECK ((kind = 'agent') = (agent_id IS NOT NULL))
+);
+CREATE TABLE IF NOT EXISTS mandates (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    version INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (principal_id, version)
+);
+CREATE TABLE IF NOT EXISTS applications (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    statement TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS evidence (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '',
+    url TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS briefing (
+    id INTEGER PRIMARY KEY,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    topic TEXT NOT NULL,
+    text TEXT NOT NULL,
+    visibility TEXT NOT NULL CHECK (visibility IN ('public', 'members', 'private')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS threads (
+    id INTEGER PRIMARY KEY,
+    asker_id INTEGER NOT NULL REFERENCES principals(id),
+    answerer_id INTEGER NOT NULL REFERENCES principals(id),
+    subject TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY,
+    thread_id INTEGER NOT NULL REFERENCES threads(id),
+    kind TEXT NOT NULL CHECK (kind IN ('question', 'answer', 'decline', 'decision')),
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+-- A decision in a principal's queue: a question their answering agent could not settle.
+CREATE TABLE IF NOT EXISTS escalations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    asker_id INTEGER NOT NULL REFERENCES principals(id),
+    asker_agent TEXT,
+    thread_id INTEGER NOT NULL REFERENCES threads(id),
+    question TEXT NOT NULL,
+    language TEXT NOT NULL CHECK (language IN ('en', 'pt-BR')),
+    reason TEXT NOT NULL CHECK (reason IN ('outside_mandate', 'commitment')),
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'answered', 'declined', 'widened')),
+    decision TEXT,
+    created_at TEXT NOT NULL,
+    decided_at TEXT
+);
+CREATE INDEX IF NOT EXISTS escalations_queue ON escalations (principal_id, status);
+-- Rules drafted and published through `parley rules` (the manifest's own rules live in the manifest).
+CREATE TABLE IF NOT EXISTS rules (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('draft', 'published', 'removed')),
+    created_at TEXT NOT NULL,
+    published_at TEXT,
+    removed_at TEXT
+);
+CREATE TABLE IF NOT EXISTS refunds (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent TEXT,
+    order_id TEXT NOT NULL,
+    amount REAL NOT NULL CHECK (amount > 0),
+    expedite INTEGER NOT NULL DEFAULT 0,
+    reason TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY,
+    ts TEXT NOT NULL,
+    lane TEXT NOT NULL,
+    principal TEXT,
+    agent TEXT,
+    tool TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    duration_ms REAL NOT NULL,
+    binding TEXT,
+    rule TEXT
+);
+CREATE TABLE IF NOT EXISTS oauth_clients (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    client_id TEXT NOT NULL UNIQUE,
+    secret_hash TEXT,
+    metadata TEXT NOT NULL,
+    issued_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS oauth_codes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    code_hash TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    code_challenge TEXT NOT NULL,
+    code_challenge_method TEXT NOT NULL CHECK (code_challenge_method = 'S256'),
+    auth_time INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER,
+    family TEXT
+);
+-- A grant family: one consent, and every access and refresh token rotated from it.
+CREATE TABLE IF NOT EXISTS oauth_grants (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    family TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    scope TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT,
+    revoked_reason TEXT
+);
+CREATE TABLE IF NOT EXISTS oauth_refresh_tokens (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    token_hash TEXT NOT NULL UNIQUE,
+    family TEXT NOT NULL REFERENCES oauth_grants(family),
+    client_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    issued_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    rotated_at INTEGER
+);
+-- An external identity provider's subjects, bound to the agents they act as.
+CREATE TABLE IF NOT EXISTS external_subjects (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    issuer TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    agent_id INTEGER NOT NULL REFERENCES agents(id),
+    UNIQUE (issuer, subject)
+);
+CREATE TABLE IF NOT EXISTS revision (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    n INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO revision (id, n) VALUES (1, 0);
+CREATE INDEX IF NOT EXISTS mandates_current ON mandates (principal_id, version DESC);
+CREATE INDEX IF NOT EXISTS briefing_principal ON briefing (principal_id);
+CREATE INDEX IF NOT EXISTS evidence_principal ON evidence (principal_id);
+"""
+
+# Anything that can change a caller's lane or scopes bumps the revision.
+WATCHED = ("principals", "agents", "tokens", "mandates", "oauth_grants", "rules")
+
+
+def revision_triggers() -> str:
+    parts = []
+    for table in WATCHED:
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            parts.append(
+                f"CREATE TRIGGER IF NOT EXISTS bump_{table}_{event.lower()} AFTER {event} ON {table} "
+                f"BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END;"
+            )
+    return "\n".join(parts)
+
+
+# Columns added after a table first shipped: (table, column, type). Older stores gain them at open.
+LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"),
+                 ("audit", "binding", "TEXT"), ("audit", "rule", "TEXT"))
