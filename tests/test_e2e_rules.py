@@ -165,8 +165,7 @@ async def test_rules_drafted_and_published_from_the_cli_apply_from_the_next_call
     assert drafted.returncode == 0, drafted.stderr
     rule_id = drafted.stdout.split("drafted store:")[1].split(":")[0]
     assert not (await refund(desk.tokens.member.token, desk.url, expedite=True)).is_error  # a draft holds nothing
-    published = parley("rules", "publish", rule_id); print("PUB", published.stdout, published.stderr)
-    assert published.returncode == 0
+    assert parley("rules", "publish", rule_id).returncode == 0
     rushed = await refund(desk.tokens.member.token, desk.url, expedite=True)
     assert rushed.is_error and "Rule not met: expedite is false" in rushed.content[0].text
     listed = parley("rules", "list").stdout
