@@ -157,7 +157,7 @@ VERBS: tuple[_Verb, ...] = (
     _verb(_romance("compr", _AR), generic=True, noun_too=True),
     _verb(_romance("pag", _AR), generic=True, noun_too=True),
     _verb(_romance("contrat", _AR), generic=True, noun_too=True),
-    _verb(_romance("top", _AR), noun_too=True, only="pt"),
+    _verb(_romance("top", _AR), noun_too=True),
     _verb(_romance("combin", "amos|ei|ou|aram|é|ó|aron|ado|ada"), noun_too=True),
     _verb(_romance("acord", "amos|ado|ada|ó|aron|é|ará|aremos"), only="es"),
     _verb(_romance("fech", _AR) + r"(?: (?:o|a|um|uma|este|esse|nosso|seu|sua|el|la|un|una))? " + _DEAL_OBJECTS),
@@ -181,7 +181,12 @@ PHRASES = re.compile("|".join([
     r"\b(?:you'?re|you are) (?:booked|confirmed|all set|hired)\b", r"^you'?re (?:in|on)$",
     r"\b" + _DAY + r"(?: at " + _TIME + r")? (?:works|is fine|is good|is perfect|suits|it is|then)\b",
     r"\b(?:that|this|it) (?:works|suits) for (?:her|him|me|us|you)\b", r"\bworks for (?:her|him|me|us)\b",
-    r"\b(?:let'?s|lets) (?:do it|go with|go ahead|lock)\b", r"\b(?:go ahead|on board)\b",
+    r"\b(?:let'?s|lets) (?:do it|go with|go ahead|lock)\b",
+    r"\b(?:[\w]+'s|she is|he is|i'?m|i am|we'?re|we are|they'?re) (?:in|all set|good to go)$|\b(?:all set|good to go) for\b",
+    r"\b(?:slot|date|time|spot|job|gig|room|place|seat|table|booking|commission|project|it|that|this)(?:'s| is) yours\b",
+    r"\b(?:é|e) (?:sua|seu|de vocês|de voces)$|\bes (?:tuy[oa]|suy[oa])$",
+    r"\b(?:says?|said|saying) yes\b|\b(?:diz|disse|dizendo|falou|respondeu) sim\b|\b(?:dice|dijo|diciendo) (?:que )?sí\b"
+    r"|\b(?:dice|dijo) que si(?= a\b|$)", r"\b(?:go ahead|on board)\b",
     r"^(?:ok|okay|sure|great|perfect|perfeito|otimo|ótimo|certo|claro|vale|dale|beleza|perfecto|genial)[ ,!]+"
     + _DAY + r"\b",
     r"\b" + _DAY + r" (?:(?:at|às|as|a las|a la) )?" + _TIME + r" (?:then|então|entao|entonces)\b",
@@ -191,8 +196,10 @@ PHRASES = re.compile("|".join([
     r"\b(?:tá|ta|está|esta|fica|ficou) combinado\b",
     r"\bpode (?:deixar|contar com|considerar feito)\b", r"\bconte com\b", r"\bconsidere(?:-o)? feito\b",
     r"\b(?:sim|claro),? (?:eu )?(?:aceito|topo|concordo|confirmo)\b", r"\bde acordo\b(?! (?:com|a|ao)\b)",
-    r"\b(?:nos vemos|te vejo|a gente se vê|a gente se ve)\b", r"^(?:até|ate) " + _DAY + r"!?$",
-    r"\b(?:reserva|agendamento|marcação|marcacao|reunião|reuniao|horário|horario) (?:feita|feito|confirmad[oa]|garantid[oa])\b",
+    r"\b(?:nos vemos|te vejo|a gente se vê|a gente se ve)\b",
+    r"\b(?:vai estar|estará|estara|estarei|vou estar|estaré|estare|va a estar|voy a estar) (?:lá|la|aí|ai|allí|alli|ahí|ahi|allá|alla)\b",
+    r"\b(?:está|esta|estou|estamos|tá|ta|fica|ficou|estão|estao) de acordo\b", r"^(?:até|ate) " + _DAY + r"!?$",
+    r"\b(?:reserva|agendamento|marcação|marcacao|reunião|reuniao|horário|horario) (?:feita|feito|hecha|hecho|confirmad[oa]|garantid[oa])\b",
     # Spanish
     r"^(?:hecho|trato hecho|cerrado|vale|de acuerdo|perfecto|listo)$", r"\btrato (?:hecho|cerrado)\b",
     r"\b(?:dalo|dalo|considéralo|consideralo|considérelo|considerelo) (?:por )?hecho\b", r"\b(?:eso )?está hecho\b",
@@ -233,7 +240,11 @@ _SUBJECTS = set("i we she he they it that this who which i'll she'll he'll we'll
 _AUX = set("will 'll would can could shall should must may might to let's lets please "
            "vai vou vamos irá ira iremos pode posso podemos poderia quer quero deve vá "
            "va voy puede puedo podemos podría podria quiere quiero debe".split())
-_PARTICLES = set("on up in to for off com para por con".split())
+_PARTICLES = set("to up com con".split())  # "committed to open-source", "comprometida com projetos"
+_PREPOSITIONS = set("for on at in by with from until till before after about "
+                    "para em no na nos nas por pelo pela até ate antes depois com "
+                    "en el al hasta desde antes después despues".split())
+_POSSESSIVES = set("her his their our my your seus suas sus meus minhas nossos nossas mis tus".split())
 _GENERIC_SKIP = set("only just new more any other all mostly mainly usually occasionally also "
                     "novos novas mais outros outras apenas só so nuevos nuevas más mas otros otras solo "
                     "solamente sólo".split())
@@ -271,8 +282,11 @@ _IN_PERSON = re.compile(r"\b(?:herself|himself|themselves|in person|personally|p
                         r"ele mesmo|ella misma|él mismo|el mismo|en persona|personalmente|directly|diretamente|"
                         r"directamente)\b")
 _MODAL_NEED = re.compile(r"\b(?:must|has to|have to|needs? to|would need to|will need to|would have to|should|"
-                         r"tem que|precisa|deve|terá que|teria que|tiene que|debe|necesita|tendrá que|tendría que|"
+                         r"tem que|precisa|precisaria|deve|deveria|terá que|teria que|necesitaría|necesitaria|tiene que|debe|necesita|tendrá que|tendría que|"
                          r"hay que)\b")
+_HABITUAL = re.compile(r"\b(?:usually|normally|generally|typically|tends? to|often|rarely|seldom|costuma|costumam|"
+                       r"geralmente|normalmente|em geral|suele|suelen|generalmente|por lo general|habitualmente|"
+                       r"acostuma)\b")
 _CONDITIONAL_START = re.compile(r"^(?:if|whether|unless|in case|se|caso|a menos que|si|salvo que|en caso de que)\b")
 _EXCLUDED = re.compile(
     r"\b(?:fully|completely|totally|solidly) booked\b|\bbooked (?:up|out|solid|until|through|till|thru)\b"
@@ -333,6 +347,13 @@ def _generic_object(suffix: str) -> bool:
     if not words:
         return False  # "Ana accepts.": intransitive, it commits
     head = words[0]
+    if (head in _POSSESSIVES or head.endswith("'s")) and len(words) > 1 and words[1].endswith("s") \
+            and not words[1].endswith("'s"):
+        return True  # "signs her contracts in person": a habit
+    if head in ("no", "nenhum", "nenhuma", "ningún", "ningun", "ninguna", "zero"):
+        return True  # "has booked no new clients": nothing is committed
+    if head.endswith("'s") or head in _PREPOSITIONS:
+        return False  # no object, so this very thing: "scheduled for tomorrow", "on Ana's behalf"
     if head in _DETERMINERS or head in _SPECIFIC or head in _SUBJECTS or head.isdigit():
         return False
     if re.fullmatch(_DAY, head) or head.endswith(("ing", "ndo")):
@@ -351,15 +372,17 @@ def _defused(clause: _Clause, start: int, end: int, verb: _Verb, who: str) -> bo
         return True  # "only Ana can accept"
     if _IN_PERSON.search(text) and _MODAL_NEED.search(prefix):
         return True
+    if _HABITUAL.search(prefix) and not _PAST_FORM.search(form.split()[0]):
+        return True  # "Ana usually confirms in writing": how she works, not this commitment
     for excluded in _EXCLUDED.finditer(text):
         if excluded.start() <= start < excluded.end() or excluded.start() <= end - 1 < excluded.end():
             return True
     previous, before = _previous(prefix)
     if verb.noun_too:
-        if previous in _DETERMINERS or previous.endswith("'s") and previous not in ("it's", "that's", "she's", "he's"):
-            return True  # "her booking", "Ana's schedule", "a agenda", "la firma"
         first_word = form.split()[0]
         base = not _PAST_FORM.search(first_word)
+        if previous in _DETERMINERS or base and previous.endswith("'s") and previous not in ("it's", "that's", "she's", "he's"):
+            return True  # "her booking", "Ana's schedule", "a agenda", "la firma" (but "Ana's booked you in")
         licensed = (not prefix.strip() or previous in _SUBJECTS or previous in _AUX or previous == who
                     or f"{before} {previous}" in ("va a", "voy a", "vamos a", "van a") or previous.endswith("'ll")
                     or previous in ("is", "are", "am", "was", "were", "be", "been", "'m", "'re", "i'm", "you're",
@@ -428,16 +451,17 @@ MONEY = re.compile(
     rf"|\b{_CODE}\s?(?:{_NUM})"
     rf"|\b(?:{_NUMBER_WORD}[\s-]+(?:e |y |and )?)+(?:de )?{_MONEY_WORD}\b"
     rf"|(?<![\w.,])(?:{_NUM}){_SCALE}\s?(?:/|per|an?|por|ao|al|a la|la|cada|the)\s?{_RATE_UNIT}\b"
+    rf"|\b(?:for|por|pelo|pela|a cambio de)\s(?:about |around |roughly |cerca de |uns |unos |unas )?(?!(?:19|20)\d\d\b)(?:{_NUM})(?![\d.,]*\s?(?:%|[a-z]))"
     r"|\b(?:for free|free of charge|at no (?:cost|charge)|no charge|de graça|de graca|gratuitamente|sem custo|"
-    r"sin costo|sin cargo|a custo zero|pro bono)\b"
+    r"sin costo|sin cargo|a custo zero|pro bono|gratis)\b"
 )
 PRICE_WORDS = re.compile(
     r"\b(?:price[sd]?|pricing|rates?|fees?|costs?|costing|charg(?:e|es|ed|ing)|quote|budget|tariff|invoice[sd]?|"
-    r"deposit|discount|retainer|wage|salary|honorarium|hourly|daily|"
+    r"deposit|discount|retainer|wage|salary|honorarium|hourly|daily|total|asks?|asking|"
     r"preços?|precos?|valor(?:es)?|taxas?|custa[mr]?|custo(?:s|u)?|cobr(?:a|am|ar|amos|ou|ava|ará|o)|orçamento|"
-    r"orcamento|cachê|cache|diárias?|diarias?|honorários|honorarios|sinal|desconto|mensalidade|tarifas?|"
+    r"orcamento|cachê|cache|diárias?|diarias?|honorários|honorarios|honorario|sinal|desconto|mensalidade|tarifas?|"
     r"precios?|cuesta[n]?|costo|coste|cobr(?:an|é|ó|aba)|presupuesto|cotización|cotizacion|tasa|descuento|anticipo|"
-    r"cuota|vale)\b"
+    r"cuota|vale|pede|pedem|pide|piden)\b"
 )
 _DISCOUNTISH = re.compile(r"\b(?:discount|off|deposit|desconto|sinal|entrada|descuento|anticipo|adelanto)\b")
 _BARE_NUMBER = re.compile(rf"(?<![\w:/])(?:{_NUM}|(?:{_NUMBER_WORD}[\s-]+(?:e |y |and )?)*{_NUMBER_WORD})(?![\w:/])")
@@ -449,7 +473,7 @@ _MONTH = _words("january", "february", "march", "april", "may", "june", "july", 
 _AMOUNT_FOLLOWERS = set("for per a an the and or to plus each flat net gross total upwards up is are was with "
                         "before after including excl incl minimum min max maximum "
                         "por para e ou o os as cada pelo pela mais com no na em é sem "
-                        "y o con en es sin al del mas más".split())
+                        "y o con en es sin al del mas más k mil thousand grand mi million millones milhoes".split())
 _NOT_AMOUNT_AFTER = re.compile(
     rf"^\s?(?:%|percent|per ?cent|por ?cento|por ?ciento|(?:am|pm|h|hs)\b|(?:de )?{_MONTH}\b|(?:st|nd|rd|th|º|ª)\b|"
     rf"(?P<word>[a-z][\w-]*))"
