@@ -546,7 +546,8 @@ INSTRUCTIONS = re.compile(
 LINK = re.compile(
     r"\b(?:https?|ftp|file|data|javascript)\s?:\s?/{0,2}\S+|\bwww\.\S+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
     r"|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|ai|br|es|co|xyz|info|me|ly|gg|sh|site|online|example|test|"
-    r"pt|mx|ar|cl|uk|de|fr|link|click|top|ru|cn|to|cc|tk)(?:/\S*)?\b",
+    r"pt|mx|ar|cl|uk|de|fr|link|click|top|ru|cn|to|cc|tk|design|studio|art|page|store|shop|live|tv)(?:/\S*)?\b"
+    r"|\b(?:[a-z0-9-]+\.)+[a-z]{2,}/\S+",
     re.IGNORECASE,
 )
 
