@@ -197,3 +197,9 @@ def test_the_new_modules_are_a_sandboxed_leaf():
                     continue
                 assert module.startswith(allowed) or module.split(".")[0] in sys.stdlib_module_names, \
                     f"{name} imports {module}"
+
+
+@pytest.mark.parametrize("language", ["en", "pt-BR"])
+def test_the_deterministic_declines_commit_nobody(language):
+    for key, template in TEXT[language].items():
+        assert not commits(template.format(who="ana", body="Ana is taking on new work."), language, "ana"), key

@@ -294,6 +294,7 @@ _EXCLUDED = re.compile(
     r"|\b(?:concord\w*|coincid\w*) (?:que|en que)\b|\bmarcad[oa]s? (?:por|pel[oa]s?)\b|\bsign(?:s|ed)? (?:up for|in)\b"
     r"|\bschedule (?:is|was|looks|has)\b|\bagenda (?:está|esta|cheia|lotada|llena|completa|apertada)\b"
     r"|\bpromis(?:e|ing) (?:young|talent|newcomer)\b"
+    r"|\b(?:mandate|mandato)(?: que| that)? [\w']+ (?:signed|assinou|firmó|firmo)\b"  # the club mandate, a fact
 )
 
 
