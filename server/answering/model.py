@@ -1,7 +1,9 @@
 """A model-backed answering agent: any OpenAI-compatible chat endpoint, given no tool definitions.
 
 Requests the deterministic rules refuse or escalate never reach the model; what the model says is
-checked by the same output checks as the deterministic answerer's (server/escalations.py).
+checked by the same output checks as the deterministic answerer's (server/answering/checks.py).
+In the server it runs inside an answering worker process (server/answering/pool.py), which hands
+it a `client` made before the worker confined itself; in-process use (tests) needs none.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ SYSTEM = (
 
 
 class ModelAnswerer:
-    def __init__(self, url: str, model: str, api_key: str | None = None, timeout: float = 20.0):
+    def __init__(self, url: str, model: str, api_key: str | None = None, timeout: float = 20.0,
+                 client: httpx2.Client | None = None):
         self.url = url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key
         self.timeout = timeout
+        self.client = client
 
     def __call__(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
         who = terms.principal
@@ -48,7 +52,8 @@ class ModelAnswerer:
         }  # no "tools", no "functions": the model is given nothing to call
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         try:
-            response = httpx2.post(self.url, json=body, headers=headers, timeout=self.timeout)
+            post = self.client.post if self.client is not None else httpx2.post
+            response = post(self.url, json=body, headers=headers, timeout=self.timeout)
             response.raise_for_status()
             content = response.json()["choices"][0]["message"]["content"]
         except (httpx2.HTTPError, KeyError, IndexError, TypeError, json.JSONDecodeError, ValueError):
