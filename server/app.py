@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 
 from server.access import Access
+from server.answering.pool import AnswererConfig, AnswererPool
 from server.asking import Escalations
 from server.chokepoint.chokepoint import Chokepoint
 from server.http.endpoint import build_mcp_server, session_manager
@@ -64,18 +65,11 @@ def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
     }
 
 
-def answerer_for(settings: Settings):
-    """The deterministic answering agent, or a model-backed one when configured."""
-    if not settings.answerer_url:
-        from server.answering import answer
-
-        return answer
-    import os
-
-    from server.answering.model import ModelAnswerer
-
-    api_key = os.environ.get(settings.answerer_key_env) if settings.answerer_key_env else None
-    return ModelAnswerer(settings.answerer_url, settings.answerer_model, api_key)
+def answerer_pool(settings: Settings) -> AnswererPool:
+    """Answering agents run in a pool of sandboxed worker processes (deterministic, or model-backed
+    when configured); workers start on first use and are replaced when they fail."""
+    return AnswererPool(AnswererConfig.from_settings(settings.answerer_url, settings.answerer_model,
+                                                     settings.answerer_key_env), size=settings.answerer_workers)
 
 
 def _notifier(live: LiveSessions):
@@ -113,7 +107,8 @@ def build(settings: Settings | None = None) -> Parley:
     access = Access(manifest, resolver)
     vocabularies = {language: vocabulary.load(language) for language in LANGUAGES}
     live = LiveSessions(access, lambda: revision(db), caller_of)
-    escalations = Escalations(db, key, manifest, answerer_for(settings), on_delivery=_notifier(live))
+    pool = answerer_pool(settings)
+    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=_notifier(live))
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
@@ -148,8 +143,11 @@ def build(settings: Settings | None = None) -> Parley:
         async with manager.run(), anyio.create_task_group() as group:
             group.start_soon(live.watch)
             log.info("Parley serving MCP at %s", settings.mcp_url)
-            yield
-            group.cancel_scope.cancel()
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+                pool.close()
 
     app = Starlette(
         routes=[

@@ -27,6 +27,7 @@ class Settings:
     answerer_url: str | None = None
     answerer_model: str | None = None
     answerer_key_env: str | None = None  # the NAME of the variable holding the key; the key is never stored
+    answerer_workers: int = 2  # answering worker processes (PARLEY_ANSWERER_WORKERS)
 
     @property
     def mcp_url(self) -> str:
@@ -56,8 +57,11 @@ class Settings:
         answerer_model = env.get("PARLEY_ANSWERER_MODEL") or None
         if answerer_url and not answerer_model:
             raise ConfigError("PARLEY_ANSWERER_URL needs PARLEY_ANSWERER_MODEL")
+        workers = env.get("PARLEY_ANSWERER_WORKERS") or "2"
+        if not workers.isdigit() or not 1 <= int(workers) <= 32:
+            raise ConfigError(f"PARLEY_ANSWERER_WORKERS must be a number from 1 to 32, not {workers!r}")
         return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
-                   answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None)
+                   answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None, int(workers))
 
     @property
     def embedded_issuer(self) -> bool:

@@ -95,10 +95,9 @@ def scrubbed_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 def read_paths(extra: Iterable[str] = ()) -> list[str]:
     """The directories and files a landlocked worker may read: the Python installation and libraries."""
-    import server
-
+    package = Path(__file__).resolve().parent.parent  # the `server` package's source, never its data
     paths = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-    paths |= {str(Path(server.__file__).resolve().parent), *SYSTEM_READ, *extra}
+    paths |= {str(package), *SYSTEM_READ, *extra}
     for var in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
         if os.environ.get(var):
             paths.add(os.environ[var])

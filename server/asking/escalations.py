@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from server.access import MEMBER
 from server.answering import Answer, Note, ScopedRequest, Terms
 from server.answering import answer as deterministic_answer
-from server.asking.checks import check_output
+from server.answering.checks import check_output, screen_notes
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity import mandates
 from server.identity.mandates import MandateBody, SigningKey
@@ -112,8 +112,10 @@ class Escalations:
                 asker_is_member: bool) -> Answer:
         """The answering agent, handed only what this mandate reveals to this asker, its output checked."""
         notes, withheld = revealable(self.db, member_id, body, asker_is_member)
+        screening = screen_notes(notes)  # instructions and links in notes are never relayed as the member's words
         terms = Terms(principal=handle, topics=tuple(body.topics), quotable=body.quotable)
-        return check_output(self.answerer(request, terms, notes), request.language, withheld, handle)
+        answer = self.answerer(request, terms, screening.notes)
+        return check_output(answer, request.language, withheld, handle, screening.flagged)
 
     # --- the queue ---------------------------------------------------------------------------
 

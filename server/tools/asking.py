@@ -33,7 +33,7 @@ class AskResult(Output):
     escalation_id: int | None = Field(description="Set when the question went to the member's decision queue.")
 
 
-@tool(writes=True)
+@tool(writes=True, blocking=True)  # the answering agent may be a slow model: never on the event loop
 def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
     """Ask a member's answering agent a question on behalf of your person.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import anyio
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -119,7 +120,9 @@ class Console:
             return stop
         try:
             escalation_id = path_id(request, "escalation_id")
-            self.escalations.decide(me.id, escalation_id, str(form.get("action", "")), str(form.get("text", "")))
+            # a widen re-asks the answering agent, which may be a slow model: off the event loop
+            await anyio.to_thread.run_sync(self.escalations.decide, me.id, escalation_id,
+                                           str(form.get("action", "")), str(form.get("text", "")))
         except NotFound:
             return self._not_found(request)
         except ParleyError as exc:
