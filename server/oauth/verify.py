@@ -15,7 +15,6 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
