@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from server.asking import AskError
-from server.tools import Args, Output, ToolContext, ToolError, tool
+from server.tools.registry import Args, Output, ToolContext, ToolError, tool
 
 
 class AskArgs(Args):

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from server.store import records
 from server.store.database import now
-from server.tools import MAX_ID, Args, NoArgs, Output, ToolContext, ToolError, tool
+from server.tools.registry import MAX_ID, Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
 class UpdateBriefingArgs(Args):

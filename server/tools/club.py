@@ -12,7 +12,7 @@ from server.identity import tokens
 from server.access import default_scopes, visible_tools
 from server.store import records
 from server.store.database import now, write
-from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
+from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 APPLICANT_MANDATE_DAYS = 180
 

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from server.identity import mandates, principals
 from server.store import principals as principal_rows
-from server.tools import Args, Output, ToolContext, ToolError, tool
+from server.tools.registry import Args, Output, ToolContext, ToolError, tool
 
 
 class SearchArgs(Args):

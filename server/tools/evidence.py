@@ -6,7 +6,7 @@ from pydantic import Field, HttpUrl
 
 from server.store import records
 from server.store.database import now
-from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
+from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
 class LogEvidenceArgs(Args):

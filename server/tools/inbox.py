@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from server.store import asking
-from server.tools import Args, Output, ToolContext, tool
+from server.tools.registry import Args, Output, ToolContext, tool
 
 
 class InboxArgs(Args):

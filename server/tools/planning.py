@@ -8,7 +8,7 @@ from pydantic import Field
 
 from server.router.model import TurnPlan
 from server.router.planner import plan as route
-from server.tools import Args, ToolContext, tool
+from server.tools.registry import Args, ToolContext, tool
 
 
 class Awaiting(Args):

@@ -9,7 +9,7 @@ from pydantic import Field
 from server.identity import principals
 from server.identity import mandates
 from server.identity.mandates import MandateError
-from server.tools import Args, NoArgs, Output, ToolContext, ToolError, tool
+from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
 class Profile(Output):

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from server.store import records
 from server.store.database import now
-from server.tools import Args, Output, ToolContext, tool
+from server.tools.registry import Args, Output, ToolContext, tool
 
 
 class RefundArgs(Args):

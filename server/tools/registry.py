@@ -1,0 +1,97 @@
+"""The tool registry: each tool is a typed function whose pydantic models are its schema.
+
+A tool's docstring is its description for the calling agent. The manifest, not this registry,
+says which scope a tool needs; the registry only knows what each tool does. A tool that can wait
+on something slow (a model, another service) is marked `blocking` and runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, get_type_hints
+
+import mcp_types as types
+from pydantic import BaseModel, ConfigDict
+
+from server.access import Caller
+from server.errors import ParleyError
+from server.identity.mandates import SigningKey
+from server.manifest.schema import Manifest
+from server.store.database import Database
+
+# Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
+MAX_ID = 2**53
+
+
+class Args(BaseModel):
+    """Tool input: unknown fields are refused, text is trimmed."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class Output(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(Args):
+    pass
+
+
+class ToolError(ParleyError):
+    """A refusal the calling agent can act on; the message says what to do next."""
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    db: Database
+    key: SigningKey
+    manifest: Manifest
+    caller: Caller
+    vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
+    catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
+    asking: Any = None  # server.asking.Escalations: asking members, filing decisions
+    explain_rules: Callable[[Caller], list[dict]] = lambda caller: []  # the rules on the caller's tools
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_model: type[Args]
+    output_model: type[Output]
+    handler: Callable[[ToolContext, Any], Output]
+    writes: bool
+    blocking: bool
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.input_model.model_json_schema()
+
+    def output_schema(self) -> dict[str, Any]:
+        return self.output_model.model_json_schema()
+
+    def definition(self) -> types.Tool:
+        return types.Tool(name=self.name, description=self.description, input_schema=self.input_schema(),
+                          output_schema=self.output_schema(),
+                          annotations=types.ToolAnnotations(read_only_hint=not self.writes))
+
+
+REGISTRY: dict[str, ToolSpec] = {}
+
+
+def tool(*, writes: bool = False, blocking: bool = False) -> Callable[[Callable], Callable]:
+    """Register a function `(ctx, args) -> Output` as a tool named after the function."""
+
+    def register(func: Callable) -> Callable:
+        hints = get_type_hints(func)
+        params = list(inspect.signature(func).parameters)
+        name = func.__name__
+        if name in REGISTRY:
+            raise RuntimeError(f"tool {name} registered twice")
+        REGISTRY[name] = ToolSpec(name=name, description=inspect.cleandoc(func.__doc__ or ""),
+                                  input_model=hints[params[1]], output_model=hints["return"], handler=func,
+                                  writes=writes, blocking=blocking)
+        return func
+
+    return register

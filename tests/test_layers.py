@@ -1,0 +1,131 @@
+"""The request path as folders: each module imports only its own package and the ones ranked below it
+(server/README.md lists the ranks), and no import cycle exists anywhere — imports inside functions
+and under TYPE_CHECKING count too, since a type-only cycle is still a tangle for the reader."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import server
+
+ROOT = Path(server.__file__).resolve().parent
+
+# Lower imports nothing higher. Equal ranks do not import each other (a package and itself excepted).
+RANKS = {
+    "server": 0, "server.errors": 0, "server.router": 0, "server.defaults": 0,
+    "server.store": 1, "server.manifest": 1, "server.answering": 1,
+    "server.settings": 2, "server.identity": 2,
+    "server.access": 3,
+    "server.asking": 4,
+    "server.tools": 5,
+    "server.chokepoint": 6,
+    "server.http": 7,
+    "server.web": 8,
+    "server.oauth": 9,
+    "server.app": 10, "server.cli": 10,
+}
+
+
+def module_name(path: Path) -> str:
+    parts = ("server", *path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in ROOT.rglob("*.py")}
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else module
+
+
+def imports(module: str) -> set[str]:
+    """Every server module this one imports, anywhere in its body."""
+    tree = ast.parse(MODULES[module].read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # `from server.x import y`: y is a module when server.x.y is one, else a name in server.x
+            names = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module
+                     for alias in node.names]
+        else:
+            continue
+        found |= {name for name in names if name == "server" or name.startswith("server.")}
+    return {name for name in found if name in MODULES}
+
+
+GRAPH = {module: imports(module) for module in MODULES}
+
+
+def test_every_module_has_a_rank():
+    assert sorted({layer(m) for m in MODULES} - set(RANKS)) == []
+
+
+def against_the_grain(graph: dict[str, set[str]]) -> list[str]:
+    wrong = []
+    for module, targets in graph.items():
+        for target in targets:
+            source, dest = layer(module), layer(target)
+            if source == dest or target == "server":
+                continue
+            if RANKS[dest] >= RANKS[source]:
+                wrong.append(f"{module} imports {target} ({dest} ranks {RANKS[dest]}, {source} ranks {RANKS[source]})")
+    return sorted(wrong)
+
+
+def test_no_module_imports_against_the_grain():
+    assert against_the_grain(GRAPH) == []
+
+
+def test_the_answering_sandbox_and_the_store_stay_leaves():
+    for module, targets in GRAPH.items():
+        if layer(module) == "server.answering":
+            assert {layer(t) for t in targets} <= {"server.answering", "server.router"}, module
+        if layer(module) == "server.store":
+            assert {layer(t) for t in targets} <= {"server.store", "server.errors"}, module
+
+
+def test_there_is_no_import_cycle():
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(GRAPH[module]):
+            if state.get(target) == 1:
+                cycles.append(" → ".join(path[path.index(target):] + [target]) if target in path else target)
+            elif target not in state:
+                visit(target, path + [target])
+        state[module] = 2
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_the_layer_check_sees_a_planted_violation():
+    """The check above can fail: a store module importing the chokepoint, or a type-only import of
+    the endpoint from a tool, is caught."""
+    planted = {**GRAPH, "server.store.audit": GRAPH["server.store.audit"] | {"server.chokepoint.chokepoint"},
+               "server.tools.inbox": GRAPH["server.tools.inbox"] | {"server.http.endpoint"}}
+    assert against_the_grain(planted) == [
+        "server.store.audit imports server.chokepoint.chokepoint (server.chokepoint ranks 6, server.store ranks 1)",
+        "server.tools.inbox imports server.http.endpoint (server.http ranks 7, server.tools ranks 5)"]
+
+
+def test_sql_lives_only_in_the_store():
+    import re
+
+    statement = re.compile(r"\b(SELECT .+ FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b")
+    outside = [f"{module}: {match.group(0)}" for module, path in MODULES.items()
+               if layer(module) != "server.store" for match in statement.finditer(path.read_text())]
+    assert outside == []
+
+
+def test_no_module_is_over_400_lines():
+    long = {module: n for module, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400}
+    assert long == {}
