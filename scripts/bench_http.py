@@ -359,7 +359,8 @@ def parley_contender(name: str, folder: Path, env: dict[str, str], token: str, l
     env = {**env, "PARLEY_PORT": str(port)}
     if name == "shipped":
         argv = [str(PARLEY), "serve"]
-        label = "Parley, `parley serve` as shipped (INFO logging, access log, loop/http auto)"
+        label = (f"Parley, `parley serve` as shipped: its INFO logging, uvicorn's access log, loop/http auto "
+                 f"(= {loop}/{http_impl} here)")
     else:
         argv = [str(PYTHON), "-c", PARLEY_WRAPPER, loop, http_impl, str(PARLEY)]
         label = "Parley, `parley serve` with the peers' uvicorn settings"
@@ -402,7 +403,6 @@ def peer_contenders(names: set[str], tools: Path, scopes: list[str], member_toke
         try:
             python = ensure_venv(FASTMCP_VENV, [*FASTMCP_PINS, uvicorn_pin, *extra], work / "fastmcp-install.log")
             versions = f"fastmcp {version_in(python, 'fastmcp')}, mcp {version_in(python, 'mcp')}"
-            notes.append(f"FastMCP measured: {versions}")
             if "fastmcp" in names:
                 rows = {hashlib.sha256(member_token.encode()).hexdigest():
                         {"principal": "bruno", "agent": "assistant", "scopes": scopes}}
@@ -429,7 +429,6 @@ def peer_contenders(names: set[str], tools: Path, scopes: list[str], member_toke
         try:
             python = ensure_venv(MINIMCP_VENV, [*MINIMCP_PINS, uvicorn_pin, *extra], work / "minimcp-install.log")
             versions = f"minimcp {version_in(python, 'minimcp')}, mcp {version_in(python, 'mcp')}"
-            notes.append(f"MiniMCP measured: {versions}")
             port = free_port()
             out.append(Contender("minimcp", f"MiniMCP ({versions}), stateless, no auth: the lower bound", port,
                                  [str(python), str(PEERS / "minimcp_server.py"), "--port", str(port), "--tools", str(tools),
@@ -572,7 +571,8 @@ def concurrent(args, wrk: str, loop: str, http_impl: str, loop_why: str, work: P
 
 def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
     manifest = (work / "manifests" / "club.yaml") if (work / "manifests").exists() else bench_manifest(work)
-    stores = {"10": 10, "10000": args.scale_principals}
+    big = str(args.scale_principals)
+    stores = {"10": 10, big: args.scale_principals}
     servers: dict[str, Contender] = {}
     callers: dict[str, list[str]] = {}
     try:
@@ -599,12 +599,12 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
         print(f"\n== Scale: tools/call whoami on `full` Parley, wrk {conns} connection(s), {args.seconds:g} s a run, "
               f"{args.rounds} round(s) interleaved")
         print(f"stores: 10 principals ({len(callers['10'])} member callers) and {args.scale_principals:,} principals "
-              f"with {args.scale_tokens_each} agent tokens each ({len(callers['10000']):,} member callers)")
+              f"with {args.scale_tokens_each} agent tokens each ({len(callers[big]):,} member callers)")
         print("one caller: the demo member's token on every request; callers in turn: each request the next "
               "member's token (one token per principal), over the same session(s): Parley resolves the caller "
               "on every request and does not bind a session to a token. The steward and the applicant are "
               "left out: their lanes see other tools.")
-        kinds = [("10", "one"), ("10", "turn"), ("10000", "one"), ("10000", "turn")]
+        kinds = [("10", "one"), ("10", "turn"), (big, "one"), (big, "turn")]
         for label in servers:  # warm-up
             wrk_run(wrk, servers[label], conns, args.warmup, 1, work, tokens=callers[label])
         runs: dict[tuple[str, str], list[Run]] = {kind: [] for kind in kinds}
@@ -634,7 +634,7 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
         top, bottom = med[a][index], med[b][index]
         return f"{top / bottom:.3f}" if top and bottom else "n/a"
 
-    big, small = "10000", "10"
+    small = "10"
     print(f"ratio callers-in-turn/one-caller p50 = {ratio((big, 'turn'), (big, 'one'), 0)} "
           f"p99 = {ratio((big, 'turn'), (big, 'one'), 1)}")
     print(f"ratio {args.scale_principals}/10 principals one-caller p50 = {ratio((big, 'one'), (small, 'one'), 0)} "
@@ -665,12 +665,14 @@ def main() -> int:
     loop, http_impl, loop_why = loop_and_http()
     work = Path(tempfile.mkdtemp(prefix="parley-bench-http-"))
     version = subprocess.run([wrk, "--version"], capture_output=True, text=True).stdout.split("[")[0].strip()
-    print(f"bench_http: {version or wrk}; work folder {work}")
+    print(f"bench_http: {version or wrk}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} "
+          f"(the machine may be shared: a busy neighbour shows as noise); work folder {work}")
     try:
         if not args.no_concurrent:
             concurrent(args, wrk, loop, http_impl, loop_why, work)
         if args.scale:
             scale(args, wrk, loop, http_impl, work)
+        print(f"load average at the end {os.getloadavg()[0]:.2f}")
     finally:
         if args.keep:
             print(f"kept {work}")
