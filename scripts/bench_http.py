@@ -62,7 +62,8 @@ ORDER = ["full", "shipped", "bare", "fastmcp", "fastmcp-jwt", "minimcp"]
 RATIO_PEERS = [("bare", "bare"), ("fastmcp", "fastmcp"), ("minimcp", "minimcp"), ("fastmcp-jwt", "fastmcp-jwt"),
                ("shipped", "shipped")]
 
-# Runs `parley serve` through the console script with uvicorn's settings replaced by the peers'.
+# Runs `parley serve` through the console script with uvicorn's settings replaced by the peers'
+# (bench_peers/_uvicorn.py:serve; keep the two alike).
 # Patching uvicorn.Config catches uvicorn.run(...) and uvicorn.Server(Config(...)) alike.
 PARLEY_WRAPPER = r"""
 import logging, runpy, sys

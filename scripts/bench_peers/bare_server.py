@@ -11,18 +11,18 @@ Usage: python bare_server.py --port P --tools tools.json [--loop asyncio] [--htt
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 
 import mcp_types as types
-import uvicorn
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 from starlette.routing import Route
+
+from _uvicorn import arguments, serve
 
 PAYLOAD = {"lane": "guest"}
 
@@ -57,14 +57,8 @@ def build(tools_file: str) -> Starlette:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--tools", required=True, help="JSON list of tool definitions (a tools/list result's tools)")
-    parser.add_argument("--loop", default="asyncio")
-    parser.add_argument("--http", default="h11")
-    args = parser.parse_args()
-    uvicorn.run(build(args.tools), host="127.0.0.1", port=args.port, log_level="warning", access_log=False,
-                loop=args.loop, http=args.http)
+    args = arguments(__doc__.splitlines()[0]).parse_args()
+    serve(build(args.tools), args)
 
 
 if __name__ == "__main__":

@@ -20,17 +20,17 @@ Usage: python fastmcp_server.py --port P --tools tools.json --auth token --token
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import time
 from pathlib import Path
 
-import uvicorn
 from fastmcp import FastMCP
 from fastmcp.server.auth import AccessToken, TokenVerifier, require_scopes
 from fastmcp.server.dependencies import get_access_token
 from fastmcp.tools import Tool
+
+from _uvicorn import arguments, serve
 
 ISSUER = "http://127.0.0.1/bench-issuer"
 PUBLIC_TOOL_SCOPE = "club:read"
@@ -93,23 +93,18 @@ def build(tools_file: Path, verifier) -> FastMCP:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--tools", type=Path, required=True)
+    parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--auth", choices=["token", "jwt"], required=True)
     parser.add_argument("--tokens", type=Path, help="--auth token: JSON {sha256 hex: {principal, agent, scopes}}")
     parser.add_argument("--key-dir", type=Path, help="--auth jwt: folder with scopes.json; key and token written here")
-    parser.add_argument("--loop", default="asyncio")
-    parser.add_argument("--http", default="h11")
     args = parser.parse_args()
     base_url = f"http://127.0.0.1:{args.port}"
     if args.auth == "token":
         verifier = HashedTokenVerifier(json.loads(args.tokens.read_text()), base_url)
     else:
         verifier = jwt_verifier(args.key_dir, f"{base_url}/mcp")
-    app = build(args.tools, verifier).http_app(path="/mcp", stateless_http=False, json_response=False)
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False,
-                loop=args.loop, http=args.http)
+    app = build(Path(args.tools), verifier).http_app(path="/mcp", stateless_http=False, json_response=False)
+    serve(app, args)
 
 
 if __name__ == "__main__":

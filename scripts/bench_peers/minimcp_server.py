@@ -10,11 +10,11 @@ Usage: python minimcp_server.py --port P --tools tools.json [--loop asyncio] [--
 
 from __future__ import annotations
 
-import argparse
 import json
 
-import uvicorn
 from minimcp import MiniMCP, StreamableHTTPTransport
+
+from _uvicorn import arguments, serve
 
 PAYLOAD = {"lane": "guest"}
 
@@ -35,14 +35,8 @@ def build(tools_file: str):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--tools", required=True)
-    parser.add_argument("--loop", default="asyncio")
-    parser.add_argument("--http", default="h11")
-    args = parser.parse_args()
-    uvicorn.run(build(args.tools), host="127.0.0.1", port=args.port, log_level="warning", access_log=False,
-                loop=args.loop, http=args.http)
+    args = arguments(__doc__.splitlines()[0]).parse_args()
+    serve(build(args.tools), args)
 
 
 if __name__ == "__main__":
