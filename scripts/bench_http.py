@@ -284,8 +284,10 @@ class Run:
 
 
 def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, threads: int, work: Path,
-            tokens: list[str] | None = None, round_number: int = 0) -> Run:
-    """One wrk run against fresh sessions, one per connection, closed afterwards."""
+            tokens: list[str] | None = None, round_number: int = 0, offset: int = 0) -> Run:
+    """One wrk run against fresh sessions, one per connection, closed afterwards.
+
+    Requests take sessions and tokens in turn, starting at `offset` in the token list."""
     tokens = tokens if tokens is not None else ([contender.token] if contender.token else [])
     first = tokens[0] if tokens else None
     sessions = [] if contender.stateless else [open_session(contender.port, first) for _ in range(connections)]
@@ -294,7 +296,7 @@ def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, th
     tokens_file.write_text("".join(f"{t}\n" for t in tokens))
     threads = max(1, min(threads, connections))
     command = [wrk, "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(seconds))}s", "--latency", "--timeout", "5s",
-               "-s", str(LUA), contender.url, "--", str(sessions_file), str(tokens_file), str(threads)]
+               "-s", str(LUA), contender.url, "--", str(sessions_file), str(tokens_file), str(threads), str(offset)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     finally:
@@ -602,18 +604,27 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
         print(f"stores: 10 principals ({len(callers['10'])} member callers) and {args.scale_principals:,} principals "
               f"with {args.scale_tokens_each} agent tokens each ({len(callers[big]):,} member callers)")
         print("one caller: the demo member's token on every request; callers in turn: each request the next "
-              "member's token (one token per principal), over the same session(s): Parley resolves the caller "
-              "on every request and does not bind a session to a token. The steward and the applicant are "
-              "left out: their lanes see other tools.")
+              "member's token (one token per principal; each run carries on where the last stopped, so the rounds "
+              "walk through all of them), over the same session(s): Parley resolves the caller on every request "
+              "and does not bind a session to a token. The steward and the applicant are left out: their lanes "
+              "see other tools.")
         kinds = [("10", "one"), ("10", "turn"), (big, "one"), (big, "turn")]
+        # Callers in turn carry on through the list from run to run (the warm-up included), so over
+        # the rounds every principal is visited in order, as a steady stream of callers would be.
+        cursor = {label: 0 for label in servers}
         for label in servers:  # warm-up
-            wrk_run(wrk, servers[label], conns, args.warmup, 1, work, tokens=callers[label])
+            warm = wrk_run(wrk, servers[label], conns, args.warmup, 1, work, tokens=callers[label])
+            cursor[label] += warm.detail["requests"]
         runs: dict[tuple[str, str], list[Run]] = {kind: [] for kind in kinds}
         for round_number in range(1, args.rounds + 1):
             print(f"round {round_number}")
             for label, mode in kinds:
                 tokens = callers[label][:1] if mode == "one" else callers[label]
-                run = wrk_run(wrk, servers[label], conns, args.seconds, 1, work, tokens=tokens, round_number=round_number)
+                offset = 0 if mode == "one" else cursor[label] % len(tokens)
+                run = wrk_run(wrk, servers[label], conns, args.seconds, 1, work, tokens=tokens,
+                              round_number=round_number, offset=offset)
+                if mode == "turn":
+                    cursor[label] += run.detail["requests"]
                 runs[(label, mode)].append(run)
                 name = f"{label} principals, {'one caller' if mode == 'one' else 'callers in turn'}"
                 print(f"  {name:<34} {run_line(run)}", flush=True)
@@ -622,7 +633,9 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
         for server in servers.values():
             server.stop()
 
-    print("\nMedians over clean runs")
+    print(f"\ncallers in turn walked the {len(callers[big]):,} callers of the {big}-principal store "
+          f"{cursor[big] / len(callers[big]):.2f} times ({cursor[big]:,} requests, warm-up included)")
+    print("Medians over clean runs")
     med: dict[tuple[str, str], tuple[float | None, float | None]] = {}
     for kind, mine in runs.items():
         clean = [r for r in mine if r.clean]

@@ -10,7 +10,9 @@
 -- independently: one token for the concurrent runs, or many for "callers in turn".
 -- JSON-RPC ids are unique per thread, so no two requests in flight on a session share an id.
 --
--- Usage: wrk ... -s mcp_whoami.lua URL -- SESSIONS_FILE TOKENS_FILE NTHREADS
+-- OFFSET (default 0) is where the cycle starts, so successive runs can carry on through a long
+-- list of tokens instead of starting it over each time.
+-- Usage: wrk ... -s mcp_whoami.lua URL -- SESSIONS_FILE TOKENS_FILE NTHREADS [OFFSET]
 -- Errors: any status but 200, and any 200 whose body is not a JSON-RPC result or is a tool error.
 
 local threads = {}
@@ -49,6 +51,7 @@ function init(args)
    local nthreads = tonumber(args[3] or "1")
    sessions = slice(read_lines(args[1]), tid, nthreads)
    tokens = slice(read_lines(args[2]), tid, nthreads)
+   n = tonumber(args[4] or "0")
 end
 
 function request()
@@ -58,8 +61,8 @@ function request()
       ["Accept"] = "application/json, text/event-stream",
       ["MCP-Protocol-Version"] = "2025-11-25",
    }
-   if #sessions > 0 then headers["Mcp-Session-Id"] = sessions[(n % #sessions) + 1] end
-   if #tokens > 0 then headers["Authorization"] = "Bearer " .. tokens[(n % #tokens) + 1] end
+   if #sessions > 0 then headers["Mcp-Session-Id"] = sessions[((n - 1) % #sessions) + 1] end
+   if #tokens > 0 then headers["Authorization"] = "Bearer " .. tokens[((n - 1) % #tokens) + 1] end
    local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":{"name":"whoami","arguments":{}}}'
    return wrk.format("POST", nil, headers, body)
 end
