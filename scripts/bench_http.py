@@ -561,11 +561,12 @@ def concurrent(args, wrk: str, loop: str, http_impl: str, loop_why: str, work: P
         print(f"round {round_number}: " + ", ".join(parts))
     print()
     for peer, label in RATIO_PEERS:
-        if peer not in present:
+        if peer not in present and peer not in ("bare", "fastmcp"):  # those two lines are always printed
             continue
         for conns in connections:
             full_rps, peer_rps = medians.get(("full", conns)), medians.get((peer, conns))
-            value = f"{full_rps / peer_rps:.3f}" if full_rps and peer_rps else "n/a (no clean run)"
+            value = (f"{full_rps / peer_rps:.3f}" if full_rps and peer_rps
+                     else "n/a (not measured)" if peer not in present else "n/a (no clean run)")
             print(f"ratio full/{label} throughput {conns} = {value}")
 
 
