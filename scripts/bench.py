@@ -40,12 +40,11 @@ def serve_bare(port: int) -> None:
     from starlette.routing import Route
 
     from server import tools
-    from server.chokepoint.chokepoint import Chokepoint
-    from server.manifest.loading import load_manifest
     from server.http.endpoint import session_manager
+    from server.manifest.loading import load_manifest
 
     manifest = load_manifest()
-    definitions = list(Chokepoint(None, None, manifest, None, tools.load_all()).definitions.values())
+    definitions = list(tools.definitions(manifest).values())
     payload = {"lane": "guest"}
 
     async def list_tools(ctx, params):
@@ -163,7 +162,7 @@ def bench_credentials(rounds: int, n: int) -> None:
     from server.store.database import open_db
 
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.from_env({"PARLEY_DB": f"{tmp}/principals.db"})
+        settings = Settings.from_env({"PARLEY_DB": f"{tmp}/club.db"})
         db = open_db(settings.db_path)
         tokens = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir), load_manifest())
         parley = build(settings)
@@ -180,7 +179,7 @@ def bench_credentials(rounds: int, n: int) -> None:
         fresh = [f"Bearer {ring.sign({**jwt.decode(jwt_token, options={'verify_signature': False}), 'jti': str(i)})}"
                  for i in range(rounds * n)]
         headers = {"agent token": f"Bearer {tokens.member.token}", "OAuth JWT": f"Bearer {jwt_token}"}
-        resolve = parley.resolver.from_header
+        resolve = parley.access.from_header
         for header in headers.values():  # warm-up, and a check that both resolve to the member lane
             assert resolve(header).lane == "member"
         samples: dict[str, list[float]] = {name: [] for name in (*headers, "OAuth JWT first use")}
@@ -267,16 +266,16 @@ rules:
         for label, extra in (("no rules", ""), ("three rules", rules)):
             folder = Path(tmp) / label.replace(" ", "-")
             folder.mkdir()
-            text = (ROOT / "manifests" / "principals.yaml").read_text()
+            text = (ROOT / "manifests" / "club.yaml").read_text()
             text = text[:text.index("\nrules:")] + "\n" + extra + text[text.index("\n# One agent per audience."):]
-            (folder / "principals.yaml").write_text(text)
+            (folder / "club.yaml").write_text(text)
             shutil.copytree(ROOT / "manifests" / "knowledge", folder / "knowledge")
-            settings = Settings.from_env({"PARLEY_DB": str(folder / "principals.db"), "PARLEY_MANIFEST": str(folder / "principals.yaml")})
+            settings = Settings.from_env({"PARLEY_DB": str(folder / "club.db"), "PARLEY_MANIFEST": str(folder / "club.yaml")})
             tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir),
                                   load_manifest(settings.manifest_path))
             parley = build(settings)
-            caller = parley.resolver.from_header(f"Bearer {tokens.member.token}")
-            assert len(parley.chokepoint.rulebook.rules_for(caller.entry_agent, "inbox")) == (3 if extra else 0)
+            caller = parley.access.from_header(f"Bearer {tokens.member.token}")
+            assert len(parley.chokepoint.rulebook.rules_for(caller.entry_persona, "inbox")) == (3 if extra else 0)
 
             async def run(parley=parley, caller=caller) -> tuple[list[float], list[float]]:
                 calls, checks = [], []
@@ -324,13 +323,13 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         ports = {"bare": free_port(), "full": free_port()}
-        env = {**os.environ, "PARLEY_DB": f"{tmp}/principals.db", "PARLEY_PORT": str(ports["full"]),
+        env = {**os.environ, "PARLEY_DB": f"{tmp}/club.db", "PARLEY_PORT": str(ports["full"]),
                "PYTHONPATH": str(ROOT)}
         settings = Settings.from_env(env)
         tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir), load_manifest())
         # Generous budgets so the limiter is measured, never triggered.
-        manifest = Path(tmp) / "principals.yaml"
-        manifest.write_text((ROOT / "manifests" / "principals.yaml").read_text()
+        manifest = Path(tmp) / "club.yaml"
+        manifest.write_text((ROOT / "manifests" / "club.yaml").read_text()
                             .replace("token_requests_per_minute: 600", "token_requests_per_minute: 10000000"))
         shutil.copytree(ROOT / "manifests" / "knowledge", Path(tmp) / "knowledge")
         env["PARLEY_MANIFEST"] = str(manifest)

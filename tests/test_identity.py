@@ -21,7 +21,7 @@ from server.store.database import open_db
 
 @pytest.fixture
 def world(tmp_path):
-    db = open_db(tmp_path / "principals.db")
+    db = open_db(tmp_path / "club.db")
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
     minted = demo.prepare(db, key, manifest)
@@ -215,7 +215,7 @@ def test_sign_refuses_what_no_mandate_may_say(world, change, message):
 def test_database_file_holds_no_token_in_clear(world, tmp_path):
     db, key, manifest, resolver, minted = world
     db.execute("PRAGMA wal_checkpoint(FULL)")
-    blobs = b"".join(p.read_bytes() for p in tmp_path.glob("principals.db*"))
+    blobs = b"".join(p.read_bytes() for p in tmp_path.glob("club.db*"))
     for token in (minted.member.token, minted.applicant.token, minted.steward_principal.token):
         assert token.encode() not in blobs
         assert token[3:].encode() not in blobs  # not even without its prefix

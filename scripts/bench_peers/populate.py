@@ -4,11 +4,11 @@ scripts/bench_http.py. Run with Parley's own venv python, after `parley demo` ma
 
 THE ONLY FILE OF THE BENCH THAT IMPORTS PARLEY. It uses exactly these names; update them here
 when the `server` package moves:
-  server.store.open_db                   open the store (WAL, schema in place)
-  server.mandates.SigningKey.load_or_create   the mandate-signing key beside the store
-  server.mandates.sign_mandate           sign each new principal's mandate
-  server.club.add_principal, server.club.add_agent   the principal and its default agent
-  server.tokens.mint                     agent tokens (SHA-256 stored; the secret returned once)
+  server.store.database.open_db          open the store (WAL, schema in place)
+  server.identity.mandates.SigningKey.load_or_create   the mandate-signing key beside the store
+  server.identity.mandates.sign_mandate  sign each new principal's mandate
+  server.identity.principals.add_principal, add_agent   the principal and its default agent
+  server.identity.tokens.mint            agent tokens (SHA-256 stored; the secret returned once)
 Scopes come from the demo club's own rows (bruno's agent token and mandate, ana's principal
 token), so the manifest need not be loaded here.
 
@@ -38,9 +38,10 @@ def main() -> int:
     parser.add_argument("--first", default="", help="a token to write first (the demo member's)")
     args = parser.parse_args()
 
-    from server import club, tokens
-    from server.mandates import SigningKey, sign_mandate
-    from server.store import open_db
+    from server.identity import principals as club
+    from server.identity import tokens
+    from server.identity.mandates import SigningKey, sign_mandate
+    from server.store.database import open_db
 
     started = time.perf_counter()
     db = open_db(args.db)

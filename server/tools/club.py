@@ -38,7 +38,7 @@ class AboutClub(Output):
 def about_club(ctx: ToolContext, args: NoArgs) -> AboutClub:
     """What the club is, how to join, and what each lane (guest, applicant, member) can do.
 
-    Use this first when you do not know the principals. `lanes[].tools_visible` is what an agent in that
+    Use this first when you do not know the club. `lanes[].tools_visible` is what an agent in that
     lane sees with a full mandate; `how_to_join` is the next step for a guest.
     """
     manifest = ctx.manifest
