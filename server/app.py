@@ -16,6 +16,7 @@ from starlette.routing import Mount, Route
 from server.access import Access
 from server.answering.pool import AnswererConfig, AnswererPool
 from server.asking import Escalations
+from server.errors import ConfigError
 from server.chokepoint.chokepoint import Chokepoint
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
@@ -101,7 +102,13 @@ def build(settings: Settings | None = None) -> Parley:
         ring = KeyRing(settings.keys_dir)
         verifier = AccessTokenVerifier(settings.issuer, resource, RingSource(ring), algorithms=("ES256",))
     else:
-        source = UrlSource(settings.oauth_jwks_url) if settings.oauth_jwks_url else FileSource(settings.oauth_jwks_file)
+        source: UrlSource | FileSource
+        if settings.oauth_jwks_url:
+            source = UrlSource(settings.oauth_jwks_url)
+        elif settings.oauth_jwks_file is not None:
+            source = FileSource(settings.oauth_jwks_file)
+        else:
+            raise ConfigError("an external issuer needs PARLEY_OAUTH_JWKS_URL or PARLEY_OAUTH_JWKS_FILE")
         verifier = AccessTokenVerifier(settings.issuer, resource, source, algorithms=settings.oauth_algorithms)
     resolver = Resolver(db, key, frozenset(manifest.scopes), verifier, embedded_issuer=settings.embedded_issuer)
     access = Access(manifest, resolver)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from server.answering.commitments import commits
-from server.answering.contract import Answer, Note
+from server.answering.contract import Answer, Escalation, Note
 from server.answering.prices import quotes_price
 from server.answering.text import fold
 
@@ -164,7 +164,7 @@ def check_output(answer: Answer, language: str, withheld: list[str], who: str,
             "commitment": "it read as a commitment", "price": "it quoted a price",
             "instructions": "it carried instructions to an agent", "link": "it carried a link",
             "leak": "it repeated a note its mandate does not reveal"}[found])
-        reason = "commitment" if found in ("commitment", "price") else "outside_mandate"
+        reason: Escalation = "commitment" if found in ("commitment", "price") else "outside_mandate"
         return Answer(answered=False, scopedRequest=answer.scopedRequest, openQuestions=[answer.scopedRequest],
                       findings=None, escalate=reason)
     if flagged and findings:

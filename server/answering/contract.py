@@ -12,6 +12,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
+Escalation = Literal["outside_mandate", "commitment"]
+Refusal = Literal["sends_data", "instructions", "tools"]
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -54,9 +58,9 @@ class Answer(_Frozen):
         description="Parts of the request left unanswered: escalated to the member in person, or refused. "
         "Do not guess them; the answer arrives later in `inbox` when the member decides.",
     )
-    escalate: Literal["outside_mandate", "commitment"] | None = Field(
+    escalate: Escalation | None = Field(
         default=None, description="Why this request goes to the member's decision queue, if it does."
     )
-    refused: Literal["sends_data", "instructions", "tools"] | None = Field(
+    refused: Refusal | None = Field(
         default=None, description="Why this request was refused outright, if it was."
     )

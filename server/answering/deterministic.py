@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from server.answering.contract import Answer, Note, ScopedRequest, Terms
+from server.answering.contract import Answer, Escalation, Note, Refusal, ScopedRequest, Terms
 from server.router import lexicon as lx
 from server.router.reader import fold, read
 
@@ -63,7 +63,7 @@ def _content(text: str, language: str) -> set[str]:
     return {_stem(w) for w in re.findall(r"[a-z0-9]+", fold(text)) if len(w) >= 3 and w not in function}
 
 
-def classify(question: str, language: str) -> tuple[str | None, str | None]:
+def classify(question: str, language: str) -> tuple[Refusal | None, Escalation | None]:
     """(refused, escalate) before any note is looked at: what this question asks the agent to be."""
     folded = fold(question)
     if INSTRUCTIONS.search(folded):
@@ -98,7 +98,7 @@ def screen(request: ScopedRequest, terms: Terms) -> Answer | None:
     return None
 
 
-def escalated(request: ScopedRequest, terms: Terms, reason: str) -> Answer:
+def escalated(request: ScopedRequest, terms: Terms, reason: Escalation) -> Answer:
     key = "commitment" if reason == "commitment" else "outside"
     return Answer(answered=False, scopedRequest=request.question, openQuestions=[request.question], escalate=reason,
                   findings=TEXT[request.language][key].format(who=terms.principal))

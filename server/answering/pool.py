@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Mapping, Sequence
 import json
 import logging
 import os
@@ -67,8 +68,8 @@ class AnswererConfig:
                       environ: dict[str, str] | None = None, timeout: float = 20.0) -> AnswererConfig:
         """From `Settings.answerer_url/answerer_model/answerer_key_env`: the key is read here, in the
         server, from the variable the settings name; the worker never sees the server's environment."""
-        environ = os.environ if environ is None else environ
-        api_key = environ.get(key_env) if key_env else None
+        source: Mapping[str, str] = os.environ if environ is None else environ
+        api_key = source.get(key_env) if key_env else None
         return cls(url=url or None, model=model, api_key=api_key or None, timeout=timeout)
 
     def ports(self) -> tuple[int, ...]:
@@ -227,7 +228,7 @@ class AnswererPool:
             update["openQuestions"] = [*answer.openQuestions, request.question]
         return answer.model_copy(update=update)
 
-    def probe(self, paths: list[str] = (), listdirs: list[str] = (), connect: list[int] = ()) -> dict[str, Any]:
+    def probe(self, paths: Sequence[str] = (), listdirs: Sequence[str] = (), connect: Sequence[int] = ()) -> dict[str, Any]:
         """From inside a worker: what opening `paths`, listing `listdirs` and connecting to loopback
         `connect` ports does (errno names). Only with allow_probe=True (tests, doctor)."""
         return self._run({"op": "probe", "paths": list(paths), "listdirs": list(listdirs),

@@ -157,9 +157,9 @@ def _ruleset(paths: Iterable[str], connect_ports: Iterable[int], abi: int) -> tu
                 os.close(fd)
         ports = sorted(set(connect_ports)) if abi >= 4 else []
         for port in ports:
-            rule = _NetPort(allowed_access=_NET_CONNECT_TCP, port=port)
+            port_rule = _NetPort(allowed_access=_NET_CONNECT_TCP, port=port)
             _check(libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_NET_PORT),
-                                ctypes.byref(rule), ctypes.c_uint32(0)), f"add_rule port {port}")
+                                ctypes.byref(port_rule), ctypes.c_uint32(0)), f"add_rule port {port}")
     except BaseException:
         os.close(ruleset)
         raise

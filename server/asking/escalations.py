@@ -85,7 +85,9 @@ class Escalations:
             if parties != (asker_id, target["id"]):
                 raise AskError(f"you have no thread {thread_id} with {member}; leave thread_id out to open one")
         status = mandates.current(self.db, self.key, target["id"])
-        request = ScopedRequest(question=question, asker=str(asker_id), language=language)
+        if language not in ("en", "pt-BR"):
+            raise AskError("language must be en or pt-BR")
+        request = ScopedRequest(question=question, asker=str(asker_id), language=language)  # type: ignore[arg-type]
         if status.valid and status.body is not None:
             answer = self._answer(target["id"], target["handle"], status.body, request, asker_is_member)
             quotable = status.body.quotable

@@ -78,7 +78,7 @@ class ContextSources:
     async def _http(self, name: str, source: SourceDecl, caller: Caller, args: dict) -> dict:
         fields = {"subject.id": caller.principal or ""}
         fields.update({f"args.{k}": "" if v is None else str(v) for k, v in args.items()})
-        url = source.url
+        url = source.url or ""
         for key, value in fields.items():
             url = url.replace("{" + key + "}", quote(value, safe=""))
         if "{" in url:
@@ -103,8 +103,13 @@ class ContextSources:
                 raise SourceFailed(name, f"answered malformed data ({attribute} missing or not {kind})")
         return {attribute: data[attribute] for attribute in source.attributes}
 
+    def _store(self) -> Database:
+        if self.db is None:  # only `tools check` builds sources without a store, and never fetches
+            raise SourceFailed("club", "has no store to read")
+        return self.db
+
     def _club(self, wanted: set[str], caller: Caller, args: dict) -> dict:
-        db = self.db
+        db, me = self._store(), caller.principal_id
         values: dict[str, object] = {}
         for path in wanted:
             attribute = path.split(".", 1)[1]
@@ -117,14 +122,14 @@ class ContextSources:
             elif attribute == "lane":
                 values["lane"] = caller.lane
             elif attribute == "admitted_days":
-                row = principals.by_id(db, caller.principal_id) if caller.principal_id is not None else None
+                row = principals.by_id(db, me) if me is not None else None
                 admitted = row["admitted_at"] if row else None
                 values["admitted_days"] = (datetime.now(UTC) - parse_time(admitted)).days if admitted else 0
             elif attribute == "asks_today":
                 since = format_time(datetime.now(UTC) - timedelta(days=1))
-                values["asks_today"] = asking.questions_since(db, caller.principal_id, since)
+                values["asks_today"] = asking.questions_since(db, me, since) if me is not None else 0
             elif attribute == "evidence_count":
-                values["evidence_count"] = records.evidence_count(db, caller.principal_id)
+                values["evidence_count"] = records.evidence_count(db, me) if me is not None else 0
             elif attribute == "owner":
                 values["owner"] = self._owner(args)
             elif attribute == "member_status":
@@ -135,5 +140,5 @@ class ContextSources:
     def _owner(self, args: dict) -> str:
         """Who owns the record the call acts on: a briefing note, or a member by handle."""
         if args.get("note_id") is not None:
-            return records.note_owner(self.db, int(args["note_id"])) or ""
+            return records.note_owner(self._store(), int(args["note_id"])) or ""
         return str(args.get("member") or args.get("handle") or "")

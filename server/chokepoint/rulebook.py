@@ -118,16 +118,21 @@ class RuleBook:
                                              "The call was not made.", rule.name)
         return None
 
+    def _store(self) -> Database:
+        if self.db is None:
+            raise RuleError("this rule book has no store: drafts and publishing need one")
+        return self.db
+
     # --- drafts ----------------------------------------------------------------------------------
 
     def draft(self, decl: RuleDecl) -> list[int]:
         """Add a rule to the draft, one row per binding, after checking it compiles."""
         self.compile(decl, "draft")
         ids = []
-        with write(self.db):
+        with write(self._store()):
             for binding in decl.bindings():
                 single = decl.model_copy(update={"binding": {"agent": binding.agent, "tool": binding.tool}})
-                ids.append(rule_rows.add_draft(self.db, binding.agent, binding.tool, decl.name,
+                ids.append(rule_rows.add_draft(self._store(), binding.agent, binding.tool, decl.name,
                                                single.model_dump_json(), now()))
         return ids
 
@@ -137,14 +142,14 @@ class RuleBook:
             raise RuleError(f"no draft rule {rule_id}")
         for i, decl in drafts:
             self.compile(decl, f"store:{i}")  # checked again at publish: boolean, attributes that exist
-        with write(self.db):
+        with write(self._store()):
             for i, _ in drafts:
-                rule_rows.publish(self.db, i, now())
+                rule_rows.publish(self._store(), i, now())
         self.refresh()
         return [i for i, _ in drafts]
 
     def remove(self, rule_id: int) -> None:
-        removed = rule_rows.remove(self.db, rule_id, now())
+        removed = rule_rows.remove(self._store(), rule_id, now())
         self.refresh()
         if not removed:
             raise RuleError(f"no draft or published rule {rule_id} in the store (manifest rules are removed by "

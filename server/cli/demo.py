@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 from datetime import timedelta
 
 from server.access import default_scopes
@@ -14,7 +15,7 @@ from server.store import principals as principal_rows
 from server.store import records
 from server.store.database import Database, now, write
 
-PEOPLE = [
+PEOPLE: list[dict[str, Any]] = [
     {
         "handle": "ana",
         "name": "Ana Ribeiro",

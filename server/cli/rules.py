@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from pydantic import ValidationError
+
 from server import tools
 from server.chokepoint.context_sources import ContextSources
 from server.chokepoint.rulebook import RuleBook
@@ -68,9 +70,12 @@ def rules_draft(args: argparse.Namespace) -> int:
     if bool(args.when) == bool(args.cel):
         raise UsageError("give either --when (one or more) or --cel")
     book = _book(Context())
-    decl = RuleDecl(name=args.name, binding={"agent": args.agent, "tool": args.tool},
-                    match="any" if args.any else "all", conditions=[condition(w) for w in args.when or []],
-                    cel=args.cel)
+    try:
+        decl = RuleDecl.model_validate({"name": args.name, "binding": {"agent": args.agent, "tool": args.tool},
+                                        "match": "any" if args.any else "all",
+                                        "conditions": [condition(w) for w in args.when or []], "cel": args.cel})
+    except ValidationError as exc:
+        raise UsageError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
     ids = book.draft(decl)
     print(f"drafted {', '.join(f'store:{i}' for i in ids)}: {book.compile(decl, 'draft')[0].reads_as}")
     print("publish it with: parley rules publish " + " ".join(str(i) for i in ids))

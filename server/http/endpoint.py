@@ -122,7 +122,8 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         if params.uri != INBOX_URI or not inbox_visible(caller):
             raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
         result = await chokepoint.call(caller, "inbox", {})
-        text = result.content[0].text if result.content else "{}"
+        first = result.content[0] if result.content else None
+        text = first.text if isinstance(first, types.TextContent) else "{}"
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=INBOX_URI, mime_type="application/json", text=text)], ttl_ms=0, cache_scope="private")
 

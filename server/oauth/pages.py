@@ -190,7 +190,7 @@ class AuthorizationPages:
             return self.server.create_authorization_response(oauth_request, grant_user=None, grant=grant)
         agents = {str(agent["id"]): agent for agent in self._agents(principal_id)}
         agent = agents.get(str(form.get("agent", "")))
-        chosen = sorted(set(form.getlist("scope")))
+        chosen = sorted({value for value in form.getlist("scope") if isinstance(value, str)})
         grantable = set(self.grantable(principal_id))
         if agent is None:
             return self._consent(request, principal_id, grant, query, "Choose one of your active agents.", 400)

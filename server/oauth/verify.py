@@ -95,6 +95,8 @@ class UrlSource:
                     log.warning("could not fetch JWKS from %s: %s", self.url, exc)
                     if self._cached is None:
                         raise CredentialRejected("the token issuer's keys cannot be fetched right now") from None
+            if self._cached is None:
+                raise CredentialRejected("the token issuer's keys cannot be fetched right now")
             return self._cached
 
 

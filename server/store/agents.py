@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from server.store.database import Database
+from server.store.database import insert as insert_row
 
 
 def insert(db: Database, principal_id: int, name: str, created_at: str) -> int:
-    return db["agents"].insert({"principal_id": principal_id, "name": name, "created_at": created_at}).last_pk
+    return insert_row(db, "agents", {"principal_id": principal_id, "name": name, "created_at": created_at})
 
 
 def named(db: Database, principal_id: int, name: str) -> tuple[int, str] | None:

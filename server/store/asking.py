@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.store.database import Database
+from server.store.database import insert as insert_row
 
 
 def thread_parties(db: Database, thread_id: int) -> tuple[int, int] | None:
@@ -11,12 +12,12 @@ def thread_parties(db: Database, thread_id: int) -> tuple[int, int] | None:
 
 
 def open_thread(db: Database, asker_id: int, answerer_id: int, subject: str, stamp: str) -> int:
-    return db["threads"].insert({"asker_id": asker_id, "answerer_id": answerer_id, "subject": subject,
-                                 "created_at": stamp, "updated_at": stamp}).last_pk
+    return insert_row(db, "threads", {"asker_id": asker_id, "answerer_id": answerer_id, "subject": subject,
+                                 "created_at": stamp, "updated_at": stamp})
 
 
 def add_message(db: Database, thread_id: int, kind: str, body: str, stamp: str) -> None:
-    db["messages"].insert({"thread_id": thread_id, "kind": kind, "body": body, "created_at": stamp})
+    insert_row(db, "messages", {"thread_id": thread_id, "kind": kind, "body": body, "created_at": stamp})
     db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, thread_id])
 
 
@@ -42,10 +43,10 @@ def questions_since(db: Database, asker_id: int, since: str) -> int:
 
 def file_escalation(db: Database, *, principal_id: int, asker_id: int, asker_agent: str | None, thread_id: int,
                     question: str, language: str, reason: str, stamp: str) -> int:
-    return db["escalations"].insert({
+    return insert_row(db, "escalations", {
         "principal_id": principal_id, "asker_id": asker_id, "asker_agent": asker_agent, "thread_id": thread_id,
         "question": question, "language": language, "reason": reason, "status": "open", "decision": None,
-        "created_at": stamp, "decided_at": None}).last_pk
+        "created_at": stamp, "decided_at": None})
 
 
 def queue(db: Database, principal_id: int, status: str = "open") -> list[dict]:

@@ -45,7 +45,7 @@ class Database(sqlite_utils.Database):
         conn.execute("PRAGMA recursive_triggers=ON")
         return conn
 
-    @property  # type: ignore[override]
+    @property
     def conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
@@ -123,6 +123,14 @@ def write(db: Database) -> Iterator[Database]:
         raise
     else:
         conn.execute("COMMIT")
+
+
+def insert(db: Database, table: str, row: dict) -> int:
+    """Insert one row; its new id."""
+    pk = db.table(table).insert(row).last_pk
+    if not isinstance(pk, int):
+        raise RuntimeError(f"insert into {table} returned no row id")
+    return pk
 
 
 def revision(db: Database) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.store.database import Database
+from server.store.database import insert as insert_row
 
 
 def latest(db: Database, principal_id: int) -> tuple[str, str, str] | None:
@@ -20,5 +21,5 @@ def next_version(db: Database, principal_id: int) -> int:
 
 def insert(db: Database, *, principal_id: int, version: int, body: str, signature: str, key_id: str,
            created_at: str) -> None:
-    db["mandates"].insert({"principal_id": principal_id, "version": version, "body": body, "signature": signature,
+    insert_row(db, "mandates", {"principal_id": principal_id, "version": version, "body": body, "signature": signature,
                            "key_id": key_id, "created_at": created_at})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from server.store.database import Database, write
+from server.store.database import insert as insert_row
 
 
 def client(db: Database, client_id: str) -> dict | None:
@@ -19,12 +20,12 @@ def client(db: Database, client_id: str) -> dict | None:
 def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: dict, issued_at: int) -> dict:
     row = {"client_id": client_id, "secret_hash": secret_hash, "metadata": json.dumps(metadata),
            "issued_at": issued_at}
-    db["oauth_clients"].insert(row)
+    insert_row(db, "oauth_clients", row)
     return row
 
 
 def add_code(db: Database, row: dict) -> None:
-    db["oauth_codes"].insert({**row, "used_at": None, "family": None})
+    insert_row(db, "oauth_codes", {**row, "used_at": None, "family": None})
 
 
 def code(db: Database, code_hash: str) -> dict | None:
@@ -91,4 +92,4 @@ def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> dict | Non
 
 
 def add_refresh_token(db: Database, row: dict) -> None:
-    db["oauth_refresh_tokens"].insert({**row, "rotated_at": None})
+    insert_row(db, "oauth_refresh_tokens", {**row, "rotated_at": None})

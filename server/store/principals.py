@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from server.store.database import Database
+from server.store.database import insert as insert_row
 
 _COLUMNS = "id, handle, name, status, steward, bio, tags, created_at, admitted_at"
 
@@ -25,11 +26,11 @@ def handle_taken(db: Database, handle: str) -> bool:
 
 def insert(db: Database, *, handle: str, name: str, status: str, steward: bool, bio: str, tags: list[str],
            created_at: str) -> int:
-    return db["principals"].insert({
+    return insert_row(db, "principals", {
         "handle": handle, "name": name, "status": status, "steward": int(steward), "bio": bio,
         "tags": json.dumps(sorted(set(tags))), "created_at": created_at,
         "admitted_at": created_at if status == "member" else None,
-    }).last_pk
+    })
 
 
 def set_status(db: Database, principal_id: int, status: str, admitted_at: str | None) -> None:

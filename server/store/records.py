@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.store.database import Database
+from server.store.database import insert as insert_row
 
 
 def notes_of(db: Database, principal_id: int) -> list[dict]:
@@ -11,8 +12,8 @@ def notes_of(db: Database, principal_id: int) -> list[dict]:
 
 
 def add_note(db: Database, principal_id: int, topic: str, text: str, visibility: str, stamp: str) -> int:
-    return db["briefing"].insert({"principal_id": principal_id, "topic": topic, "text": text,
-                                  "visibility": visibility, "created_at": stamp, "updated_at": stamp}).last_pk
+    return insert_row(db, "briefing", {"principal_id": principal_id, "topic": topic, "text": text,
+                                  "visibility": visibility, "created_at": stamp, "updated_at": stamp})
 
 
 def replace_note(db: Database, note_id: int, principal_id: int, topic: str, text: str, visibility: str,
@@ -31,8 +32,8 @@ def note_owner(db: Database, note_id: int) -> str | None:
 
 def add_evidence(db: Database, principal_id: int, kind: str, title: str, detail: str, url: str | None,
                  stamp: str) -> int:
-    return db["evidence"].insert({"principal_id": principal_id, "kind": kind, "title": title, "detail": detail,
-                                  "url": url, "created_at": stamp}).last_pk
+    return insert_row(db, "evidence", {"principal_id": principal_id, "kind": kind, "title": title, "detail": detail,
+                                  "url": url, "created_at": stamp})
 
 
 def evidence_of(db: Database, principal_id: int) -> list[dict]:
@@ -45,8 +46,8 @@ def evidence_count(db: Database, principal_id: int) -> int:
 
 
 def add_application(db: Database, principal_id: int, statement: str, stamp: str) -> int:
-    return db["applications"].insert({"principal_id": principal_id, "statement": statement,
-                                      "created_at": stamp}).last_pk
+    return insert_row(db, "applications", {"principal_id": principal_id, "statement": statement,
+                                      "created_at": stamp})
 
 
 def statements_of(db: Database, principal_id: int) -> list[str]:
@@ -56,6 +57,6 @@ def statements_of(db: Database, principal_id: int) -> list[str]:
 
 def add_refund(db: Database, *, principal_id: int, agent: str | None, order_id: str, amount: float,
                expedite: bool, reason: str, stamp: str) -> int:
-    return db["refunds"].insert({"principal_id": principal_id, "agent": agent, "order_id": order_id,
+    return insert_row(db, "refunds", {"principal_id": principal_id, "agent": agent, "order_id": order_id,
                                  "amount": amount, "expedite": int(expedite), "reason": reason,
-                                 "created_at": stamp}).last_pk
+                                 "created_at": stamp})

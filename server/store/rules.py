@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.store.database import Database
+from server.store.database import insert as insert_row
 
 
 def bodies(db: Database, state: str) -> list[tuple[int, str]]:
@@ -16,8 +17,8 @@ def live(db: Database) -> list[dict]:
 
 
 def add_draft(db: Database, agent: str, tool: str, name: str, body: str, stamp: str) -> int:
-    return db["rules"].insert({"agent": agent, "tool": tool, "name": name, "body": body, "state": "draft",
-                               "created_at": stamp, "published_at": None, "removed_at": None}).last_pk
+    return insert_row(db, "rules", {"agent": agent, "tool": tool, "name": name, "body": body, "state": "draft",
+                               "created_at": stamp, "published_at": None, "removed_at": None})
 
 
 def publish(db: Database, rule_id: int, stamp: str) -> bool:

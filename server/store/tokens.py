@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 from server.store.database import Database
+from server.store.database import insert as insert_row
 
 
 def insert(db: Database, *, public_id: str, digest: str, kind: str, principal_id: int, agent_id: int | None,
            scopes: tuple[str, ...], created_at: str, expires_at: str | None) -> None:
-    db["tokens"].insert({
+    insert_row(db, "tokens", {
         "public_id": public_id, "hash": digest, "kind": kind, "principal_id": principal_id, "agent_id": agent_id,
         "scopes": json.dumps(list(scopes)), "created_at": created_at, "expires_at": expires_at, "revoked_at": None,
     })

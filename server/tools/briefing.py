@@ -34,7 +34,7 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
 
     The agent reveals a note only when your signed mandate's `reveal` covers its visibility.
     """
-    me = ctx.caller.principal_id
+    me = ctx.principal_id
     stamp = now()
     topic = args.topic.lower()
     if args.note_id is None:
@@ -53,4 +53,4 @@ class Briefing(Output):
 @tool()
 def list_briefing(ctx: ToolContext, args: NoArgs) -> Briefing:
     """Every note in your answering agent's briefing, by topic."""
-    return Briefing(notes=[Note(**row) for row in records.notes_of(ctx.db, ctx.caller.principal_id)])
+    return Briefing(notes=[Note(**row) for row in records.notes_of(ctx.db, ctx.principal_id)])

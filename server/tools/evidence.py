@@ -35,7 +35,7 @@ def log_evidence(ctx: ToolContext, args: LogEvidenceArgs) -> EvidenceItem:
     if args.kind not in kinds:
         raise ToolError(f"kind must be one of: {', '.join(kinds)}")
     url, stamp = (str(args.url) if args.url else None), now()
-    item_id = records.add_evidence(ctx.db, ctx.caller.principal_id, args.kind, args.title, args.detail, url, stamp)
+    item_id = records.add_evidence(ctx.db, ctx.principal_id, args.kind, args.title, args.detail, url, stamp)
     return EvidenceItem(id=item_id, kind=args.kind, title=args.title, detail=args.detail, url=url, created_at=stamp)
 
 
@@ -46,4 +46,4 @@ class EvidenceList(Output):
 @tool()
 def list_evidence(ctx: ToolContext, args: NoArgs) -> EvidenceList:
     """The evidence your principal has logged, oldest first."""
-    return EvidenceList(items=[EvidenceItem(**row) for row in records.evidence_of(ctx.db, ctx.caller.principal_id)])
+    return EvidenceList(items=[EvidenceItem(**row) for row in records.evidence_of(ctx.db, ctx.principal_id)])

@@ -36,7 +36,7 @@ def inbox(ctx: ToolContext, args: InboxArgs) -> Inbox:
     """Your threads, newest first: questions your agent asked and what came back (answers, declines,
     and decisions your counterpart's principal made later), plus questions put to your principal.
     """
-    me = ctx.caller.principal_id
+    me = ctx.principal_id
     return Inbox(threads=[
         Thread(thread_id=thread["id"], with_member=thread["other"],
                role="asker" if thread["asker_id"] == me else "answerer", subject=thread["subject"],

@@ -27,7 +27,7 @@ class Profile(Output):
 @tool()
 def my_profile(ctx: ToolContext, args: NoArgs) -> Profile:
     """Your principal's profile in the club: handle, name, status (applicant or member), bio, tags."""
-    principal = principals.get_principal(ctx.db, ctx.caller.principal_id)
+    principal = principals.get_principal(ctx.db, ctx.principal_id)
     return Profile(
         handle=principal.handle,
         name=principal.name,
@@ -77,7 +77,7 @@ def my_mandate(ctx: ToolContext, args: NoArgs) -> Mandate:
     A mandate that is missing, expired or fails verification counts as no mandate: its agents
     then have zero scopes until the principal signs a new one.
     """
-    return _mandate_output(mandates.current(ctx.db, ctx.key, ctx.caller.principal_id))
+    return _mandate_output(mandates.current(ctx.db, ctx.key, ctx.principal_id))
 
 
 class AmendMandateArgs(Args):
@@ -102,7 +102,7 @@ def amend_mandate(ctx: ToolContext, args: AmendMandateArgs) -> Mandate:
         mandates.amend(
             ctx.db,
             ctx.key,
-            principal_id=ctx.caller.principal_id,
+            principal_id=ctx.principal_id,
             known_scopes=frozenset(ctx.manifest.scopes),
             agent_scopes=ctx.manifest.agent_scopes,
             topics=args.topics,
@@ -113,4 +113,4 @@ def amend_mandate(ctx: ToolContext, args: AmendMandateArgs) -> Mandate:
         )
     except MandateError as exc:
         raise ToolError(str(exc)) from None
-    return _mandate_output(mandates.current(ctx.db, ctx.key, ctx.caller.principal_id))
+    return _mandate_output(mandates.current(ctx.db, ctx.key, ctx.principal_id))

@@ -54,6 +54,14 @@ class ToolContext:
     asking: Any = None  # server.asking.Escalations: asking members, filing decisions
     explain_rules: Callable[[Caller], list[dict]] = lambda caller: []  # the rules on the caller's tools
 
+    @property
+    def principal_id(self) -> int:
+        """The principal this call acts for. A tool that needs one is never visible to a guest; if one
+        were reached without a principal anyway, it refuses rather than act for nobody."""
+        if self.caller.principal_id is None:
+            raise ToolError("this tool acts for a principal: connect with a credential")
+        return self.caller.principal_id
+
 
 @dataclass(frozen=True)
 class ToolSpec:

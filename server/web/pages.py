@@ -68,7 +68,8 @@ class Pages:
     def csrf_ok(self, request: Request, form) -> bool:
         expected = request.session.get("csrf")
         sent = form.get("csrf")
-        return bool(expected) and isinstance(sent, str) and secrets.compare_digest(expected, sent)
+        return isinstance(expected, str) and bool(expected) and isinstance(sent, str) and \
+            secrets.compare_digest(expected, sent)
 
     def principal_id(self, request: Request) -> int | None:
         """The signed-in principal, re-checked on every request: suspended means signed out."""
@@ -101,7 +102,7 @@ class Pages:
 
     async def signin(self, request: Request) -> Response:
         form = await request.form()
-        target = safe_next(form.get("next"))
+        target = safe_next(str(form.get("next") or ""))
         if not self.csrf_ok(request, form):
             return self.error(request, "Sign-in refused", "The form expired or came from another site; reload and try again.", 403)
         client = request.client.host if request.client else "unknown"
