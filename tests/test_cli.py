@@ -2,34 +2,70 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from server.cli.main import main
 from tests.conftest import connect, manifest_copy, tool_names
 from tests.test_e2e_lanes import MEMBER
 
 PARLEY = [sys.executable, "-m", "server.cli.main"]
 
 
-def run(tmp: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, "PARLEY_DB": str(tmp / "club.db"), **(env or {})}
-    result = subprocess.run([*PARLEY, *args], capture_output=True, text=True, env=full_env, timeout=60)
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(tmp: Path, *args: str, check: bool = True, env: dict | None = None, stdin: str = "") -> Result:
+    """`parley ARGS` in process: `main(argv)` with its own environment, stdin, stdout and stderr."""
+    values = {"PARLEY_DB": str(tmp / "club.db"), **(env or {})}
+    out, err = io.StringIO(), io.StringIO()
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    real_stdin, sys.stdin = sys.stdin, io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exit_:  # argparse's own refusals
+                code = exit_.code if isinstance(exit_.code, int) else 2
+    finally:
+        sys.stdin = real_stdin
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    result = Result(code, out.getvalue(), err.getvalue())
     if check and result.returncode != 0:
         raise AssertionError(f"parley {' '.join(args)} failed ({result.returncode}): {result.stderr}")
     return result
 
 
+def run_process(tmp: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The console script itself, as scripts run it: a real process."""
+    full_env = {**os.environ, "PARLEY_DB": str(tmp / "club.db"), **(env or {})}
+    return subprocess.run([*PARLEY, *args], capture_output=True, text=True, env=full_env, timeout=60)
+
+
 def test_demo_prints_tokens_once(tmp_path):
-    first = run(tmp_path, "demo").stdout
+    first = run_process(tmp_path, "demo").stdout
     assert "pa_" in first and "applicant lane" in first and "member lane" in first
     assert "http://127.0.0.1:8765/mcp" in first
-    second = run(tmp_path, "demo").stdout
+    second = run_process(tmp_path, "demo").stdout
     assert "already prepared" in second and "pa_" not in second
 
 
@@ -75,11 +111,16 @@ def test_principal_lifecycle_mandate_and_token(tmp_path):
 )
 def test_cli_errors_are_clear_and_write_nothing(tmp_path, args, message):
     run(tmp_path, "demo")
-    before = (tmp_path / "club.db").read_bytes()
+
+    def content() -> list[str]:  # every row of every table, read afresh
+        with contextlib.closing(sqlite3.connect(tmp_path / "club.db")) as db:
+            return list(db.iterdump())
+
+    before = content()
     result = run(tmp_path, *args, check=False)
-    assert result.returncode != 0
+    assert result.returncode == 1
     assert message in result.stderr and "Traceback" not in result.stderr
-    assert (tmp_path / "club.db").read_bytes() == before
+    assert content() == before
 
 
 def test_a_broken_manifest_is_reported_not_raised(tmp_path):
@@ -156,7 +197,66 @@ async def test_served_demo_tokens_work_end_to_end(club):
 
 def test_serve_refuses_a_manifest_with_errors_and_says_where(tmp_path):
     bad = manifest_copy(tmp_path, lambda text: text.replace("op: is less than, value: 20", "op: starts with, value: 20"))
-    result = run(tmp_path, "serve", check=False, env={"PARLEY_MANIFEST": str(bad), "PARLEY_PORT": "9"})
+    result = run_process(tmp_path, "serve", env={"PARLEY_MANIFEST": str(bad), "PARLEY_PORT": "9"})
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "'starts with' is not an operator for number field 'subject.asks_today'" in result.stderr
     assert "not serving: fix the manifest" in result.stderr
+
+
+def test_plain_parley_prints_the_help_and_every_command_has_its_own_flags(tmp_path):
+    shown = run(tmp_path, check=False)
+    assert shown.returncode == 0 and "COMMAND" in shown.stdout and "principal" in shown.stdout
+    wrong = run(tmp_path, "principal", "admit", "carla", "--steward", check=False)
+    assert wrong.returncode == 2 and "unrecognized arguments: --steward" in wrong.stderr  # never silently ignored
+
+
+def test_agent_bind_needs_a_subject_and_says_so(tmp_path):
+    run(tmp_path, "demo")
+    result = run(tmp_path, "agent", "bind", "bruno", "assistant", check=False,
+                 env={"PARLEY_OAUTH_ISSUER": "https://id.example", "PARLEY_OAUTH_JWKS_FILE": str(tmp_path / "j.json")})
+    assert result.returncode == 2 and "--subject" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unknown_scopes_list_the_valid_ones(tmp_path):
+    run(tmp_path, "demo")
+    result = run(tmp_path, "token", "mint", "bruno", "--scopes", "club:raed", check=False)
+    assert result.returncode == 1
+    assert "unknown scope(s): club:raed; the scopes are: briefing:write, club:read," in result.stderr
+
+
+def test_rules_publish_names_a_draft_or_says_all(tmp_path):
+    run(tmp_path, "demo")
+    run(tmp_path, "rules", "draft", "--agent", "member", "--tool", "inbox", "--name", "Few threads",
+        "--when", "limit is at most 10")
+    nothing = run(tmp_path, "rules", "publish", check=False)
+    assert nothing.returncode == 2 and "--all" in nothing.stderr
+    listed = json.loads(run(tmp_path, "rules", "list", "--json").stdout)
+    assert [row["state"] for row in listed if row["id"].startswith("store:")] == ["draft"]
+    assert run(tmp_path, "rules", "publish", "--all").stdout.startswith("published store:")
+
+
+def test_mandate_sign_keeps_the_expiry_unless_told(tmp_path):
+    run(tmp_path, "demo")
+    before = json.loads(run(tmp_path, "mandate", "show", "bruno").stdout)["mandate"]["expires_at"]
+    run(tmp_path, "mandate", "sign", "bruno", "--topics", "databases")
+    kept = json.loads(run(tmp_path, "mandate", "show", "bruno").stdout)["mandate"]
+    assert kept["expires_at"] == before and kept["topics"] == ["databases"]
+    run(tmp_path, "mandate", "sign", "bruno", "--days", "30")
+    assert json.loads(run(tmp_path, "mandate", "show", "bruno").stdout)["mandate"]["expires_at"] < before
+
+
+def test_listings_speak_json(tmp_path):
+    run(tmp_path, "demo")
+    principals = json.loads(run(tmp_path, "principal", "list", "--json").stdout)
+    assert [p["handle"] for p in principals] == ["ana", "bruno", "carla"] and principals[0]["steward"] is True
+    agents = json.loads(run(tmp_path, "agent", "list", "ana", "--json").stdout)
+    assert [a["name"] for a in agents] == ["assistant"]
+    tokens = json.loads(run(tmp_path, "token", "list", "ana", "--json").stdout)
+    assert {t["kind"] for t in tokens} == {"agent", "principal"} and all("hash" not in t for t in tokens)
+    assert json.loads(run(tmp_path, "oauth", "keys", "--json", env={"PARLEY_KEYS": str(tmp_path / "keys")}).stdout)
+
+
+def test_a_command_that_needs_a_store_never_creates_one(tmp_path):
+    result = run(tmp_path, "principal", "add", "dan", check=False)
+    assert result.returncode == 1 and f"no Parley store at {tmp_path / 'club.db'}" in result.stderr
+    assert not (tmp_path / "club.db").exists()

@@ -167,7 +167,8 @@ def sign_mandate(
     scopes: list[str],
     known_scopes: frozenset[str],
     agent_scopes: frozenset[str],
-    valid_for: timedelta,
+    valid_for: timedelta | None = None,
+    expires_at: datetime | None = None,
 ) -> MandateBody:
     """Record a new version of a principal's mandate, signed. Earlier versions stay for the record."""
     principal = principal_rows.by_id(db, principal_id)
@@ -188,11 +189,12 @@ def sign_mandate(
     if "private" in reveal:
         raise MandateError("private notes are never revealed to other members' agents")
     clean_topics = sorted({t.strip().lower() for t in topics if t.strip()})
-    if valid_for <= timedelta(0):
+    issued = datetime.now(UTC)
+    ends = expires_at if expires_at is not None else issued + (valid_for or timedelta(0))
+    if ends <= issued:
         raise MandateError("a mandate must be valid for a positive time")
     with write(db):
         version = mandate_rows.next_version(db, principal_id)
-        issued = datetime.now(UTC)
         body = MandateBody(
             principal_id=principal_id,
             principal=principal["handle"],
@@ -202,7 +204,7 @@ def sign_mandate(
             quotable=quotable,
             scopes=sorted(set(scopes)),
             issued_at=format_time(issued),
-            expires_at=format_time(issued + valid_for),
+            expires_at=format_time(ends),
         )
         text = canonical_json(body.model_dump())
         mandate_rows.insert(db, principal_id=principal_id, version=body.version, body=text.decode("utf-8"),
@@ -234,9 +236,10 @@ def amend(
     """Sign a new version that changes only what is given: the rest, and by default the time left,
     carry over from the current mandate (or modest defaults when there is none)."""
     body = current(db, key, principal_id).body
+    expires_at = None
     if valid_for is None:
-        valid_for = (parse_time(body.expires_at) - datetime.now(UTC)) if body else timedelta(0)
-        if valid_for <= timedelta(0):
+        expires_at = parse_time(body.expires_at) if body else datetime.now(UTC)
+        if expires_at <= datetime.now(UTC):
             raise MandateError("the current mandate has expired or is missing: give valid_days for the new one")
     return sign_mandate(
         db,
@@ -249,4 +252,5 @@ def amend(
         known_scopes=known_scopes,
         agent_scopes=agent_scopes,
         valid_for=valid_for,
+        expires_at=expires_at,
     )
