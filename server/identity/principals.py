@@ -14,7 +14,8 @@ from server.errors import Conflict, NotFound, ParleyError
 from server.identity.passwords import hash_password
 from server.store import agents as agent_rows
 from server.store import principals as principal_rows
-from server.store.database import Database, now
+from server.store import sessions
+from server.store.database import Database, now, write
 
 HANDLE = re.compile(r"^[a-z][a-z0-9_-]{1,31}$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,47}$")
@@ -90,7 +91,10 @@ def set_status(db: Database, handle: str, status: str) -> Principal:
     if status == principal.status:
         raise AlreadyThere(f"{handle} is already {'a member' if status == 'member' else status}")
     admitted = principal.admitted_at or (now() if status == "member" else None)
-    principal_rows.set_status(db, principal.id, status, admitted)
+    with write(db):
+        principal_rows.set_status(db, principal.id, status, admitted)
+        if status == "suspended":
+            sessions.end_all(db, principal.id, "suspended")
     return find_principal(db, handle)
 
 
@@ -120,7 +124,10 @@ def find_agent(db: Database, handle: str, name: str | None = None) -> tuple[int,
 def set_password(db: Database, handle: str, password: str) -> None:
     """Set the password a principal signs in with (console, OAuth consent)."""
     principal = find_principal(db, handle)
-    principal_rows.set_password_hash(db, principal.id, hash_password(password))
+    hashed = hash_password(password)
+    with write(db):
+        principal_rows.set_password_hash(db, principal.id, hashed)
+        sessions.end_all(db, principal.id, "password changed")  # every console sign-in ends with the old password
 
 
 def revoke_agent(db: Database, handle: str, name: str) -> None:

@@ -194,6 +194,28 @@ CREATE TABLE IF NOT EXISTS external_subjects (
     agent_id INTEGER NOT NULL REFERENCES agents(id),
     UNIQUE (issuer, subject)
 );
+-- Console sign-ins, kept server-side so sign-out, a password change or a suspension ends them at once.
+-- Only a digest of the session's secret is stored; the cookie carries the secret.
+CREATE TABLE IF NOT EXISTS console_sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    digest TEXT NOT NULL UNIQUE,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    ended_at TEXT,
+    ended_reason TEXT
+);
+CREATE INDEX IF NOT EXISTS console_sessions_principal ON console_sessions (principal_id, ended_at);
+-- An `ask` retried with the same idempotency key returns the first result instead of asking again.
+CREATE TABLE IF NOT EXISTS ask_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    principal_id INTEGER NOT NULL REFERENCES principals(id),
+    idempotency_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    result TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (principal_id, idempotency_key)
+);
 CREATE TABLE IF NOT EXISTS revision (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     n INTEGER NOT NULL
@@ -221,4 +243,11 @@ def revision_triggers() -> str:
 
 # Columns added after a table first shipped: (table, column, type). Older stores gain them at open.
 LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"),
-                 ("audit", "binding", "TEXT"), ("audit", "rule", "TEXT"))
+                 ("audit", "binding", "TEXT"), ("audit", "rule", "TEXT"),
+                 # applications decided by a steward: open | admitted | declined, when, and the reason given
+                 ("applications", "status", "TEXT NOT NULL DEFAULT 'open'"), ("applications", "decided_at", "TEXT"),
+                 ("applications", "decision", "TEXT"),
+                 # tokens: a label the principal chose, and when the token was last used
+                 ("tokens", "label", "TEXT"), ("tokens", "last_used_at", "TEXT"),
+                 # inbox messages: answered | escalated | declined | decided, and who decided
+                 ("messages", "status", "TEXT"), ("messages", "decided_by", "TEXT"))
