@@ -216,6 +216,14 @@ CREATE TABLE IF NOT EXISTS ask_requests (
     created_at TEXT NOT NULL,
     UNIQUE (principal_id, idempotency_key)
 );
+-- What the router does for a member when a `plan` request names neither (the console's Settings page);
+-- principal_id 0 holds the club's defaults, set by a steward.
+CREATE TABLE IF NOT EXISTS router_settings (
+    principal_id INTEGER PRIMARY KEY,
+    language TEXT NOT NULL CHECK (language IN ('en', 'pt-BR')),
+    on_unread TEXT NOT NULL CHECK (on_unread IN ('refuse', 'model', 'ask', 'answer')),
+    updated_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS revision (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     n INTEGER NOT NULL
