@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -74,19 +75,25 @@ def answerer_pool(settings: Settings) -> AnswererPool:
 
 
 def _notifier(live: LiveSessions):
-    """Decisions are made inside request handlers: schedule the notification on the running loop."""
+    """Decisions are made in request handlers or their worker threads: schedule the notification on
+    the server's event loop. Made outside the server (the CLI), sessions see it on their next read."""
     pending: set = set()
 
-    def deliver(principal_id: int) -> None:
-        import asyncio
-
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # decided outside the server (the CLI): sessions see it on their next inbox read
-        task = loop.create_task(live.inbox_changed(principal_id))
+    def schedule(principal_id: int) -> None:
+        task = asyncio.get_running_loop().create_task(live.inbox_changed(principal_id))
         pending.add(task)
         task.add_done_callback(pending.discard)
+
+    def deliver(principal_id: int) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            try:
+                anyio.from_thread.run_sync(schedule, principal_id)  # a worker thread of this server
+            except RuntimeError:
+                return  # no server here: the CLI
+            return
+        schedule(principal_id)
 
     return deliver
 

@@ -148,7 +148,7 @@ async def test_guest_applicant_and_steward_get_different_agents(club):
             seen[who] = (client.instructions, await resources_of(client), await tool_names(client),
                          (await client.call_tool("whoami", {})).structured_content["entry_agent"])
     assert [seen[w][3] for w in seen] == ["lobby", "applicant", "member", "steward"]
-    assert "You are talking to a guest" in seen["guest"][0] and "how_to_join: https://parley.invalid/join" in seen["guest"][0]
+    assert "You are talking to a guest" in seen["guest"][0] and "how_to_join: parley://knowledge/joining" in seen["guest"][0]
     assert "applicant who is not yet admitted" in seen["applicant"][0]
     assert "club steward" in seen["steward"][0] and "console: http://127.0.0.1:8765/console/applicants" in seen["steward"][0]
     assert seen["guest"][1] == ["parley://knowledge/joining"]

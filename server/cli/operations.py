@@ -13,6 +13,7 @@ from server.chokepoint.audit import safe_name
 from server.chokepoint.chokepoint import Catalogues
 from server.chokepoint.rulebook import manifest_rule_problems
 from server.cli import demo, doctor
+from server.http import request_log
 from server.cli.context import Context, UsageError, add_json, emit_json, err
 from server.manifest.check import Finding, check
 from server.manifest.schema import Manifest, Problem
@@ -50,6 +51,8 @@ def serve(args: argparse.Namespace) -> int:
     port = args.port or settings.port
     os.environ["PARLEY_HOST"], os.environ["PARLEY_PORT"] = host, str(port)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.access_log:
+        request_log.install()
     uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
                 access_log=args.access_log)
     return 0

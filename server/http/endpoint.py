@@ -50,6 +50,15 @@ def instructions_for(caller: Caller, manifest: Manifest) -> str:
     return "\n".join(part for part in (head, persona, tail) if part)
 
 
+def _what_is_sent(capabilities: Any) -> dict:
+    """Handshake-era capabilities that say what this server really sends: tools/list_changed and
+    resources/list_changed when a caller's lane or scopes move, resources/updated for the inbox."""
+    advertised = dict(capabilities) if isinstance(capabilities, dict) else {}
+    advertised["tools"] = {**(advertised.get("tools") or {}), "listChanged": True}
+    advertised["resources"] = {**(advertised.get("resources") or {}), "listChanged": True, "subscribe": True}
+    return advertised
+
+
 class _PerCallerInstructions:
     """Rewrites initialize / server/discover so each connection learns its own lane."""
 
@@ -66,6 +75,8 @@ class _PerCallerInstructions:
             if ctx.method == "server/discover":
                 result["ttlMs"] = 0
                 result["cacheScope"] = "private"
+            else:
+                result["capabilities"] = _what_is_sent(result.get("capabilities"))
             if caller.lane == "guest":
                 log.warning(
                     "connection in GUEST lane (no credential sent): %d of %d tools; "
@@ -127,6 +138,10 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=INBOX_URI, mime_type="application/json", text=text)], ttl_ms=0, cache_scope="private")
 
+    async def list_templates(ctx: ServerRequestContext, params) -> types.ListResourceTemplatesResult:
+        """No templated resources: every resource is listed by its own URI (an empty answer, not an error)."""
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
     async def subscribe(ctx: ServerRequestContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
         caller = caller_of(ctx)
         if params.uri != INBOX_URI or not inbox_visible(caller):
@@ -147,6 +162,7 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_list_resource_templates=list_templates,
         on_subscribe_resource=subscribe,
         on_unsubscribe_resource=unsubscribe,
         on_subscriptions_listen=live.listen,
@@ -162,6 +178,9 @@ def session_manager(server: Server, public_url: str) -> StreamableHTTPSessionMan
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", f"{public.scheme}://{public.hostname}:*"]
     return StreamableHTTPSessionManager(
         app=server,
+        # Plain calls answer application/json: no SSE stream and task group per request. Notifications
+        # still flow on the handshake era's standalone GET stream and on 2026-07-28 listen streams.
+        json_response=True,
         security_settings=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 from urllib.parse import parse_qs
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp.server.context import ServerRequestContext
@@ -55,15 +57,31 @@ class Gate:
         self.manifest = manifest
         self.guest_limiter = guest_limiter
         self.token_limiter = token_limiter
+        self.sessions = SessionOwners()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers: dict[str, str] = {}
+        for raw_name, raw_value in scope["headers"]:
+            name = raw_name.decode("latin-1").lower()
+            if name == "authorization" and name in headers:
+                await self._bad_request(send, "send one Authorization header, not several")
+                return
+            headers[name] = raw_value.decode("latin-1")
+        if _credential_in_query(scope):
+            # RFC 6750 §2.3 is not for MCP: a token in a URL ends up in logs, histories and referrers.
+            await self._bad_request(send, "send the credential in the Authorization header, never in the URL")
+            return
         client = scope.get("client") or ("unknown", 0)
         try:
-            caller = self.access.from_header(headers.get("authorization"))
+            authorization = headers.get("authorization")
+            if authorization is not None and authorization.count(".") >= 2:
+                # An OAuth access token may need the issuer's keys fetched: never on the event loop.
+                caller = await anyio.to_thread.run_sync(self.access.from_header, authorization)
+            else:
+                caller = self.access.from_header(authorization)
         except CredentialRejected as exc:
             log.warning("rejected credential from %s: %s", client[0], exc.reason)
             # Failed credentials spend the address's guest budget, so guessing is throttled too.
@@ -84,6 +102,13 @@ class Gate:
         if wait is not None:
             await self._too_many(send, caller.lane, wait)
             return
+        session = headers.get("mcp-session-id")
+        if session is not None and not self.sessions.admits(session, caller):
+            # A session belongs to the principal and agent that first used it with a credential:
+            # anyone else is told it does not exist, as the SDK's own auth answers.
+            await _respond(send, 404, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600, "message": "Session not found"}}).encode(), [])
+            return
         scope[CALLER_KEY] = caller
         if caller.credential == "oauth" and scope["method"] == "POST":
             body = await _read_body(receive)
@@ -98,6 +123,9 @@ class Gate:
 
         async def send_with_lane(message: Message) -> None:
             if message["type"] == "http.response.start":
+                opened = _session_of(message)
+                if opened is not None:
+                    self.sessions.admits(opened, caller)  # binds a session opened with a credential
                 extra = [(b"parley-lane", caller.lane.encode())]
                 if caller.lane == "guest":
                     extra.append((b"parley-lane-reason", b"no credential sent; send Authorization: Bearer <token>"))
@@ -114,7 +142,7 @@ class Gate:
         """
         try:
             message = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # the SDK answers the parse error itself
             return None
         if not isinstance(message, dict) or message.get("method") != "tools/call":
             return None
@@ -124,6 +152,10 @@ class Gate:
         if tool is None or tool.needs is None or tool.needs in caller.token_scopes:
             return None
         return tool.needs if tool.needs in self.access.grantable(caller) else None
+
+    async def _bad_request(self, send: Send, description: str) -> None:
+        body = json.dumps({"error": "invalid_request", "error_description": description})
+        await _respond(send, 400, body.encode(), [])
 
     async def _challenge(self, send: Send) -> None:
         challenge = f'Bearer resource_metadata="{self.resource_metadata_url}"'
@@ -162,6 +194,42 @@ async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[byt
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+class SessionOwners:
+    """Which principal and agent each MCP session belongs to: bound the first time the session is
+    used with a credential (a guest session may sign in once), then refused to anyone else."""
+
+    def __init__(self, limit: int = 100_000):
+        self.limit = limit
+        self._owners: OrderedDict[str, tuple[int | None, int | None]] = OrderedDict()
+
+    def admits(self, session: str, caller: Caller) -> bool:
+        owner = self._owners.get(session)
+        if caller.identity is None:
+            return owner is None
+        me = (caller.principal_id, caller.agent_id)
+        if owner is None:
+            self._owners[session] = me
+            if len(self._owners) > self.limit:
+                self._owners.popitem(last=False)
+            return True
+        return owner == me
+
+
+def _session_of(message: Message) -> str | None:
+    for name, value in message.get("headers", []):
+        if name.lower() == b"mcp-session-id":
+            return value.decode("latin-1")
+    return None
+
+
+_QUERY_CREDENTIALS = ("access_token", "token", "bearer", "authorization")
+
+
+def _credential_in_query(scope: Scope) -> bool:
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    return any(name.lower() in _QUERY_CREDENTIALS for name in query)
 
 
 def _refuses_guest(scope: Scope) -> bool:

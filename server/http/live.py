@@ -20,7 +20,13 @@ import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from mcp.server.context import ServerRequestContext
 from mcp.server.connection import Connection
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
 
 from server.access import Access, Caller
 from server.identity.credentials import CredentialRejected
@@ -120,6 +126,7 @@ class LiveSessions:
     async def _send_legacy(self, connection: Connection) -> None:
         try:
             await connection.send_tool_list_changed()
+            await connection.send_resource_list_changed()  # the persona, and so its knowledge, moved too
         except Exception:  # a closed connection: forget it
             self._sessions.pop(connection, None)
 
@@ -137,6 +144,7 @@ class LiveSessions:
             if tools != watch.tools:
                 watch.tools = tools
                 await bus.publish(ToolsListChanged())
+                await bus.publish(ResourcesListChanged())
                 notified += 1
         return notified
 
