@@ -1,16 +1,21 @@
-"""Browser pages' common ground: signed session cookies, CSRF tokens, sign-in and sign-out.
+"""Browser pages' common ground: sessions kept server-side, CSRF tokens, sign-in and sign-out, the
+console's own stylesheet and script, and human times.
 
-Pages are server-rendered and work without JavaScript. A session holds only the principal's id
-and a CSRF token; it is signed with a secret kept in the keys folder, never in the database.
+Pages are server-rendered and work without JavaScript. The signed session cookie holds a random
+session secret and a CSRF token; the store keeps only the secret's SHA-256 digest, so sign-out, a
+password change or a suspension ends a session at once. The cookie is signed with a secret kept in
+the keys folder, never in the database.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from markupsafe import Markup, escape
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
@@ -19,12 +24,19 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from server.http.ratelimit import RateLimiter
+from server.identity.credentials import digest
 from server.identity.passwords import check_password
 from server.store import principals as principal_rows
-from server.store.database import Database
+from server.store import sessions
+from server.store.database import Database, format_time
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8"}
 SESSION_SECRET_FILE = "session-secret"
+SESSION_HOURS = 8
+CSP = ("default-src 'self'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; "
+       "base-uri 'none'; object-src 'none'")
 
 
 def session_middleware(keys_dir: Path, public_url: str) -> Middleware:
@@ -38,7 +50,7 @@ def session_middleware(keys_dir: Path, public_url: str) -> Middleware:
         SessionMiddleware,
         secret_key=path.read_text().strip(),
         session_cookie="parley_session",
-        max_age=8 * 3600,
+        max_age=SESSION_HOURS * 3600,
         same_site="lax",
         https_only=public_url.startswith("https://"),
     )
@@ -52,11 +64,51 @@ def safe_next(target: str | None) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
+def _moment(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def when(value: str | None, dated: bool = False) -> Markup:
+    """An ISO time as readable text with its UTC offset, in a <time> a small script may localise."""
+    moment = _moment(value)
+    if moment is None:
+        return Markup('<span class="muted">never</span>') if not value else Markup(escape(value))
+    moment = moment.astimezone(UTC)
+    text = f"{moment.day} {moment:%b %Y}" if dated else f"{moment.day} {moment:%b %Y, %H:%M} UTC"
+    kind = "date" if dated else "datetime"
+    return Markup(f'<time datetime="{escape(value)}" data-local="{kind}">{escape(text)}</time>')
+
+
+def ago(value: str | None) -> str:
+    """'3 minutes ago', 'yesterday', or the date: for last activity."""
+    moment = _moment(value)
+    if moment is None:
+        return "never"
+    seconds = (datetime.now(UTC) - moment).total_seconds()
+    if seconds < 60:
+        return "just now"
+    for unit, size in (("minute", 60), ("hour", 3600), ("day", 86400)):
+        count = int(seconds // size)
+        if unit == "day" or count < (60 if unit == "minute" else 24):
+            if unit == "day" and count >= 30:
+                break
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    return f"on {moment.day} {moment:%b %Y}"
+
+
 class Pages:
     def __init__(self, db: Database, club_name: str):
         self.db = db
         self.club_name = club_name
         self.templates = Jinja2Templates(directory=str(TEMPLATES))
+        self.templates.env.filters["when"] = when
+        self.templates.env.filters["ago"] = ago
         self.signin_limiter = RateLimiter(20)
 
     def csrf(self, request: Request) -> str:
@@ -72,29 +124,54 @@ class Pages:
             secrets.compare_digest(expected, sent)
 
     def principal_id(self, request: Request) -> int | None:
-        """The signed-in principal, re-checked on every request: suspended means signed out."""
-        principal_id = request.session.get("principal_id")
-        if not isinstance(principal_id, int):
+        """The signed-in principal, checked against the store on every request: a session that was
+        ended (sign-out, password change, suspension) or expired is signed out."""
+        secret = request.session.get("sid")
+        if not isinstance(secret, str) or not secret:
             return None
-        status = principal_rows.status_of(self.db, principal_id)
-        if status is None or status == "suspended":
+        principal_id = sessions.principal_of(self.db, digest(secret))
+        if principal_id is None:
             request.session.clear()
-            return None
         return principal_id
+
+    def start_session(self, request: Request, principal_id: int) -> None:
+        """A fresh session (no fixation): a new secret, its digest stored, a new CSRF token."""
+        request.session.clear()
+        secret = secrets.token_urlsafe(32)
+        expires = format_time(datetime.now(UTC) + timedelta(hours=SESSION_HOURS))
+        sessions.start(self.db, digest(secret), principal_id, expires)
+        request.session["sid"] = secret
+        self.csrf(request)
+
+    def end_session(self, request: Request, reason: str) -> None:
+        secret = request.session.get("sid")
+        if isinstance(secret, str) and secret:
+            sessions.end(self.db, digest(secret), reason)
+        request.session.clear()
 
     def render(self, request: Request, name: str, status_code: int = 200, **context) -> Response:
         context.setdefault("club_name", self.club_name)
         response = self.templates.TemplateResponse(request, name, context, status_code=status_code)
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Content-Security-Policy"] = "default-src 'self'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'"
+        response.headers["Content-Security-Policy"] = CSP
         response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Content-Type-Options"] = "nosniff"
         return response
 
     def error(self, request: Request, title: str, message: str, status_code: int = 400) -> Response:
         return self.render(request, "error.html", status_code=status_code, title=title, message=message)
 
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return Response("not found", status_code=404, media_type="text/plain")
+        return Response((HERE / "static" / name).read_bytes(), media_type=STATIC[name],
+                        headers={"Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff"})
+
     async def signin_page(self, request: Request) -> Response:
+        if self.principal_id(request) is not None:
+            return RedirectResponse(safe_next(request.query_params.get("next")), status_code=303)
         return self.render(
             request, "signin.html", csrf=self.csrf(request), next=safe_next(request.query_params.get("next")),
             handle="", error=None,
@@ -108,7 +185,7 @@ class Pages:
         client = request.client.host if request.client else "unknown"
         if self.signin_limiter.take(f"signin:{client}") is not None:
             return self.error(request, "Too many attempts", "Too many sign-in attempts; wait a minute and retry.", 429)
-        handle = str(form.get("handle", "")).strip()
+        handle = str(form.get("handle", "")).strip()[:64]
         password = str(form.get("password", ""))
         row = principal_rows.sign_in_record(self.db, handle)
         ok = check_password(password, row[2] if row else None)
@@ -117,15 +194,13 @@ class Pages:
                 request, "signin.html", status_code=401, csrf=self.csrf(request), next=target, handle=handle,
                 error="Wrong handle or password, or the account cannot sign in.",
             )
-        request.session.clear()  # a fresh session at sign-in: no fixation
-        request.session["principal_id"] = row[0]
-        self.csrf(request)
+        self.start_session(request, row[0])
         return RedirectResponse(target, status_code=303)
 
     async def signout(self, request: Request) -> Response:
         form = await request.form()
         if self.csrf_ok(request, form):
-            request.session.clear()
+            self.end_session(request, "signed out")
         return RedirectResponse("/signin", status_code=303)
 
     def routes(self) -> list[Route]:
@@ -133,4 +208,5 @@ class Pages:
             Route("/signin", self.signin_page, methods=["GET"]),
             Route("/signin", self.signin, methods=["POST"]),
             Route("/signout", self.signout, methods=["POST"]),
+            Route("/console/static/{name}", self.static, methods=["GET"]),
         ]

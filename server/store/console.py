@@ -1,0 +1,61 @@
+"""Rows the principal console reads and writes beyond the other store modules: tokens with their
+labels and last use, applications with their decisions, and each agent's last activity."""
+
+from __future__ import annotations
+
+import json
+
+from server.store.database import Database
+
+
+def tokens_of(db: Database, principal_id: int) -> list[dict]:
+    """A principal's tokens, newest first, with label, expiry and last use (never the secret)."""
+    rows = list(db.query(
+        """SELECT t.public_id, t.kind, t.scopes, t.label, t.created_at, t.expires_at, t.revoked_at,
+                  t.last_used_at, a.name AS agent
+           FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
+           WHERE t.principal_id = ? ORDER BY t.id DESC""", [principal_id]))
+    for row in rows:
+        row["scopes"] = json.loads(row["scopes"])
+    return rows
+
+
+def set_token_label(db: Database, public_id: str, principal_id: int, label: str) -> bool:
+    """Name one of this principal's tokens; False when it is not theirs."""
+    return db.execute("UPDATE tokens SET label = ? WHERE public_id = ? AND principal_id = ?",
+                      [label, public_id, principal_id]).rowcount == 1
+
+
+def last_activity(db: Database, handle: str) -> dict[str, str]:
+    """Each of a principal's agents' newest audited call: agent name → timestamp."""
+    rows = db.execute("SELECT agent, MAX(ts) FROM audit WHERE principal = ? AND agent IS NOT NULL GROUP BY agent",
+                      [handle]).fetchall()
+    return {row[0]: row[1] for row in rows}
+
+
+def applications(db: Database) -> list[dict]:
+    """Every applicant with their newest application (its date, status, decision) and evidence count.
+    An applicant who never sent an application reads as open, dated when they joined."""
+    return list(db.query(
+        """SELECT p.id, p.handle, p.name, p.created_at AS joined_at,
+                  COALESCE(a.created_at, p.created_at) AS applied_at, COALESCE(a.status, 'open') AS status,
+                  a.decided_at, a.decision,
+                  (SELECT COUNT(*) FROM evidence e WHERE e.principal_id = p.id) AS evidence_count
+           FROM principals p
+           LEFT JOIN applications a ON a.id = (SELECT MAX(id) FROM applications WHERE principal_id = p.id)
+           WHERE p.status = 'applicant' ORDER BY applied_at, p.id"""))
+
+
+def application_decision(db: Database, principal_id: int) -> dict | None:
+    """The newest application of a principal: status (open | admitted | declined), decided_at, and the
+    decision — the reason a steward gave, which the applicant's agent reads in its inbox."""
+    rows = list(db.query("SELECT id, status, created_at, decided_at, decision FROM applications "
+                         "WHERE principal_id = ? ORDER BY id DESC LIMIT 1", [principal_id]))
+    return rows[0] if rows else None
+
+
+def decide_application(db: Database, principal_id: int, status: str, decision: str, stamp: str) -> int:
+    """Mark a principal's open applications admitted or declined, with the reason; how many changed."""
+    return db.execute("UPDATE applications SET status = ?, decided_at = ?, decision = ? "
+                      "WHERE principal_id = ? AND status = 'open'",
+                      [status, stamp, decision, principal_id]).rowcount

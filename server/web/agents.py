@@ -1,0 +1,120 @@
+"""Console: agents, their tokens (labelled, with expiry and last use) and OAuth grants by client name.
+
+A new token's secret is shown once. Minting answers with a redirect (Post/Redirect/Get); the secret
+waits in a one-time slot of the signed session cookie for at most `SHOW_FOR` seconds and the next
+page read removes it, so a reload shows nothing and mints nothing. It is never in a URL, a flash
+message, the store or a log.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from server.errors import ParleyError
+from server.identity import principals, tokens
+from server.store import agents as agent_rows
+from server.store import console as console_rows
+from server.store import oauth as oauth_rows
+from server.store.database import now
+from server.web.frame import Frame, bounded_id
+
+SHOW_FOR = 300
+LABEL_LIMIT = 60
+LIFETIMES = {"30": 30, "90": 90, "365": 365, "never": None}
+
+
+class AgentPages(Frame):
+    async def agents(self, request: Request) -> Response:
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
+        minted = request.session.pop("minted", None)
+        if not isinstance(minted, dict) or not isinstance(minted.get("until"), (int, float)) \
+                or minted["until"] < time.time():
+            minted = None
+        return self._agents_page(request, me, None, minted=minted)
+
+    def _agents_page(self, request: Request, me, error: str | None, status_code: int = 200, minted=None,
+                     form=None) -> Response:
+        seen = console_rows.last_activity(self.db, me.handle)
+        agents = [{**agent, "last_seen": seen.get(agent["name"])} for agent in agent_rows.of_principal(self.db, me.id)]
+        grants = oauth_rows.grants_of(self.db, me.id)
+        for grant in grants:
+            grant["scopes"] = sorted(str(grant["scope"] or "").split())
+        return self._page(request, me, "console_agents.html", status_code=status_code, agents=agents,
+                          tokens=console_rows.tokens_of(self.db, me.id), grants=grants, error=error, minted=minted,
+                          scopes=sorted(self.manifest.agent_scopes), form=form, now_iso=now(),
+                          descriptions={n: d.description for n, d in self.manifest.scopes.items()})
+
+    async def add_agent(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        name = str(form.get("name", "")).strip()[:100]
+        try:
+            principals.add_agent(self.db, me.handle, name)
+        except ParleyError as exc:
+            return self._agents_page(request, me, str(exc), exc.status if exc.status < 500 else 400, form=form)
+        return self._done(request, f"Agent {name} added. Mint it a token below.", "/console/agents")
+
+    async def mint(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        chosen = bounded_id(form.get("agent"))
+        row = next((a for a in agent_rows.of_principal(self.db, me.id, active_only=True) if a["id"] == chosen), None)
+        if row is None:
+            return self._agents_page(request, me, "Choose one of your active agents.", 400, form=form)
+        scopes = {value for value in form.getlist("scope") if isinstance(value, str)}
+        if not scopes or not scopes <= self.manifest.agent_scopes:
+            return self._agents_page(request, me, "Tick at least one scope an agent may hold.", 400, form=form)
+        label = " ".join(str(form.get("label", "")).split())
+        if len(label) > LABEL_LIMIT:
+            return self._agents_page(request, me, f"A label has at most {LABEL_LIMIT} characters.", 400, form=form)
+        lifetime = str(form.get("expires", "90"))
+        if lifetime not in LIFETIMES:
+            return self._agents_page(request, me, "Choose how long the token lasts.", 400, form=form)
+        days = LIFETIMES[lifetime]
+        minted = tokens.mint(self.db, principal_id=me.id, agent_id=row["id"], scopes=scopes,
+                             ttl=timedelta(days=days) if days else None)
+        label = label or f"{row['name']} token"
+        console_rows.set_token_label(self.db, minted.public_id, me.id, label)
+        request.session["minted"] = {"token": minted.token, "public_id": minted.public_id, "label": label,
+                                     "agent": row["name"], "scopes": list(minted.scopes),
+                                     "expires_at": minted.expires_at, "until": time.time() + SHOW_FOR}
+        return self._done(request, f"Token “{label}” minted for {row['name']}. Copy it now: it is shown once.",
+                          "/console/agents")
+
+    async def revoke_token(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        public_id = request.path_params["public_id"]
+        if not public_id.startswith("tok_") or len(public_id) > 40 or \
+                tokens.revoke(self.db, public_id, principal_id=me.id) is None:
+            return self._not_found(request)
+        return self._done(request, f"Token {public_id} revoked: it is refused from its next request.", "/console/agents")
+
+    async def revoke_grant(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        family = request.path_params["family"]
+        if len(family) > 100 or \
+                not oauth_rows.revoke_grant(self.db, family, "revoked in the console", now(), principal_id=me.id):
+            return self._not_found(request)
+        return self._done(request, "OAuth grant revoked.", "/console/agents")
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/console/agents", self.agents, methods=["GET"]),
+            Route("/console/agents", self.add_agent, methods=["POST"]),
+            Route("/console/tokens", self.mint, methods=["POST"]),
+            Route("/console/tokens/{public_id}/revoke", self.revoke_token, methods=["POST"]),
+            Route("/console/grants/{family}/revoke", self.revoke_grant, methods=["POST"]),
+        ]

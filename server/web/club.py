@@ -1,0 +1,181 @@
+"""Console: Settings (the router's language and what it does with a twice-unread turn, per member and,
+for stewards, the club's defaults; the password), Activity (the member's own agents' calls, never
+their values) and, for stewards, Applicants (admit, or decline with a reason the applicant reads)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from server.errors import ParleyError
+from server.identity import principals
+from server.identity.passwords import check_password
+from server.store import console as console_rows
+from server.store import principals as principal_rows
+from server.store import records
+from server.store import settings as setting_rows
+from server.store.audit import tail
+from server.store.database import now
+from server.web.frame import Frame
+
+ON_UNREAD = {
+    "refuse": "Refuse it: the router says it could not read the turn and does nothing.",
+    "model": "Hand it to your model, which chooses what to do; every tool call it makes is still checked.",
+    "ask": "Ask you first whether your model may receive it.",
+    "answer": "Answer it from your documents, without calling a tool.",
+}
+ACTIVITY_LIMIT = 100
+REASON_LIMIT = 1000
+
+
+class ClubPages(Frame):
+    # --- settings ----------------------------------------------------------------------------
+
+    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200) -> Response:
+        own = setting_rows.router_settings(self.db, me.id)
+        club = setting_rows.router_settings(self.db, setting_rows.CLUB)
+        return self._page(request, me, "console_settings.html", status_code=status_code, own=own, club=club,
+                          on_unread=ON_UNREAD, error=error)
+
+    async def settings(self, request: Request) -> Response:
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
+        return self._settings_page(request, me)
+
+    def _router_choice(self, form) -> tuple[str, str] | None:
+        language, on_unread = str(form.get("language", "")), str(form.get("on_unread", ""))
+        if language not in ("en", "pt-BR") or on_unread not in ON_UNREAD:
+            return None
+        return language, on_unread
+
+    async def save_settings(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        choice = self._router_choice(form)
+        if choice is None:
+            return self._settings_page(request, me, "Choose a language and what to do with an unread turn.", 400)
+        setting_rows.set_router_settings(self.db, me.id, *choice)
+        return self._done(request, "Settings saved: your agents' next conversations start with them.",
+                          "/console/settings")
+
+    async def save_club_settings(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True, steward=True)
+        if stop is not None:
+            return stop
+        choice = self._router_choice(form)
+        if choice is None:
+            return self._settings_page(request, me, "Choose the club's language and unread-turn default.", 400)
+        setting_rows.set_router_settings(self.db, setting_rows.CLUB, *choice)
+        return self._done(request, "The club's defaults are saved: they hold for every member who set none.",
+                          "/console/settings")
+
+    async def password(self, request: Request) -> Response:
+        """Change the password: every session ends, this browser's included, then it signs in afresh."""
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        record = principal_rows.sign_in_record(self.db, me.handle)
+        current, new, again = (str(form.get(name, ""))[:1024] for name in ("current", "new", "again"))
+        if record is None or not check_password(current, record[2]):
+            return self._settings_page(request, me, "Your current password is not right; nothing changed.", 400)
+        if new != again:
+            return self._settings_page(request, me, "The two new passwords differ; nothing changed.", 400)
+        try:
+            principals.set_password(self.db, me.handle, new)  # ends every console session of this principal
+        except ParleyError as exc:
+            return self._settings_page(request, me, str(exc)[:1].upper() + str(exc)[1:] + ".", 400)
+        self.pages.start_session(request, me.id)
+        return self._done(request, "Password changed. Every other browser signed in as you was signed out.",
+                          "/console/settings")
+
+    # --- activity ----------------------------------------------------------------------------
+
+    async def activity(self, request: Request) -> Response:
+        me, _, stop = await self._begin(request)
+        if stop is not None:
+            return stop
+        calls = list(reversed(tail(self.db, ACTIVITY_LIMIT, principal=me.handle)))
+        for call in calls:
+            call["sentence"] = self._sentence(call) if call.get("rule") else None
+        return self._page(request, me, "console_activity.html", calls=calls, limit=ACTIVITY_LIMIT)
+
+    def _sentence(self, call: dict) -> str | None:
+        if self.rule_sentence is None:
+            return None
+        binding = str(call.get("binding") or "")
+        persona = binding.split(" · ")[0] if " · " in binding else None
+        try:
+            return self.rule_sentence(persona, call["tool"], call["rule"])
+        except Exception:  # a rule book that cannot say: show the rule's name alone
+            return None
+
+    # --- applicants (stewards) ---------------------------------------------------------------
+
+    async def applicants(self, request: Request) -> Response:
+        me, _, stop = await self._begin(request, steward=True)
+        if stop is not None:
+            return stop
+        return self._applicants_page(request, me)
+
+    def _applicants_page(self, request: Request, me, status_code: int = 200, error: str | None = None,
+                         kept: dict | None = None) -> Response:
+        people = console_rows.applications(self.db)
+        for person in people:
+            person["statements"] = [s for s in records.statements_of(self.db, person["id"]) if s]
+            person["evidence"] = records.evidence_of(self.db, person["id"])
+        return self._page(request, me, "console_applicants.html", status_code=status_code, error=error,
+                          kept=kept or {}, waiting=[p for p in people if p["status"] != "declined"],
+                          declined=[p for p in people if p["status"] == "declined"])
+
+    def _applicant(self, request: Request):
+        try:
+            person = principals.find_principal(self.db, request.path_params["handle"][:40])
+        except principals.ClubError:
+            return None
+        return person if person.status == "applicant" else None
+
+    async def admit(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True, steward=True)
+        if stop is not None:
+            return stop
+        person = self._applicant(request)
+        if person is None:
+            return self._not_found(request)
+        principals.set_status(self.db, person.handle, "member")
+        console_rows.decide_application(self.db, person.id, "admitted", "Admitted.", now())
+        return self._done(request, f"{person.name} (@{person.handle}) is now a member; their tokens reach the member "
+                                   "lane from their next request.", "/console/applicants")
+
+    async def decline(self, request: Request) -> Response:
+        me, form, stop = await self._begin(request, form=True, steward=True)
+        if stop is not None:
+            return stop
+        person = self._applicant(request)
+        if person is None:
+            return self._not_found(request)
+        reason = str(form.get("reason", "")).strip()
+        if not reason or len(reason) > REASON_LIMIT:
+            return self._applicants_page(
+                request, me, 400, f"Give the applicant a reason (1 to {REASON_LIMIT} characters); nothing changed.",
+                {"handle": person.handle, "reason": reason[:REASON_LIMIT * 2]})
+        stamp = now()
+        if console_rows.decide_application(self.db, person.id, "declined", reason, stamp) == 0:
+            records.add_application(self.db, person.id, "", stamp)  # no open application: record the decision
+            console_rows.decide_application(self.db, person.id, "declined", reason, stamp)
+        return self._done(request, f"Application of @{person.handle} declined; their agent reads your reason in its "
+                                   "inbox.", "/console/applicants")
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/console/settings", self.settings, methods=["GET"]),
+            Route("/console/settings", self.save_settings, methods=["POST"]),
+            Route("/console/settings/club", self.save_club_settings, methods=["POST"]),
+            Route("/console/password", self.password, methods=["POST"]),
+            Route("/console/activity", self.activity, methods=["GET"]),
+            Route("/console/applicants", self.applicants, methods=["GET"]),
+            Route("/console/applicants/{handle}/admit", self.admit, methods=["POST"]),
+            Route("/console/applicants/{handle}/decline", self.decline, methods=["POST"]),
+        ]

@@ -1,0 +1,98 @@
+"""What every console page shares: who is signed in, bounded ids, CSRF-checked forms, the page frame
+(navigation, flash message, queue count) and Post/Redirect/Get."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from server.access import default_scopes
+from server.asking import Escalations
+from server.errors import NotFound
+from server.identity import mandates, principals
+from server.manifest.schema import Manifest
+from server.web.pages import Pages
+
+MAX_ID = 2**53
+LANGUAGES = {"en": "English", "pt-BR": "Português (Brasil)"}
+
+# (entry persona or None, tool, rule name) → the rule's sentence ("amount is at most 500"), or None
+RuleSentence = Callable[[str | None, str, str], str | None]
+
+
+def bounded_id(text: object) -> int | None:
+    """A small positive integer, or None: ids in URLs and forms are nothing else."""
+    if not isinstance(text, str) or not text.isdigit() or len(text) > 16 or not 1 <= int(text) <= MAX_ID:
+        return None
+    return int(text)
+
+
+def path_id(request: Request, name: str) -> int:
+    """An id from the URL, bounded: anything else is a page that does not exist."""
+    found = bounded_id(request.path_params[name])
+    if found is None:
+        raise NotFound("there is nothing here for you")
+    return found
+
+
+class Frame:
+    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key,
+                 rule_sentence: RuleSentence | None = None):
+        self.pages = pages
+        self.db = pages.db
+        self.escalations = escalations
+        self.manifest = manifest
+        self.key = key
+        self.rule_sentence = rule_sentence
+
+    def _me(self, request: Request):
+        principal_id = self.pages.principal_id(request)
+        if principal_id is None:
+            return None
+        return principals.get_principal(self.db, principal_id)
+
+    def _signin(self, request: Request) -> Response:
+        return RedirectResponse(f"/signin?next={request.url.path}", status_code=303)
+
+    def _page(self, request: Request, me, template: str, status_code: int = 200, **context) -> Response:
+        flash = request.session.pop("flash", None)
+        open_count = self.escalations.open_count(me.id)
+        return self.pages.render(request, template, status_code=status_code, me=me, csrf=self.pages.csrf(request),
+                                 flash=flash, open_count=open_count, languages=LANGUAGES,
+                                 section=template.removeprefix("console_").removesuffix(".html"), **context)
+
+    def _done(self, request: Request, message: str, to: str) -> Response:
+        """Post/Redirect/Get: the message travels in the session to the page redirected to."""
+        request.session["flash"] = message
+        return RedirectResponse(to, status_code=303)
+
+    async def _begin(self, request: Request, form: bool = False, steward: bool = False):
+        """(principal, form, None) to go on, or (None, None, response) to stop: signed out, a bad form,
+        or a steward's page asked for by someone who is not one (404, as if it did not exist)."""
+        me = self._me(request)
+        if me is None:
+            return None, None, self._signin(request)
+        if steward and not me.steward:
+            return None, None, self._not_found(request)
+        if not form:
+            return me, None, None
+        data = await request.form()
+        if not self.pages.csrf_ok(request, data):
+            return None, None, self._refused(request)
+        return me, data, None
+
+    def _refused(self, request: Request) -> Response:
+        return self.pages.error(request, "Refused", "The form expired or came from another site; reload and retry.", 403)
+
+    def _not_found(self, request: Request) -> Response:
+        return self.pages.error(request, "Not found", "There is nothing here for you.", 404)
+
+    def missing_member_scopes(self, me) -> list[str]:
+        """Scopes the member lane allows that the member's mandate leaves out (a mandate signed as an
+        applicant, or one narrowed since): empty for applicants."""
+        if me.status != "member":
+            return []
+        status = mandates.current(self.db, self.key, me.id)
+        return sorted(default_scopes(self.manifest, "member") - status.scopes)
