@@ -8,6 +8,8 @@ the topic; the outcome lands in the asker's inbox thread and live sessions hear 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -74,7 +76,29 @@ class Escalations:
     # --- asking ------------------------------------------------------------------------------
 
     def ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
-            language: str, thread_id: int | None = None) -> Asked:
+            language: str, thread_id: int | None = None, idempotency_key: str | None = None) -> Asked:
+        """Ask once. With an idempotency key, a retry (same key, same question) returns the first
+        result and asks nothing; the same key with another question is refused."""
+        fingerprint = hashlib.sha256(json.dumps([member, question, language, thread_id]).encode()).hexdigest()
+        if idempotency_key is not None:
+            earlier = self._earlier(asker_id, idempotency_key, fingerprint)
+            if earlier is not None:
+                return earlier
+        asked = self._ask(asker_id, asker_agent, asker_is_member, member, question, language, thread_id,
+                          idempotency_key, fingerprint)
+        return asked
+
+    def _earlier(self, asker_id: int, key: str, fingerprint: str) -> Asked | None:
+        stored = rows.ask_request(self.db, asker_id, key)
+        if stored is None:
+            return None
+        if stored["fingerprint"] != fingerprint:
+            raise AskError("this idempotency_key was already used for a different question; use a new key")
+        data = json.loads(stored["result"])
+        return Asked(Answer.model_validate(data["answer"]), data["thread_id"], data["quotable"], data["escalation_id"])
+
+    def _ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
+             language: str, thread_id: int | None, idempotency_key: str | None, fingerprint: str) -> Asked:
         target = principal_rows.by_handle(self.db, member)
         if target is None or target["status"] != "member":
             raise AskError(f"no member with handle '{member}'; search_directory lists members")
@@ -97,18 +121,28 @@ class Escalations:
             quotable = False
         stamp = now()
         with write(self.db):
+            if idempotency_key is not None:  # a retry that raced this one: the first result stands
+                earlier = self._earlier(asker_id, idempotency_key, fingerprint)
+                if earlier is not None:
+                    return earlier
             if thread_id is None:
                 thread_id = rows.open_thread(self.db, asker_id, target["id"], question[:120], stamp)
-            rows.add_message(self.db, thread_id, "question", question, stamp)
+            rows.add_message(self.db, thread_id, "question", question, stamp, "asked")
             if answer.findings:
-                kind = "answer" if answer.escalate is None and answer.refused is None else "decline"
-                rows.add_message(self.db, thread_id, kind, answer.findings, stamp)
+                kind, status = (("answer", "answered") if answer.escalate is None and answer.refused is None else
+                                ("decline", "escalated" if answer.escalate is not None else "declined"))
+                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, status)
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(
                     self.db, principal_id=target["id"], asker_id=asker_id, asker_agent=asker_agent,
                     thread_id=thread_id, question=question, language=language, reason=answer.escalate, stamp=stamp)
-        return Asked(answer, thread_id, quotable, escalation_id)
+            asked = Asked(answer, thread_id, quotable, escalation_id)
+            if idempotency_key is not None:
+                rows.remember_ask(self.db, asker_id, idempotency_key, fingerprint, json.dumps({
+                    "answer": answer.model_dump(mode="json"), "thread_id": thread_id, "quotable": quotable,
+                    "escalation_id": escalation_id}), stamp)
+        return asked
 
     def _answer(self, member_id: int, handle: str, body: MandateBody, request: ScopedRequest,
                 asker_is_member: bool) -> Answer:
@@ -160,7 +194,9 @@ class Escalations:
         with write(self.db):
             if not rows.decide(self.db, escalation_id, status, delivered, stamp):
                 raise AlreadyDecided(f"question {escalation_id} was decided meanwhile")
-            rows.add_message(self.db, escalation["thread_id"], "decision", delivered, stamp)
+            member = principal_rows.by_id(self.db, principal_id)
+            rows.add_message(self.db, escalation["thread_id"], "decision", delivered, stamp, "decided",
+                             member["handle"] if member else None)
         self.on_delivery(escalation["asker_id"])
         return self.get(principal_id, escalation_id)
 

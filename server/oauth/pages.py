@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from server.access import grantable_scopes, lane_of
+from server.http.ratelimit import RateLimiter, retry_after_header
 from server.identity import mandates
 from server.manifest.schema import Manifest
 from server.store import agents as agent_rows
@@ -26,6 +27,7 @@ from server.oauth.authorization import (
 from server.web.pages import Pages
 
 MAX_BODY = 64 * 1024
+REGISTRATIONS_PER_MINUTE = 30  # a client registers once; a burst is someone filling the table
 
 
 def server_metadata(issuer: str, manifest: Manifest) -> dict:
@@ -61,6 +63,7 @@ class AuthorizationPages:
         self.manifest = manifest
         self.key = key
         self.resource = canonical_resource(resource)
+        self.register_limiter = RateLimiter(REGISTRATIONS_PER_MINUTE)
 
     async def _form_request(self, request: Request) -> FormRequest:
         body = await request.body()
@@ -76,10 +79,16 @@ class AuthorizationPages:
         return JSONResponse(self.server.store.ring.jwks(), headers={"Cache-Control": "public, max-age=60"})
 
     async def register(self, request: Request) -> Response:
+        client = request.client.host if request.client else "unknown"
+        wait = self.register_limiter.take(f"register:{client}")
+        if wait is not None:
+            seconds = retry_after_header(wait)
+            return JSONResponse({"error": "rate_limited", "error_description": f"too many registrations from this "
+                                 f"address; retry after {seconds} second(s)"}, 429, headers={"Retry-After": seconds})
         body = await request.body()
         try:
             data = json.loads(body) if len(body) <= MAX_BODY else None
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
             return JSONResponse({"error": "invalid_client_metadata", "error_description": "the body must be a JSON object"}, 400)

@@ -16,13 +16,29 @@ def open_thread(db: Database, asker_id: int, answerer_id: int, subject: str, sta
                                  "created_at": stamp, "updated_at": stamp})
 
 
-def add_message(db: Database, thread_id: int, kind: str, body: str, stamp: str) -> None:
-    insert_row(db, "messages", {"thread_id": thread_id, "kind": kind, "body": body, "created_at": stamp})
+def add_message(db: Database, thread_id: int, kind: str, body: str, stamp: str, status: str,
+                decided_by: str | None = None) -> None:
+    """status: asked | answered | escalated | declined | decided (then `decided_by` names the member)."""
+    insert_row(db, "messages", {"thread_id": thread_id, "kind": kind, "body": body, "created_at": stamp,
+                                "status": status, "decided_by": decided_by})
     db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, thread_id])
 
 
 def messages(db: Database, thread_id: int) -> list[dict]:
-    return list(db.query("SELECT kind, body, created_at FROM messages WHERE thread_id = ? ORDER BY id", [thread_id]))
+    return list(db.query("SELECT kind, body, created_at, status, decided_by FROM messages WHERE thread_id = ? "
+                         "ORDER BY id", [thread_id]))
+
+
+def ask_request(db: Database, principal_id: int, key: str) -> dict | None:
+    """A question already asked with this idempotency key: its fingerprint and its result (JSON)."""
+    rows = list(db.query("SELECT fingerprint, result FROM ask_requests WHERE principal_id = ? AND idempotency_key = ?",
+                         [principal_id, key]))
+    return rows[0] if rows else None
+
+
+def remember_ask(db: Database, principal_id: int, key: str, fingerprint: str, result: str, stamp: str) -> None:
+    insert_row(db, "ask_requests", {"principal_id": principal_id, "idempotency_key": key, "fingerprint": fingerprint,
+                                    "result": result, "created_at": stamp})
 
 
 def threads_of(db: Database, principal_id: int, limit: int) -> list[dict]:

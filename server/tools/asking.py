@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from server.asking import AskError
-from server.tools.registry import Args, Output, ToolContext, ToolError, tool
+from server.tools.registry import MAX_ID, Args, Output, ToolContext, ToolError, tool
 
 
 class AskArgs(Args):
@@ -15,7 +15,12 @@ class AskArgs(Args):
     question: str = Field(min_length=3, max_length=2000, description="Only the part of your person's request meant "
                           "for this member: the answering agent treats it as its whole request.")
     language: Literal["en", "pt-BR"] = Field(default="en", description="The question's language.")
-    thread_id: int | None = Field(default=None, ge=1, description="Continue an earlier thread with this member.")
+    thread_id: int | None = Field(default=None, ge=1, le=MAX_ID, description="Continue an earlier thread with this "
+                                  "member.")
+    idempotency_key: str | None = Field(default=None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
+                                        description="Any unique string for this question (a UUID): if the response is "
+                                        "lost and you retry with the same key, you get the first result and the "
+                                        "member is not asked twice.")
 
 
 class AskResult(Output):
@@ -48,6 +53,7 @@ def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
         asked = ctx.asking.ask(
             asker_id=caller.principal_id, asker_agent=caller.agent, asker_is_member=caller.lane == "member",
             member=args.member, question=args.question, language=args.language, thread_id=args.thread_id,
+            idempotency_key=args.idempotency_key,
         )
     except AskError as exc:
         raise ToolError(str(exc)) from None

@@ -14,6 +14,10 @@ class InboxArgs(Args):
 
 class Message(Output):
     kind: str = Field(description="question, answer, decline or decision.")
+    status: str | None = Field(description="asked; answered (the answering agent answered); escalated (it went to the "
+                               "member in person, whose decision comes later); declined (refused outright); decided "
+                               "(the member's own decision, see decided_by).")
+    decided_by: str | None = Field(description="For a decision: the member who made it.")
     body: str
     created_at: str
 
