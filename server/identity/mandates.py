@@ -147,7 +147,7 @@ def check(
         return MandateStatus("invalid_signature", None)
     if parsed.principal_id != principal_id:
         return MandateStatus("wrong_principal", None)
-    if parse_time(parsed.expires_at) <= datetime.now(UTC):
+    if parsed.expires_at <= now():  # fixed-width UTC ISO text: string order is time order
         return MandateStatus("expired", parsed)
     return MandateStatus("valid", parsed)
 
