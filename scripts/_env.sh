@@ -12,11 +12,14 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
-  echo "Installing Parley${EXTRAS:+ with [$EXTRAS]} into .venv …" >&2
-  # this machine's pip configuration names local folders that may be absent: drop only those notices
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip 2>&1 | { grep -v "is ignored: it is neither" || true; } >&2
-  "$VENV/bin/python" -m pip install --quiet -e ".${EXTRAS:+[$EXTRAS]}" 2>&1 | { grep -v "is ignored: it is neither" || true; } >&2
-  [ "${PIPESTATUS[0]}" = 0 ] || { echo "scripts: installing the project failed" >&2; exit 1; }
+  echo "Installing Parley${EXTRAS:+ with [$EXTRAS]} into .venv (log: .venv/install.log) …" >&2
+  # pip's and setuptools' chatter goes to the log; it is shown only when the install fails
+  if ! { "$VENV/bin/python" -m pip install --upgrade pip && \
+         "$VENV/bin/python" -m pip install -e ".${EXTRAS:+[$EXTRAS]}"; } >"$VENV/install.log" 2>&1; then
+    grep -v "is ignored: it is neither" "$VENV/install.log" >&2 || true
+    echo "scripts: installing the project failed (full log: .venv/install.log)" >&2
+    exit 1
+  fi
   touch "$STAMP"
 fi
 export PATH="$VENV/bin:$PATH"
