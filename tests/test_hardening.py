@@ -238,3 +238,28 @@ async def test_a_slow_jwks_url_stalls_no_other_caller(tmp_path):
             assert refused.status_code == 401
     finally:
         keys.shutdown()
+
+
+async def test_a_slow_context_source_stalls_no_other_caller(tmp_path):
+    """A refund waits on a slow HR API (1.5 s a read); another caller's whoami is answered meanwhile."""
+    from server.manifest.loading import default_manifest_path
+    from tests.test_e2e_rules import HR
+
+    hr = ThreadingHTTPServer(("127.0.0.1", 0), HR)
+    HR.mode = "slow"
+    threading.Thread(target=hr.serve_forever, daemon=True).start()
+    manifest = tmp_path / "desk.yaml"
+    manifest.write_text((default_manifest_path().parent / "demo-refunds.yaml").read_text()
+                        .replace("127.0.0.1:8099", f"127.0.0.1:{hr.server_port}").replace("timeout: 0.5", "timeout: 5"))
+    try:
+        with running_club(tmp_path, manifest) as club:
+            async with connect(club.url, club.tokens.member.token) as bruno, \
+                    connect(club.url, club.tokens.applicant.token) as carla:
+                refund = asyncio.create_task(bruno.call_tool("refund_order", {"order_id": "4411", "amount": 150.0}))
+                await asyncio.sleep(0.3)  # the refund's rules are now waiting on the HR API
+                who = await carla.call_tool("whoami", {})
+                assert who.structured_content["principal"] == "carla" and not refund.done()
+                assert not (await refund).is_error  # within the limit, once HR answered
+    finally:
+        HR.mode = "ok"
+        hr.shutdown()
