@@ -35,3 +35,20 @@ async def sign_in(page, base: str, handle: str, password: str) -> None:
     await page.get_by_label("Password").fill(password)
     await page.get_by_role("button", name="Sign in").click()
     await page.wait_for_url(f"{base}/console")
+
+
+SHOTS = os.environ.get("PARLEY_SCREENSHOTS")  # a folder to keep screenshots in, for a person to look at
+
+
+async def looked_at(page, name: str) -> None:
+    """Every console page a test visits: zero serious or critical axe-core violations, and a screenshot
+    kept when PARLEY_SCREENSHOTS names a folder."""
+    from axe_playwright_python.async_playwright import Axe
+
+    results = await Axe().run(page)
+    serious = [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+               for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert serious == [], f"{name}: {serious}"
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        await page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)

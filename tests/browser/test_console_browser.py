@@ -1,34 +1,54 @@
-"""A principal walks the console in a real browser: sign in, decide, narrow the mandate, revoke a token."""
+"""A principal walks the console in a real browser: every page checked by axe-core, every action done
+the way a person would, the error paths showing their messages."""
 
 from __future__ import annotations
 
-import os
-
 import httpx2
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import looked_at, sign_in
 from tests.conftest import connect, tool_names
 
-SHOTS = os.environ.get("PARLEY_SCREENSHOTS")  # a folder to keep screenshots in, for a person to look at
 
-
-async def test_sign_in_and_answer_an_escalation(club, page):
+async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
+    await page.goto(f"{club.live.base}/console")
+    await looked_at(page, "signin")
+    await page.get_by_label("Handle").fill("ana")
+    await page.get_by_label("Password").fill("wrong password")
+    await page.get_by_role("button", name="Sign in").click()
+    assert "Wrong handle or password" in await page.get_by_role("alert").inner_text()
+    await looked_at(page, "signin-error")
     async with connect(club.url, club.tokens.member.token) as bruno:
         asked = await bruno.call_tool("ask", {"member": "ana", "question": "Does Ana speak at conferences?"})
-        escalation = asked.structured_content["escalation_id"]
+        booked = await bruno.call_tool("ask", {"member": "ana", "question": "Book Ana on Tuesday at 3"})
+        escalation, commitment = asked.structured_content["escalation_id"], booked.structured_content["escalation_id"]
         await sign_in(page, club.live.base, "ana", club.tokens.passwords["ana"])
-        await page.get_by_role("link", name="Queue (1)").click()
+        await looked_at(page, "home")
+        await page.get_by_role("link", name="Queue 2").click()
         section = page.get_by_role("region", name=f"Question {escalation}")
         assert "Does Ana speak at conferences?" in await section.inner_text()
+        assert await page.get_by_role("button", name=f"Widen mandate and answer question {commitment}").count() == 0
+        await looked_at(page, "queue")
+        await page.get_by_role("button", name=f"Answer question {escalation}", exact=True).click()  # an empty box
+        assert "Write the answer you want delivered" in await page.get_by_role("alert").inner_text()
+        await page.get_by_text("Or let your agent answer").first.click()
+        await page.get_by_label(f"Topic to add to your mandate for question {escalation}").fill("gardening")
+        await page.get_by_role("button", name=f"Widen mandate and answer question {escalation}").click()
+        assert "Even with 'gardening'" in await page.get_by_role("alert").inner_text()
+        topic = page.get_by_label(f"Topic to add to your mandate for question {escalation}")
+        assert await topic.input_value() == "gardening" and await topic.is_visible()  # the form kept, open
+        await looked_at(page, "queue-error")
         await page.get_by_label(f"Your answer to question {escalation}").fill("Twice a year, mostly in Lisbon.")
-        if SHOTS:
-            await page.screenshot(path=os.path.join(SHOTS, "queue.png"), full_page=True)
         await page.get_by_role("button", name=f"Answer question {escalation}", exact=True).click()
         await page.wait_for_url(f"{club.live.base}/console/queue")
-        assert "delivered to the asker's inbox" in await page.get_by_role("status").inner_text()
-        assert "Nothing waits for you." in await page.content()
+        assert "in the asker's inbox" in await page.get_by_role("status").inner_text()
         threads = (await bruno.call_tool("inbox", {})).structured_content["threads"]
-        assert threads[0]["messages"][-1]["body"] == "Twice a year, mostly in Lisbon."
+        assert any(t["messages"][-1]["body"] == "Twice a year, mostly in Lisbon." for t in threads)
+        await page.get_by_role("button", name=f"Decline question {commitment}").click()
+        await page.wait_for_url(f"{club.live.base}/console/queue")
+        assert "Nothing waits for you." in await page.content()
+        await looked_at(page, "queue-empty")
+        await page.get_by_role("link", name="Home").click()
+        await looked_at(page, "home-after")
 
 
 async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request(club, page):
@@ -36,31 +56,108 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         assert "search_directory" in await tool_names(agent)
         await sign_in(page, club.live.base, "bruno", club.tokens.passwords["bruno"])
         await page.get_by_role("link", name="Mandate").click()
+        await looked_at(page, "mandate")
         await page.get_by_role("checkbox", name="directory:read").uncheck()
+        await page.get_by_label("Valid for (days)").fill("9999")
+        await page.get_by_role("button", name="Sign mandate").click()
+        assert "1 to 730 days" in await page.get_by_role("alert").inner_text()
+        assert not await page.get_by_role("checkbox", name="directory:read").is_checked()  # the form kept
+        await page.get_by_label("Valid for (days)").fill("200")
         await page.get_by_role("button", name="Sign mandate").click()
         await page.wait_for_url(f"{club.live.base}/console/mandate")
         assert "directory:read" not in await page.locator("#mandate-scopes").inner_text()
-        if SHOTS:
-            await page.screenshot(path=os.path.join(SHOTS, "mandate.png"), full_page=True)
         names = await tool_names(agent)  # the same open session, its very next request
         assert "search_directory" not in names and "view_member" not in names and "my_profile" in names
+        await looked_at(page, "mandate-narrowed")  # now it offers the member scopes back, in one action
+        await page.get_by_role("button", name="Re-sign with the member scopes").click()
+        await page.wait_for_url(f"{club.live.base}/console/mandate")
+        assert "directory:read" in await page.locator("#mandate-scopes").inner_text()
+        assert "search_directory" in await tool_names(agent)
 
 
-async def test_mint_then_revoke_a_token(club, page):
+async def test_mint_reload_copy_then_revoke_a_token(club, page):
     await sign_in(page, club.live.base, "bruno", club.tokens.passwords["bruno"])
     await page.get_by_role("link", name="Agents and tokens").click()
+    await looked_at(page, "agents")
+    await page.get_by_label("Label").fill("Laptop assistant")
     await page.get_by_role("button", name="Mint token").click()
+    await page.wait_for_url(f"{club.live.base}/console/agents")
     token = (await page.locator("#minted-token").inner_text()).strip()
+    assert await page.get_by_role("button", name="Copy token").is_visible()  # the script shows it
+    await looked_at(page, "agents-minted")
+    public_id = (await page.locator("#minted-id").inner_text()).strip()
+    db = club.db()
+    count = db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
+    await page.reload()
+    assert await page.locator("#minted-token").count() == 0 and token not in await page.content()
+    assert db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0] == count  # reload minted nothing
+    db.close()
+    assert "Laptop assistant" in await page.content()
     async with connect(club.url, token) as agent:
         assert "my_profile" in await tool_names(agent)
-    public_id = (await page.get_by_role("region", name="New token").inner_text()).split("Token id ")[1].split(";")[0]
     await page.get_by_role("button", name=f"Revoke {public_id}").click()
     await page.wait_for_url(f"{club.live.base}/console/agents")
     assert f"Token {public_id} revoked" in await page.get_by_role("status").inner_text()
-    if SHOTS:
-        await page.screenshot(path=os.path.join(SHOTS, "agents.png"), full_page=True)
+    await looked_at(page, "agents-revoked")
     async with httpx2.AsyncClient() as http:
         response = await http.post(club.url, headers={"Authorization": f"Bearer {token}",
                                                       "Accept": "application/json, text/event-stream"},
                                    json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 401 and "revoked" in response.json()["error_description"]
+
+
+async def test_applicants_activity_settings_password_and_sign_out(club, page):
+    async with connect(club.url, club.tokens.member.token) as agent:
+        await agent.call_tool("log_evidence", {"kind": "rumour", "title": "a title"})
+    await sign_in(page, club.live.base, "ana", club.tokens.passwords["ana"])
+    await page.get_by_role("link", name="Applicants").click()
+    await looked_at(page, "applicants")
+    await page.get_by_text("Decline carla…").click()
+    await page.get_by_role("button", name="Decline carla").click()
+    assert "Give the applicant a reason" in await page.get_by_role("alert").inner_text()
+    await page.get_by_label("Reason for declining carla").fill("Come back with a project you shipped.")
+    await page.get_by_role("button", name="Decline carla").click()
+    await page.wait_for_url(f"{club.live.base}/console/applicants")
+    assert "Come back with a project you shipped." in await page.content()
+    await looked_at(page, "applicants-declined")
+    await page.get_by_role("link", name="Settings", exact=True).click()
+    await looked_at(page, "settings")
+    await page.get_by_label("Language the router reads").first.select_option("pt-BR")
+    await page.get_by_role("radio", name="ask").first.check()
+    await page.get_by_role("button", name="Save my settings").click()
+    await page.wait_for_url(f"{club.live.base}/console/settings")
+    assert "Settings saved" in await page.get_by_role("status").inner_text()
+    await page.get_by_role("link", name="Activity", exact=True).click()
+    await looked_at(page, "activity-empty")
+    # a second browser context signed in as bruno: his activity, then a password change ends the other session
+    context = page.context
+    other = await context.browser.new_context() if context.browser else None
+    bruno = await other.new_page() if other else page
+    await sign_in(bruno, club.live.base, "bruno", club.tokens.passwords["bruno"])
+    await bruno.get_by_role("link", name="Activity", exact=True).click()
+    assert "Rule not met" in await bruno.content()
+    await looked_at(bruno, "activity")
+    await page.get_by_role("link", name="Settings", exact=True).click()
+    await page.get_by_label("Current password").fill(club.tokens.passwords["ana"])
+    await page.get_by_label("New password", exact=True).fill("a-brand-new-password")
+    await page.get_by_label("New password, again").fill("a-brand-new-password")
+    await page.get_by_role("button", name="Change password").click()
+    await page.wait_for_url(f"{club.live.base}/console/settings")
+    assert "Password changed" in await page.get_by_role("status").inner_text()
+    await page.get_by_role("button", name="Sign out").click()
+    await page.wait_for_url(f"{club.live.base}/signin")
+    await page.goto(f"{club.live.base}/console/queue")
+    assert "/signin" in page.url
+    await page.goto(f"{club.live.base}/console/nothing")
+    if other:
+        await other.close()
+
+
+async def test_the_console_fits_a_phone(club, page):
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await sign_in(page, club.live.base, "ana", club.tokens.passwords["ana"])
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390
+    await looked_at(page, "home-phone")
+    await page.goto(f"{club.live.base}/console/agents")
+    await looked_at(page, "agents-phone")

@@ -2,8 +2,9 @@
 (function () {
   "use strict";
   // Times arrive as "2 Dec 2026, 18:49 UTC"; show them in the reader's own zone.
-  var full = new Intl.DateTimeFormat(undefined, {dateStyle: "medium", timeStyle: "short", timeZoneName: "short"});
-  var day = new Intl.DateTimeFormat(undefined, {dateStyle: "medium"});
+  var full = new Intl.DateTimeFormat(undefined, {year: "numeric", month: "short", day: "numeric", hour: "2-digit",
+                                                 minute: "2-digit", timeZoneName: "short"});
+  var day = new Intl.DateTimeFormat(undefined, {year: "numeric", month: "short", day: "numeric"});
   document.querySelectorAll("time[data-local]").forEach(function (node) {
     var moment = new Date(node.getAttribute("datetime"));
     if (isNaN(moment)) { return; }
