@@ -47,7 +47,9 @@ async def test_outside_the_mandate_escalates_and_the_console_answer_reaches_the_
                                      page="/console/queue")
             assert decided.status_code == 303
             again = await ana.post(f"/console/queue/{escalation}", {"action": "decline"}, page="/console/queue")
-            assert again.status_code == 404 or "already" in again.text
+            # a second decision is refused as a conflict, on the queue page, and changes nothing
+            assert again.status_code == 409, again.status_code
+            assert f"{escalation} was already answered" in again.text
         inbox = (await bruno.call_tool("inbox", {})).structured_content["threads"]
         thread = next(t for t in inbox if t["thread_id"] == answer["thread_id"])
         assert [m["kind"] for m in thread["messages"]] == ["question", "decline", "decision"]
@@ -118,10 +120,13 @@ async def test_a_2026_listen_stream_hears_of_the_decision(club):
             async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
                 await ana.post(f"/console/queue/{answer['escalation_id']}", {"action": "decline"},
                                page="/console/queue")
+            heard = []
             with anyio.fail_after(10):
                 async for event in subscription:
-                    assert getattr(event, "uri", None) == "parley://inbox"
+                    heard.append(event)
                     break
+            assert heard, "the stream ended without a notification"
+            assert getattr(heard[0], "uri", None) == "parley://inbox"
 
 
 async def test_ask_refuses_what_it_cannot_do(club):

@@ -6,11 +6,12 @@ from datetime import timedelta
 
 import httpx2
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from server.identity import principals as club_ops
 from server.identity import tokens
-from tests.conftest import connect
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -76,12 +77,24 @@ async def test_bad_credential_matrix(club):
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_sdk_client_with_a_bad_token_is_refused_not_downgraded(club, mode):
+    seen: list[tuple[int, str]] = []
+
+    async def note(response) -> None:
+        seen.append((response.status_code, response.headers.get("www-authenticate", "")))
+
     listed = None
-    with pytest.raises(BaseException) as err:
-        async with connect(club.url, "pa_nope", mode) as client:
-            listed = await client.list_tools()
+    with pytest.raises((MCPError, ExceptionGroup)) as err:
+        async with httpx2.AsyncClient(headers={"Authorization": "Bearer pa_nope"}, timeout=30,
+                                      event_hooks={"response": [note]}) as http:
+            async with Client(streamable_http_client(club.url, http_client=http), mode=mode, cache=None) as client:
+                listed = await client.list_tools()
     assert listed is None  # no session, not even a guest one
-    assert err.group_contains(MCPError) if isinstance(err.value, BaseExceptionGroup) else isinstance(err.value, MCPError)
+    if isinstance(err.value, ExceptionGroup):
+        assert err.group_contains(MCPError), err.value
+    # every response the client saw was the 401 naming the reason: nothing was ever served
+    assert seen and all(status == 401 for status, _ in seen), seen
+    assert all(challenge.startswith('Bearer error="invalid_token"') and "unknown token" in challenge
+               for _, challenge in seen), seen
 
 
 async def test_no_header_at_all_is_guest_not_401(club):
