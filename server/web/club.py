@@ -25,6 +25,9 @@ ON_UNREAD = {
     "ask": "Ask you first whether your model may receive it.",
     "answer": "Answer it from your documents, without calling a tool.",
 }
+OUTCOMES = {"ok": "done", "tool_error": "refused by the tool", "invalid_input": "invalid input",
+            "unknown_tool": "unknown tool", "internal_error": "server error", "rule_denied": "denied by a rule",
+            "source_blocked": "blocked: a source did not answer", "rule_error": "a rule failed to run"}
 ACTIVITY_LIMIT = 100
 REASON_LIMIT = 1000
 
@@ -100,7 +103,8 @@ class ClubPages(Frame):
         calls = list(reversed(tail(self.db, ACTIVITY_LIMIT, principal=me.handle)))
         for call in calls:
             call["sentence"] = self._sentence(call) if call.get("rule") else None
-        return self._page(request, me, "console_activity.html", calls=calls, limit=ACTIVITY_LIMIT)
+        return self._page(request, me, "console_activity.html", calls=calls, limit=ACTIVITY_LIMIT,
+                          outcomes=OUTCOMES)
 
     def _sentence(self, call: dict) -> str | None:
         if self.rule_sentence is None:

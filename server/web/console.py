@@ -30,6 +30,8 @@ REASONS = {
     "mandate": "Your mandate does not cover this topic, so your agent did not answer it.",
 }
 DECIDED = ("answered", "declined", "widened")
+KINDS = {"question": "Asked", "answer": "Your agent answered", "decline": "Your agent told them",
+         "decision": "You decided"}
 
 
 class Console(Frame):
@@ -61,7 +63,7 @@ class Console(Frame):
     def _queue_page(self, request: Request, me, status_code: int = 200, error: str | None = None,
                     kept: dict | None = None) -> Response:
         return self._page(request, me, "console_queue.html", status_code=status_code, items=self._open_items(me),
-                          decided=self._decided(me)[:20], error=error, kept=kept or {})
+                          decided=self._decided(me)[:20], error=error, kept=kept or {}, kinds=KINDS)
 
     async def queue(self, request: Request) -> Response:
         me, _, stop = await self._begin(request)
