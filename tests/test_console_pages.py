@@ -101,3 +101,25 @@ async def test_pages_use_the_consoles_own_stylesheet_and_no_inline_style(club):
         assert css.status_code == 200 and css.headers["content-type"].startswith("text/css") and "--accent" in css.text
         assert (await ana.get("/console/static/..%2Fpages.py")).status_code == 404
         assert (await ana.get("/console/static/nothing.css")).status_code == 404
+
+
+async def test_oauth_grants_show_the_clients_name_and_scopes_in_one_style(club):
+    from server.store import oauth as oauth_rows
+    from server.store.database import now
+
+    db = club.db()
+    bruno = club_ops.find_principal(db, "bruno")
+    agent_id = club_ops.find_agent(db, "bruno")[0]
+    oauth_rows.add_client(db, "client-0123456789abcdef", None, {"client_name": "Claude Desktop"}, 0)
+    oauth_rows.add_grant_once(db, {"family": "fam-1", "client_id": "client-0123456789abcdef",
+                                   "principal_id": bruno.id, "agent_id": agent_id, "scope": "inbox:read club:read",
+                                   "resource": club.url, "created_at": now()})
+    db.close()
+    async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as console:
+        page = (await console.get("/console/agents")).text
+        grants = page.split('id="grants-h"')[1]
+        assert "Claude Desktop" in grants and "client-012345" not in grants
+        assert '<li class="chip">club:read</li><li class="chip">inbox:read</li>' in grants  # chips, as for tokens
+        revoked = await console.post("/console/grants/fam-1/revoke", {}, page="/console/agents")
+        assert revoked.status_code == 303
+        assert (await console.post("/console/grants/fam-1x/revoke", {}, page="/console/agents")).status_code == 404
