@@ -54,26 +54,23 @@ class ClubPages(Frame):
         return language, on_unread
 
     async def save_settings(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True)
+        return await self._save_router(request, club=False)
+
+    async def save_club_settings(self, request: Request) -> Response:
+        return await self._save_router(request, club=True)
+
+    async def _save_router(self, request: Request, club: bool) -> Response:
+        """A member's own router settings, or (a steward only) the club's defaults."""
+        me, form, stop = await self._begin(request, form=True, steward=club)
         if stop is not None:
             return stop
         choice = self._router_choice(form)
         if choice is None:
             return self._settings_page(request, me, "Choose a language and what to do with an unread turn.", 400)
-        setting_rows.set_router_settings(self.db, me.id, *choice)
-        return self._done(request, "Settings saved: your agents' next conversations start with them.",
-                          "/console/settings")
-
-    async def save_club_settings(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True, steward=True)
-        if stop is not None:
-            return stop
-        choice = self._router_choice(form)
-        if choice is None:
-            return self._settings_page(request, me, "Choose the club's language and unread-turn default.", 400)
-        setting_rows.set_router_settings(self.db, setting_rows.CLUB, *choice)
-        return self._done(request, "The club's defaults are saved: they hold for every member who set none.",
-                          "/console/settings")
+        setting_rows.set_router_settings(self.db, setting_rows.CLUB if club else me.id, *choice)
+        done = ("The club's defaults are saved: they hold for every member who set none." if club else
+                "Settings saved: your agents' next conversations start with them.")
+        return self._done(request, done, "/console/settings")
 
     async def password(self, request: Request) -> Response:
         """Change the password: every session ends, this browser's included, then it signs in afresh."""
@@ -134,32 +131,33 @@ class ClubPages(Frame):
                           kept=kept or {}, waiting=[p for p in people if p["status"] != "declined"],
                           declined=[p for p in people if p["status"] == "declined"])
 
-    def _applicant(self, request: Request):
+    async def _deciding(self, request: Request):
+        """(steward, form, applicant, None) to go on, or a response: signed out, a bad form, not a steward,
+        or no applicant by that handle (404)."""
+        me, form, stop = await self._begin(request, form=True, steward=True)
+        if stop is not None:
+            return None, None, None, stop
         try:
             person = principals.find_principal(self.db, request.path_params["handle"][:40])
         except principals.ClubError:
-            return None
-        return person if person.status == "applicant" else None
+            person = None
+        if person is None or person.status != "applicant":
+            return None, None, None, self._not_found(request)
+        return me, form, person, None
 
     async def admit(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True, steward=True)
+        me, form, person, stop = await self._deciding(request)
         if stop is not None:
             return stop
-        person = self._applicant(request)
-        if person is None:
-            return self._not_found(request)
         principals.set_status(self.db, person.handle, "member")
         console_rows.decide_application(self.db, person.id, "admitted", "Admitted.", now())
         return self._done(request, f"{person.name} (@{person.handle}) is now a member; their tokens reach the member "
                                    "lane from their next request.", "/console/applicants")
 
     async def decline(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True, steward=True)
+        me, form, person, stop = await self._deciding(request)
         if stop is not None:
             return stop
-        person = self._applicant(request)
-        if person is None:
-            return self._not_found(request)
         reason = str(form.get("reason", "")).strip()
         if not reason or len(reason) > REASON_LIMIT:
             return self._applicants_page(
