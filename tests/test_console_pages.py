@@ -59,9 +59,11 @@ async def test_settings_per_member_and_the_clubs_defaults_by_a_steward(club):
     async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
         page = await bruno.get("/console/settings")
         assert page.status_code == 200 and "Language the router reads" in page.text and "/console/settings/club" not in page.text
+        assert "You follow the club's defaults" in page.text
         saved = await bruno.post("/console/settings", {"language": "pt-BR", "on_unread": "ask"},
                                  page="/console/settings")
         assert saved.status_code == 303
+        assert "You follow the club's defaults" not in (await bruno.get("/console/settings")).text
         bad = await bruno.post("/console/settings", {"language": "fr", "on_unread": "ask"}, page="/console/settings")
         assert bad.status_code == 400
         assert (await bruno.post("/console/settings/club", {"language": "en", "on_unread": "model"},

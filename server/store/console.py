@@ -59,3 +59,8 @@ def decide_application(db: Database, principal_id: int, status: str, decision: s
     return db.execute("UPDATE applications SET status = ?, decided_at = ?, decision = ? "
                       "WHERE principal_id = ? AND status = 'open'",
                       [status, stamp, decision, principal_id]).rowcount
+
+
+def has_own_router_settings(db: Database, principal_id: int) -> bool:
+    """Whether the member chose their own router settings (else the club's defaults hold)."""
+    return db.execute("SELECT 1 FROM router_settings WHERE principal_id = ?", [principal_id]).fetchone() is not None

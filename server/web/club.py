@@ -39,7 +39,7 @@ class ClubPages(Frame):
         own = setting_rows.router_settings(self.db, me.id)
         club = setting_rows.router_settings(self.db, setting_rows.CLUB)
         return self._page(request, me, "console_settings.html", status_code=status_code, own=own, club=club,
-                          on_unread=ON_UNREAD, error=error)
+                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id))
 
     async def settings(self, request: Request) -> Response:
         me, _, stop = await self._begin(request)
