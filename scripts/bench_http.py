@@ -58,8 +58,8 @@ FASTMCP_PINS = ["fastmcp==4.2.3"]  # pins its own SDK: mcp 2.3.0 when measured
 MINIMCP_VENV = Path("/tmp/parley-bench-minimcp/venv")
 MINIMCP_PINS = ["minimcp==0.5.2", "mcp==1.30.0"]  # minimcp 0.5.2 imports mcp.shared.version: gone in mcp 2.x
 
-ORDER = ["full", "shipped", "bare", "fastmcp", "fastmcp-jwt", "minimcp"]
-RATIO_PEERS = [("bare", "bare"), ("fastmcp", "fastmcp"), ("minimcp", "minimcp"), ("fastmcp-jwt", "fastmcp-jwt"),
+ORDER = ["full", "shipped", "bare", "bare-json", "fastmcp", "fastmcp-jwt", "minimcp"]
+RATIO_PEERS = [("bare", "bare"), ("bare-json", "bare-json"), ("fastmcp", "fastmcp"), ("minimcp", "minimcp"), ("fastmcp-jwt", "fastmcp-jwt"),
                ("shipped", "shipped")]
 
 # Runs `parley serve` through the console script with uvicorn's settings replaced by the peers'
@@ -402,6 +402,11 @@ def peer_contenders(names: set[str], tools: Path, scopes: list[str], member_toke
         out.append(Contender("bare", "bare lowlevel MCP SDK server, same tools, no auth", port,
                              [str(PYTHON), str(PEERS / "bare_server.py"), "--port", str(port), "--tools", str(tools), *impl],
                              work / "bare.log"))
+    if "bare-json" in names:  # the SDK with the transport settings Parley now uses: JSON answers to plain calls
+        port = free_port()
+        out.append(Contender("bare-json", "bare lowlevel MCP SDK server, json_response=True as Parley's, no auth",
+                             port, [str(PYTHON), str(PEERS / "bare_server.py"), "--port", str(port), "--tools",
+                                    str(tools), "--json", *impl], work / "bare-json.log"))
     if names & {"fastmcp", "fastmcp-jwt"}:
         try:
             python = ensure_venv(FASTMCP_VENV, [*FASTMCP_PINS, uvicorn_pin, *extra], work / "fastmcp-install.log")

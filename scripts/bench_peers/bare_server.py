@@ -1,12 +1,12 @@
 """The bare MCP SDK server for scripts/bench_http.py: no identity, no scopes, no audit.
 
 A lowlevel `mcp.server.lowlevel.Server` behind a `StreamableHTTPSessionManager` mounted in
-Starlette, configured as Parley's endpoint configures its own today (stateful sessions, SSE
-responses, DNS-rebinding protection for loopback). It lists the tool definitions Parley listed
+Starlette: stateful sessions, SSE responses as the SDK's default (or `--json` for plain JSON
+answers, as Parley's endpoint now answers), DNS-rebinding protection for loopback. It lists the tool definitions Parley listed
 to a member (read from a JSON file the bench saved) and answers `whoami` with a small fixed
 payload. Imports nothing from Parley: run it with any python that has the `mcp` SDK 2.x.
 
-Usage: python bare_server.py --port P --tools tools.json [--loop asyncio] [--http h11]
+Usage: python bare_server.py --port P --tools tools.json [--json] [--loop asyncio] [--http h11]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from _uvicorn import arguments, serve
 PAYLOAD = {"lane": "guest"}
 
 
-def build(tools_file: str) -> Starlette:
+def build(tools_file: str, json_response: bool = False) -> Starlette:
     definitions = [types.Tool.model_validate(tool) for tool in json.loads(open(tools_file).read())]
 
     async def list_tools(ctx, params):
@@ -43,6 +43,7 @@ def build(tools_file: str) -> Starlette:
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
     manager = StreamableHTTPSessionManager(
         app=Server("bare", on_list_tools=list_tools, on_call_tool=call_tool),
+        json_response=json_response,
         security_settings=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
@@ -57,8 +58,10 @@ def build(tools_file: str) -> Starlette:
 
 
 def main() -> None:
-    args = arguments(__doc__.splitlines()[0]).parse_args()
-    serve(build(args.tools), args)
+    parser = arguments(__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="answer plain calls with application/json")
+    args = parser.parse_args()
+    serve(build(args.tools, args.json), args)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ computed for every request from what the resolver verified."""
 
 from __future__ import annotations
 
+import functools
+
 from server.access.caller import Caller
 from server.access.entry import entry_persona, visible_tools
 from server.access.lanes import GUEST, MEMBER, effective_scopes, grantable_scopes, lane_of
@@ -53,6 +55,11 @@ class Access:
             "status": identity.principal_status, "steward": as_text(identity.steward), "lane": lane,
             "handle": handle, "credential": identity.credential,
         }
-        persona = entry_persona(manifest, True, claims)
-        return Caller(identity, lane, f"{who}; {handle} is {standing}", scopes,
-                      tuple(visible_tools(manifest, scopes, True, persona)), persona)
+        persona, tools = self._reach(tuple(sorted(claims.items())), scopes)
+        return Caller(identity, lane, f"{who}; {handle} is {standing}", scopes, tools, persona)
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one Access per server: the cache lives as long as it
+    def _reach(self, claims: tuple[tuple[str, str], ...], scopes: frozenset[str]) -> tuple[str, tuple[str, ...]]:
+        """The entry table's persona and the visible tools: pure functions of claims and scopes."""
+        persona = entry_persona(self.manifest, True, dict(claims))
+        return persona, tuple(visible_tools(self.manifest, scopes, True, persona))

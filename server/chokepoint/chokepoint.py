@@ -104,7 +104,8 @@ class Chokepoint:
             except ValidationError as exc:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
-            self.rulebook.refresh()  # once per call: the rules in force for this request
+            # the rules in force for this request: the revision its credential was resolved at, read once
+            self.rulebook.refresh(caller.identity.revision if caller.identity is not None else None)
             denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
             if denial is not None:
                 outcome, rule = denial.outcome, denial.rule

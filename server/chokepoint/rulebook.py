@@ -68,9 +68,10 @@ class RuleBook:
             return []
         return [(rule_id, RuleDecl.model_validate_json(body)) for rule_id, body in rule_rows.bodies(self.db, state)]
 
-    def refresh(self) -> None:
-        """Read the store's revision once (a request does it once) and recompile what changed."""
-        current = revision(self.db) if self.db is not None else 0
+    def refresh(self, known: int | None = None) -> None:
+        """Recompile what changed since the store's revision `known` (read for this request already,
+        when the caller's credential was resolved), or read it now."""
+        current = known if known is not None else (revision(self.db) if self.db is not None else 0)
         if current == self._revision:
             return
         published = []

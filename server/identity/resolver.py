@@ -26,7 +26,7 @@ from server.identity.credentials import (
 )
 from server.identity.mandates import MandateStatus, SigningKey
 from server.store import chains
-from server.store.database import Database, now
+from server.store.database import Database, now, revision
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Identity:
     token_hash: str | None = field(default=None, repr=False)
     token_public_id: str | None = None  # a token id, or an OAuth grant family
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
+    revision: int | None = field(default=None, compare=False)  # the store's revision it was resolved at
 
     @property
     def acts_as_agent(self) -> bool:
@@ -55,12 +56,35 @@ class Resolver:
     """Turns credentials into identities against one store, mandate key and token verifier."""
 
     def __init__(self, db: Database, key: SigningKey, known_scopes: frozenset[str],
-                 verifier: TokenVerifier | None = None, embedded_issuer: bool = True):
+                 verifier: TokenVerifier | None = None, embedded_issuer: bool = True, cache_limit: int = 100_000):
         self.db = db
         self.key = key
         self.known_scopes = known_scopes
         self.verifier = verifier
         self.embedded_issuer = embedded_issuer
+        # Resolved chains by credential, valid while the store's revision is unchanged (triggers bump it
+        # in the same transaction as any change to tokens, agents, principals, mandates or grants).
+        self._chains: dict[tuple[str, str], tuple[int, Identity, str | None]] = {}
+        self.cache_limit = cache_limit
+
+    def _remembered(self, key: tuple[str, str], current: int) -> Identity | None:
+        hit = self._chains.get(key)
+        if hit is None or hit[0] != current:
+            return None
+        _, identity, expires_at = hit
+        stamp = now()
+        if expires_at is not None and expires_at <= stamp:
+            return None  # resolved afresh, which refuses it with its reason
+        body = identity.mandate.body
+        if identity.mandate.valid and body is not None and body.expires_at <= stamp:
+            return None
+        return identity
+
+    def _remember(self, key: tuple[str, str], current: int, identity: Identity, expires_at: str | None) -> Identity:
+        if len(self._chains) >= self.cache_limit:
+            self._chains.clear()
+        self._chains[key] = (current, identity, expires_at)
+        return identity
 
     def from_header(self, authorization: str | None) -> Identity | None:
         """None when no credential was sent; raises CredentialRejected when one fails."""
@@ -84,6 +108,10 @@ class Resolver:
         return self.from_hash(identity.token_hash)
 
     def from_hash(self, token_hash: str) -> Identity:
+        current = revision(self.db)
+        cached = self._remembered(("token", token_hash), current)
+        if cached is not None:
+            return cached
         row = chains.token(self.db, token_hash)
         if row is None:
             raise CredentialRejected("unknown token")
@@ -93,8 +121,9 @@ class Resolver:
         if expires_at is not None and expires_at <= now():
             raise CredentialRejected(f"token expired at {expires_at}")
         credential = "agent_token" if kind == "agent" else "principal_token"
-        return self._party(party, credential, principal_id, agent_id, frozenset(json.loads(scopes_json)),
-                           token_hash, public_id, None)
+        identity = self._party(party, credential, principal_id, agent_id, frozenset(json.loads(scopes_json)),
+                               token_hash, public_id, None, current)
+        return self._remember(("token", token_hash), current, identity, expires_at)
 
     def from_claims(self, claims: AccessClaims, token_hash: str | None) -> Identity:
         if claims.expires_at + LEEWAY_SECONDS < time.time():
@@ -104,6 +133,7 @@ class Resolver:
         unknown = sorted(claims.scopes - self.known_scopes)
         if unknown:
             raise CredentialRejected(f"token asks for unknown scope(s): {', '.join(unknown)}")
+        current = revision(self.db)
         if self.embedded_issuer:
             if claims.family is None:
                 raise CredentialRejected("token has no 'sid' claim")
@@ -121,11 +151,12 @@ class Resolver:
                 raise CredentialRejected("token subject is not bound to any agent of this club")
             agent_id, *party = row
             principal_id = party[1]
-        return self._party(party, "oauth", principal_id, agent_id, claims.scopes, token_hash, claims.family, claims)
+        return self._party(party, "oauth", principal_id, agent_id, claims.scopes, token_hash, claims.family, claims,
+                           current)
 
     def _party(self, party: list, credential: str, principal_id: int, agent_id: int | None,
                token_scopes: frozenset[str], token_hash: str | None, public_id: str | None,
-               claims: AccessClaims | None) -> Identity:
+               claims: AccessClaims | None, current: int) -> Identity:
         """Check the agent → principal chain and verify the principal's newest mandate."""
         (agent_row, agent_principal, agent_name, agent_revoked,
          principal_row, handle, status, steward, body, signature, key_id) = party
@@ -145,4 +176,4 @@ class Resolver:
             credential=credential, principal_id=principal_id, principal=handle, principal_status=status,
             steward=bool(steward), agent_id=agent_id if as_agent else None, agent=agent_name if as_agent else None,
             token_scopes=token_scopes, mandate=mandates.check(self.key, principal_id, body, signature, key_id),
-            token_hash=token_hash, token_public_id=public_id, claims=claims)
+            token_hash=token_hash, token_public_id=public_id, claims=claims, revision=current)

@@ -59,7 +59,7 @@ class Database(sqlite_utils.Database):
 
 def now() -> str:
     """UTC timestamps as fixed-width ISO text, so SQL string comparison orders them."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def parse_time(text: str) -> datetime:
@@ -67,7 +67,7 @@ def parse_time(text: str) -> datetime:
 
 
 def format_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def _owner_only(path: Path) -> None:
