@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
+from server.http import request_log
 from tests.conftest import Club, connect, manifest_copy, running_club
 from tests.console_helpers import csrf_of
 from tests.fuzz_helpers import (
@@ -107,18 +108,8 @@ TAPPED = ("uvicorn.error", "uvicorn.access", "parley")
 
 @pytest.fixture(scope="module")
 def tap() -> Iterator[LogTap]:
-    handler = LogTap()
-    saved = {}
-    for name in TAPPED:
-        logger = logging.getLogger(name)
-        saved[name] = logger.level
-        logger.addHandler(handler)
-    try:
-        yield handler
-    finally:
-        for name in TAPPED:
-            logging.getLogger(name).removeHandler(handler)
-            logging.getLogger(name).setLevel(saved[name])
+    """Attached by fuzz_club once uvicorn has configured logging (its dictConfig drops earlier handlers)."""
+    yield LogTap()
 
 
 def roomy_limits(text: str) -> str:
@@ -132,10 +123,19 @@ def fuzz_club(tmp_path_factory, tap) -> Iterator[Club]:
     manifest = manifest_copy(folder, roomy_limits)
     with running_club(folder, manifest=manifest) as club:
         # the harness starts uvicorn at log level warning: listen to the access log and the
-        # server's info lines too, so that a credential in a URL would show if it were logged
+        # server's info lines too, so that a credential in a URL would show if it were logged.
+        # The access log is filtered the way `parley serve --access-log` filters it.
+        request_log.install()
+        saved = {name: logging.getLogger(name).level for name in TAPPED}
         for name in TAPPED:
+            logging.getLogger(name).addHandler(tap)
             logging.getLogger(name).setLevel(logging.INFO)
-        yield club
+        try:
+            yield club
+        finally:
+            for name in TAPPED:
+                logging.getLogger(name).removeHandler(tap)
+                logging.getLogger(name).setLevel(saved[name])
 
 
 @pytest.fixture(scope="module")
