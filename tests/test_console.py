@@ -59,6 +59,8 @@ async def test_forms_without_the_sessions_csrf_token_change_nothing(club):
         forged = await ana.http.post(f"/console/queue/{escalation}", data={"action": "answer", "text": "forged",
                                                                           "csrf": "not-the-token"})
         assert forged.status_code == 403
+        non_ascii = await ana.http.post(f"/console/queue/{escalation}", data={"action": "decline", "csrf": "é"})
+        assert non_ascii.status_code == 403  # refused like any wrong token, never a 500
         assert "What does Ana think of Lisbon rents?" in (await ana.get("/console/queue")).text
 
 

@@ -121,7 +121,7 @@ class Pages:
         expected = request.session.get("csrf")
         sent = form.get("csrf")
         return isinstance(expected, str) and bool(expected) and isinstance(sent, str) and \
-            secrets.compare_digest(expected, sent)
+            secrets.compare_digest(expected.encode(), sent.encode())  # bytes: any text, never a TypeError
 
     def principal_id(self, request: Request) -> int | None:
         """The signed-in principal, checked against the store on every request: a session that was
