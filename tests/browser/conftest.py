@@ -49,6 +49,8 @@ async def looked_at(page, name: str) -> None:
     serious = [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
                for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
     assert serious == [], f"{name}: {serious}"
+    lesser = sorted({f"{v['id']} ({v['impact']})" for v in results.response["violations"]} - set(serious))
+    print(f"axe {name}: {len(results.response['violations'])} violations; lesser: {lesser}")
     if SHOTS:
         os.makedirs(SHOTS, exist_ok=True)
         await page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
