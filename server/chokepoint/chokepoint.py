@@ -31,6 +31,8 @@ from server.tools import ToolContext, ToolSpec, specs_for
 log = logging.getLogger("parley.chokepoint")
 
 INVALID_PARAMS = -32602
+MAX_REPORTED = 5  # validation errors named in one message
+NAME_ROOM = 120  # characters of one field's path in it
 
 
 def unknown_tool(name: str) -> MCPError:
@@ -38,12 +40,21 @@ def unknown_tool(name: str) -> MCPError:
 
 
 def _validation_message(name: str, exc: ValidationError) -> str:
-    """Say which field is wrong and why, never echoing the value that was sent."""
+    """Say which field is wrong and why, never echoing the value that was sent; a field name the
+    caller made up comes back only as safe, bounded text."""
+    errors = exc.errors(include_url=False, include_input=False)
     parts = []
-    for err in exc.errors(include_url=False, include_input=False):
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+    for err in errors[:MAX_REPORTED]:
+        where = ".".join(audit.safe_name(str(p)) for p in err["loc"])[:NAME_ROOM] or "arguments"
         parts.append(f"{where}: {err['msg']}")
-    return f"Invalid arguments for {name}: " + "; ".join(parts) + ". Nothing was changed."
+    more = f" (and {len(errors) - MAX_REPORTED} more)" if len(errors) > MAX_REPORTED else ""
+    return f"Invalid arguments for {name}: " + "; ".join(parts) + more + ". Nothing was changed."
+
+
+def _validated(spec: ToolSpec, arguments: dict | None) -> Any:
+    """Arguments exactly as the published inputSchema allows: strict JSON validation, so "7" is not
+    an integer and true is not a number, as the schema says."""
+    return spec.input_model.model_validate_json(json.dumps(arguments or {}), strict=True)
 
 
 def _result(payload: dict) -> types.CallToolResult:
@@ -100,7 +111,7 @@ class Chokepoint:
                 raise unknown_tool(name)
             spec = self.specs[name]
             try:
-                args = spec.input_model.model_validate(arguments or {})
+                args = _validated(spec, arguments)
             except ValidationError as exc:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))

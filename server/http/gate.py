@@ -110,15 +110,24 @@ class Gate:
                 "code": -32600, "message": "Session not found"}}).encode(), [])
             return
         scope[CALLER_KEY] = caller
-        if caller.credential == "oauth" and scope["method"] == "POST":
+        if scope["method"] == "POST" and (caller.credential == "oauth" or session is not None):
             body = await _read_body(receive)
             if body is None:
                 await _respond(send, 413, b'{"error": "request body too large"}', [])
                 return
-            missing = self._step_up_scope(caller, body)
-            if missing is not None:
-                await self._insufficient_scope(send, missing)
-                return
+            if session is not None:
+                # The SDK's session transport acknowledges some malformed messages with 202: answer them here.
+                problem = _envelope_problem(body)
+                if problem is not None:
+                    code, message = problem
+                    await _respond(send, 400, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                        "code": code, "message": message}}).encode(), [])
+                    return
+            if caller.credential == "oauth":
+                missing = self._step_up_scope(caller, body)
+                if missing is not None:
+                    await self._insufficient_scope(send, missing)
+                    return
             receive = _replay(body, receive)
 
         async def send_with_lane(message: Message) -> None:
@@ -215,6 +224,26 @@ class SessionOwners:
                 self._owners.popitem(last=False)
             return True
         return owner == me
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _envelope_problem(body: bytes) -> tuple[int, str] | None:
+    """(JSON-RPC error code, message) for a body that is not a well-formed JSON-RPC message, else None."""
+    try:
+        message = json.loads(body, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return -32700, "Parse error"
+    for item in message if isinstance(message, list) else [message]:
+        if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
+            return -32600, "Invalid Request: not a JSON-RPC 2.0 message"
+        if "id" in item and (isinstance(item["id"], bool) or not isinstance(item["id"], (str, int))):
+            return -32600, "Invalid Request: an id is a string or an integer"
+        if "method" in item and not isinstance(item["method"], str):
+            return -32600, "Invalid Request: a method is a string"
+    return None
 
 
 def _session_of(message: Message) -> str | None:

@@ -159,7 +159,10 @@ class Registration(rfc7591.ClientRegistrationEndpoint):
         for name in ("grant_types", "response_types"):
             if name in data and not (isinstance(data[name], list) and all(isinstance(v, str) for v in data[name])):
                 raise rfc7591.InvalidClientMetadataError(f"{name} must be a list of strings")
-        return super().extract_client_metadata(request)
+        try:
+            return super().extract_client_metadata(request)
+        except (TypeError, AttributeError, ValueError):  # a value of a type authlib's own checks assume away
+            raise rfc7591.InvalidClientMetadataError("the client metadata is malformed") from None
 
     def generate_client_secret(self, request) -> str | None:
         method = request.payload.data.get("token_endpoint_auth_method", "client_secret_basic")

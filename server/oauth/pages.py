@@ -112,8 +112,16 @@ class AuthorizationPages:
     # --- authorize: validate, sign in, consent ------------------------------------------------
 
     def _validate(self, query: dict, method: str, url: str, headers: dict):
+        if any(not isinstance(value, str) or not value.isprintable() or len(value) > 2000 for value in query.values()):
+            raise OAuth2Error(error="invalid_request", description="the request holds characters or lengths no "
+                                                                   "OAuth request carries")
         oauth_request = FormRequest(method, url, headers, query, {})
-        grant = self.server.get_consent_grant(oauth_request)
+        try:
+            grant = self.server.get_consent_grant(oauth_request)
+        except OAuth2Error:
+            raise
+        except ValueError:  # authlib refuses to quote some input back in an error description
+            raise OAuth2Error(error="invalid_request", description="the request is malformed") from None
         return oauth_request, grant
 
     def _error_redirect(self, redirect_uri: str, error: str, description: str, state: str | None) -> Response:

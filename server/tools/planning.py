@@ -8,6 +8,8 @@ from pydantic import Field
 
 from server.router.model import TurnPlan
 from server.router.planner import plan as route
+from server.store.principals import member_handles
+from server.store.settings import router_settings
 from server.tools.registry import Args, ToolContext, tool
 
 
@@ -19,14 +21,14 @@ class Awaiting(Args):
 
 class PlanArgs(Args):
     turn: str = Field(min_length=1, max_length=2000, description="What the person said, verbatim.")
-    language: Literal["en", "pt-BR"] = Field(
-        default="en", description="The language to read the turn in; chosen, never guessed. Portuguese with or without accents."
-    )
+    language: Literal["en", "pt-BR"] | None = Field(
+        default=None, description="The language to read the turn in; chosen, never guessed (Portuguese with or "
+        "without accents). Left out: the member's setting in the console, else the club's, else en.")
     values: dict[str, str] = Field(default_factory=dict, description="Values the host already knows (e.g. an order id).")
     awaiting: Awaiting | None = Field(default=None, description="Set when this turn answers the previous plan's ask.")
-    on_unread: Literal["refuse", "model", "ask", "answer"] = Field(
-        default="refuse", description="What to do with a turn that was unread twice."
-    )
+    on_unread: Literal["refuse", "model", "ask", "answer"] | None = Field(
+        default=None, description="What to do with a turn that was unread twice. Left out: the member's setting, "
+        "else the club's, else refuse.")
     rephrased: bool = Field(default=False, description="True when the previous turn was unread and this is its rephrasing.")
 
 
@@ -42,10 +44,22 @@ def plan(ctx: ToolContext, args: PlanArgs) -> TurnPlan:
     context, or `step:N`. A tool you cannot see is never named in a plan.
     """
     catalogue = ctx.catalogue_for(ctx.caller.tools)
+    settings = router_settings(ctx.db, ctx.caller.principal_id)
+    language = args.language or settings["language"]
+    handles = visible_handles(ctx)
     context = {
         "values": args.values,
         "awaiting": args.awaiting.model_dump() if args.awaiting else None,
-        "on_unread": args.on_unread,
+        "on_unread": args.on_unread or settings["on_unread"],
         "rephrased": args.rephrased,
+        # values the application knows: the member handles this caller can see (the directory's)
+        "known_values": {"member": handles, "handle": handles},
     }
-    return route(args.turn, catalogue, args.language, ctx.vocabularies[args.language], context)
+    return route(args.turn, catalogue, language, ctx.vocabularies[language], context)
+
+
+def visible_handles(ctx: ToolContext) -> list[str]:
+    """Members this caller may name: those the directory shows it, and only if it can read the directory."""
+    if "directory:read" not in ctx.caller.scopes:
+        return []
+    return [handle for handle in member_handles(ctx.db) if handle != ctx.caller.principal]
