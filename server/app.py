@@ -136,7 +136,12 @@ def build(settings: Settings | None = None) -> Parley:
     )
     metadata = resource_metadata(settings, manifest)
     pages = Pages(db, manifest.club.name)
-    browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key).routes()
+    def rule_sentence(persona: str | None, tool: str, name: str) -> str | None:
+        """The sentence a rule reads as, for the console's Activity page (the audit keeps only its name)."""
+        return next((r.reads_as for r in chokepoint.rulebook.rules_for(persona, tool) if r.name == name), None)
+
+    browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key,
+                                                    rule_sentence=rule_sentence).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)

@@ -26,7 +26,11 @@ from server.identity.credentials import (
 )
 from server.identity.mandates import MandateStatus, SigningKey
 from server.store import chains
+from server.store import tokens as token_rows
 from server.store.database import Database, now, revision
+
+
+TOUCH_EVERY = 60.0  # seconds between writes of one token's last use
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,17 @@ class Resolver:
         # in the same transaction as any change to tokens, agents, principals, mandates or grants).
         self._chains: dict[tuple[str, str], tuple[int, Identity, str | None]] = {}
         self.cache_limit = cache_limit
+        self._touched: dict[str, float] = {}  # token digest → when its last use was last written
+
+    def _touch(self, token_hash: str) -> None:
+        """Stamp a token's last use, at most once a minute a token: a write, not one per request."""
+        moment = time.monotonic()
+        if moment - self._touched.get(token_hash, -TOUCH_EVERY) < TOUCH_EVERY:
+            return
+        if len(self._touched) >= self.cache_limit:
+            self._touched.clear()
+        self._touched[token_hash] = moment
+        token_rows.touch(self.db, token_hash, now())
 
     def _remembered(self, key: tuple[str, str], current: int) -> Identity | None:
         hit = self._chains.get(key)
@@ -111,6 +126,7 @@ class Resolver:
         current = revision(self.db)
         cached = self._remembered(("token", token_hash), current)
         if cached is not None:
+            self._touch(token_hash)
             return cached
         row = chains.token(self.db, token_hash)
         if row is None:
@@ -123,6 +139,7 @@ class Resolver:
         credential = "agent_token" if kind == "agent" else "principal_token"
         identity = self._party(party, credential, principal_id, agent_id, frozenset(json.loads(scopes_json)),
                                token_hash, public_id, None, current)
+        self._touch(token_hash)
         return self._remember(("token", token_hash), current, identity, expires_at)
 
     def from_claims(self, claims: AccessClaims, token_hash: str | None) -> Identity:

@@ -20,12 +20,6 @@ def tokens_of(db: Database, principal_id: int) -> list[dict]:
     return rows
 
 
-def set_token_label(db: Database, public_id: str, principal_id: int, label: str) -> bool:
-    """Name one of this principal's tokens; False when it is not theirs."""
-    return db.execute("UPDATE tokens SET label = ? WHERE public_id = ? AND principal_id = ?",
-                      [label, public_id, principal_id]).rowcount == 1
-
-
 def last_activity(db: Database, handle: str) -> dict[str, str]:
     """Each of a principal's agents' newest audited call: agent name → timestamp."""
     rows = db.execute("SELECT agent, MAX(ts) FROM audit WHERE principal = ? AND agent IS NOT NULL GROUP BY agent",

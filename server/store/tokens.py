@@ -9,10 +9,11 @@ from server.store.database import insert as insert_row
 
 
 def insert(db: Database, *, public_id: str, digest: str, kind: str, principal_id: int, agent_id: int | None,
-           scopes: tuple[str, ...], created_at: str, expires_at: str | None) -> None:
+           scopes: tuple[str, ...], created_at: str, expires_at: str | None, label: str | None = None) -> None:
     insert_row(db, "tokens", {
         "public_id": public_id, "hash": digest, "kind": kind, "principal_id": principal_id, "agent_id": agent_id,
         "scopes": json.dumps(list(scopes)), "created_at": created_at, "expires_at": expires_at, "revoked_at": None,
+        "label": label,
     })
 
 
@@ -25,6 +26,11 @@ def revoke(db: Database, public_id: str, digest: str, stamp: str, principal_id: 
         return None
     db.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, row[0]])
     return row[1]
+
+
+def touch(db: Database, digest: str, stamp: str) -> None:
+    """Record that a token was just used (the console shows it); callers throttle how often."""
+    db.execute("UPDATE tokens SET last_used_at = ? WHERE hash = ?", [stamp, digest])
 
 
 def of_principal(db: Database, principal_id: int) -> list[dict]:

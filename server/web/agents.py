@@ -80,10 +80,9 @@ class AgentPages(Frame):
         if lifetime not in LIFETIMES:
             return self._agents_page(request, me, "Choose how long the token lasts.", 400, form=form)
         days = LIFETIMES[lifetime]
-        minted = tokens.mint(self.db, principal_id=me.id, agent_id=row["id"], scopes=scopes,
-                             ttl=timedelta(days=days) if days else None)
         label = label or f"{row['name']} token"
-        console_rows.set_token_label(self.db, minted.public_id, me.id, label)
+        minted = tokens.mint(self.db, principal_id=me.id, agent_id=row["id"], scopes=scopes,
+                             ttl=timedelta(days=days) if days else None, label=label)
         request.session["minted"] = {"token": minted.token, "public_id": minted.public_id, "label": label,
                                      "agent": row["name"], "scopes": list(minted.scopes),
                                      "expires_at": minted.expires_at, "until": time.time() + SHOW_FOR}
