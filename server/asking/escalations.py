@@ -129,9 +129,9 @@ class Escalations:
                 thread_id = rows.open_thread(self.db, asker_id, target["id"], question[:120], stamp)
             rows.add_message(self.db, thread_id, "question", question, stamp, "asked")
             if answer.findings:
-                kind, status = (("answer", "answered") if answer.escalate is None and answer.refused is None else
-                                ("decline", "escalated" if answer.escalate is not None else "declined"))
-                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, status)
+                kind, outcome = (("answer", "answered") if answer.escalate is None and answer.refused is None else
+                                 ("decline", "escalated" if answer.escalate is not None else "declined"))
+                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, outcome)
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(
