@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
@@ -60,6 +61,16 @@ def emit_json(data: Any) -> None:
 
 def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def listing(args: argparse.Namespace, rows: list[dict], columns: list[str],
+            shown: Callable[[dict], dict] | None = None) -> int:
+    """A listing command's output: JSON with --json, else a table (`shown` adapts a row for people)."""
+    if getattr(args, "json", False):
+        emit_json(rows)
+    else:
+        table([shown(row) for row in rows] if shown else rows, columns)
+    return 0
 
 
 def table(rows: list[dict], columns: list[str]) -> None:

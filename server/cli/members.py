@@ -8,7 +8,7 @@ import sys
 from datetime import timedelta
 
 from server.access import default_scopes, lane_of, token_scopes_allowed
-from server.cli.context import Context, UsageError, add_json, csv, emit_json, err, table
+from server.cli.context import Context, UsageError, add_json, csv, emit_json, err, listing
 from server.errors import ParleyError
 from server.identity import mandates, principals, tokens
 from server.store import agents as agent_rows
@@ -58,12 +58,8 @@ def principal_list(args: argparse.Namespace) -> int:
     rows = principal_rows.listing(Context().db)
     for row in rows:
         row["steward"] = bool(row["steward"])
-    if args.json:
-        emit_json(rows)
-    else:
-        table([{**r, "steward": "steward" if r["steward"] else ""} for r in rows],
-              ["handle", "status", "steward", "name", "admitted_at"])
-    return 0
+    return listing(args, rows, ["handle", "status", "steward", "name", "admitted_at"],
+                   lambda r: {**r, "steward": "steward" if r["steward"] else ""})
 
 
 # --- agent -------------------------------------------------------------------------------------
@@ -78,8 +74,7 @@ def agent_add(args: argparse.Namespace) -> int:
 def agent_list(args: argparse.Namespace) -> int:
     ctx = Context()
     rows = agent_rows.of_principal(ctx.db, principals.find_principal(ctx.db, args.handle).id)
-    emit_json(rows) if args.json else table(rows, ["id", "name", "created_at", "revoked_at"])
-    return 0
+    return listing(args, rows, ["id", "name", "created_at", "revoked_at"])
 
 
 def agent_revoke(args: argparse.Namespace) -> int:
@@ -124,12 +119,8 @@ def token_mint(args: argparse.Namespace) -> int:
 def token_list(args: argparse.Namespace) -> int:
     ctx = Context()
     rows = token_rows.of_principal(ctx.db, principals.find_principal(ctx.db, args.handle).id)
-    if args.json:
-        emit_json(rows)
-    else:
-        table([{**r, "scopes": " ".join(r["scopes"])} for r in rows],
-              ["public_id", "kind", "agent", "scopes", "created_at", "expires_at", "revoked_at"])
-    return 0
+    return listing(args, rows, ["public_id", "label", "kind", "agent", "scopes", "created_at", "expires_at",
+                                "last_used_at", "revoked_at"], lambda r: {**r, "scopes": " ".join(r["scopes"])})
 
 
 def token_revoke(args: argparse.Namespace) -> int:

@@ -35,7 +35,8 @@ def touch(db: Database, digest: str, stamp: str) -> None:
 
 def of_principal(db: Database, principal_id: int) -> list[dict]:
     rows = list(db.query(
-        """SELECT t.public_id, t.kind, t.scopes, t.created_at, t.expires_at, t.revoked_at, a.name AS agent
+        """SELECT t.public_id, t.label, t.kind, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
+                  a.name AS agent
            FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
            WHERE t.principal_id = ? ORDER BY t.id""", [principal_id]))
     for row in rows:
