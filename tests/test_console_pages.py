@@ -87,7 +87,9 @@ async def test_activity_shows_the_members_own_calls_newest_first_and_names_a_den
     async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
         page = (await bruno.get("/console/activity")).text
         assert page.index("log_evidence") < page.index(">whoami<")  # newest first
-        assert "Rule not met: Evidence kinds from the club" in page and "denied by a rule" in page
+        # the rule read as its sentence (from the rule book), then its name; never the call's values
+        assert ("Rule not met: kind is one of [reference, portfolio, introduction, event, publication]" in page
+                and "(rule “Evidence kinds from the club&#39;s list”)" in page and "denied by a rule" in page)
         assert "Secret-Title-123" not in page and "rumour" not in page  # never a call's values
     async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
         assert "log_evidence" not in (await ana.get("/console/activity")).text  # only one's own agents
