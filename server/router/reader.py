@@ -20,8 +20,11 @@ _TOKEN = re.compile(
       |(?P<url>https?://\S+)
       |(?P<quoted>"[^"]*"|“[^”]*”|'[^']{2,}')
       |(?P<handle>@[a-z][a-z0-9_-]{1,31})
-      |(?P<money>(?:R\$|US\$|\$|€|£)\s?\d[\d.,]*)
-      |(?P<number>\d+(?:[.,]\d+)*(?:%)?)
+      |(?P<domain>\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w))
+      |(?P<list>\[[^\[\]]{0,400}\])
+      |(?P<money>(?:R\$|US\$|\$|€|£)\s?\d+(?:[.,]\d+)*)
+      |(?P<ordinal>\d+(?:st|nd|rd|th|º|ª|o|a)\b)
+      |(?P<number>(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?)
       |(?P<word>[^\W\d_](?:[\w'’-]*[^\W_])?)
       |(?P<punct>[?!.,;:])""",
     re.VERBOSE | re.UNICODE,
@@ -38,7 +41,7 @@ def fold(text: str) -> str:
 class Token:
     text: str  # as typed
     norm: str  # folded, informal spelling expanded
-    kind: str  # word, number, decimal, money, email, url, quoted, handle, punct
+    kind: str  # word, number, decimal, money, ordinal, email, url, domain, list, quoted, handle, punct
     index: int
     used: bool = False  # consumed as a role or an argument
 
@@ -155,8 +158,9 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
                 return Verb(action, f"{tokens[i].text} {tokens[i + 1].text}", tense, i, 2)
         if word not in verbs:
             continue
-        if i > start and words[i - 1] in lx.DETERMINERS[language]:
-            continue
+        if i > start and (words[i - 1] in lx.DETERMINERS[language] or (
+                i - 1 > start and words[i - 2] in lx.DETERMINERS[language] and words[i - 1] not in verbs)):
+            continue  # "any answers", "any new answers": a noun after a determiner
         if language == "pt-BR" and word in lx.PT_NOT_VERBS:
             previous = words[i - 1] if i > 0 else None
             after_aux = previous in ("foi", "foram", "vai", "vou", "pode", "poderia", "consegue", "me", "voce",
@@ -164,6 +168,9 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
             if not (i == first_content or after_aux):
                 continue
         if language == "en" and word in function and i != first_content:
+            continue
+        if word in lx.PARTICIPIAL_PREPOSITIONS[language] and i != first_content \
+                and (i == 0 or words[i - 1] not in lx.PAST_AUXILIARIES[language] | lx.BE[language]):
             continue
         action, tense = verbs[word]
         return Verb(action, tokens[i].text, tense, i)

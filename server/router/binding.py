@@ -1,0 +1,405 @@
+"""Binding a turn's values to a tool's parameters by what each parameter is, never by position.
+
+A value goes to a parameter when the turn says which: the label beside a number ("height of 5",
+"5 years", "a = 1"), the noun after the noun a parameter names ("pedido 4411"), the phrase after
+the preposition a parameter's name implies ("in Paris" for a location, "from Sydney to Melbourne"
+for origin and destination), a value the application knows for that parameter, an enum value the
+turn names, the words of a flag ("including human impact"). A number alone with one numeric
+parameter to take it is that parameter's. Anything less sure is not bound: the parameter is
+reported unsure and the plan asks for it, naming it.
+
+Known values: a parameter declares them with `enum` or `x-known-values` in its schema, and the host
+adds them per plan with `context={"known_values": {"member": ["ana", "bruno"]}}`. Such a parameter
+takes only a value the turn names from that list (a handle the caller can see), source "turn".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from server.router import lexicon as lx
+from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
+from server.router.names import singular, split_words
+from server.router.reader import Reading, Token, fold
+
+NUMERIC = ("number", "decimal", "money", "ordinal")
+# Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
+CONNECTORS = frozenset({"of", "is", "as", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
+                        "de", "do", "da", "e", "igual", "em", "com", "por", "with", "for", "about", "around",
+                        "approximately", "roughly", "by", "=", ":"})
+LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "state", "town", "area", "venue",
+                            "cidade", "local", "pais", "lugar", "regiao"})
+ORIGIN_WORDS = frozenset({"origin", "from", "start", "source", "departure", "begin", "base", "origem", "partida"})
+TARGET_WORDS = frozenset({"destination", "to", "end", "target", "arrival", "destino", "chegada"})
+PREPOSITIONS = {
+    "en": {"in": "location", "at": "location", "near": "location", "around": "location",
+           "from": "origin", "to": "target"},
+    "pt-BR": {"em": "location", "no": "location", "na": "location", "perto": "location",
+              "de": "origin", "desde": "origin", "para": "target", "ate": "target"},
+}
+CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
+FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
+                        "only", "incluir", "usar", "com"})
+NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "excluindo", "nao"})
+WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
+                      "onde", "quem", "qual", "quais", "porque"})
+_QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
+
+
+def takes(param: Param, token: Token) -> bool:
+    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
+    if param.kind != "destination":
+        return False
+    if token.kind == "email":
+        return param.name in ("email", "to", "recipient", "address", "destination", "target")
+    if token.kind == "url":
+        return param.name in ("url", "webhook", "destination", "target")
+    return param.name in ("to", "recipient", "destination", "target")
+
+
+def numeric_text(token: Token, param: Param, language: str) -> str:
+    """A number as the parameter takes it: as typed for text, plain digits for a number parameter."""
+    if param.type not in ("number", "integer"):
+        return token.text
+    text = re.sub(r"^(R\$|US\$|\$|€|£)\s*", "", token.text)
+    text = re.sub(r"(st|nd|rd|th|º|ª|o|a)$", "", text) if token.kind == "ordinal" else text
+    if language == "pt-BR":
+        return text.replace(".", "").replace(",", ".")
+    return text.replace(",", "")
+
+
+class Binder:
+    """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
+
+    def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
+                 things: list[tuple[Token, str]], used: set[int], known: dict[str, tuple[str, ...]]):
+        self.tool = tool
+        self.tokens = tokens
+        self.reading = reading
+        self.language = language
+        self.things = things
+        self.used = used
+        self.known = known
+        self.function = lx.FUNCTION_WORDS[language]
+        self.arguments: dict[str, str] = {}
+        self.sources: dict[str, str] = {}
+        self.unsure: set[str] = set()
+        self.by_index = {t.index: t for t in tokens}
+        self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
+
+    def put(self, param: Param, value: str, source: str = "turn", *tokens: Token) -> None:
+        self.arguments[param.name] = value
+        self.sources[param.name] = source
+        self.used.update(t.index for t in tokens)
+
+    def free(self, kind: str | None = None) -> list[Param]:
+        return [p for p in self.tool.params if p.name not in self.arguments and (kind is None or p.kind == kind)]
+
+    # --- labels -------------------------------------------------------------------------------
+
+    def _content(self, token: Token | None) -> bool:
+        return token is not None and token.kind == "word" and token.norm not in self.function \
+            and token.norm not in CONNECTORS
+
+    def left_label(self, token: Token) -> list[str]:
+        """The words naming a value just before it: "initial velocity of 10", "a = 1"."""
+        i = token.index - 1
+        skipped = 0
+        while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].norm in CONNECTORS \
+                and skipped < 2:
+            i -= 1
+            skipped += 1
+        label = []
+        while self._content(self.by_index.get(i)) and len(label) < 3:
+            label.insert(0, singular(self.by_index[i].norm))
+            i -= 1
+        if not label and skipped == 0 and i in self.by_index and self.by_index[i].kind == "word" \
+                and len(self.by_index[i].norm) == 1:
+            label = [self.by_index[i].norm]  # a=1: a one-letter name before its value
+        return label
+
+    def right_label(self, token: Token) -> list[str]:
+        nxt = self.by_index.get(token.index + 1)
+        return [singular(nxt.norm)] if self._content(nxt) else []
+
+    @staticmethod
+    def _overlap(label: list[str], words) -> int:
+        return sum(1 for w in label if w in words or (len(w) >= 4 and any(x.startswith(w) for x in words)))
+
+    def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | bool:
+        """The one parameter a label names; False where two tie (unsure), None where none does."""
+        if not label:
+            return None
+        scores = []
+        for param in params:
+            words = param.described if describe else set(param.words)
+            score = self._overlap(label, words)
+            if score:
+                scores.append((score, param))
+        if not scores:
+            return None
+        top = max(s for s, _ in scores)
+        best = [p for s, p in scores if s == top]
+        return best[0] if len(best) == 1 else False
+
+    # --- the passes ---------------------------------------------------------------------------
+
+    def identifiers(self) -> None:
+        """The number right after the noun an identifier names ("pedido 4411")."""
+        for param in self.free("identifier"):
+            for token, noun in self.things:
+                nxt = self.by_index.get(token.index + 1)
+                if noun == param.noun and nxt is not None and nxt.kind == "number" and nxt.index not in self.used:
+                    self.put(param, nxt.text, "turn", nxt)
+                    break
+
+    def numbers(self) -> None:
+        """Numbers to the parameters their labels name; a lone number to a lone numeric parameter."""
+        numeric = [p for p in self.free() if p.type in ("number", "integer") or p.kind in ("amount", "count",
+                                                                                           "identifier")]
+        values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
+        unlabelled = []
+        claimed: dict[str, list[Token]] = {}
+        for token in values:
+            best = self._best(self.left_label(token), numeric)
+            if best is None:
+                best = self._best(self.right_label(token), numeric)
+            if best is None:
+                best = self._best(self.right_label(token) or self.left_label(token), numeric, describe=True)
+            if best is False:
+                self.unsure.update(p.name for p in numeric)
+                continue
+            if best is None:
+                unlabelled.append(token)
+            else:
+                claimed.setdefault(best.name, []).append(token)
+        for param in numeric:
+            tokens = claimed.get(param.name, [])
+            if len(tokens) == 1:
+                self._number(param, tokens[0])
+            elif tokens:
+                self.unsure.add(param.name)
+        left = [p for p in numeric if p.name not in self.arguments and p.name not in self.unsure]
+        # money and decimals to the one amount parameter that names money
+        money = [t for t in unlabelled if t.kind in ("money", "decimal")]
+        amounts = [p for p in left if p.kind == "amount" and p.words and p.words[-1] in _AMOUNT_WORDS]
+        if len(money) == 1 and len(amounts) == 1:
+            self._number(amounts[0], money[0])
+            unlabelled.remove(money[0])
+            left.remove(amounts[0])
+        if len(unlabelled) == 1 and len(left) == 1 and (left[0].required or len(numeric) == 1):
+            self._number(left[0], unlabelled[0])
+        elif unlabelled:
+            self.unsure.update(p.name for p in left)
+
+    def _number(self, param: Param, token: Token) -> None:
+        if token.text.endswith("%") and not ({"percent", "percentage"} & (
+                set(param.words) | param.described)):
+            self.unsure.add(param.name)  # 8% is 8 or 0.08: the parameter must say which
+            return
+        self.put(param, numeric_text(token, param, self.language), "turn", token)
+
+    def destinations(self) -> None:
+        for param in self.free("destination"):
+            value = next((t for t in self.reading.destination if t in self.tokens and t.index not in self.used
+                          and takes(param, t)), None)
+            if value is not None:
+                self.put(param, value.text, "turn", value)
+
+    def times(self) -> None:
+        for param in self.free("time"):
+            if "time" in self.reading.form.roles:
+                self.put(param, self.reading.form.roles["time"], "turn")
+                self.used.update(t.index for t in self.tokens if t.kind == "word"
+                                 and t.norm in lx.TIME_WORDS[self.language])
+
+    def known_values(self) -> None:
+        """A parameter with values the application knows takes only one of them, named in the turn."""
+        for param in self.free():
+            known = self.known.get(param.name) or param.known
+            if not known:
+                continue
+            folded = {fold(v).lstrip("@"): v for v in known}
+            found = {folded[t.norm.lstrip("@")]: t for t in self.tokens
+                     if t.kind in ("word", "handle") and t.index not in self.used and t.norm.lstrip("@") in folded}
+            if len(found) == 1:
+                value, token = next(iter(found.items()))
+                self.put(param, value, "turn", token)
+            elif found:
+                self.unsure.add(param.name)
+
+    def choices(self, senses) -> None:
+        """An enum value the turn names, by its words or a word of the same sense; two named is unsure."""
+        words = {t.norm for t in self.tokens if t.kind == "word"} | {singular(t.norm) for t in self.tokens
+                                                                      if t.kind == "word"}
+        same = {fold(means) for _, (means, positive) in senses if positive}
+        for param in self.free("choice"):
+            named = [v for v in param.enum if (set(split_words(fold(v))) and set(split_words(fold(v))) <= words)
+                     or fold(v) in same]
+            if len(named) == 1:
+                token = next((t for t in self.tokens if t.norm in split_words(fold(named[0]))), None)
+                self.put(param, named[0], "turn", *([token] if token else []))
+            elif named:
+                self.unsure.add(param.name)
+
+    def flags(self, senses) -> None:
+        for param in self.free("flag"):
+            for token, (means, same) in senses:
+                if fold(means) == fold(param.name):
+                    self.put(param, "true" if same else "false", "turn", token)
+                    break
+            else:
+                words = [w for w in param.words if w not in FLAG_NOISE]
+                hits = [t for t in self.tokens if t.kind == "word" and singular(t.norm) in words]
+                if words and len({singular(t.norm) for t in hits}) == len(set(words)):
+                    before = {self.by_index[i].norm for i in range(hits[0].index - 3, hits[0].index)
+                              if i in self.by_index}
+                    self.put(param, "false" if before & NEGATORS else "true", "turn", *hits)
+
+    def phrase(self, start: int) -> list[Token] | None:
+        """A whole value from index `start`: a proper name ("Yellowstone National Park"), a code
+        (rs6034464, AAPL), a domain or quoted text. None where the phrase runs on into lowercase
+        words ("British pounds"): then it is not a whole value."""
+        token = self.by_index.get(start)
+        if token is None:
+            return None
+        if token.kind in ("quoted", "domain", "email", "url", "handle"):
+            return [token]
+        if token.kind != "word" or token.index == self.first_word:
+            return None
+        if any(ch.isdigit() for ch in token.text) or (token.text.isupper() and len(token.text) > 1):
+            run = [token]
+        elif token.text[:1].isupper():
+            run = [token]
+            i = start + 1
+            while i in self.by_index:
+                nxt = self.by_index[i]
+                if nxt.kind == "word" and nxt.text[:1].isupper():
+                    run.append(nxt)
+                elif nxt.kind == "word" and nxt.norm in ("of", "de", "do", "da") and \
+                        self.by_index.get(i + 1) is not None and self.by_index[i + 1].text[:1].isupper():
+                    run.append(nxt)
+                else:
+                    break
+                i += 1
+        else:
+            return None
+        after = self.by_index.get(run[-1].index + 1)
+        if after is not None and after.kind == "word" and after.norm not in self.function \
+                and after.norm not in CONNECTORS and not after.text[:1].isupper():
+            return None
+        return run
+
+    def _string(self, param: Param, run: list[Token]) -> None:
+        hints = set(param.words) | param.described
+        if hints & CODE_HINTS and (len(run) > 1 or not run[0].text.replace("-", "").isalnum()
+                                   or not run[0].text.isupper()):
+            self.unsure.add(param.name)  # a code is asked for where the turn gives a name
+            return
+        if any(t.index in self.used for t in run):
+            return
+        self.put(param, " ".join(t.text for t in run), "turn", *run)
+
+    def places(self) -> None:
+        """Phrases after the prepositions a parameter's name implies: in X, from X, to X."""
+        roles = PREPOSITIONS[self.language]
+        found: dict[str, list[list[Token]]] = {}
+        for token in self.tokens:
+            role = roles.get(token.norm) if token.kind == "word" else None
+            if role:
+                run = self.phrase(token.index + 1)
+                if run:
+                    found.setdefault(role, []).append(run)
+        words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS}
+        for role, runs in sorted(found.items()):
+            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "destination")
+                      and set(p.words) & words[role]]
+            if len(params) == 1 and len(runs) == 1:
+                self._string(params[0], runs[0])
+            elif params:
+                self.unsure.update(p.name for p in params)
+
+    def labelled(self) -> None:
+        """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple"."""
+        for param in self.free():
+            if param.type != "string" or param.kind not in ("text", "name", "identifier"):
+                continue
+            words = [w for w in param.words if w not in GENERIC]
+            if not words:
+                continue
+            for token in self.tokens:
+                if token.kind == "word" and singular(token.norm) == words[-1]:
+                    i = token.index + 1
+                    while i in self.by_index and self.by_index[i].norm in ("named", "called", "chamado", "chamada",
+                                                                          ":", "="):
+                        i += 1
+                    run = self.phrase(i)
+                    if run:
+                        self._string(param, run)
+                        break
+
+    def lists(self) -> None:
+        for param in self.free("array"):
+            literal = next((t for t in self.tokens if t.kind == "list" and t.index not in self.used), None)
+            if literal is None:
+                continue
+            try:
+                value = json.loads(literal.text.replace("'", '"'))
+            except ValueError:
+                self.unsure.add(param.name)
+                continue
+            self.put(param, json.dumps(value), "turn", literal)
+
+    def quoted(self) -> None:
+        text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
+        quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
+        for param, token in zip(text_params, quotes):
+            self.put(param, token.text, "turn", token)
+
+    def names(self) -> None:
+        for param in self.free("name"):
+            if param.name in self.known or param.known:
+                continue
+            handle = next((t for t in self.tokens if t.kind == "handle" and t.index not in self.used), None)
+            if handle is not None:
+                self.put(param, handle.text.lstrip("@"), "turn", handle)
+                continue
+            for token, noun in self.things:
+                nxt = self.by_index.get(token.index + 1)
+                if noun in (param.name, "member") and nxt is not None and nxt.kind == "word" \
+                        and nxt.norm not in self.function and nxt.index not in self.used:
+                    self.put(param, nxt.text, "turn", nxt)
+                    break
+
+    def free_text(self, after: int) -> None:
+        """What is left of the turn, for one parameter that takes free text (query, question …)."""
+        takers = sorted((p for p in self.free("text") if p.name in TEXT_NAMES), key=lambda p: (not p.required, p.name))
+        rest = self.remainder(after) if takers else ""
+        if rest:
+            self.put(takers[0], rest, "turn")
+
+    def remainder(self, after: int) -> str:
+        """The words left once the verb, the tool's nouns and the bound values are taken, from the
+        first content word after the verb on (a wh-word opens a question and stays)."""
+        function = self.function | {"please", "por", "favor", "for", "sobre", "about"}
+        tool_words = set(self.tool.nouns) | set(split_words(self.tool.name))
+        mapped = {token.index for token, noun in self.things if noun in tool_words}
+        words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in self.used
+                 and t.index not in mapped and t.index > after]
+        while words and words[0].norm in function and words[0].norm not in WH_WORDS:
+            words.pop(0)
+        return " ".join(t.text for t in words)
+
+    def named_but_unbound(self) -> None:
+        """A parameter the turn names by its own words whose value was not bound is asked for."""
+        words = {singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used}
+        tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(self.tool.namespace)
+        for param in self.free():
+            own = [w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words]
+            if own and all(w in words for w in own):
+                self.unsure.add(param.name)
+
+
+_AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia", "salary",
+                           "income", "budget", "payment", "balance", "principal", "investment", "loan"})

@@ -1,0 +1,114 @@
+"""Which tools a clause reaches: by its verb's family, then by the words of the tools' names.
+
+Read verbs (show, find, calculate, retrieve …) reach every tool that reads; a write verb reaches
+only tools of its own action (book reaches book and reserve, never get); a tool's name is read
+by names.py. Among the tools a verb reaches, a tool is admitted when the turn names the thing
+its name is about (the head noun, or an abbreviation the turn spells out: gcd is "greatest common
+divisor"), with at least half of that name's qualifiers; the tool whose name the turn names most
+fully wins, and a tie is asked about, never guessed.
+"""
+
+from __future__ import annotations
+
+from server.router import lexicon as lx
+from server.router.catalogue import CatalogueTool
+from server.router.names import singular
+from server.router.reader import Clause, Token
+from server.router.vocabulary import Vocabulary
+
+# Verbs of one action that serve each other most closely: the turn's "show" is the tool's "get".
+CLOSE = {
+    "get": {"get", "view", "read", "check", "list"},
+    "view": {"get", "view"},
+    "read": {"read", "get", "check"},
+    "check": {"check", "get", "read"},
+    "list": {"list", "get", "search"},
+    "search": {"search", "list"},
+    "compute": {"compute", "get"},
+}
+
+
+def clause_span(clause: Clause) -> set[int]:
+    if clause.verb is None:
+        return set()
+    return {clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)}
+
+
+def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span: set[int]) -> list[tuple[Token, str]]:
+    """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
+    found: list[tuple[Token, str]] = []
+    function = lx.FUNCTION_WORDS[language]
+    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span]
+    i = 0
+    while i < len(words):
+        phrase_noun = None
+        for size in (3, 2):
+            if i + size <= len(words):
+                phrase_noun = vocabulary.nouns.get(" ".join(w.norm for w in words[i:i + size]))
+                if phrase_noun:
+                    found.append((words[i], phrase_noun))
+                    i += size
+                    break
+        if phrase_noun:
+            continue
+        word = words[i]
+        noun = vocabulary.noun(word.norm)
+        if noun:
+            found.append((word, noun))
+        elif word.norm not in function:
+            found.append((word, singular(word.norm)))
+        i += 1
+    return found
+
+
+def compatible(action: str | None, tool: CatalogueTool) -> bool:
+    """Read verbs reach every tool that reads; other verbs only tools of their own action."""
+    if action is None:
+        return False
+    if lx.ACTIONS.get(action) == "read" and not tool.writes:
+        return True
+    return tool.action in CLOSE.get(action, {action})
+
+
+class TurnWords:
+    """The nouns a clause names, as the tools' names are matched against them."""
+
+    def __init__(self, found: list[tuple[Token, str]]):
+        self.nouns = [noun for _, noun in found]
+        self.set = set(self.nouns)
+        self.words = [w for noun in self.nouns for w in noun.split()]
+        self._initials: set[str] | None = None
+
+    def initials(self) -> set[str]:
+        """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
+        if self._initials is None:
+            letters = [w[0] for w in self.words if w]
+            self._initials = {"".join(letters[i:i + n]) for n in (2, 3, 4) for i in range(len(letters) - n + 1)}
+        return self._initials
+
+    def names(self, word: str) -> bool:
+        if word in self.set:
+            return True
+        if len(word) >= 4 and any(w.startswith(word) for w in self.words):
+            return True  # hypot in "hypotenuse", stat in "statistics"
+        return 2 <= len(word) <= 4 and word in self.initials()
+
+
+def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, action: str | None) -> list[CatalogueTool]:
+    """The tools whose names the turn names best; several only where they tie."""
+    scored = []
+    for tool in tools:
+        if not tool.nouns or not turn.names(tool.nouns[0]):
+            continue
+        qualifiers = [w for w in tool.adjectives if turn.names(w)]
+        if len(qualifiers) < len(tool.adjectives) // 2:
+            continue
+        namespace = sum(1 for w in tool.namespace if turn.names(w))
+        close = tool.action in CLOSE.get(action or "", {action})
+        key = (1 + len(qualifiers), tool.nouns[0] == primary, close, namespace,
+               -(len(tool.adjectives) - len(qualifiers)))
+        scored.append((key, tool))
+    if not scored:
+        return []
+    best = max(key for key, _ in scored)
+    return [tool for key, tool in scored if key == best]
