@@ -24,8 +24,14 @@ from server.router.names import singular, split_words
 from server.router.reader import Reading, Token, fold
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
+MONTHS = ("january february march april may june july august september october november december janeiro fevereiro "
+          "marco abril maio junho julho agosto setembro outubro novembro dezembro").split()
+TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
+                            "passada"})
+# Parameters that take a few words of free text; the others (question, message …) take a sentence.
+SHORT_TEXT = frozenset({"query", "topic", "kind", "subject", "keyword", "keywords"})
 # Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
-CONNECTORS = frozenset({"of", "is", "as", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
+CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
                         "de", "do", "da", "e", "igual", "em", "com", "por", "with", "for", "about", "around",
                         "approximately", "roughly", "by", "=", ":"})
 LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "state", "town", "area", "venue",
@@ -42,6 +48,7 @@ CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codi
 FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
                         "only", "incluir", "usar", "com"})
 NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "excluindo", "nao"})
+INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
 WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
                       "onde", "quem", "qual", "quais", "porque"})
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
@@ -136,7 +143,8 @@ class Binder:
             words = param.described if describe else set(param.words)
             score = self._overlap(label, words)
             if score:
-                scores.append((score, param))
+                # "reference sequence" names reference_sequence before sequence; "sequence" the reverse
+                scores.append(((score, 0 if describe else score - len(words)), param))
         if not scores:
             return None
         top = max(s for s, _ in scores)
@@ -162,6 +170,9 @@ class Binder:
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         for token in values:
+            unit = self.by_index.get(token.index + 1)
+            if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm"):
+                continue  # 11 PM is a time of day, not a number
             best = self._best(self.left_label(token), numeric)
             if best is None:
                 best = self._best(self.right_label(token), numeric)
@@ -194,6 +205,10 @@ class Binder:
             self.unsure.update(p.name for p in left)
 
     def _number(self, param: Param, token: Token) -> None:
+        unit = self.by_index.get(token.index + 1)
+        if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described:
+            self.unsure.add(param.name)  # 6cm, 100µF: a unit the parameter does not say it takes
+            return
         if token.text.endswith("%") and not ({"percent", "percentage"} & (
                 set(param.words) | param.described)):
             self.unsure.add(param.name)  # 8% is 8 or 0.08: the parameter must say which
@@ -208,11 +223,48 @@ class Binder:
                 self.put(param, value.text, "turn", value)
 
     def times(self) -> None:
-        for param in self.free("time"):
-            if "time" in self.reading.form.roles:
-                self.put(param, self.reading.form.roles["time"], "turn")
-                self.used.update(t.index for t in self.tokens if t.kind == "word"
-                                 and t.norm in lx.TIME_WORDS[self.language])
+        """A date to a date parameter; the turn's time words (next month, tomorrow at 9, 12pm) to
+        the one time parameter; two time parameters and one time are asked about."""
+        params = self.free("time")
+        dates = [t for t in self.tokens if t.kind == "date" and t.index not in self.used]
+        if len(dates) == 1:
+            dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
+            if len(dated) == 1:
+                self.put(dated[0], dates[0].text, "turn", dates[0])
+                params = [p for p in params if p is not dated[0]]
+        months = [t for t in self.tokens if t.kind == "word" and t.norm in MONTHS and t.index not in self.used]
+        for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
+            if len(months) == 1:
+                self.put(param, months[0].text, "turn", months[0])
+        if not params:
+            return
+        value, tokens = self.time_text()
+        if value and len(params) == 1:
+            self.put(params[0], value, "turn", *tokens)
+        elif value:
+            self.unsure.update(p.name for p in params)
+
+    def time_text(self) -> tuple[str, list[Token]]:
+        words = lx.TIME_WORDS[self.language]
+        parts, taken = [], []
+        for token in self.tokens:
+            before = self.by_index.get(token.index - 1)
+            if token.index in self.used:
+                continue
+            if token.kind == "word" and token.norm in words and not (
+                    token.norm in ("am", "pm") and before is not None and before.kind == "number"):
+                if before is not None and before.norm in TIME_MODIFIERS:
+                    parts.append(f"{before.text} {token.text}")
+                    taken.append(before)
+                else:
+                    parts.append(token.text)
+                taken.append(token)
+            elif token.kind in ("number", "decimal") and before is not None and before.norm in ("at", "as", "às"):
+                after = self.by_index.get(token.index + 1)
+                meridian = after is not None and after.norm in ("am", "pm")
+                parts.append(token.text + (("" if after.glued else " ") + after.text if meridian else ""))
+                taken += [token] + ([after] if meridian else [])
+        return " ".join(parts), taken
 
     def known_values(self) -> None:
         """A parameter with values the application knows takes only one of them, named in the turn."""
@@ -250,12 +302,19 @@ class Binder:
                     self.put(param, "true" if same else "false", "turn", token)
                     break
             else:
+                # "including human impact", "without tolls": the flag's words, right after a word that
+                # includes or excludes; its words anywhere else are only a mention, asked about
                 words = [w for w in param.words if w not in FLAG_NOISE]
                 hits = [t for t in self.tokens if t.kind == "word" and singular(t.norm) in words]
-                if words and len({singular(t.norm) for t in hits}) == len(set(words)):
-                    before = {self.by_index[i].norm for i in range(hits[0].index - 3, hits[0].index)
-                              if i in self.by_index}
-                    self.put(param, "false" if before & NEGATORS else "true", "turn", *hits)
+                if not words or len({singular(t.norm) for t in hits}) != len(set(words)):
+                    continue
+                before = self.by_index.get(hits[0].index - 1)
+                if before is not None and before.norm in NEGATORS:
+                    self.put(param, "false", "turn", *hits)
+                elif before is not None and before.norm in INCLUDERS:
+                    self.put(param, "true", "turn", *hits)
+                else:
+                    self.unsure.add(param.name)
 
     def phrase(self, start: int) -> list[Token] | None:
         """A whole value from index `start`: a proper name ("Yellowstone National Park"), a code
@@ -285,6 +344,10 @@ class Binder:
                 i += 1
         else:
             return None
+        comma, more = self.by_index.get(run[-1].index + 1), self.by_index.get(run[-1].index + 2)
+        if comma is not None and comma.norm == "," and more is not None and more.kind == "word" \
+                and more.text[:1].isupper() and len(run) < 4 and not any(ch.isdigit() for ch in run[0].text):
+            run = run + [comma, more]  # "Denver, Colorado", "Paris, France"
         after = self.by_index.get(run[-1].index + 1)
         if after is not None and after.kind == "word" and after.norm not in self.function \
                 and after.norm not in CONNECTORS and not after.text[:1].isupper():
@@ -299,7 +362,11 @@ class Binder:
             return
         if any(t.index in self.used for t in run):
             return
-        self.put(param, " ".join(t.text for t in run), "turn", *run)
+        value = " ".join(t.text for t in run).replace(" ,", ",")
+        if "state" in param.described and "," not in value and not (hints & {"city"} and "state" not in hints):
+            self.unsure.add(param.name)  # "the city and state": a city alone is not the whole value
+            return
+        self.put(param, value, "turn", *run)
 
     def places(self) -> None:
         """Phrases after the prepositions a parameter's name implies: in X, from X, to X."""
@@ -321,23 +388,35 @@ class Binder:
                 self.unsure.update(p.name for p in params)
 
     def labelled(self) -> None:
-        """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple"."""
-        for param in self.free():
-            if param.type != "string" or param.kind not in ("text", "name", "identifier"):
+        """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple",
+        "reference sequence 'AGTC'"; the parameter named most fully takes it, a tie is asked about."""
+        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
+        claimed: dict[str, list[list[Token]]] = {}
+        for token in self.tokens:
+            if token.index in self.used:
                 continue
-            words = [w for w in param.words if w not in GENERIC]
-            if not words:
+            run = self.phrase(token.index)
+            if not run:
                 continue
-            for token in self.tokens:
-                if token.kind == "word" and singular(token.norm) == words[-1]:
-                    i = token.index + 1
-                    while i in self.by_index and self.by_index[i].norm in ("named", "called", "chamado", "chamada",
-                                                                          ":", "="):
-                        i += 1
-                    run = self.phrase(i)
-                    if run:
-                        self._string(param, run)
-                        break
+            i = token.index - 1
+            while i in self.by_index and self.by_index[i].norm in ("named", "called", "chamado", "chamada", "is",
+                                                                  "e", "of", "de", "as", "como"):
+                i -= 1
+            label = []
+            while self._content(self.by_index.get(i)) and len(label) < 3:
+                label.insert(0, singular(self.by_index[i].norm))
+                i -= 1
+            best = self._best(label, params)
+            if best is False:
+                self.unsure.update(p.name for p in params if self._overlap(label, set(p.words)))
+            elif best is not None:
+                claimed.setdefault(best.name, []).append(run)
+        for param in params:
+            runs = claimed.get(param.name, [])
+            if len(runs) == 1:
+                self._string(param, runs[0])
+            elif runs:
+                self.unsure.add(param.name)
 
     def lists(self) -> None:
         for param in self.free("array"):
@@ -349,6 +428,8 @@ class Binder:
             except ValueError:
                 self.unsure.add(param.name)
                 continue
+            if param.items == "number" and isinstance(value, list):
+                value = [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
             self.put(param, json.dumps(value), "turn", literal)
 
     def quoted(self) -> None:
@@ -375,11 +456,17 @@ class Binder:
     def free_text(self, after: int) -> None:
         """What is left of the turn, for one parameter that takes free text (query, question …)."""
         takers = sorted((p for p in self.free("text") if p.name in TEXT_NAMES), key=lambda p: (not p.required, p.name))
-        rest = self.remainder(after) if takers else ""
-        if rest:
-            self.put(takers[0], rest, "turn")
+        words = self.remainder(after) if takers else []
+        if not words:
+            return
+        whole = all(b.index - a.index == 1 for a, b in zip(words, words[1:]))
+        if not whole or (takers[0].name in SHORT_TEXT and len(words) > 4):
+            # "latest [news] on Bitcoin [in US]": words with holes, or a sentence for a keyword
+            self.unsure.add(takers[0].name)
+            return
+        self.put(takers[0], " ".join(t.text for t in words), "turn", *words)
 
-    def remainder(self, after: int) -> str:
+    def remainder(self, after: int) -> list[Token]:
         """The words left once the verb, the tool's nouns and the bound values are taken, from the
         first content word after the verb on (a wh-word opens a question and stays)."""
         function = self.function | {"please", "por", "favor", "for", "sobre", "about"}
@@ -389,16 +476,21 @@ class Binder:
                  and t.index not in mapped and t.index > after]
         while words and words[0].norm in function and words[0].norm not in WH_WORDS:
             words.pop(0)
-        return " ".join(t.text for t in words)
+        while words and words[-1].norm in function:
+            words.pop()
+        return words
 
     def named_but_unbound(self) -> None:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
         words = {singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used}
         tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(self.tool.namespace)
+        units = any(t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens)
         for param in self.free():
             own = [w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words]
             if own and all(w in words for w in own):
                 self.unsure.add(param.name)
+            elif units and "unit" in param.words:
+                self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
 
 
 _AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia", "salary",

@@ -145,7 +145,7 @@ class Planner:
             step = Step(kind="decline", decided_by="decline: negated", selection=Selection(tool=tool.name))
             because = self.say.negated(tool)
             return Outcome(step, "resolved", "None", because, declined_because=because)
-        arguments, sources, unsure = self._arguments(tool, clause, reading, done)
+        arguments, sources, unsure = self._arguments(tool, clause, reading, done, found)
         missing = [p.name for p in tool.params if (p.required or p.name in unsure) and p.name not in arguments]
         if form.frame == "howto":
             # "how do I …": say what the tool needs; a question about doing is not the doing
@@ -263,12 +263,14 @@ class Planner:
 
     # --- arguments -------------------------------------------------------------------------
 
-    def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step]):
+    def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step],
+                   found: list[tuple[Token, str]] | None = None):
         """Values by what each parameter is (binding.py); then what the turn does not carry: an
         answer, an earlier step's value, the host's context. Returns arguments, sources, unsure."""
         used = set(clause_span(clause))
         verb_end = max(used) if used else -1
-        found = things(clause.tokens, self.language, self.vocabulary, used)
+        if found is None:
+            found = things(clause.tokens, self.language, self.vocabulary, used)
         binder = Binder(tool, clause.tokens, reading, self.language, found, used, self.context.known_values)
         senses = self._senses(clause.tokens)
         binder.identifiers()
@@ -280,9 +282,9 @@ class Planner:
         binder.choices(senses)
         binder.flags(senses)
         binder.names()
-        binder.quoted()
         binder.places()
         binder.labelled()
+        binder.quoted()
         binder.free_text(verb_end)
         binder.named_but_unbound()
         arguments, sources = binder.arguments, binder.sources

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from server.router import lexicon as lx
 
@@ -18,7 +19,8 @@ LANGUAGES = ("en", "pt-BR")
 _TOKEN = re.compile(
     r"""(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
       |(?P<url>https?://\S+)
-      |(?P<quoted>"[^"]*"|“[^”]*”|'[^']{2,}')
+      |(?P<quoted>"[^"]*"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w))
+      |(?P<date>\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b)
       |(?P<handle>@[a-z][a-z0-9_-]{1,31})
       |(?P<domain>\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w))
       |(?P<list>\[[^\[\]]{0,400}\])
@@ -33,6 +35,8 @@ _TOKEN = re.compile(
 
 def fold(text: str) -> str:
     """Lowercase without accents: how Portuguese is compared, with or without accents typed."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFD", text.lower())
     return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
 
@@ -41,24 +45,26 @@ def fold(text: str) -> str:
 class Token:
     text: str  # as typed
     norm: str  # folded, informal spelling expanded
-    kind: str  # word, number, decimal, money, ordinal, email, url, domain, list, quoted, handle, punct
+    kind: str  # word, number, decimal, money, ordinal, date, email, url, domain, list, quoted, handle, punct
     index: int
-    used: bool = False  # consumed as a role or an argument
+    glued: bool = False  # typed with no space after the token before it (the cm of "6cm", the pm of "12pm")
 
 
 def tokenize(turn: str, language: str) -> list[Token]:
     tokens: list[Token] = []
     informal = lx.INFORMAL[language]
+    end = -1
     for match in _TOKEN.finditer(turn):
         kind = match.lastgroup or "word"
         text = match.group(0)
+        glued, end = match.start() == end, match.end()
         norm = fold(text)
         if kind == "word":
             norm = norm.replace("’", "'")
             expanded = informal.get(norm)
             if expanded and " " in expanded:
                 for part in expanded.split():
-                    tokens.append(Token(text, part, "word", len(tokens)))
+                    tokens.append(Token(text, part, "word", len(tokens), glued))
                 continue
             norm = expanded or norm
         elif kind == "number":
@@ -67,7 +73,7 @@ def tokenize(turn: str, language: str) -> list[Token]:
         elif kind == "quoted":
             text = text[1:-1]
             norm = fold(text)
-        tokens.append(Token(text, norm, kind, len(tokens)))
+        tokens.append(Token(text, norm, kind, len(tokens), glued))
     return tokens
 
 
@@ -131,9 +137,14 @@ def _verb_index(language: str) -> dict[str, tuple[str, str]]:
 _VERBS = {language: _verb_index(language) for language in LANGUAGES}
 
 
+@lru_cache(maxsize=64)
+def _longest_first(openers: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted(openers, key=len, reverse=True))
+
+
 def _starts(words: list[str], openers) -> str | None:
     joined = " ".join(words)
-    for opener in sorted(openers, key=len, reverse=True):
+    for opener in _longest_first(openers):
         if joined == opener or joined.startswith(opener + " "):
             return opener
     return None
@@ -177,17 +188,21 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
     return None
 
 
+_SPLITTERS = {language: [s.split() for s in sorted(lx.SPLITTERS[language], key=len, reverse=True)]
+              for language in LANGUAGES}
+
+
 def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     """Split on 'and'/'e' (then, depois) only where a new verb follows: one clause per step."""
-    splitters = {s for s in lx.SPLITTERS[language]}
+    splitters = _SPLITTERS[language]
+    firsts = {parts[0] for parts in splitters}
     clauses: list[Clause] = []
     start = 0
     i = 0
     while i < len(tokens):
         token = tokens[i]
         matched = None
-        for splitter in sorted(splitters, key=len, reverse=True):
-            parts = splitter.split()
+        for parts in splitters if token.norm in firsts else ():
             if [t.norm for t in tokens[i:i + len(parts)]] == parts:
                 matched = parts
                 break

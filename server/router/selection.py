@@ -42,7 +42,7 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
     i = 0
     while i < len(words):
         phrase_noun = None
-        for size in (3, 2):
+        for size in vocabulary.phrase_sizes:
             if i + size <= len(words):
                 phrase_noun = vocabulary.nouns.get(" ".join(w.norm for w in words[i:i + size]))
                 if phrase_noun:

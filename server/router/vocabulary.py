@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -41,6 +42,11 @@ class Vocabulary:
     nouns: dict[str, str] = field(default_factory=dict)  # folded user word or phrase → tool noun
     adjectives: tuple[Adjective, ...] = ()
     digest: str = ""
+
+    @cached_property
+    def phrase_sizes(self) -> tuple[int, ...]:
+        """The lengths, in words, of the phrases among the nouns (3, 2), longest first."""
+        return tuple(sorted({len(k.split()) for k in self.nouns if " " in k}, reverse=True))
 
     def noun(self, word: str) -> str | None:
         """The tool noun a user's word or phrase names; plural and singular both count."""
