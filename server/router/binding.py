@@ -92,6 +92,7 @@ class Binder:
         self.arguments: dict[str, str] = {}
         self.sources: dict[str, str] = {}
         self.unsure: set[str] = set()
+        self.placed: list[str] = []
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
 
@@ -330,6 +331,8 @@ class Binder:
         if any(ch.isdigit() for ch in token.text) or (token.text.isupper() and len(token.text) > 1):
             run = [token]
         elif token.text[:1].isupper():
+            if self._inside_name(token):
+                return None  # "Art" of "Metropolitan Museum of Art" is not a name of its own
             run = [token]
             i = start + 1
             while i in self.by_index:
@@ -354,6 +357,17 @@ class Binder:
             return None
         return run
 
+    def _inside_name(self, token: Token) -> bool:
+        before = self.by_index.get(token.index - 1)
+        if before is not None and before.norm in ("of", "de", "do", "da"):
+            before = self.by_index.get(token.index - 2)
+        return before is not None and before.kind == "word" and before.text[:1].isupper() \
+            and before.index != self.first_word
+
+    def names_left(self) -> bool:
+        """Whether a proper name or a code of the turn is still unbound."""
+        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word" for t in self.tokens)
+
     def _string(self, param: Param, run: list[Token]) -> None:
         hints = set(param.words) | param.described
         if hints & CODE_HINTS and (len(run) > 1 or not run[0].text.replace("-", "").isalnum()
@@ -369,8 +383,12 @@ class Binder:
         self.put(param, value, "turn", *run)
 
     def places(self) -> None:
+        self.placed = self._places()
+
+    def _places(self) -> list[str]:
         """Phrases after the prepositions a parameter's name implies: in X, from X, to X."""
         roles = PREPOSITIONS[self.language]
+        placed: list[str] = []
         found: dict[str, list[list[Token]]] = {}
         for token in self.tokens:
             role = roles.get(token.norm) if token.kind == "word" else None
@@ -384,8 +402,10 @@ class Binder:
                       and set(p.words) & words[role]]
             if len(params) == 1 and len(runs) == 1:
                 self._string(params[0], runs[0])
+                placed.append(params[0].name)
             elif params:
                 self.unsure.update(p.name for p in params)
+        return placed
 
     def labelled(self) -> None:
         """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple",
@@ -484,11 +504,18 @@ class Binder:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
         words = {singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used}
         tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(self.tool.namespace)
+        if self.names_left():
+            # a name the turn gives that no parameter took: it may belong where another one went
+            self.unsure.update(p.name for p in self.free() if p.type in ("string", "array")
+                               and p.kind not in ("choice", "flag", "time"))
+            self.unsure.update(name for name in self.placed if not self.free())
         units = any(t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens)
         for param in self.free():
             own = [w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words]
             if own and all(w in words for w in own):
                 self.unsure.add(param.name)
+            elif param.kind == "flag" and any(w in words for w in own if w not in FLAG_NOISE):
+                self.unsure.add(param.name)  # "toll roads avoided": a flag's word, but not said how
             elif units and "unit" in param.words:
                 self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
 

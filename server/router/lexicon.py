@@ -57,7 +57,7 @@ TOOL_VERB_NOUNS: dict[str, str] = {
 
 # Words of a tool's name that qualify rather than name a thing (share_event_public, restaurant.find_nearby).
 NAME_ADJECTIVES = frozenset({"public", "private", "permanent", "temporary", "new", "all", "latest", "recent",
-                             "current", "nearby", "local", "global", "info", "information", "detail",
+                             "nearby", "global", "info", "information", "detail", "total", "overall",
                              "details", "data", "result", "results"})
 # Prepositions inside a tool's name: the thing named is before them (exchange_rate_with_fee).
 NAME_PREPOSITIONS = frozenset({"with", "from", "by", "for", "of", "in", "to", "on", "at", "between", "per",

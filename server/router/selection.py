@@ -74,6 +74,7 @@ class TurnWords:
     """The nouns a clause names, as the tools' names are matched against them."""
 
     def __init__(self, found: list[tuple[Token, str]]):
+        self.found = found
         self.nouns = [noun for _, noun in found]
         self.set = set(self.nouns)
         self.words = [w for noun in self.nouns for w in noun.split()]
@@ -86,11 +87,18 @@ class TurnWords:
             self._initials = {"".join(letters[i:i + n]) for n in (2, 3, 4) for i in range(len(letters) - n + 1)}
         return self._initials
 
+    def modifier(self, head: str) -> str | None:
+        """The word right before where the turn names a thing: freezing in "freezing point"."""
+        for i, (token, noun) in enumerate(self.found):
+            if noun == head and i > 0 and self.found[i - 1][0].index == token.index - 1:
+                return self.found[i - 1][1]
+        return None
+
     def names(self, word: str) -> bool:
         if word in self.set:
             return True
-        if len(word) >= 4 and any(w.startswith(word) for w in self.words):
-            return True  # hypot in "hypotenuse", stat in "statistics"
+        if len(word) >= 4 and any(w.startswith(word) and len(w) <= len(word) + 5 for w in self.words):
+            return True  # hypot in "hypotenuse", electric in "electricity"
         return 2 <= len(word) <= 4 and word in self.initials()
 
 
@@ -103,6 +111,10 @@ def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, actio
         qualifiers = [w for w in tool.adjectives if turn.names(w)]
         if len(qualifiers) < len(tool.adjectives) // 2:
             continue
+        modifier = turn.modifier(tool.nouns[0]) if tool.adjectives else None
+        if modifier and modifier not in tool.adjectives and modifier not in tool.namespace \
+                and modifier not in lx.NAME_ADJECTIVES:
+            continue  # "freezing point" is not what boiling_point is about
         namespace = sum(1 for w in tool.namespace if turn.names(w))
         close = tool.action in CLOSE.get(action or "", {action})
         key = (1 + len(qualifiers), tool.nouns[0] == primary, close, namespace,
