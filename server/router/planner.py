@@ -107,7 +107,7 @@ class Planner:
         primary = known_nouns[:1]
         admission = [t for t in by_action if any(n in t.nouns for n in primary)]
         ranked = rank(by_action, TurnWords(found), primary[0] if primary else None, action)
-        admission = ranked or [t for t in admission if len(t.adjectives) < 2]
+        admission = ranked or [t for t in admission if not t.adjectives]
         derived = [t for t in by_action if t not in admission
                    and any(p.noun in primary for p in t.params if p.noun)]
         rule = "tool: past tense" if past_question and action and lx.ACTIONS.get(action) != "read" else None
@@ -146,6 +146,12 @@ class Planner:
             because = self.say.negated(tool)
             return Outcome(step, "resolved", "None", because, declined_because=because)
         arguments, sources, unsure = self._arguments(tool, clause, reading, done, found)
+        if action is None and form.frame == "question" and any(p.required for p in tool.params) \
+                and "turn" not in sources.values():
+            # "what is the penalty for burglary?": a question about the thing, with none of the values
+            # the tool reads it by, is a question of knowledge, not a call
+            step = Step(kind="unread", decided_by="unread: question of knowledge")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unread())
         missing = [p.name for p in tool.params if (p.required or p.name in unsure) and p.name not in arguments]
         if form.frame == "howto":
             # "how do I …": say what the tool needs; a question about doing is not the doing
