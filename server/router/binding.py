@@ -494,7 +494,8 @@ class Binder:
         mapped = {token.index for token, noun in self.things if noun in tool_words}
         words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in self.used
                  and t.index not in mapped and t.index > after]
-        while words and words[0].norm in function and words[0].norm not in WH_WORDS:
+        while words and words[0].norm in function and words[0].norm not in WH_WORDS \
+                and not (len(words) > 1 and f"{words[0].norm} {words[1].norm}" == "o que"):
             words.pop(0)
         while words and words[-1].norm in function:
             words.pop()
