@@ -19,8 +19,9 @@ import json
 import re
 
 from server.router import lexicon as lx
-from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
+from server.router.catalogue import GENERIC, CatalogueTool, Param
 from server.router.names import singular, split_words
+from server.router.phrases import CONNECTORS, PhraseBinding
 from server.router.reader import Reading, Token, fold
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
@@ -28,32 +29,10 @@ MONTHS = ("january february march april may june july august september october n
           "marco abril maio junho julho agosto setembro outubro novembro dezembro").split()
 TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
                             "passada"})
-# Parameters that take a few words of free text; the others (question, message …) take a sentence.
-SHORT_TEXT = frozenset({"query", "topic", "kind", "subject", "keyword", "keywords"})
-# Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
-CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
-                        "de", "do", "da", "e", "igual", "em", "com", "por", "with", "for", "about", "around",
-                        "approximately", "roughly", "by", "=", ":"})
-LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "state", "town", "area", "venue",
-                            "cidade", "local", "pais", "lugar", "regiao"})
-ORIGIN_WORDS = frozenset({"origin", "from", "start", "source", "departure", "begin", "base", "origem", "partida"})
-TARGET_WORDS = frozenset({"destination", "to", "end", "target", "arrival", "destino", "chegada"})
-PREPOSITIONS = {
-    "en": {"in": "location", "at": "location", "near": "location", "around": "location",
-           "from": "origin", "to": "target"},
-    "pt-BR": {"em": "location", "no": "location", "na": "location", "perto": "location",
-              "de": "origin", "desde": "origin", "para": "target", "ate": "target"},
-}
-CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
 FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
                         "only", "incluir", "usar", "com"})
 NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "excluindo", "nao"})
 INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
-WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
-                      "onde", "quem", "qual", "quais", "porque"})
-_QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
-
-
 def takes(param: Param, token: Token) -> bool:
     """Whether a destination parameter takes this value: an email param takes an email, and so on."""
     if param.kind != "destination":
@@ -76,7 +55,7 @@ def numeric_text(token: Token, param: Param, language: str) -> str:
     return text.replace(",", "")
 
 
-class Binder:
+class Binder(PhraseBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
@@ -100,6 +79,15 @@ class Binder:
         self.arguments[param.name] = value
         self.sources[param.name] = source
         self.used.update(t.index for t in tokens)
+
+    def settle(self, params: list[Param], claimed: dict[str, list], bind) -> None:
+        """Each parameter one value claimed for it binds; two claimed for one are asked about."""
+        for param in params:
+            values = claimed.get(param.name, [])
+            if len(values) == 1:
+                bind(param, values[0])
+            elif values:
+                self.unsure.add(param.name)
 
     def free(self, kind: str | None = None) -> list[Param]:
         return [p for p in self.tool.params if p.name not in self.arguments and (kind is None or p.kind == kind)]
@@ -186,12 +174,7 @@ class Binder:
                 unlabelled.append(token)
             else:
                 claimed.setdefault(best.name, []).append(token)
-        for param in numeric:
-            tokens = claimed.get(param.name, [])
-            if len(tokens) == 1:
-                self._number(param, tokens[0])
-            elif tokens:
-                self.unsure.add(param.name)
+        self.settle(numeric, claimed, self._number)
         left = [p for p in numeric if p.name not in self.arguments and p.name not in self.unsure]
         # money and decimals to the one amount parameter that names money
         money = [t for t in unlabelled if t.kind in ("money", "decimal")]
@@ -317,127 +300,6 @@ class Binder:
                 else:
                     self.unsure.add(param.name)
 
-    def phrase(self, start: int) -> list[Token] | None:
-        """A whole value from index `start`: a proper name ("Yellowstone National Park"), a code
-        (rs6034464, AAPL), a domain or quoted text. None where the phrase runs on into lowercase
-        words ("British pounds"): then it is not a whole value."""
-        token = self.by_index.get(start)
-        if token is None:
-            return None
-        if token.kind in ("quoted", "domain", "email", "url", "handle"):
-            return [token]
-        if token.kind != "word" or token.index == self.first_word:
-            return None
-        if any(ch.isdigit() for ch in token.text) or (token.text.isupper() and len(token.text) > 1):
-            run = [token]
-        elif token.text[:1].isupper():
-            if self._inside_name(token):
-                return None  # "Art" of "Metropolitan Museum of Art" is not a name of its own
-            run = [token]
-            i = start + 1
-            while i in self.by_index:
-                nxt = self.by_index[i]
-                if nxt.kind == "word" and nxt.text[:1].isupper():
-                    run.append(nxt)
-                elif nxt.kind == "word" and nxt.norm in ("of", "de", "do", "da") and \
-                        self.by_index.get(i + 1) is not None and self.by_index[i + 1].text[:1].isupper():
-                    run.append(nxt)
-                else:
-                    break
-                i += 1
-        else:
-            return None
-        comma, more = self.by_index.get(run[-1].index + 1), self.by_index.get(run[-1].index + 2)
-        if comma is not None and comma.norm == "," and more is not None and more.kind == "word" \
-                and more.text[:1].isupper() and len(run) < 4 and not any(ch.isdigit() for ch in run[0].text):
-            run = run + [comma, more]  # "Denver, Colorado", "Paris, France"
-        after = self.by_index.get(run[-1].index + 1)
-        if after is not None and after.kind == "word" and after.norm not in self.function \
-                and after.norm not in CONNECTORS and not after.text[:1].isupper():
-            return None
-        return run
-
-    def _inside_name(self, token: Token) -> bool:
-        before = self.by_index.get(token.index - 1)
-        if before is not None and before.norm in ("of", "de", "do", "da"):
-            before = self.by_index.get(token.index - 2)
-        return before is not None and before.kind == "word" and before.text[:1].isupper() \
-            and before.index != self.first_word
-
-    def names_left(self) -> bool:
-        """Whether a proper name or a code of the turn is still unbound."""
-        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word" for t in self.tokens)
-
-    def _string(self, param: Param, run: list[Token]) -> None:
-        hints = set(param.words) | param.described
-        if hints & CODE_HINTS and (len(run) > 1 or not run[0].text.replace("-", "").isalnum()
-                                   or not run[0].text.isupper()):
-            self.unsure.add(param.name)  # a code is asked for where the turn gives a name
-            return
-        if any(t.index in self.used for t in run):
-            return
-        value = " ".join(t.text for t in run).replace(" ,", ",")
-        if "state" in param.described and "," not in value and not (hints & {"city"} and "state" not in hints):
-            self.unsure.add(param.name)  # "the city and state": a city alone is not the whole value
-            return
-        self.put(param, value, "turn", *run)
-
-    def places(self) -> None:
-        self.placed = self._places()
-
-    def _places(self) -> list[str]:
-        """Phrases after the prepositions a parameter's name implies: in X, from X, to X."""
-        roles = PREPOSITIONS[self.language]
-        placed: list[str] = []
-        found: dict[str, list[list[Token]]] = {}
-        for token in self.tokens:
-            role = roles.get(token.norm) if token.kind == "word" else None
-            if role:
-                run = self.phrase(token.index + 1)
-                if run:
-                    found.setdefault(role, []).append(run)
-        words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS}
-        for role, runs in sorted(found.items()):
-            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "destination")
-                      and set(p.words) & words[role]]
-            if len(params) == 1 and len(runs) == 1:
-                self._string(params[0], runs[0])
-                placed.append(params[0].name)
-            elif params:
-                self.unsure.update(p.name for p in params)
-        return placed
-
-    def labelled(self) -> None:
-        """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple",
-        "reference sequence 'AGTC'"; the parameter named most fully takes it, a tie is asked about."""
-        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
-        claimed: dict[str, list[list[Token]]] = {}
-        for token in self.tokens:
-            if token.index in self.used:
-                continue
-            run = self.phrase(token.index)
-            if not run:
-                continue
-            i = token.index - 1
-            while i in self.by_index and self.by_index[i].norm in ("named", "called", "chamado", "chamada", "is",
-                                                                  "e", "of", "de", "as", "como"):
-                i -= 1
-            label = []
-            while self._content(self.by_index.get(i)) and len(label) < 3:
-                label.insert(0, singular(self.by_index[i].norm))
-                i -= 1
-            best = self._best(label, params)
-            if best is False:
-                self.unsure.update(p.name for p in params if self._overlap(label, set(p.words)))
-            elif best is not None:
-                claimed.setdefault(best.name, []).append(run)
-        for param in params:
-            runs = claimed.get(param.name, [])
-            if len(runs) == 1:
-                self._string(param, runs[0])
-            elif runs:
-                self.unsure.add(param.name)
-
     def lists(self) -> None:
         for param in self.free("array"):
             literal = next((t for t in self.tokens if t.kind == "list" and t.index not in self.used), None)
@@ -451,55 +313,6 @@ class Binder:
             if param.items == "number" and isinstance(value, list):
                 value = [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
             self.put(param, json.dumps(value), "turn", literal)
-
-    def quoted(self) -> None:
-        text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
-        quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
-        for param, token in zip(text_params, quotes):
-            self.put(param, token.text, "turn", token)
-
-    def names(self) -> None:
-        for param in self.free("name"):
-            if param.name in self.known or param.known:
-                continue
-            handle = next((t for t in self.tokens if t.kind == "handle" and t.index not in self.used), None)
-            if handle is not None:
-                self.put(param, handle.text.lstrip("@"), "turn", handle)
-                continue
-            for token, noun in self.things:
-                nxt = self.by_index.get(token.index + 1)
-                if noun in (param.name, "member") and nxt is not None and nxt.kind == "word" \
-                        and nxt.norm not in self.function and nxt.index not in self.used:
-                    self.put(param, nxt.text, "turn", nxt)
-                    break
-
-    def free_text(self, after: int) -> None:
-        """What is left of the turn, for one parameter that takes free text (query, question …)."""
-        takers = sorted((p for p in self.free("text") if p.name in TEXT_NAMES), key=lambda p: (not p.required, p.name))
-        words = self.remainder(after) if takers else []
-        if not words:
-            return
-        whole = all(b.index - a.index == 1 for a, b in zip(words, words[1:]))
-        if not whole or (takers[0].name in SHORT_TEXT and len(words) > 4):
-            # "latest [news] on Bitcoin [in US]": words with holes, or a sentence for a keyword
-            self.unsure.add(takers[0].name)
-            return
-        self.put(takers[0], " ".join(t.text for t in words), "turn", *words)
-
-    def remainder(self, after: int) -> list[Token]:
-        """The words left once the verb, the tool's nouns and the bound values are taken, from the
-        first content word after the verb on (a wh-word opens a question and stays)."""
-        function = self.function | {"please", "por", "favor", "for", "sobre", "about"}
-        tool_words = set(self.tool.nouns) | set(split_words(self.tool.name))
-        mapped = {token.index for token, noun in self.things if noun in tool_words}
-        words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in self.used
-                 and t.index not in mapped and t.index > after]
-        while words and words[0].norm in function and words[0].norm not in WH_WORDS \
-                and not (len(words) > 1 and f"{words[0].norm} {words[1].norm}" == "o que"):
-            words.pop(0)
-        while words and words[-1].norm in function:
-            words.pop()
-        return words
 
     def named_but_unbound(self) -> None:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
