@@ -74,6 +74,7 @@ class Binder(PhraseBinding):
         self.placed: list[str] = []
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
+        self._phrases: dict[int, list[Token] | None] = {}  # phrase() by start index; it reads no binding
 
     def put(self, param: Param, value: str, source: str = "turn", *tokens: Token) -> None:
         self.arguments[param.name] = value

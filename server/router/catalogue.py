@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from server.router import lexicon as lx
 from server.router.names import parse_name, singular, split_words
@@ -148,6 +147,15 @@ def tool_from_declaration(declaration: dict) -> CatalogueTool:
 @dataclass(frozen=True)
 class Catalogue:
     tools: tuple[CatalogueTool, ...]
+    nouns: frozenset[str] = field(default=frozenset(), compare=False)  # every tool's thing and identifier nouns
+
+    def __post_init__(self) -> None:
+        # computed once per catalogue, when it is built, not on each turn planned against it
+        found = set()
+        for tool in self.tools:
+            found.update(tool.nouns)
+            found.update(p.noun for p in tool.params if p.noun)
+        object.__setattr__(self, "nouns", frozenset(found))
 
     @classmethod
     def from_declarations(cls, declarations: list[dict]) -> Catalogue:
@@ -159,11 +167,3 @@ class Catalogue:
 
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
-
-    @cached_property
-    def nouns(self) -> frozenset[str]:
-        found = set()
-        for tool in self.tools:
-            found.update(tool.nouns)
-            found.update(p.noun for p in tool.params if p.noun)
-        return frozenset(found)

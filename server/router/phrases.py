@@ -6,6 +6,8 @@ A mixin of binding.Binder: it reads the same tokens and records into the same ar
 
 from __future__ import annotations
 
+import re
+
 from server.router.catalogue import TEXT_NAMES, Param
 from server.router.names import singular, split_words
 from server.router.reader import Token
@@ -29,6 +31,7 @@ PREPOSITIONS = {
 CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
 WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
                       "onde", "quem", "qual", "quais", "porque"})
+_DIGIT = re.compile(r"\d")
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
 
@@ -41,6 +44,13 @@ class PhraseBinding:
         """A whole value from index `start`: a proper name ("Yellowstone National Park"), a code
         (rs6034464, AAPL), a domain or quoted text. None where the phrase runs on into lowercase
         words ("British pounds"): then it is not a whole value."""
+        if start in self._phrases:
+            return self._phrases[start]
+        run = self._phrase(start)
+        self._phrases[start] = run
+        return run
+
+    def _phrase(self, start: int) -> list[Token] | None:
         token = self.by_index.get(start)
         if token is None:
             return None
@@ -48,7 +58,7 @@ class PhraseBinding:
             return [token]
         if token.kind != "word" or token.index == self.first_word:
             return None
-        if any(ch.isdigit() for ch in token.text) or (token.text.isupper() and len(token.text) > 1):
+        if _DIGIT.search(token.text) or (token.text.isupper() and len(token.text) > 1):
             run = [token]
         elif token.text[:1].isupper():
             if self._inside_name(token):
@@ -69,7 +79,7 @@ class PhraseBinding:
             return None
         comma, more = self.by_index.get(run[-1].index + 1), self.by_index.get(run[-1].index + 2)
         if comma is not None and comma.norm == "," and more is not None and more.kind == "word" \
-                and more.text[:1].isupper() and len(run) < 4 and not any(ch.isdigit() for ch in run[0].text):
+                and more.text[:1].isupper() and len(run) < 4 and not _DIGIT.search(run[0].text):
             run = run + [comma, more]  # "Denver, Colorado", "Paris, France"
         after = self.by_index.get(run[-1].index + 1)
         if after is not None and after.kind == "word" and after.norm not in self.function \

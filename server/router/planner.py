@@ -44,6 +44,8 @@ class Context:
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Context:
+        if not data:
+            return cls()
         data = data or {}
         on_unread = data.get("on_unread", "refuse")
         if on_unread not in ON_UNREAD:
@@ -169,6 +171,8 @@ class Planner:
     def _senses(self, tokens: list[Token]) -> list[tuple[Token, tuple[str, bool]]]:
         """The vocabulary's adjectives and adverbs in these tokens, two-word ones first ("for good")."""
         found = []
+        if not self.vocabulary.adjectives:
+            return found
         words = [t for t in tokens if t.kind == "word"]
         i = 0
         while i < len(words):

@@ -16,21 +16,56 @@ from server.router import lexicon as lx
 
 LANGUAGES = ("en", "pt-BR")
 
-_TOKEN = re.compile(
-    r"""(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
-      |(?P<url>https?://\S+)
-      |(?P<quoted>"[^"]*"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w))
-      |(?P<date>\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b)
-      |(?P<handle>@[a-z][a-z0-9_-]{1,31})
-      |(?P<domain>\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w))
-      |(?P<list>\[[^\[\]]{0,400}\])
-      |(?P<money>(?:R\$|US\$|\$|€|£)\s?\d+(?:[.,]\d+)*)
-      |(?P<ordinal>\d+(?:st|nd|rd|th|º|ª|o|a)\b)
-      |(?P<number>(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?)
-      |(?P<word>[^\W\d_](?:[\w'’-]*[^\W_])?)
-      |(?P<punct>[?!.,;:])""",
-    re.VERBOSE | re.UNICODE,
+# The token patterns, in the order they are tried; a turn's tokenizer holds only the patterns its
+# characters make possible (no "@": no email or handle), which gives the same tokens, cheaper.
+_PATTERNS = (
+    ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
+    ("url", r"https?://\S+", r"://"),
+    ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
+    ("date", r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b", r"\d[-/]\d"),
+    ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
+    ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
+    ("list", r"\[[^\[\]]{0,400}\]", r"\["),
+    ("money", r"(?:R\$|US\$|\$|€|£)\s?\d+(?:[.,]\d+)*", r"[$€£]"),
+    ("ordinal", r"\d+(?:st|nd|rd|th|º|ª|o|a)\b", r"\d"),
+    ("number", r"(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?", r"\d"),
+    ("word", r"[^\W\d_](?:[\w'’-]*[^\W_])?", None),
+    ("punct", r"[?!.,;:]", None),
 )
+# The patterns a turn's characters can rule out, and the character that each one needs.
+_NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("email", "url", "handle", "domain",
+                                                                             "money")}
+# Patterns that can match where a word begins (a letter); without them, words are tried first.
+_LETTER_STARTS = frozenset({"email", "url", "domain", "money"})
+
+
+def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern:
+    order = [p for p in _PATTERNS if p[0] in kinds]
+    if not _LETTER_STARTS & set(kinds):
+        order.sort(key=lambda p: p[0] != "word")  # no other pattern starts at a letter: same tokens
+    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order), re.UNICODE)
+
+
+def _variants() -> dict[tuple[str, ...], re.Pattern]:
+    """Every tokenizer a turn can need, compiled once at import rather than on a turn's time."""
+    optional = list(_NEEDS)
+    compiled = {}
+    for mask in range(1 << len(optional)):
+        left_out = {kind for bit, kind in enumerate(optional) if not mask & (1 << bit)}
+        kinds = tuple(kind for kind, _, _ in _PATTERNS if kind not in left_out)
+        compiled[kinds] = _tokenizer(kinds)
+    return compiled
+
+
+_TOKENIZERS = _variants()
+
+
+def _token_pattern(turn: str) -> re.Pattern:
+    return _TOKENIZERS[tuple(kind for kind, _, _ in _PATTERNS if kind not in _NEEDS or _NEEDS[kind].search(turn))]
+
+
+_TOKEN = _tokenizer(tuple(kind for kind, _, _ in _PATTERNS))
+_DECIMAL = {"en": re.compile(r"\.\d{1,2}$"), "pt-BR": re.compile(r",\d{1,2}$")}
 
 
 def fold(text: str) -> str:
@@ -41,7 +76,7 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
 
 
-@dataclass
+@dataclass(slots=True)
 class Token:
     text: str  # as typed
     norm: str  # folded, informal spelling expanded
@@ -54,7 +89,9 @@ def tokenize(turn: str, language: str) -> list[Token]:
     tokens: list[Token] = []
     informal = lx.INFORMAL[language]
     end = -1
-    for match in _TOKEN.finditer(turn):
+    decimal = _DECIMAL[language]
+    decimal_sep = "," if language == "pt-BR" else "."
+    for match in _token_pattern(turn).finditer(turn):
         kind = match.lastgroup or "word"
         text = match.group(0)
         glued, end = match.start() == end, match.end()
@@ -68,8 +105,7 @@ def tokenize(turn: str, language: str) -> list[Token]:
                 continue
             norm = expanded or norm
         elif kind == "number":
-            decimal_sep = "," if language == "pt-BR" else "."
-            kind = "decimal" if (decimal_sep in text and re.search(rf"\{decimal_sep}\d{{1,2}}$", text)) or "%" in text else "number"
+            kind = "decimal" if (decimal_sep in text and decimal.search(text)) or "%" in text else "number"
         elif kind == "quoted":
             text = text[1:-1]
             norm = fold(text)
@@ -138,15 +174,28 @@ _VERBS = {language: _verb_index(language) for language in LANGUAGES}
 
 
 @lru_cache(maxsize=64)
-def _longest_first(openers: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(sorted(openers, key=len, reverse=True))
+def _openers_by_first_word(openers: tuple[str, ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Openers by their first word, each word list longest opener first (as typed, longest first)."""
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for opener in sorted(openers, key=len, reverse=True):
+        parts = tuple(opener.split(" "))
+        index.setdefault(parts[0], []).append(parts)
+    return {first: tuple(found) for first, found in index.items()}
 
 
 def _starts(words: list[str], openers) -> str | None:
-    joined = " ".join(words)
-    for opener in _longest_first(openers):
-        if joined == opener or joined.startswith(opener + " "):
-            return opener
+    """The longest opener the words begin with, word for word."""
+    if not words:
+        return None
+    if " " in "".join(words):  # a quoted phrase among the words: compare the joined text
+        joined = " ".join(words)
+        for opener in sorted(openers, key=len, reverse=True):
+            if joined == opener or joined.startswith(opener + " "):
+                return opener
+        return None
+    for parts in _openers_by_first_word(openers).get(words[0], ()):
+        if tuple(words[:len(parts)]) == parts:
+            return " ".join(parts)
     return None
 
 

@@ -39,6 +39,8 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
     found: list[tuple[Token, str]] = []
     function = lx.FUNCTION_WORDS[language]
     words = [t for t in tokens if t.kind == "word" and t.index not in verb_span]
+    if not vocabulary.nouns:
+        return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
     while i < len(words):
         phrase_noun = None
