@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, CatalogueTool, Param
@@ -194,9 +195,16 @@ class Binder(PhraseBinding):
         if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described:
             self.unsure.add(param.name)  # 6cm, 100µF: a unit the parameter does not say it takes
             return
-        if token.text.endswith("%") and not ({"percent", "percentage"} & (
-                set(param.words) | param.described)):
-            self.unsure.add(param.name)  # 8% is 8 or 0.08: the parameter must say which
+        if token.text.endswith("%"):
+            # 8% is 8 or 0.08: the parameter must say which ("as a decimal", "in percentage")
+            how = param.percent or ("percent" if {"percent", "percentage"} & set(param.words) else None)
+            number = numeric_text(token, param, self.language).rstrip("%")
+            if how is None or param.type not in ("number", "integer"):
+                self.unsure.add(param.name)
+            elif how == "fraction":
+                self.put(param, format((Decimal(number) / 100).normalize(), "f"), "turn", token)
+            else:
+                self.put(param, number, "turn", token)
             return
         self.put(param, numeric_text(token, param, self.language), "turn", token)
 
@@ -254,7 +262,7 @@ class Binder(PhraseBinding):
     def known_values(self) -> None:
         """A parameter with values the application knows takes only one of them, named in the turn."""
         for param in self.free():
-            known = self.known.get(param.name) or param.known
+            known = self.known.get(param.name) or param.known or param.listed
             if not known:
                 continue
             folded = {fold(v).lstrip("@"): v for v in known}

@@ -40,6 +40,8 @@ class Param:
     items: str = "string"  # for an array, its items' type
     known: tuple[str, ...] = ()  # x-known-values: values the application knows for it
     described: frozenset[str] = frozenset()  # the content words of its description, singular
+    listed: tuple[str, ...] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
+    percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,32 @@ def _described(text: str) -> frozenset[str]:
     return frozenset(singular(w) for w in re.findall(r"[a-z]{3,}", text.lower())) - GENERIC
 
 
+_QUOTED = re.compile(r"'([^'\s][^']{0,30})'|\"([^\"\s][^\"]{0,30})\"")
+_EXAMPLE = re.compile(r"\be\.?g\b|example|such as|\blike\b|format|\bi\.?e\b|\bpor exemplo|\bcomo\b", re.I)
+_FRACTION = re.compile(r"\bdecimal\b(?!\s+(?:place|precision|digit))|\bfraction\b|\b0\s*(?:-|to|a)\s*1\b"
+                       r"|\bfracao\b", re.I)
+_PERCENT = re.compile(r"\bpercent|\bporcent", re.I)
+
+
+def _listed(text: str) -> tuple[str, ...]:
+    """The values a description quotes as the ones a parameter takes: two or more, and not examples."""
+    if _EXAMPLE.search(text):
+        return ()
+    values = tuple(dict.fromkeys(a or b for a, b in _QUOTED.findall(text)))
+    return values if len(values) >= 2 else ()
+
+
+def _percent(text: str) -> str | None:
+    """'as a decimal', 'from 0 to 1': a percent is given as a fraction; 'in percentage': as the number.
+    A description that says both says neither."""
+    fraction, percent = bool(_FRACTION.search(text)), bool(_PERCENT.search(text))
+    if fraction and "%" in text:
+        return "fraction"  # "5% is 0.05"
+    if fraction != percent:
+        return "fraction" if fraction else "percent"
+    return None
+
+
 def _param(name: str, schema: dict, required: bool) -> Param:
     kind, noun = _kind(name, schema)
     items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
@@ -116,7 +144,8 @@ def _param(name: str, schema: dict, required: bool) -> Param:
     return Param(name, kind, required, noun, tuple(str(v) for v in schema.get("enum") or ()),
                  tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
                  tuple(str(v) for v in known) if isinstance(known, list) else (),
-                 _described(str(schema.get("description") or "")))
+                 _described(str(schema.get("description") or "")),
+                 _listed(str(schema.get("description") or "")), _percent(str(schema.get("description") or "")))
 
 
 def tool_from_declaration(declaration: dict) -> CatalogueTool:

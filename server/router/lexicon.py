@@ -301,7 +301,7 @@ SPLITTERS = {"en": ("and then", "then", "and"), "pt-BR": ("e depois", "depois", 
 TIME_WORDS = {
     "en": frozenset({"today", "tomorrow", "yesterday", "tonight", "now", "monday", "tuesday", "wednesday", "thursday",
                      "friday", "saturday", "sunday", "morning", "afternoon", "evening", "week", "month", "year",
-                     "noon", "midnight", "pm", "am"}),
+                     "noon", "midnight", "pm", "am", "weekend"}),
     "pt-BR": frozenset({"hoje", "amanha", "ontem", "agora", "segunda", "terca", "quarta", "quinta", "sexta", "sabado",
                         "domingo", "manha", "tarde", "noite", "semana", "mes", "ano", "meio-dia", "horas", "hora", "h"}),
 }
