@@ -22,7 +22,7 @@ from decimal import Decimal
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, CatalogueTool, Param
 from server.router.names import singular, split_words
-from server.router.phrases import CONNECTORS, PhraseBinding
+from server.router.phrases import CONNECTORS, ORIGIN_WORDS, TARGET_WORDS, PhraseBinding, joined
 from server.router.reader import Reading, Token, fold
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
@@ -34,6 +34,38 @@ FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show",
                         "only", "incluir", "usar", "com"})
 NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "excluindo", "nao"})
 INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
+# The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
+RANGES = {"en": frozenset({("from", "to"), ("between", "and"), ("from", "through"), ("from", "until")}),
+          "pt-BR": frozenset({("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"),
+                              ("da", "a")})}
+_NUMBERED = re.compile(r"(.*?)_?(\d)")
+
+
+def sequences(params: list[Param]) -> list[list[Param]]:
+    """Parameters named in a row, in their order: num1, num2; point_1, point_2; x, y, z; a, b, c."""
+    rows: dict[str, list[tuple[int, Param]]] = {}
+    for param in params:
+        numbered = _NUMBERED.fullmatch(param.name)
+        if numbered:
+            rows.setdefault(numbered.group(1), []).append((int(numbered.group(2)), param))
+        elif len(param.name) == 1 and param.name.isalpha():
+            rows.setdefault("", []).append((ord(param.name.lower()), param))
+    found = []
+    for row in rows.values():
+        row.sort(key=lambda item: item[0])
+        steps = [b[0] - a[0] for a, b in zip(row, row[1:])]
+        if len(row) > 1 and all(step == 1 for step in steps):
+            found.append([p for _, p in row])
+    return found
+
+
+def range_pair(params: list[Param]) -> tuple[Param, Param] | None:
+    """The one parameter that starts a range and the one that ends it (start_year, end_year)."""
+    starts = [p for p in params if set(p.words) & (ORIGIN_WORDS | {"min", "minimum", "lower", "low"})]
+    ends = [p for p in params if set(p.words) & (TARGET_WORDS | {"max", "maximum", "upper", "high"})]
+    return (starts[0], ends[0]) if len(starts) == 1 and len(ends) == 1 and starts[0] is not ends[0] else None
+
+
 def takes(param: Param, token: Token) -> bool:
     """Whether a destination parameter takes this value: an email param takes an email, and so on."""
     if param.kind != "destination":
@@ -102,6 +134,10 @@ class Binder(PhraseBinding):
 
     def left_label(self, token: Token) -> list[str]:
         """The words naming a value just before it: "initial velocity of 10", "a = 1"."""
+        equals, name = self.by_index.get(token.index - 1), self.by_index.get(token.index - 2)
+        if equals is not None and equals.norm in ("=", ":") and name is not None and name.kind == "word" \
+                and len(name.norm) == 1:
+            return [name.norm]  # a = 1, x: 3: a one-letter name and its value, even a letter that is a word
         i = token.index - 1
         skipped = 0
         while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].norm in CONNECTORS \
@@ -178,8 +214,15 @@ class Binder(PhraseBinding):
                 claimed.setdefault(best.name, []).append(token)
         self.settle(numeric, claimed, self._number)
         left = [p for p in numeric if p.name not in self.arguments and p.name not in self.unsure]
+        # a percent to the one parameter whose description says how it takes a percent
+        percents = [t for t in unlabelled if t.text.endswith("%")]
+        takers = [p for p in left if p.percent or {"percent", "percentage"} & set(p.words)]
+        if len(percents) == 1 and len(takers) == 1:
+            self._number(takers[0], percents[0])
+            unlabelled.remove(percents[0])
+            left.remove(takers[0])
         # money and decimals to the one amount parameter that names money
-        money = [t for t in unlabelled if t.kind in ("money", "decimal")]
+        money = [t for t in unlabelled if t.kind == "money" or (t.kind == "decimal" and not t.text.endswith("%"))]
         amounts = [p for p in left if p.kind == "amount" and p.words and p.words[-1] in _AMOUNT_WORDS]
         if len(money) == 1 and len(amounts) == 1:
             self._number(amounts[0], money[0])
@@ -187,8 +230,33 @@ class Binder(PhraseBinding):
             left.remove(amounts[0])
         if len(unlabelled) == 1 and len(left) == 1 and (left[0].required or len(numeric) == 1):
             self._number(left[0], unlabelled[0])
+        elif len(unlabelled) > 1 and self._in_sequence(left, unlabelled):
+            pass
         elif unlabelled:
             self.unsure.update(p.name for p in left)
+
+    def _in_sequence(self, params: list[Param], values: list[Token]) -> bool:
+        """Values written in a row for parameters named in a row: "of 40 and 50" to num1 and num2,
+        "4 and 5" to x and y; "from 2010 to 2015", "between 2 and 9" to a start and an end. Only where
+        one such row takes every value and no other required parameter could take one."""
+        rows = sequences(params)
+        if len(values) == 2:
+            pair = range_pair(params)
+            opener = self.by_index.get(values[0].index - 1)
+            joiner = self.by_index.get(values[0].index + 1)
+            if pair and opener is not None and joiner is not None and joiner.index + 1 == values[1].index and \
+                    (opener.norm, joiner.norm) in RANGES[self.language]:
+                rows = [list(pair)]
+        fits = [row for row in rows if len([p for p in row if p.required]) <= len(values) <= len(row)
+                and all(p in row[:len(values)] for p in row if p.required)]
+        if len(fits) != 1:
+            return False
+        row = fits[0]
+        if any(p.required and p not in row for p in params):
+            return False
+        for param, token in zip(row, values):
+            self._number(param, token)
+        return True
 
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)
@@ -212,7 +280,14 @@ class Binder(PhraseBinding):
         for param in self.free("destination"):
             value = next((t for t in self.reading.destination if t in self.tokens and t.index not in self.used
                           and takes(param, t)), None)
-            if value is not None:
+            if value is not None and value.kind == "word":
+                # a name after "to" is the whole name ("to New York City"); one that runs on is not a value
+                run = self.phrase(value.index)
+                if run:
+                    self.put(param, joined(run), "turn", *run)
+                else:
+                    self.unsure.add(param.name)
+            elif value is not None:
                 self.put(param, value.text, "turn", value)
 
     def times(self) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, Param
 from server.router.names import singular, split_words
 from server.router.reader import Token
@@ -32,6 +33,30 @@ CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codi
 WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
                       "onde", "quem", "qual", "quais", "porque"})
 _DIGIT = re.compile(r"\d")
+# Small words inside a name: "Museum of Art", "São José dos Campos".
+NAME_LINKS = frozenset({"of", "de", "do", "da", "dos", "das"})
+# Words that open a new phrase after a name: prepositions and participles ("Sydney to Melbourne using").
+OPENERS = {"en": frozenset({"using", "via", "during", "within", "near", "through", "between", "after", "before",
+                            "since", "until", "till", "over", "under", "per", "without", "located", "based",
+                            "avoiding", "including", "excluding", "starting", "ending", "versus", "vs"}),
+           "pt-BR": frozenset({"usando", "via", "durante", "perto", "entre", "apos", "antes", "desde", "ate", "sem",
+                               "incluindo", "excluindo", "evitando", "contra", "sobre", "pelo", "pela"})}
+PARTICIPLES = {"en": ("ing",), "pt-BR": ("ando", "endo", "indo")}
+
+
+def _initial(token: Token | None, glued: bool = False) -> bool:
+    """A single capital letter, as in the initials D.C. and U.S."""
+    return token is not None and token.kind == "word" and len(token.text) == 1 and token.text.isupper() \
+        and (token.glued or not glued)
+
+
+def joined(run: list[Token]) -> str:
+    """The phrase as typed: a space between words, none before a comma or a period glued to a word."""
+    text = ""
+    for i, token in enumerate(run):
+        text += ("" if i == 0 or token.norm == "," or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
+                 else " ") + token.text
+    return text
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
 
@@ -69,7 +94,10 @@ class PhraseBinding:
                 nxt = self.by_index[i]
                 if nxt.kind == "word" and nxt.text[:1].isupper():
                     run.append(nxt)
-                elif nxt.kind == "word" and nxt.norm in ("of", "de", "do", "da") and \
+                elif nxt.norm == "." and nxt.glued and _initial(run[-1]) and (
+                        _initial(self.by_index.get(i + 1), glued=True) or (len(run) > 1 and run[-2].norm == ".")):
+                    run.append(nxt)  # the initials of "Washington D.C.", "U.S."
+                elif nxt.kind == "word" and nxt.norm in NAME_LINKS and \
                         self.by_index.get(i + 1) is not None and self.by_index[i + 1].text[:1].isupper():
                     run.append(nxt)
                 else:
@@ -83,13 +111,15 @@ class PhraseBinding:
             run = run + [comma, more]  # "Denver, Colorado", "Paris, France"
         after = self.by_index.get(run[-1].index + 1)
         if after is not None and after.kind == "word" and after.norm not in self.function \
-                and after.norm not in CONNECTORS and not after.text[:1].isupper():
-            return None
+                and after.norm not in CONNECTORS and not after.text[:1].isupper() \
+                and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
+                and after.norm not in lx.TIME_WORDS[self.language]:
+            return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
         return run
 
     def _inside_name(self, token: Token) -> bool:
         before = self.by_index.get(token.index - 1)
-        if before is not None and before.norm in ("of", "de", "do", "da"):
+        if before is not None and before.norm in NAME_LINKS:
             before = self.by_index.get(token.index - 2)
         return before is not None and before.kind == "word" and before.text[:1].isupper() \
             and before.index != self.first_word
@@ -106,7 +136,7 @@ class PhraseBinding:
             return
         if any(t.index in self.used for t in run):
             return
-        value = " ".join(t.text for t in run).replace(" ,", ",")
+        value = joined(run)
         if "state" in param.described and "," not in value and not (hints & {"city"} and "state" not in hints):
             self.unsure.add(param.name)  # "the city and state": a city alone is not the whole value
             return

@@ -30,7 +30,7 @@ _PATTERNS = (
     ("ordinal", r"\d+(?:st|nd|rd|th|º|ª|o|a)\b", r"\d"),
     ("number", r"(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?", r"\d"),
     ("word", r"[^\W\d_](?:[\w'’-]*[^\W_])?", None),
-    ("punct", r"[?!.,;:]", None),
+    ("punct", r"[?!.,;:=]", None),
 )
 # The patterns a turn's characters can rule out, and the character that each one needs.
 _NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("email", "url", "handle", "domain",

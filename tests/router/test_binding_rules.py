@@ -1,0 +1,153 @@
+"""Binding rules for catalogues the router was not written for, one test per rule, in English and
+Brazilian Portuguese: values named in a row, ranges, one-letter names, percents as the parameter says,
+values a description lists, whole names after a preposition, the unit the turn states.
+Turns are invented for these rules; none is taken from a development set."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+from server.router import Catalogue, plan
+from server.router.vocabulary import parse
+
+
+def _decl(name, properties, required=(), description=""):
+    return {"name": name, "description": description,
+            "inputSchema": {"type": "object", "properties": properties, "required": list(required)}}
+
+
+NUM = {"type": "number"}
+TEXT = {"type": "string"}
+
+
+def _num(description):
+    return {"type": "number", "description": description}
+
+
+TOOLS = {
+    "lcm": [_decl("math.least_common_multiple", {"num1": NUM, "num2": NUM}, ["num1", "num2"])],
+    "vector": [_decl("vector.compute_norm", {"x": NUM, "y": NUM, "z": NUM}, ["x", "y"])],
+    "line": [_decl("geometry.compute_line", {"a": NUM, "b": NUM, "c": NUM}, ["a", "b", "c"])],
+    "census": [_decl("census.get_records", {"region": TEXT, "start_year": {"type": "integer"},
+                                            "end_year": {"type": "integer"}}, ["start_year", "end_year"])],
+    "loan": [_decl("loan.calculate_payment", {"principal": NUM,
+                                              "rate": _num("The yearly rate, as a decimal (4% is 0.04)."),
+                                              "years": {"type": "integer"}}, ["principal", "rate", "years"])],
+    "tip": [_decl("tip.calculate_amount", {"bill": NUM, "share": _num("The tip in percentage.")},
+                  ["bill", "share"])],
+    "vague": [_decl("tax.calculate_due", {"income": NUM, "tax_rate": _num("The rate of tax.")},
+                    ["income", "tax_rate"])],
+    "traffic": [_decl("traffic.get_estimate", {
+        "origin": TEXT, "destination": TEXT,
+        "period": {"type": "string", "description": "When: 'now' for the present, 'weekend' for the next weekend."}},
+        ["origin", "destination"])],
+    "ship": [_decl("shipping.get_quote", {"origin": TEXT, "destination": TEXT}, ["origin", "destination"])],
+}
+
+
+@lru_cache
+def catalogue(name: str) -> Catalogue:
+    return Catalogue.from_declarations(TOOLS[name])
+
+
+# The words Portuguese speakers use for these tools' English nouns: a club's vocabulary file.
+NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": "norm", "vetor": "vector", "registros": "record",
+         "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
+         "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip"}
+
+
+def step(turn: str, name: str, language: str = "en"):
+    vocabulary = parse({"language": language, "nouns": NOUNS if language == "pt-BR" else {}})
+    result = plan(turn, catalogue(name), language, vocabulary)
+    return result, result.steps[0]
+
+
+@pytest.mark.parametrize("turn, name, language, arguments", [
+    ("compute the least common multiple of 8 and 12", "lcm", "en", {"num1": "8", "num2": "12"}),
+    ("calcule o minimo multiplo comum de 8 e 12", "lcm", "pt-BR", {"num1": "8", "num2": "12"}),
+    ("compute the norm of the vector 3, 4", "vector", "en", {"x": "3", "y": "4"}),
+    ("calcule a norma do vetor 3, 4 e 12", "vector", "pt-BR", {"x": "3", "y": "4", "z": "12"}),
+])
+def test_values_in_a_row_go_to_parameters_named_in_a_row(turn, name, language, arguments):
+    result, first = step(turn, name, language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == arguments
+
+
+def test_a_row_that_cannot_take_every_value_is_asked_about():
+    result, first = step("compute the least common multiple of 8, 12 and 20", "lcm")
+    assert result.outcome == "ask" and first.selection.missing == ["num1", "num2"]
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("get the census records from 1990 to 2000", "en"),
+    ("get the census records between 1990 and 2000", "en"),
+    ("mostre os registros do censo de 1990 a 2000", "pt-BR"),
+    ("mostre os registros do censo entre 1990 e 2000", "pt-BR"),
+])
+def test_a_range_goes_to_the_start_and_the_end(turn, language):
+    result, first = step(turn, "census", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"end_year": "2000", "start_year": "1990"}
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("compute the line with a = 2, b = -1 and c=7", "en"),
+    ("calcule a reta com a=2, b=-1, c = 7", "pt-BR"),
+])
+def test_a_one_letter_name_before_equals_labels_its_value(turn, language):
+    result, first = step(turn, "line", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"a": "2", "b": "-1", "c": "7"}
+
+
+@pytest.mark.parametrize("turn, name, language, key, value", [
+    ("calculate the loan payment on a principal of 20000 at 4.5% for 10 years", "loan", "en", "rate", "0.045"),
+    ("calcule o pagamento do empréstimo com principal de 20000 a 4,5% por 10 anos", "loan", "pt-BR", "rate",
+     "0.045"),
+    ("calculate the loan payment on 20000 at a rate of 4.5% for 10 years", "loan", "en", "rate", "0.045"),
+    ("calculate the tip amount on a bill of 80 with a share of 15%", "tip", "en", "share", "15"),
+])
+def test_a_percent_binds_as_the_description_says(turn, name, language, key, value):
+    result, first = step(turn, name, language)
+    assert first.selection.arguments[key] == value, result.guidance.render
+
+
+def test_a_percent_the_description_does_not_place_is_asked_about():
+    result, first = step("calculate the tax due on an income of 50000 with a tax rate of 12%", "vague")
+    assert result.outcome == "ask" and first.selection.missing == ["tax_rate"]
+    assert first.selection.arguments == {"income": "50000"}
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("get the traffic estimate from Porto Alegre to Gramado this weekend", "en"),
+    ("mostre a estimativa de trânsito de Porto Alegre para Gramado no weekend", "pt-BR"),
+])
+def test_a_value_the_description_lists_binds_when_the_turn_names_it(turn, language):
+    result, first = step(turn, "traffic", language)
+    assert first.selection.arguments.get("period") == "weekend", result.guidance.render
+
+
+def test_a_description_with_examples_lists_nothing():
+    from server.router.catalogue import _listed
+    assert _listed("The city, e.g. 'Boston' or 'Austin'.") == ()
+    assert _listed("Sort order: 'asc' or 'desc'.") == ("asc", "desc")
+
+
+@pytest.mark.parametrize("turn, language, destination", [
+    ("get a shipping quote from Austin to Washington D.C. tomorrow", "en", "Washington D.C."),
+    ("get a shipping quote from Austin to New York City using the cheapest carrier", "en", "New York City"),
+    ("mostre a cotação de frete de Curitiba para São José dos Campos usando o correio", "pt-BR",
+     "São José dos Campos"),
+])
+def test_a_name_after_a_preposition_is_the_whole_name(turn, language, destination):
+    result, first = step(turn, "ship", language)
+    assert result.outcome == "run", result.guidance.render
+    assert first.selection.arguments["destination"] == destination
+
+
+def test_a_name_that_runs_on_into_lowercase_words_is_asked_about():
+    result, first = step("get a shipping quote from Austin to Boston harbour warehouses", "ship")
+    assert result.outcome == "ask" and "destination" in first.selection.missing
