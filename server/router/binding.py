@@ -20,52 +20,20 @@ import re
 from decimal import Decimal
 
 from server.router import lexicon as lx
-from server.router.catalogue import GENERIC, CatalogueTool, Param
+from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
 from server.router.names import singular, split_words
-from server.router.phrases import CONNECTORS, ORIGIN_WORDS, TARGET_WORDS, PhraseBinding, joined
+from server.router.phrases import CONNECTORS, PhraseBinding, joined
+from server.router.rows import RowBinding
 from server.router.reader import Reading, Token, fold
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
-MONTHS = ("january february march april may june july august september october november december janeiro fevereiro "
-          "marco abril maio junho julho agosto setembro outubro novembro dezembro").split()
+MONTHS = lx.MONTHS
 TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
                             "passada"})
 FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
                         "only", "incluir", "usar", "com"})
 NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "excluindo", "nao"})
 INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
-# The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
-RANGES = {"en": frozenset({("from", "to"), ("between", "and"), ("from", "through"), ("from", "until")}),
-          "pt-BR": frozenset({("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"),
-                              ("da", "a")})}
-_NUMBERED = re.compile(r"(.*?)_?(\d)")
-
-
-def sequences(params: list[Param]) -> list[list[Param]]:
-    """Parameters named in a row, in their order: num1, num2; point_1, point_2; x, y, z; a, b, c."""
-    rows: dict[str, list[tuple[int, Param]]] = {}
-    for param in params:
-        numbered = _NUMBERED.fullmatch(param.name)
-        if numbered:
-            rows.setdefault(numbered.group(1), []).append((int(numbered.group(2)), param))
-        elif len(param.name) == 1 and param.name.isalpha():
-            rows.setdefault("", []).append((ord(param.name.lower()), param))
-    found = []
-    for row in rows.values():
-        row.sort(key=lambda item: item[0])
-        steps = [b[0] - a[0] for a, b in zip(row, row[1:])]
-        if len(row) > 1 and all(step == 1 for step in steps):
-            found.append([p for _, p in row])
-    return found
-
-
-def range_pair(params: list[Param]) -> tuple[Param, Param] | None:
-    """The one parameter that starts a range and the one that ends it (start_year, end_year)."""
-    starts = [p for p in params if set(p.words) & (ORIGIN_WORDS | {"min", "minimum", "lower", "low"})]
-    ends = [p for p in params if set(p.words) & (TARGET_WORDS | {"max", "maximum", "upper", "high"})]
-    return (starts[0], ends[0]) if len(starts) == 1 and len(ends) == 1 and starts[0] is not ends[0] else None
-
-
 def takes(param: Param, token: Token) -> bool:
     """Whether a destination parameter takes this value: an email param takes an email, and so on."""
     if param.kind != "destination":
@@ -88,7 +56,7 @@ def numeric_text(token: Token, param: Param, language: str) -> str:
     return text.replace(",", "")
 
 
-class Binder(PhraseBinding):
+class Binder(PhraseBinding, RowBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
@@ -234,29 +202,6 @@ class Binder(PhraseBinding):
             pass
         elif unlabelled:
             self.unsure.update(p.name for p in left)
-
-    def _in_sequence(self, params: list[Param], values: list[Token]) -> bool:
-        """Values written in a row for parameters named in a row: "of 40 and 50" to num1 and num2,
-        "4 and 5" to x and y; "from 2010 to 2015", "between 2 and 9" to a start and an end. Only where
-        one such row takes every value and no other required parameter could take one."""
-        rows = sequences(params)
-        if len(values) == 2:
-            pair = range_pair(params)
-            opener = self.by_index.get(values[0].index - 1)
-            joiner = self.by_index.get(values[0].index + 1)
-            if pair and opener is not None and joiner is not None and joiner.index + 1 == values[1].index and \
-                    (opener.norm, joiner.norm) in RANGES[self.language]:
-                rows = [list(pair)]
-        fits = [row for row in rows if len([p for p in row if p.required]) <= len(values) <= len(row)
-                and all(p in row[:len(values)] for p in row if p.required)]
-        if len(fits) != 1:
-            return False
-        row = fits[0]
-        if any(p.required and p not in row for p in params):
-            return False
-        for param, token in zip(row, values):
-            self._number(param, token)
-        return True
 
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)
@@ -407,6 +352,10 @@ class Binder(PhraseBinding):
             self.unsure.update(p.name for p in self.free() if p.type in ("string", "array")
                                and p.kind not in ("choice", "flag", "time"))
             self.unsure.update(name for name in self.placed if not self.free())
+        if self._means_left():
+            # "by using a public transportation", "de trem": a way of doing it that no parameter took
+            self.unsure.update(p.name for p in self.free() if p.type == "string" and p.kind in ("text", "choice")
+                               and p.name not in TEXT_NAMES)
         units = any(t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens)
         for param in self.free():
             own = [w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words]

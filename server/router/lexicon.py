@@ -306,6 +306,10 @@ TIME_WORDS = {
                         "domingo", "manha", "tarde", "noite", "semana", "mes", "ano", "meio-dia", "horas", "hora", "h"}),
 }
 
+# Month names of both languages, folded.
+MONTHS = frozenset("january february march april may june july august september october november december janeiro fevereiro "
+          "marco abril maio junho julho agosto setembro outubro novembro dezembro".split())
+
 INFORMAL = {"pt-BR": {"vc": "voce", "vcs": "voces", "pq": "porque", "q": "que", "tb": "tambem", "tbm": "tambem",
                       "pra": "para", "pro": "para o", "ta": "esta", "to": "estou", "blz": "beleza", "obg": "obrigado",
                       "td": "tudo", "msg": "mensagem", "cê": "voce", "ce": "voce"},

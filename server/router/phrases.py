@@ -86,6 +86,8 @@ class PhraseBinding:
         if _DIGIT.search(token.text) or (token.text.isupper() and len(token.text) > 1):
             run = [token]
         elif token.text[:1].isupper():
+            if token.norm in lx.TIME_WORDS[self.language] or token.norm in lx.MONTHS:
+                return None  # "Friday", "April": a time, not a name
             if self._inside_name(token):
                 return None  # "Art" of "Metropolitan Museum of Art" is not a name of its own
             run = [token]
@@ -107,15 +109,20 @@ class PhraseBinding:
             return None
         comma, more = self.by_index.get(run[-1].index + 1), self.by_index.get(run[-1].index + 2)
         if comma is not None and comma.norm == "," and more is not None and more.kind == "word" \
-                and more.text[:1].isupper() and len(run) < 4 and not _DIGIT.search(run[0].text):
+                and more.text[:1].isupper() and more.norm not in self.function and len(run) < 4 and not _DIGIT.search(run[0].text):
             run = run + [comma, more]  # "Denver, Colorado", "Paris, France"
         after = self.by_index.get(run[-1].index + 1)
         if after is not None and after.kind == "word" and after.norm not in self.function \
                 and after.norm not in CONNECTORS and not after.text[:1].isupper() \
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
-                and after.norm not in lx.TIME_WORDS[self.language]:
+                and after.norm not in lx.TIME_WORDS[self.language] and not self._tool_word(after):
             return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
         return run
+
+    def _tool_word(self, token: Token) -> bool:
+        """A word of the tool's own name: "Amazon stock" is a name, then the thing the tool is about."""
+        words = (*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace)
+        return singular(token.norm) in words
 
     def _inside_name(self, token: Token) -> bool:
         before = self.by_index.get(token.index - 1)
@@ -123,6 +130,38 @@ class PhraseBinding:
             before = self.by_index.get(token.index - 2)
         return before is not None and before.kind == "word" and before.text[:1].isupper() \
             and before.index != self.first_word
+
+    def runs_left(self) -> list[list[Token]]:
+        """The proper names, codes and quotes of the turn no parameter took, each whole, in order."""
+        runs, inside = [], -1
+        for token in self.tokens:
+            if token.index <= inside or token.index in self.used:
+                continue
+            run = self.phrase(token.index)
+            if run and token.kind in ("word", "quoted") and not any(t.index in self.used for t in run):
+                runs.append(run)
+                inside = run[-1].index
+        return runs
+
+    def lone_name(self) -> None:
+        """One name left for one parameter that must have a name: "the stock price of Amazon" —
+        as a number alone goes to the one numeric parameter. Never where another could take it."""
+        runs = self.runs_left()
+        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
+                  and not (p.known or p.listed or p.enum)]
+        if len(runs) != 1 or len(params) != 1 or not params[0].required or params[0].name in self.unsure:
+            return
+        run = runs[0]
+        before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
+        if before is not None and before.norm in PREPOSITIONS[self.language]:
+            return  # "from GameSpot", "in Paris": a place of a role no parameter here takes
+        if after is not None and after.kind in ("number", "decimal", "ordinal"):
+            return  # "Windows 10": the name may go on
+        capitals = [t for t in self.tokens if t.kind == "word" and t.text[:1].isupper() and t.index != self.first_word
+                    and t.index not in self.used]
+        if any(t not in run for t in capitals):
+            return  # another capitalised word that is not a whole name ("San Diego next …") may be the value
+        self._string(params[0], run)
 
     def names_left(self) -> bool:
         """Whether a proper name or a code of the turn is still unbound."""

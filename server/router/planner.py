@@ -295,6 +295,7 @@ class Planner:
         binder.places()
         binder.labelled()
         binder.quoted()
+        binder.lone_name()
         binder.free_text(verb_end)
         binder.named_but_unbound()
         arguments, sources = binder.arguments, binder.sources

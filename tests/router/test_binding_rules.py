@@ -44,6 +44,10 @@ TOOLS = {
         "period": {"type": "string", "description": "When: 'now' for the present, 'weekend' for the next weekend."}},
         ["origin", "destination"])],
     "ship": [_decl("shipping.get_quote", {"origin": TEXT, "destination": TEXT}, ["origin", "destination"])],
+    "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
+    "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
+                                         "mode": {"type": "string", "description": "How to travel."}},
+                   ["origin", "destination"])],
 }
 
 
@@ -55,7 +59,8 @@ def catalogue(name: str) -> Catalogue:
 # The words Portuguese speakers use for these tools' English nouns: a club's vocabulary file.
 NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": "norm", "vetor": "vector", "registros": "record",
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
-         "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip"}
+         "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
+         "dividendos": "dividend", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
 
 def step(turn: str, name: str, language: str = "en"):
@@ -151,3 +156,44 @@ def test_a_name_after_a_preposition_is_the_whole_name(turn, language, destinatio
 def test_a_name_that_runs_on_into_lowercase_words_is_asked_about():
     result, first = step("get a shipping quote from Austin to Boston harbour warehouses", "ship")
     assert result.outcome == "ask" and "destination" in first.selection.missing
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("get the dividend of Petrobras shares for the last 3 years", "en"),
+    ("mostre os dividendos das ações da Petrobras nos últimos 3 anos", "pt-BR"),
+])
+def test_one_name_left_goes_to_the_one_parameter_that_needs_a_name(turn, language):
+    result, first = step(turn, "shares", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"company": "Petrobras", "years": "3"}
+
+
+@pytest.mark.parametrize("turn", [
+    "get the dividend of Vale or Petrobras shares",  # two names: which?
+    "get the dividend of Windows 11 shares",  # a name that may go on into its number
+    "get the dividend paid in Brazil",  # a place, after a preposition no parameter here takes
+    "get the dividend for Friday",  # a day is a time, not a name
+])
+def test_a_name_that_is_not_plainly_the_one_value_is_asked_for(turn):
+    result, first = step(turn, "shares")
+    assert result.outcome == "ask" and first.selection.missing == ["company"], result.guidance.render
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("get the trip duration from Recife to Natal by bus", "en"),
+    ("mostre a duração da viagem de Recife para Natal usando o ônibus", "pt-BR"),
+])
+def test_a_means_no_parameter_took_is_asked_about(turn, language):
+    result, first = step(turn, "trip", language)
+    assert result.outcome == "ask" and first.selection.missing == ["mode"], result.guidance.render
+    assert dict(first.selection.arguments) == {"destination": "Natal", "origin": "Recife"}
+
+
+def test_without_a_means_the_trip_runs():
+    result, first = step("get the trip duration from Recife to Natal", "trip")
+    assert result.outcome == "run" and dict(first.selection.arguments) == {"destination": "Natal", "origin": "Recife"}
+
+
+def test_a_pronoun_after_a_comma_is_not_part_of_a_place():
+    result, first = step("get a shipping quote from Austin to New York City, I need it soon", "ship")
+    assert first.selection.arguments["destination"] == "New York City"

@@ -1,0 +1,93 @@
+"""Values written in a row and the words around them: parameters named in a row (num1, num2; x, y, z),
+the start and the end of a range (from 2010 to 2015, entre 2 e 9), and the words that say by what
+means (by train, usando o metrô). Used by binding.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from server.router.catalogue import Param
+from server.router.names import singular, split_words
+from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS
+from server.router.tokens import Token
+
+# The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
+RANGES = {"en": frozenset({("from", "to"), ("between", "and"), ("from", "through"), ("from", "until")}),
+          "pt-BR": frozenset({("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"),
+                              ("da", "a")})}
+_NUMBERED = re.compile(r"(.*?)_?(\d)")
+
+
+def sequences(params: list[Param]) -> list[list[Param]]:
+    """Parameters named in a row, in their order: num1, num2; point_1, point_2; x, y, z; a, b, c."""
+    rows: dict[str, list[tuple[int, Param]]] = {}
+    for param in params:
+        numbered = _NUMBERED.fullmatch(param.name)
+        if numbered:
+            rows.setdefault(numbered.group(1), []).append((int(numbered.group(2)), param))
+        elif len(param.name) == 1 and param.name.isalpha():
+            rows.setdefault("", []).append((ord(param.name.lower()), param))
+    found = []
+    for row in rows.values():
+        row.sort(key=lambda item: item[0])
+        steps = [b[0] - a[0] for a, b in zip(row, row[1:])]
+        if len(row) > 1 and all(step == 1 for step in steps):
+            found.append([p for _, p in row])
+    return found
+
+
+def range_pair(params: list[Param]) -> tuple[Param, Param] | None:
+    """The one parameter that starts a range and the one that ends it (start_year, end_year)."""
+    starts = [p for p in params if set(p.words) & (ORIGIN_WORDS | {"min", "minimum", "lower", "low"})]
+    ends = [p for p in params if set(p.words) & (TARGET_WORDS | {"max", "maximum", "upper", "high"})]
+    return (starts[0], ends[0]) if len(starts) == 1 and len(ends) == 1 and starts[0] is not ends[0] else None
+
+
+def skip(tokens: dict[int, Token], i: int, words: frozenset[str]) -> int:
+    while i in tokens and tokens[i].norm in words:
+        i += 1
+    return i
+
+
+MEANS = {"en": frozenset({"by", "using", "via"}), "pt-BR": frozenset({"usando", "via"})}
+ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma", "using", "usando"})
+
+
+class RowBinding:
+    """Row and means passes of the Binder (see binding.py)."""
+
+    def _in_sequence(self, params: list[Param], values: list[Token]) -> bool:
+        """Values written in a row for parameters named in a row: "of 40 and 50" to num1 and num2,
+        "4 and 5" to x and y; "from 2010 to 2015", "between 2 and 9" to a start and an end. Only where
+        one such row takes every value and no other required parameter could take one."""
+        rows = sequences(params)
+        if len(values) == 2:
+            pair = range_pair(params)
+            opener = self.by_index.get(values[0].index - 1)
+            joiner = self.by_index.get(values[0].index + 1)
+            if pair and opener is not None and joiner is not None and joiner.index + 1 == values[1].index and \
+                    (opener.norm, joiner.norm) in RANGES[self.language]:
+                rows = [list(pair)]
+        fits = [row for row in rows if len([p for p in row if p.required]) <= len(values) <= len(row)
+                and all(p in row[:len(values)] for p in row if p.required)]
+        if len(fits) != 1:
+            return False
+        row = fits[0]
+        if any(p.required and p not in row for p in params):
+            return False
+        for param, token in zip(row, values):
+            self._number(param, token)
+        return True
+
+    def _means_left(self) -> bool:
+        """Whether the turn says by what means ("by train", "using public transport") in words no
+        parameter took and that are not the tool's own."""
+        tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(split_words(self.tool.name))
+        for token in self.tokens:
+            if token.kind == "word" and token.norm in MEANS[self.language]:
+                nxt = self.by_index.get(skip(self.by_index, token.index + 1, ARTICLES))
+                if nxt is not None and nxt.index not in self.used and self._content(nxt) \
+                        and singular(nxt.norm) not in tool_words:
+                    return True
+        return False

@@ -1,0 +1,110 @@
+"""Tokens of a turn: words, numbers, money, dates, quotes, handles, emails, links, punctuation.
+
+Portuguese is folded (no accents, informal spellings expanded) for lookup; values keep their text.
+A turn is read with a tokenizer holding only the patterns its characters make possible, compiled
+once at import: the same tokens as the whole pattern, at less cost per turn.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from server.router import lexicon as lx
+
+# The token patterns, in the order they are tried; a turn's tokenizer holds only the patterns its
+# characters make possible (no "@": no email or handle), which gives the same tokens, cheaper.
+_PATTERNS = (
+    ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
+    ("url", r"https?://\S+", r"://"),
+    ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
+    ("date", r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b", r"\d[-/]\d"),
+    ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
+    ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
+    ("list", r"\[[^\[\]]{0,400}\]", r"\["),
+    ("money", r"(?:R\$|US\$|\$|€|£)\s?\d+(?:[.,]\d+)*", r"[$€£]"),
+    ("ordinal", r"\d+(?:st|nd|rd|th|º|ª|o|a)\b", r"\d"),
+    ("number", r"(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?", r"\d"),
+    ("word", r"[^\W\d_](?:[\w'’-]*[^\W_])?", None),
+    ("punct", r"[?!.,;:=]", None),
+)
+# The patterns a turn's characters can rule out, and the character that each one needs.
+_NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("email", "url", "handle", "domain",
+                                                                             "money")}
+# Patterns that can match where a word begins (a letter); without them, words are tried first.
+_LETTER_STARTS = frozenset({"email", "url", "domain", "money"})
+
+
+def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern:
+    order = [p for p in _PATTERNS if p[0] in kinds]
+    if not _LETTER_STARTS & set(kinds):
+        order.sort(key=lambda p: p[0] != "word")  # no other pattern starts at a letter: same tokens
+    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order), re.UNICODE)
+
+
+def _variants() -> dict[tuple[str, ...], re.Pattern]:
+    """Every tokenizer a turn can need, compiled once at import rather than on a turn's time."""
+    optional = list(_NEEDS)
+    compiled = {}
+    for mask in range(1 << len(optional)):
+        left_out = {kind for bit, kind in enumerate(optional) if not mask & (1 << bit)}
+        kinds = tuple(kind for kind, _, _ in _PATTERNS if kind not in left_out)
+        compiled[kinds] = _tokenizer(kinds)
+    return compiled
+
+
+_TOKENIZERS = _variants()
+
+
+def _token_pattern(turn: str) -> re.Pattern:
+    return _TOKENIZERS[tuple(kind for kind, _, _ in _PATTERNS if kind not in _NEEDS or _NEEDS[kind].search(turn))]
+
+
+_TOKEN = _tokenizer(tuple(kind for kind, _, _ in _PATTERNS))
+_DECIMAL = {"en": re.compile(r"\.\d{1,2}$"), "pt-BR": re.compile(r",\d{1,2}$")}
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents: how Portuguese is compared, with or without accents typed."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+
+
+@dataclass(slots=True)
+class Token:
+    text: str  # as typed
+    norm: str  # folded, informal spelling expanded
+    kind: str  # word, number, decimal, money, ordinal, date, email, url, domain, list, quoted, handle, punct
+    index: int
+    glued: bool = False  # typed with no space after the token before it (the cm of "6cm", the pm of "12pm")
+
+
+def tokenize(turn: str, language: str) -> list[Token]:
+    tokens: list[Token] = []
+    informal = lx.INFORMAL[language]
+    end = -1
+    decimal = _DECIMAL[language]
+    decimal_sep = "," if language == "pt-BR" else "."
+    for match in _token_pattern(turn).finditer(turn):
+        kind = match.lastgroup or "word"
+        text = match.group(0)
+        glued, end = match.start() == end, match.end()
+        norm = fold(text)
+        if kind == "word":
+            norm = norm.replace("’", "'")
+            expanded = informal.get(norm)
+            if expanded and " " in expanded:
+                for part in expanded.split():
+                    tokens.append(Token(text, part, "word", len(tokens), glued))
+                continue
+            norm = expanded or norm
+        elif kind == "number":
+            kind = "decimal" if (decimal_sep in text and decimal.search(text)) or "%" in text else "number"
+        elif kind == "quoted":
+            text = text[1:-1]
+            norm = fold(text)
+        tokens.append(Token(text, norm, kind, len(tokens), glued))
+    return tokens
