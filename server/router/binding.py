@@ -23,7 +23,7 @@ from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
 from server.router.names import singular, split_words
 from server.router.phrases import CONNECTORS, PhraseBinding, joined
-from server.router.rows import RowBinding
+from server.router.rows import ARTICLES, RowBinding
 from server.router.reader import Reading, Token, fold
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
@@ -76,6 +76,11 @@ class Binder(PhraseBinding, RowBinding):
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
         self._phrases: dict[int, list[Token] | None] = {}  # phrase() by start index; it reads no binding
+        self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
+
+    def noun(self, token: Token) -> str:
+        """A label word as the tool names it: the vocabulary's noun ("altura" is height), else singular."""
+        return self.nouns.get(token.index) or singular(token.norm)
 
     def put(self, param: Param, value: str, source: str = "turn", *tokens: Token) -> None:
         self.arguments[param.name] = value
@@ -114,7 +119,7 @@ class Binder(PhraseBinding, RowBinding):
             skipped += 1
         label = []
         while self._content(self.by_index.get(i)) and len(label) < 3:
-            label.insert(0, singular(self.by_index[i].norm))
+            label.insert(0, self.noun(self.by_index[i]))
             i -= 1
         if not label and skipped == 0 and i in self.by_index and self.by_index[i].kind == "word" \
                 and len(self.by_index[i].norm) == 1:
@@ -123,7 +128,7 @@ class Binder(PhraseBinding, RowBinding):
 
     def right_label(self, token: Token) -> list[str]:
         nxt = self.by_index.get(token.index + 1)
-        return [singular(nxt.norm)] if self._content(nxt) else []
+        return [self.noun(nxt)] if self._content(nxt) else []
 
     @staticmethod
     def _overlap(label: list[str], words) -> int:
@@ -205,7 +210,8 @@ class Binder(PhraseBinding, RowBinding):
 
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)
-        if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described:
+        if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described \
+                and not (self.stated_unit() and any(p.words == ("unit",) for p in self.tool.params)):
             self.unsure.add(param.name)  # 6cm, 100µF: a unit the parameter does not say it takes
             return
         if token.text.endswith("%"):
@@ -322,12 +328,32 @@ class Binder(PhraseBinding, RowBinding):
                 if not words or len({singular(t.norm) for t in hits}) != len(set(words)):
                     continue
                 before = self.by_index.get(hits[0].index - 1)
+                while before is not None and before.norm in ARTICLES:  # "including the precipitation"
+                    before = self.by_index.get(before.index - 1)
+                named = len(param.words) > 1 and param.words[0] not in FLAG_NOISE and any(
+                    [singular(t.norm) for t in self.tokens[i:i + len(param.words)]] == list(param.words)
+                    for i in range(len(self.tokens)))
                 if before is not None and before.norm in NEGATORS:
                     self.put(param, "false", "turn", *hits)
-                elif before is not None and before.norm in INCLUDERS:
+                elif (before is not None and before.norm in INCLUDERS) or named:
+                    # "with verdict"; or the flag's whole name, in its order: "a direct flight", "avoid tolls"
                     self.put(param, "true", "turn", *hits)
                 else:
                     self.unsure.add(param.name)
+
+    def stated_unit(self) -> list[Token]:
+        """The one unit the turn writes after its numbers ("4 inches", "6cm and 10cm"); none where two differ."""
+        units = [self.by_index.get(t.index + 1) for t in self.tokens if t.kind in ("number", "decimal")]
+        units = [u for u in units if u is not None and self._content(u) and u.norm not in lx.TIME_WORDS[self.language]]
+        return units if units and len({u.norm for u in units}) == 1 else []
+
+    def units(self) -> None:
+        """A parameter named for the unit takes the one unit the turn writes after its values."""
+        for param in self.free():
+            if param.words == ("unit",) and param.type == "string" and not (param.enum or param.listed):
+                units = self.stated_unit()
+                if units:
+                    self.put(param, units[0].text, "turn", *units)
 
     def lists(self) -> None:
         for param in self.free("array"):

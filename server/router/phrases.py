@@ -223,7 +223,7 @@ class PhraseBinding:
                 i -= 1
             label = []
             while self._content(self.by_index.get(i)) and len(label) < 3:
-                label.insert(0, singular(self.by_index[i].norm))
+                label.insert(0, self.noun(self.by_index[i]))
                 i -= 1
             best = self._best(label, params)
             if best is False:

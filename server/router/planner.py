@@ -289,6 +289,7 @@ class Planner:
         binder.lists()
         binder.numbers()
         binder.times()
+        binder.units()
         binder.choices(senses)
         binder.flags(senses)
         binder.names()

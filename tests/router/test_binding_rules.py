@@ -44,6 +44,9 @@ TOOLS = {
         "period": {"type": "string", "description": "When: 'now' for the present, 'weekend' for the next weekend."}},
         ["origin", "destination"])],
     "ship": [_decl("shipping.get_quote", {"origin": TEXT, "destination": TEXT}, ["origin", "destination"])],
+    "prism": [_decl("geometry.calculate_prism_volume", {"side": NUM, "height": NUM, "unit": TEXT}, ["side", "height"])],
+    "flight": [_decl("flight.book_seat", {"origin": TEXT, "destination": TEXT, "direct_flight": {"type": "boolean"},
+                                          "include_meal": {"type": "boolean"}}, ["origin", "destination"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -60,7 +63,7 @@ def catalogue(name: str) -> Catalogue:
 NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": "norm", "vetor": "vector", "registros": "record",
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
          "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
-         "dividendos": "dividend", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
+         "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
 
 def step(turn: str, name: str, language: str = "en"):
@@ -197,3 +200,40 @@ def test_without_a_means_the_trip_runs():
 def test_a_pronoun_after_a_comma_is_not_part_of_a_place():
     result, first = step("get a shipping quote from Austin to New York City, I need it soon", "ship")
     assert first.selection.arguments["destination"] == "New York City"
+
+
+@pytest.mark.parametrize("turn, language, arguments", [
+    ("calculate the prism volume with a side of 3 cm and a height of 12 cm", "en",
+     {"height": "12", "side": "3", "unit": "cm"}),
+    ("calculate the prism volume with side 3cm and height 12cm", "en", {"height": "12", "side": "3", "unit": "cm"}),
+    ("calcule o volume do prisma com lado de 3 metros e altura de 12 metros", "pt-BR",
+     {"height": "12", "side": "3", "unit": "metros"}),
+])
+def test_the_unit_the_turn_writes_goes_to_the_unit_parameter(turn, language, arguments):
+    result, first = step(turn, "prism", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == arguments
+
+
+def test_two_units_are_asked_about():
+    result, first = step("calculate the prism volume with a side of 3 cm and a height of 1 m", "prism")
+    assert result.outcome == "ask" and first.selection.missing == ["unit"]
+
+
+@pytest.mark.parametrize("turn, language, arguments", [
+    ("book a direct flight seat from Lima to Quito", "en",
+     {"destination": "Quito", "direct_flight": "true", "origin": "Lima"}),
+    ("book a flight seat from Lima to Quito including the meal", "en",
+     {"destination": "Quito", "include_meal": "true", "origin": "Lima"}),
+    ("book a flight seat from Lima to Quito without a meal", "en",
+     {"destination": "Quito", "include_meal": "false", "origin": "Lima"}),
+])
+def test_a_flag_named_whole_or_after_a_word_that_includes(turn, language, arguments):
+    result, first = step(turn, "flight", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == arguments
+
+
+def test_a_flag_only_mentioned_is_asked_about():
+    result, first = step("book a flight seat from Lima to Quito, is the flight direct?", "flight")
+    assert result.outcome == "ask" and "direct_flight" in first.selection.missing
