@@ -15,25 +15,21 @@ takes only a value the turn names from that list (a handle the caller can see), 
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
-from server.router.names import singular, split_words
+from server.router.names import singular
+from server.router.kinds import FLAG_NOISE, KindBinding
 from server.router.phrases import CONNECTORS, PhraseBinding, joined
-from server.router.rows import ARTICLES, RowBinding
-from server.router.reader import Reading, Token, fold
+from server.router.reader import Reading, Token
+from server.router.rows import RowBinding
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
 MONTHS = lx.MONTHS
 TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
                             "passada"})
-FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
-                        "only", "incluir", "usar", "com"})
-NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "excluindo", "nao"})
-INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
 def takes(param: Param, token: Token) -> bool:
     """Whether a destination parameter takes this value: an email param takes an email, and so on."""
     if param.kind != "destination":
@@ -56,7 +52,7 @@ def numeric_text(token: Token, param: Param, language: str) -> str:
     return text.replace(",", "")
 
 
-class Binder(PhraseBinding, RowBinding):
+class Binder(PhraseBinding, RowBinding, KindBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
@@ -284,90 +280,6 @@ class Binder(PhraseBinding, RowBinding):
                 parts.append(token.text + (("" if after.glued else " ") + after.text if meridian else ""))
                 taken += [token] + ([after] if meridian else [])
         return " ".join(parts), taken
-
-    def known_values(self) -> None:
-        """A parameter with values the application knows takes only one of them, named in the turn."""
-        for param in self.free():
-            known = self.known.get(param.name) or param.known or param.listed
-            if not known:
-                continue
-            folded = {fold(v).lstrip("@"): v for v in known}
-            found = {folded[t.norm.lstrip("@")]: t for t in self.tokens
-                     if t.kind in ("word", "handle") and t.index not in self.used and t.norm.lstrip("@") in folded}
-            if len(found) == 1:
-                value, token = next(iter(found.items()))
-                self.put(param, value, "turn", token)
-            elif found:
-                self.unsure.add(param.name)
-
-    def choices(self, senses) -> None:
-        """An enum value the turn names, by its words or a word of the same sense; two named is unsure."""
-        words = {t.norm for t in self.tokens if t.kind == "word"} | {singular(t.norm) for t in self.tokens
-                                                                      if t.kind == "word"}
-        same = {fold(means) for _, (means, positive) in senses if positive}
-        for param in self.free("choice"):
-            named = [v for v in param.enum if (set(split_words(fold(v))) and set(split_words(fold(v))) <= words)
-                     or fold(v) in same]
-            if len(named) == 1:
-                token = next((t for t in self.tokens if t.norm in split_words(fold(named[0]))), None)
-                self.put(param, named[0], "turn", *([token] if token else []))
-            elif named:
-                self.unsure.add(param.name)
-
-    def flags(self, senses) -> None:
-        for param in self.free("flag"):
-            for token, (means, same) in senses:
-                if fold(means) == fold(param.name):
-                    self.put(param, "true" if same else "false", "turn", token)
-                    break
-            else:
-                # "including human impact", "without tolls": the flag's words, right after a word that
-                # includes or excludes; its words anywhere else are only a mention, asked about
-                words = [w for w in param.words if w not in FLAG_NOISE]
-                hits = [t for t in self.tokens if t.kind == "word" and singular(t.norm) in words]
-                if not words or len({singular(t.norm) for t in hits}) != len(set(words)):
-                    continue
-                before = self.by_index.get(hits[0].index - 1)
-                while before is not None and before.norm in ARTICLES:  # "including the precipitation"
-                    before = self.by_index.get(before.index - 1)
-                named = len(param.words) > 1 and param.words[0] not in FLAG_NOISE and any(
-                    [singular(t.norm) for t in self.tokens[i:i + len(param.words)]] == list(param.words)
-                    for i in range(len(self.tokens)))
-                if before is not None and before.norm in NEGATORS:
-                    self.put(param, "false", "turn", *hits)
-                elif (before is not None and before.norm in INCLUDERS) or named:
-                    # "with verdict"; or the flag's whole name, in its order: "a direct flight", "avoid tolls"
-                    self.put(param, "true", "turn", *hits)
-                else:
-                    self.unsure.add(param.name)
-
-    def stated_unit(self) -> list[Token]:
-        """The one unit the turn writes after its numbers ("4 inches", "6cm and 10cm"); none where two differ."""
-        units = [self.by_index.get(t.index + 1) for t in self.tokens if t.kind in ("number", "decimal")]
-        units = [u for u in units if u is not None and self._content(u) and u.norm not in lx.TIME_WORDS[self.language]]
-        return units if units and len({u.norm for u in units}) == 1 else []
-
-    def units(self) -> None:
-        """A parameter named for the unit takes the one unit the turn writes after its values."""
-        for param in self.free():
-            if param.words == ("unit",) and param.type == "string" and not (param.enum or param.listed):
-                units = self.stated_unit()
-                if units:
-                    self.put(param, units[0].text, "turn", *units)
-
-    def lists(self) -> None:
-        for param in self.free("array"):
-            literal = next((t for t in self.tokens if t.kind == "list" and t.index not in self.used), None)
-            if literal is None:
-                continue
-            try:
-                value = json.loads(literal.text.replace("'", '"'))
-            except ValueError:
-                self.unsure.add(param.name)
-                continue
-            if param.items == "number" and isinstance(value, list):
-                value = [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
-            self.put(param, json.dumps(value), "turn", literal)
 
     def named_but_unbound(self) -> None:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
