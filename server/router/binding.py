@@ -301,6 +301,8 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
                 self.unsure.add(param.name)
             elif param.kind == "flag" and any(w in words for w in own if w not in FLAG_NOISE):
                 self.unsure.add(param.name)  # "toll roads avoided": a flag's word, but not said how
+            elif param.examples & words:
+                self.unsure.add(param.name)  # "a vegan menu": a word its description gives as an example
             elif units and "unit" in param.words:
                 self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
 

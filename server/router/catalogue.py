@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from server.router import lexicon as lx
 from server.router.names import parse_name, singular, split_words
+from server.router.tokens import fold
 
 ID_NAMES = ("id", "number", "code", "ref", "reference")
 AMOUNT_NAMES = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia"})
@@ -42,6 +43,7 @@ class Param:
     described: frozenset[str] = frozenset()  # the content words of its description, singular
     listed: tuple[str, ...] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
     percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
+    examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,18 @@ def _listed(text: str) -> tuple[str, ...]:
     return values if len(values) >= 2 else ()
 
 
+_EXAMPLES = re.compile(r"(?:\be\.?g\.?|for example|such as|\blike\b|por exemplo|como)[:,]?\s+((?:[^.;()]|\.(?=\d))*)", re.I)
+
+
+def _examples(text: str) -> frozenset[str]:
+    """The words of the examples a description gives: "e.g. vegan, gluten-free" gives vegan, gluten-free."""
+    words = set()
+    for found in _EXAMPLES.findall(text):
+        words.update(w for w in re.findall(r"[a-z][a-z-]{2,}", fold(found)) if w not in GENERIC
+                     and w not in ("and", "or", "etc", "ou", "default", "is"))
+    return frozenset(words)
+
+
 def _percent(text: str) -> str | None:
     """'as a decimal', 'from 0 to 1': a percent is given as a fraction; 'in percentage': as the number.
     A description that says both says neither."""
@@ -141,11 +155,12 @@ def _param(name: str, schema: dict, required: bool) -> Param:
     kind, noun = _kind(name, schema)
     items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
     known = schema.get("x-known-values")
-    return Param(name, kind, required, noun, tuple(str(v) for v in schema.get("enum") or ()),
+    enum = schema.get("enum") or (items.get("enum") if kind == "array" else None) or ()
+    description = str(schema.get("description") or "")
+    return Param(name, kind, required, noun, tuple(str(v) for v in enum),
                  tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
                  tuple(str(v) for v in known) if isinstance(known, list) else (),
-                 _described(str(schema.get("description") or "")),
-                 _listed(str(schema.get("description") or "")), _percent(str(schema.get("description") or "")))
+                 _described(description), _listed(description), _percent(description), _examples(description))
 
 
 def tool_from_declaration(declaration: dict) -> CatalogueTool:

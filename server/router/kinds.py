@@ -17,6 +17,12 @@ NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "ex
 INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
 
 
+def _named(value: str, words: set[str], small: set[str]) -> bool:
+    """Whether the turn names a value by all its words ("gluten free", "Wi-Fi"); a small word as typed."""
+    parts = set(split_words(fold(value)))
+    return bool(parts) and (parts <= words or value in small)
+
+
 class KindBinding:
     """Kind passes of the Binder (see binding.py)."""
 
@@ -37,17 +43,28 @@ class KindBinding:
 
     def choices(self, senses) -> None:
         """An enum value the turn names, by its words or a word of the same sense; two named is unsure."""
-        words = {t.norm for t in self.tokens if t.kind == "word"} | {singular(t.norm) for t in self.tokens
-                                                                      if t.kind == "word"}
+        # the turn's words, singular too, and the parts of hyphenated ones ("Wi-Fi": wi, fi); a value that
+        # is one of the language's small words ("A", "no") is only named as typed
+        typed = [t for t in self.tokens if t.kind == "word"]
+        words = {w for t in typed for w in (t.norm, singular(t.norm), *split_words(t.norm))
+                 if w not in self.function}
+        small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
         for param in self.free("choice"):
-            named = [v for v in param.enum if (set(split_words(fold(v))) and set(split_words(fold(v))) <= words)
-                     or fold(v) in same]
+            named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
             if len(named) == 1:
                 token = next((t for t in self.tokens if t.norm in split_words(fold(named[0]))), None)
                 self.put(param, named[0], "turn", *([token] if token else []))
             elif named:
                 self.unsure.add(param.name)
+        for param in [p for p in self.free("array") if p.enum]:
+            # a list whose items are named values: the ones the turn names, in the order it names them
+            named = [v for v in param.enum if _named(v, words, small)]
+            tokens = [t for t in typed if any(set(split_words(t.norm)) & set(split_words(fold(v))) for v in named)]
+            if named and tokens:
+                order = {v: min([t.index for t in tokens if set(split_words(t.norm)) & set(split_words(fold(v)))],
+                                default=len(self.tokens)) for v in named}
+                self.put(param, json.dumps(sorted(named, key=order.get)), "turn", *tokens)
 
     def flags(self, senses) -> None:
         for param in self.free("flag"):

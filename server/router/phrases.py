@@ -75,7 +75,7 @@ class PhraseBinding:
         self._phrases[start] = run
         return run
 
-    def _phrase(self, start: int) -> list[Token] | None:
+    def _phrase(self, start: int, open_end: bool = False) -> list[Token] | None:
         token = self.by_index.get(start)
         if token is None:
             return None
@@ -83,6 +83,9 @@ class PhraseBinding:
             return [token]
         if token.kind != "word" or token.index == self.first_word:
             return None
+        before = self.by_index.get(start - 1)
+        if before is not None and before.text == token.text and before.kind == "word":
+            return None  # the second word of a contraction read as two ("What's": what is)
         if _DIGIT.search(token.text) or (token.text.isupper() and len(token.text) > 1):
             run = [token]
         elif token.text[:1].isupper():
@@ -112,6 +115,8 @@ class PhraseBinding:
                 and more.text[:1].isupper() and more.norm not in self.function and len(run) < 4 and not _DIGIT.search(run[0].text):
             run = run + [comma, more]  # "Denver, Colorado", "Paris, France"
         after = self.by_index.get(run[-1].index + 1)
+        if open_end:
+            return run
         if after is not None and after.kind == "word" and after.norm not in self.function \
                 and after.norm not in CONNECTORS and not after.text[:1].isupper() \
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
@@ -146,7 +151,7 @@ class PhraseBinding:
     def lone_name(self) -> None:
         """One name left for one parameter that must have a name: "the stock price of Amazon" —
         as a number alone goes to the one numeric parameter. Never where another could take it."""
-        runs = self.runs_left()
+        runs = [run for run in self.runs_left() if not all(self._tool_word(t) for t in run if t.kind == "word")]
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
                   and not (p.known or p.listed or p.enum)]
         if len(runs) != 1 or len(params) != 1 or not params[0].required or params[0].name in self.unsure:
@@ -158,7 +163,7 @@ class PhraseBinding:
         if after is not None and after.kind in ("number", "decimal", "ordinal"):
             return  # "Windows 10": the name may go on
         capitals = [t for t in self.tokens if t.kind == "word" and t.text[:1].isupper() and t.index != self.first_word
-                    and t.index not in self.used]
+                    and t.index not in self.used and not self._tool_word(t)]
         if any(t not in run for t in capitals):
             return  # another capitalised word that is not a whole name ("San Diego next …") may be the value
         self._string(params[0], run)
@@ -216,6 +221,12 @@ class PhraseBinding:
                 continue
             run = self.phrase(token.index)
             if not run:
+                # "in Los Angeles court": a name, then the word of the parameter it is the value of
+                run = self._phrase(token.index, open_end=True) if token.kind == "word" else None
+                after = self.by_index.get(run[-1].index + 1) if run else None
+                best = self._best([self.noun(after)], params) if self._content(after) else None
+                if isinstance(best, Param):
+                    claimed.setdefault(best.name, []).append(run)
                 continue
             i = token.index - 1
             while i in self.by_index and self.by_index[i].norm in ("named", "called", "chamado", "chamada", "is",

@@ -47,6 +47,12 @@ TOOLS = {
     "prism": [_decl("geometry.calculate_prism_volume", {"side": NUM, "height": NUM, "unit": TEXT}, ["side", "height"])],
     "flight": [_decl("flight.book_seat", {"origin": TEXT, "destination": TEXT, "direct_flight": {"type": "boolean"},
                                           "include_meal": {"type": "boolean"}}, ["origin", "destination"])],
+    "hotel": [_decl("hotel.search_rooms", {
+        "city": TEXT,
+        "amenities": {"type": "array", "items": {"type": "string", "enum": ["Pool", "Wi-Fi", "Parking", "Gym"]}},
+        "style": {"type": "string", "description": "The kind of stay, e.g. boutique, hostel."}}, ["city"])],
+    "court": [_decl("court.get_schedule", {"court_location": TEXT, "year": {"type": "integer"}},
+                    ["court_location", "year"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -63,7 +69,8 @@ def catalogue(name: str) -> Catalogue:
 NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": "norm", "vetor": "vector", "registros": "record",
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
          "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
-         "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
+         "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "quartos": "rooms",
+         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
 
 def step(turn: str, name: str, language: str = "en"):
@@ -237,3 +244,36 @@ def test_a_flag_named_whole_or_after_a_word_that_includes(turn, language, argume
 def test_a_flag_only_mentioned_is_asked_about():
     result, first = step("book a flight seat from Lima to Quito, is the flight direct?", "flight")
     assert result.outcome == "ask" and "direct_flight" in first.selection.missing
+
+
+@pytest.mark.parametrize("turn, language, amenities", [
+    ("search hotel rooms in Lisbon with free Wi-Fi and a pool", "en", ["Wi-Fi", "Pool"]),
+    ("procure quartos de hotel em Lisboa com piscina, gym e parking", "pt-BR", ["Gym", "Parking"]),
+])
+def test_a_list_of_named_values_takes_the_ones_the_turn_names_in_its_order(turn, language, amenities):
+    import json
+    result, first = step(turn, "hotel", language)
+    assert result.outcome == "run", result.guidance.render
+    assert json.loads(first.selection.arguments["amenities"]) == amenities
+
+
+def test_a_word_the_description_gives_as_an_example_is_asked_about():
+    result, first = step("search hotel rooms in Lisbon, a boutique one", "hotel")
+    assert result.outcome == "ask" and first.selection.missing == ["style"]
+    assert first.selection.arguments == {"city": "Lisbon"}
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("get the schedule of the Porto Alegre court for 2025", "en"),
+    ("get the court schedule in Porto Alegre court for 2025", "en"),
+])
+def test_a_name_then_its_parameter_word_is_that_parameter_value(turn, language):
+    result, first = step(turn, "court", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"court_location": "Porto Alegre", "year": "2025"}
+
+
+def test_the_second_word_of_a_contraction_is_not_a_name():
+    result, first = step("What's the dividend of the shares?", "shares")
+    assert result.outcome != "run"
+    assert "company" not in first.selection.arguments
