@@ -306,6 +306,16 @@ TIME_WORDS = {
                         "domingo", "manha", "tarde", "noite", "semana", "mes", "ano", "meio-dia", "horas", "hora", "h"}),
 }
 
+# Numbers written in words, read as numbers where a turn writes none in digits. "one", "um" and "uma"
+# are left out: they are as often a pronoun or an article.
+NUMBER_WORDS = {
+    "en": {w: str(n) for n, w in enumerate("zero _ two three four five six seven eight nine ten eleven twelve".split())
+           if w != "_"} | {"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"},
+    "pt-BR": {w: str(n) for n, w in enumerate("zero _ dois tres quatro cinco seis sete oito nove dez onze doze".split())
+              if w != "_"} | {"duas": "2", "vinte": "20", "trinta": "30", "quarenta": "40", "cinquenta": "50",
+                              "cem": "100"},
+}
+
 # Month names of both languages, folded.
 MONTHS = frozenset("january february march april may june july august september october november december janeiro fevereiro "
           "marco abril maio junho julho agosto setembro outubro novembro dezembro".split())

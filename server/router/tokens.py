@@ -73,6 +73,9 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
 
 
+_DIGIT = re.compile(r"\d")
+
+
 @dataclass(slots=True)
 class Token:
     text: str  # as typed
@@ -88,6 +91,7 @@ def tokenize(turn: str, language: str) -> list[Token]:
     end = -1
     decimal = _DECIMAL[language]
     decimal_sep = "," if language == "pt-BR" else "."
+    counted = lx.NUMBER_WORDS[language] if not _DIGIT.search(turn) else {}
     for match in _token_pattern(turn).finditer(turn):
         kind = match.lastgroup or "word"
         text = match.group(0)
@@ -101,6 +105,9 @@ def tokenize(turn: str, language: str) -> list[Token]:
                     tokens.append(Token(text, part, "word", len(tokens), glued))
                 continue
             norm = expanded or norm
+            if norm in counted:
+                # "for the next three days": a number in words, where the turn writes none in digits
+                text, norm, kind = counted[norm], counted[norm], "number"
         elif kind == "number":
             kind = "decimal" if (decimal_sep in text and decimal.search(text)) or "%" in text else "number"
         elif kind == "quoted":

@@ -277,3 +277,19 @@ def test_the_second_word_of_a_contraction_is_not_a_name():
     result, first = step("What's the dividend of the shares?", "shares")
     assert result.outcome != "run"
     assert "company" not in first.selection.arguments
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("get the dividend of Petrobras shares for the last three years", "en"),
+    ("mostre os dividendos das ações da Petrobras nos últimos três anos", "pt-BR"),
+])
+def test_a_number_in_words_is_a_number_where_the_turn_writes_none_in_digits(turn, language):
+    result, first = step(turn, "shares", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"company": "Petrobras", "years": "3"}
+
+
+def test_a_number_in_words_beside_digits_stays_a_word():
+    from server.router.tokens import tokenize
+    assert [t.kind for t in tokenize("two sides of 4 and 5", "en")][:2] == ["word", "word"]
+    assert [(t.text, t.kind) for t in tokenize("duas semanas", "pt-BR")][0] == ("2", "number")
