@@ -207,6 +207,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)
         if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described \
+                and not set(lx.UNIT_NAMES.get(unit.norm, ())) & param.described \
                 and not (self.stated_unit() and any(p.words == ("unit",) for p in self.tool.params)):
             self.unsure.add(param.name)  # 6cm, 100µF: a unit the parameter does not say it takes
             return

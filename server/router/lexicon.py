@@ -316,6 +316,20 @@ NUMBER_WORDS = {
                               "cem": "100"},
 }
 
+# Unit symbols and the names a description uses for them (singular), in both languages: "50km" is
+# a value for a parameter whose description says kilometers.
+UNIT_NAMES = {
+    "km": ("kilometer", "kilometre", "quilometro"), "m": ("meter", "metre", "metro"),
+    "cm": ("centimeter", "centimetre", "centimetro"), "mm": ("millimeter", "millimetre", "milimetro"),
+    "kg": ("kilogram", "kilo", "quilo", "quilograma"), "g": ("gram", "grama"), "mg": ("milligram", "miligrama"),
+    "lb": ("pound", "libra"), "lbs": ("pound", "libra"), "mi": ("mile", "milha"), "ft": ("foot", "feet", "pe"),
+    "in": ("inch", "polegada"), "h": ("hour", "hora"), "hr": ("hour", "hora"), "hrs": ("hour", "hora"),
+    "min": ("minute", "minuto"), "s": ("second", "segundo"), "sec": ("second", "segundo"),
+    "ms": ("millisecond", "milissegundo"), "l": ("liter", "litre", "litro"), "ml": ("milliliter", "mililitro"),
+    "c": ("celsius",), "f": ("fahrenheit",), "k": ("kelvin",), "j": ("joule",), "w": ("watt",), "kw": ("kilowatt",),
+    "v": ("volt",), "hz": ("hertz",), "n": ("newton",), "pa": ("pascal",), "mph": ("mile",), "kmh": ("kilometer",),
+}
+
 # Month names of both languages, folded.
 MONTHS = frozenset("january february march april may june july august september october november december janeiro fevereiro "
           "marco abril maio junho julho agosto setembro outubro novembro dezembro".split())

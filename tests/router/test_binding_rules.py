@@ -53,6 +53,8 @@ TOOLS = {
         "style": {"type": "string", "description": "The kind of stay, e.g. boutique, hostel."}}, ["city"])],
     "court": [_decl("court.get_schedule", {"court_location": TEXT, "year": {"type": "integer"}},
                     ["court_location", "year"])],
+    "radius": [_decl("parks.search_nearby", {"city": TEXT, "radius": _num("Search radius in kilometers.")},
+                     ["city", "radius"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -293,3 +295,16 @@ def test_a_number_in_words_beside_digits_stays_a_word():
     from server.router.tokens import tokenize
     assert [t.kind for t in tokenize("two sides of 4 and 5", "en")][:2] == ["word", "word"]
     assert [(t.text, t.kind) for t in tokenize("duas semanas", "pt-BR")][0] == ("2", "number")
+
+
+@pytest.mark.parametrize("turn, outcome", [
+    ("search parks nearby within 15km of Manaus", "run"),
+    ("search parks nearby within 15mi of Manaus", "ask"),  # miles, where the description says kilometers
+])
+def test_a_unit_symbol_binds_where_the_description_names_that_unit(turn, outcome):
+    result, first = step(turn, "radius")
+    assert result.outcome == outcome, result.guidance.render
+    if outcome == "run":
+        assert dict(first.selection.arguments) == {"city": "Manaus", "radius": "15"}
+    else:
+        assert first.selection.missing == ["radius"]
