@@ -160,10 +160,13 @@ class PhraseBinding:
         before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
         if before is not None and before.norm in PREPOSITIONS[self.language]:
             return  # "from GameSpot", "in Paris": a place of a role no parameter here takes
+        if self._content(before) and not self._best([self.noun(before)], params):
+            return  # "case XYZ": a name another noun labels is that noun's
         if after is not None and after.kind in ("number", "decimal", "ordinal"):
             return  # "Windows 10": the name may go on
         capitals = [t for t in self.tokens if t.kind == "word" and t.text[:1].isupper() and t.index != self.first_word
-                    and t.index not in self.used and not self._tool_word(t)]
+                    and t.index not in self.used and not self._tool_word(t)
+                    and not (t.index - 1 in self.by_index and self.by_index[t.index - 1].text == t.text)]
         if any(t not in run for t in capitals):
             return  # another capitalised word that is not a whole name ("San Diego next …") may be the value
         self._string(params[0], run)

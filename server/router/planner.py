@@ -293,6 +293,7 @@ class Planner:
         binder.choices(senses)
         binder.flags(senses)
         binder.names()
+        binder.between()
         binder.places()
         binder.labelled()
         binder.quoted()

@@ -91,3 +91,24 @@ class RowBinding:
                         and singular(nxt.norm) not in tool_words:
                     return True
         return False
+
+    def between(self) -> None:
+        """"between New York and Boston", "entre Apple e Samsung": two names for the two parameters of a
+        pair (origin and destination, start and end, company1 and company2), in the order written."""
+        opens = {a for a, b in RANGES[self.language] if a in ("between", "entre")}
+        for token in self.tokens:
+            if token.kind != "word" or token.norm not in opens:
+                continue
+            first = self.phrase(token.index + 1)
+            joiner = self.by_index.get(first[-1].index + 1) if first else None
+            second = self.phrase(joiner.index + 1) if joiner is not None and joiner.norm in ("and", "e") else None
+            if not second:
+                continue
+            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "destination")]
+            pair = range_pair(params)
+            rows = [row for row in sequences(params) if len(row) == 2]
+            pairs = ([list(pair)] if pair else []) + rows
+            if len(pairs) == 1:
+                self._string(pairs[0][0], first)
+                self._string(pairs[0][1], second)
+            return

@@ -55,6 +55,7 @@ TOOLS = {
                     ["court_location", "year"])],
     "radius": [_decl("parks.search_nearby", {"city": TEXT, "radius": _num("Search radius in kilometers.")},
                      ["city", "radius"])],
+    "rivals": [_decl("market.compare_rivals", {"company1": TEXT, "company2": TEXT}, ["company1", "company2"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -72,7 +73,7 @@ NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": 
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
          "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
          "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "quartos": "rooms",
-         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
+         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
 
 def step(turn: str, name: str, language: str = "en"):
@@ -308,3 +309,22 @@ def test_a_unit_symbol_binds_where_the_description_names_that_unit(turn, outcome
         assert dict(first.selection.arguments) == {"city": "Manaus", "radius": "15"}
     else:
         assert first.selection.missing == ["radius"]
+
+
+@pytest.mark.parametrize("turn, language, name, arguments", [
+    ("get the shipping quote between Porto Alegre and Buenos Aires", "en", "ship",
+     {"destination": "Buenos Aires", "origin": "Porto Alegre"}),
+    ("compare the market rivals between Natura and Boticário", "en", "rivals",
+     {"company1": "Natura", "company2": "Boticário"}),
+    ("compare os rivais de mercado entre Natura e Boticário", "pt-BR", "rivals",
+     {"company1": "Natura", "company2": "Boticário"}),
+])
+def test_between_two_names_fills_a_pair_in_order(turn, language, name, arguments):
+    result, first = step(turn, name, language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == arguments
+
+
+def test_a_name_another_noun_labels_is_not_the_lone_value():
+    result, first = step("get the dividend of the fund XPTO", "shares")
+    assert result.outcome == "ask" and first.selection.missing == ["company"]
