@@ -28,6 +28,7 @@ from server.router.rows import RowBinding
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
 MONTHS = lx.MONTHS
+OF = frozenset({"of", "de", "do", "da", "dos", "das"})
 TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
                             "passada"})
 def takes(param: Param, token: Token) -> bool:
@@ -109,14 +110,20 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             return [name.norm]  # a = 1, x: 3: a one-letter name and its value, even a letter that is a word
         i = token.index - 1
         skipped = 0
-        while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].norm in CONNECTORS \
-                and skipped < 2:
+        while i in self.by_index and self.by_index[i].norm in CONNECTORS and skipped < 2 \
+                and (self.by_index[i].kind == "word" or self.by_index[i].norm in ("=", ":")):
             i -= 1
             skipped += 1
         label = []
         while self._content(self.by_index.get(i)) and len(label) < 3:
             label.insert(0, self.noun(self.by_index[i]))
             i -= 1
+            if label and i in self.by_index and self.by_index[i].norm in OF and self._content(self.by_index.get(i - 1)):
+                i -= 1  # "year of construction is 1990": a label of two nouns
+
+        before = self.by_index.get(i)
+        if label and before is not None and before.norm in ("and", "e", ",") and self._content(self.by_index.get(i - 1)):
+            return []  # "base and height as 6 …": one of a list of labels, not this value's alone
         if not label and skipped == 0 and i in self.by_index and self.by_index[i].kind == "word" \
                 and len(self.by_index[i].norm) == 1:
             label = [self.by_index[i].norm]  # a=1: a one-letter name before its value
@@ -165,7 +172,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
+        listed = self.respectively(numeric)
         for token in values:
+            if token.index in listed:
+                claimed.setdefault(listed[token.index].name, []).append(token)
+                continue
             unit = self.by_index.get(token.index + 1)
             if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm"):
                 continue  # 11 PM is a time of day, not a number

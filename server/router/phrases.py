@@ -16,7 +16,7 @@ from server.router.reader import Token
 # Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
 CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
                         "de", "do", "da", "e", "igual", "em", "com", "por", "with", "for", "about", "around",
-                        "approximately", "roughly", "by", "=", ":"})
+                        "approximately", "roughly", "by", "as", "como", "=", ":"})
 # Parameters that take a few words of free text; the others (question, message …) take a sentence.
 SHORT_TEXT = frozenset({"query", "topic", "kind", "subject", "keyword", "keywords"})
 LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "state", "town", "area", "venue",

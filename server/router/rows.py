@@ -112,3 +112,27 @@ class RowBinding:
                 self._string(pairs[0][0], first)
                 self._string(pairs[0][1], second)
             return
+
+    def respectively(self, numeric: list[Param]) -> dict[int, Param]:
+        """"base and height as 6 and 10", "largura e altura de 3 e 4": two labels, then their two values,
+        in the same order. Returns the values' indexes and their parameters (both labels must name one)."""
+        found: dict[int, Param] = {}
+        joins = ("and", "e", ",")
+        for token in self.tokens:
+            if token.norm not in ("as", "are", "were", "of", "=", ":", "como", "sao", "de"):
+                continue
+            first = self.by_index.get(token.index + 1)
+            k = 3 if self._content(self.by_index.get(token.index + 2)) else 2  # "6cm and 10cm": a unit between
+            joiner, second = self.by_index.get(token.index + k), self.by_index.get(token.index + k + 1)
+            label2, join, label1 = (self.by_index.get(token.index - k) for k in (1, 2, 3))
+            if not all(t is not None for t in (first, joiner, second, label2, join, label1)):
+                continue
+            if joiner.norm not in joins or join.norm not in joins or not self._content(label1) \
+                    or not self._content(label2):
+                continue
+            if first.kind not in ("number", "decimal") or second.kind not in ("number", "decimal"):
+                continue
+            params = [self._best([self.noun(label)], numeric) for label in (label1, label2)]
+            if all(isinstance(p, Param) for p in params) and params[0] is not params[1]:
+                found[first.index], found[second.index] = params
+        return found

@@ -56,6 +56,8 @@ TOOLS = {
     "radius": [_decl("parks.search_nearby", {"city": TEXT, "radius": _num("Search radius in kilometers.")},
                      ["city", "radius"])],
     "rivals": [_decl("market.compare_rivals", {"company1": TEXT, "company2": TEXT}, ["company1", "company2"])],
+    "house": [_decl("house.estimate_price", {"rooms": {"type": "integer"}, "year": {"type": "integer"},
+                                             "area": NUM}, ["rooms", "year", "area"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -73,7 +75,8 @@ NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": 
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
          "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
          "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "quartos": "rooms",
-         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
+         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "casa": "house",
+         "preco": "price", "comodos": "rooms", "ano": "year", "area": "area", "construcao": "construction", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
 
 def step(turn: str, name: str, language: str = "en"):
@@ -328,3 +331,28 @@ def test_between_two_names_fills_a_pair_in_order(turn, language, name, arguments
 def test_a_name_another_noun_labels_is_not_the_lone_value():
     result, first = step("get the dividend of the fund XPTO", "shares")
     assert result.outcome == "ask" and first.selection.missing == ["company"]
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("estimate the house price with rooms as 4, year of construction is 1987 and area = 120", "en"),
+    ("estime o preço da casa com cômodos como 4, ano de construção 1987 e área = 120", "pt-BR"),
+])
+def test_labels_with_as_of_and_equals(turn, language):
+    result, first = step(turn, "house", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"area": "120", "rooms": "4", "year": "1987"}
+
+
+@pytest.mark.parametrize("turn, arguments", [
+    ("calculate the prism volume with side and height as 3cm and 12cm", {"height": "12", "side": "3", "unit": "cm"}),
+    ("calculate the prism volume with height and side of 12 and 3", {"height": "12", "side": "3"}),
+])
+def test_two_labels_then_two_values_respectively(turn, arguments):
+    result, first = step(turn, "prism")
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == arguments
+
+
+def test_a_list_of_labels_does_not_label_the_first_value_alone():
+    result, first = step("calculate the prism volume with side and height as 3 cm", "prism")
+    assert result.outcome == "ask" and "side" in first.selection.missing
