@@ -30,8 +30,15 @@ def singular(word: str) -> str:
 
 def split_words(name: str) -> list[str]:
     """snake_case, dotted.names, kebab-case and camelCase as lowercase words; digits stand alone."""
-    spaced = _CAMEL.sub(" ", name)
-    return [w for w in re.split(r"[\s._\-/:]+", spaced.lower()) if w]
+    return list(_split(name))
+
+
+_SEPARATORS = re.compile(r"[\s._\-/:]+")
+
+
+@lru_cache(maxsize=16384)
+def _split(name: str) -> tuple[str, ...]:
+    return tuple(w for w in _SEPARATORS.split(_CAMEL.sub(" ", name).lower()) if w)
 
 
 @dataclass(frozen=True)

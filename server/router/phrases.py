@@ -60,8 +60,6 @@ def joined(run: list[Token]) -> str:
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
 
-
-
 class PhraseBinding:
     """Phrase passes of the Binder (see binding.py)."""
 
@@ -71,6 +69,10 @@ class PhraseBinding:
         words ("British pounds"): then it is not a whole value."""
         if start in self._phrases:
             return self._phrases[start]
+        token = self.by_index.get(start)
+        if token is None or (token.kind == "word" and token.text[:1].islower() and not _DIGIT.search(token.text)):
+            self._phrases[start] = None  # a lowercase word opens no name (the common case, decided cheaply)
+            return None
         run = self._phrase(start)
         self._phrases[start] = run
         return run
@@ -225,7 +227,8 @@ class PhraseBinding:
             run = self.phrase(token.index)
             if not run:
                 # "in Los Angeles court": a name, then the word of the parameter it is the value of
-                run = self._phrase(token.index, open_end=True) if token.kind == "word" else None
+                run = self._phrase(token.index, open_end=True) if token.kind == "word" and (
+                    token.text[:1].isupper() or _DIGIT.search(token.text)) else None
                 after = self.by_index.get(run[-1].index + 1) if run else None
                 best = self._best([self.noun(after)], params) if self._content(after) else None
                 if isinstance(best, Param):

@@ -245,13 +245,14 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     start = (first_verb.index + first_verb.length) if first_verb else 0
     if first_verb:
         start = clauses[0].tokens[first_verb.index].index + first_verb.length if clauses[0].verb else start
-    operator_words = {w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()} if operators else set()
-    function = function | operator_words
+    if operators:
+        function = function | {w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()}
+    time_words = lx.TIME_WORDS[language]
     content = [t for t in tokens[start:] if t.kind in ("word", "handle") and t.norm not in function
-               and t.index not in verb_span and t.norm not in lx.TIME_WORDS[language]]
+               and t.index not in verb_span and t.norm not in time_words]
     if not content:
         content = [t for t in tokens if t.kind in ("word", "handle") and t.norm not in function
-                   and t.index not in verb_span and t.norm not in lx.TIME_WORDS[language]]
+                   and t.index not in verb_span and t.norm not in time_words]
     if content:
         head = content[0]
         thing = [head]
