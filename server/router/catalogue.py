@@ -124,6 +124,7 @@ def _listed(text: str) -> tuple[str, ...]:
     """The values a description quotes as the ones a parameter takes: two or more, and not examples."""
     if _EXAMPLE.search(text):
         return ()
+    text = re.split(r"\bdefault|\bpadr[aã]o", text, flags=re.I)[0]  # "Default is ['a', 'b']" lists no choices
     values = tuple(dict.fromkeys(a or b for a, b in _QUOTED.findall(text)))
     return values if len(values) >= 2 else ()
 

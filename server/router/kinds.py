@@ -20,7 +20,13 @@ INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com"
 def _named(value: str, words: set[str], small: set[str]) -> bool:
     """Whether the turn names a value by all its words ("gluten free", "Wi-Fi"); a small word as typed."""
     parts = set(split_words(fold(value)))
-    return bool(parts) and (parts <= words or value in small)
+    return bool(parts) and (parts <= words or {singular(w) for w in parts} <= words or value in small)
+
+
+def _shares(token: Token, value: str) -> bool:
+    """Whether a turn's word is a word of a value, singular or not ("toll" of "tolls")."""
+    mine = {w for part in split_words(token.norm) for w in (part, singular(part))}
+    return bool(mine & {w for part in split_words(fold(value)) for w in (part, singular(part))})
 
 
 class KindBinding:
@@ -60,10 +66,9 @@ class KindBinding:
         for param in [p for p in self.free("array") if p.enum]:
             # a list whose items are named values: the ones the turn names, in the order it names them
             named = [v for v in param.enum if _named(v, words, small)]
-            tokens = [t for t in typed if any(set(split_words(t.norm)) & set(split_words(fold(v))) for v in named)]
+            tokens = [t for t in typed if any(_shares(t, v) for v in named)]
             if named and tokens:
-                order = {v: min([t.index for t in tokens if set(split_words(t.norm)) & set(split_words(fold(v)))],
-                                default=len(self.tokens)) for v in named}
+                order = {v: min([t.index for t in tokens if _shares(t, v)], default=len(self.tokens)) for v in named}
                 self.put(param, json.dumps(sorted(named, key=order.get)), "turn", *tokens)
 
     def flags(self, senses) -> None:

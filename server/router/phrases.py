@@ -156,8 +156,10 @@ class PhraseBinding:
         runs = [run for run in self.runs_left() if not all(self._tool_word(t) for t in run if t.kind == "word")]
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
                   and not (p.known or p.listed or p.enum)]
-        if len(runs) != 1 or len(params) != 1 or not params[0].required or params[0].name in self.unsure:
+        required = [p for p in params if p.required]
+        if len(runs) != 1 or len(required) != 1 or required[0].name in self.unsure:
             return
+        params = required  # one name, one parameter that must have one: the optional ones wait to be asked
         run = runs[0]
         before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
         if before is not None and before.norm in PREPOSITIONS[self.language]:
@@ -207,8 +209,9 @@ class PhraseBinding:
                     found.setdefault(role, []).append(run)
         words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS}
         for role, runs in sorted(found.items()):
-            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "destination")
-                      and set(p.words) & words[role]]
+            # a start or an end named by a place is a place ("from London to Leeds" for start and end)
+            kinds = ("text", "name", "destination") + (("time",) if role != "location" else ())
+            params = [p for p in self.free() if p.type == "string" and p.kind in kinds and set(p.words) & words[role]]
             if len(params) == 1 and len(runs) == 1:
                 self._string(params[0], runs[0])
                 placed.append(params[0].name)

@@ -58,6 +58,10 @@ TOOLS = {
     "rivals": [_decl("market.compare_rivals", {"company1": TEXT, "company2": TEXT}, ["company1", "company2"])],
     "house": [_decl("house.estimate_price", {"rooms": {"type": "integer"}, "year": {"type": "integer"},
                                              "area": NUM}, ["rooms", "year", "area"])],
+    "route": [_decl("maps.get_route", {"start": TEXT, "end": TEXT, "avoid": {
+        "type": "array", "items": {"type": "string", "enum": ["tolls", "highways", "ferries"]}}}, ["start", "end"])],
+    "forecast": [_decl("stock.predict_price", {"company": TEXT, "model": TEXT, "days": {"type": "integer"}},
+                       ["company", "days"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -75,7 +79,7 @@ NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": 
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
          "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
          "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "quartos": "rooms",
-         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "casa": "house",
+         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "casa": "house", "rota": "route", "previsao": "price", "acao": "stock",
          "preco": "price", "comodos": "rooms", "ano": "year", "area": "area", "construcao": "construction", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
 
@@ -155,6 +159,7 @@ def test_a_description_with_examples_lists_nothing():
     from server.router.catalogue import _listed
     assert _listed("The city, e.g. 'Boston' or 'Austin'.") == ()
     assert _listed("Sort order: 'asc' or 'desc'.") == ("asc", "desc")
+    assert _listed("Features to avoid. Default is ['tolls', 'ferries']") == ()
 
 
 @pytest.mark.parametrize("turn, language, destination", [
@@ -356,3 +361,22 @@ def test_two_labels_then_two_values_respectively(turn, arguments):
 def test_a_list_of_labels_does_not_label_the_first_value_alone():
     result, first = step("calculate the prism volume with side and height as 3 cm", "prism")
     assert result.outcome == "ask" and "side" in first.selection.missing
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("get the route from Belo Horizonte to Vitória avoiding ferries and toll roads", "en"),
+    ("mostre a rota de Belo Horizonte para Vitória evitando ferries e tolls", "pt-BR"),
+])
+def test_a_start_and_an_end_named_by_places(turn, language):
+    import json
+    result, first = step(turn, "route", language)
+    assert result.outcome == "run", result.guidance.render
+    arguments = dict(first.selection.arguments)
+    assert (arguments["start"], arguments["end"]) == ("Belo Horizonte", "Vitória")
+    assert sorted(json.loads(arguments["avoid"])) == ["ferries", "tolls"]
+
+
+def test_one_name_for_the_one_required_name_leaves_the_optional_ones_unset():
+    result, first = step("predict the stock price for Embraer for the next 5 days", "forecast")
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"company": "Embraer", "days": "5"}
