@@ -22,7 +22,7 @@ from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
 from server.router.names import singular
 from server.router.kinds import FLAG_NOISE, KindBinding
-from server.router.phrases import CONNECTORS, PhraseBinding, joined
+from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
 
@@ -73,6 +73,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
         self._phrases: dict[int, list[Token] | None] = {}  # phrase() by start index; it reads no binding
+        self.openers = [t for t in tokens if opens(t)]  # the tokens a name, code or quote can start at
         self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
 
     def noun(self, token: Token) -> str:

@@ -44,6 +44,11 @@ OPENERS = {"en": frozenset({"using", "via", "during", "within", "near", "through
 PARTICIPLES = {"en": ("ing",), "pt-BR": ("ando", "endo", "indo")}
 
 
+def opens(token: Token) -> bool:
+    """Whether a token can open a whole value: not a word that starts in lowercase with no digit."""
+    return not (token.kind == "word" and token.text[:1].islower() and not _DIGIT.search(token.text))
+
+
 def _initial(token: Token | None, glued: bool = False) -> bool:
     """A single capital letter, as in the initials D.C. and U.S."""
     return token is not None and token.kind == "word" and len(token.text) == 1 and token.text.isupper() \
@@ -70,7 +75,7 @@ class PhraseBinding:
         if start in self._phrases:
             return self._phrases[start]
         token = self.by_index.get(start)
-        if token is None or (token.kind == "word" and token.text[:1].islower() and not _DIGIT.search(token.text)):
+        if token is None or not opens(token):
             self._phrases[start] = None  # a lowercase word opens no name (the common case, decided cheaply)
             return None
         run = self._phrase(start)
@@ -141,7 +146,7 @@ class PhraseBinding:
     def runs_left(self) -> list[list[Token]]:
         """The proper names, codes and quotes of the turn no parameter took, each whole, in order."""
         runs, inside = [], -1
-        for token in self.tokens:
+        for token in self.openers:
             if token.index <= inside or token.index in self.used:
                 continue
             run = self.phrase(token.index)
@@ -177,7 +182,7 @@ class PhraseBinding:
 
     def names_left(self) -> bool:
         """Whether a proper name or a code of the turn is still unbound."""
-        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word" for t in self.tokens)
+        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word" for t in self.openers)
 
     def _string(self, param: Param, run: list[Token]) -> None:
         hints = set(param.words) | param.described
@@ -224,7 +229,7 @@ class PhraseBinding:
         "reference sequence 'AGTC'"; the parameter named most fully takes it, a tie is asked about."""
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
         claimed: dict[str, list[list[Token]]] = {}
-        for token in self.tokens:
+        for token in self.openers:
             if token.index in self.used:
                 continue
             run = self.phrase(token.index)
