@@ -76,6 +76,28 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.openers = [t for t in tokens if opens(t)]  # the tokens a name, code or quote can start at
         self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
 
+    def bind(self, senses, verb_end: int) -> None:
+        """Every pass, surest first: each takes only what the ones before it left."""
+        self.identifiers()
+        self.known_values()
+        self.destinations()
+        self.lists()
+        self.years()
+        self.numbers()
+        self.times()
+        self.units()
+        self.choices(senses)
+        self.flags(senses)
+        self.names()
+        self.between()
+        self.places()
+        self.labelled()
+        self.quoted()
+        self.named_list()
+        self.lone_name()
+        self.free_text(verb_end)
+        self.named_but_unbound()
+
     def noun(self, token: Token) -> str:
         """A label word as the tool names it: the vocabulary's noun ("altura" is height), else singular."""
         return self.nouns.get(token.index) or singular(token.norm)
@@ -218,6 +240,14 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
 
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)
+        if unit is not None and unit.norm in lx.MAGNITUDES and not token.text.endswith("%"):
+            # "213 million", "8,5 milhões": the number the words make
+            if param.type not in ("number", "integer"):
+                self.unsure.add(param.name)
+                return
+            value = Decimal(numeric_text(token, param, self.language)) * lx.MAGNITUDES[unit.norm]
+            self.put(param, format(value.normalize(), "f"), "turn", token, unit)
+            return
         if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described \
                 and not set(lx.UNIT_NAMES.get(unit.norm, ())) & param.described \
                 and not (self.stated_unit() and any(p.words == ("unit",) for p in self.tool.params)):
@@ -249,6 +279,16 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
                     self.unsure.add(param.name)
             elif value is not None:
                 self.put(param, value.text, "turn", value)
+
+    def years(self) -> None:
+        """"in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
+        params = [p for p in self.free() if ("year" in p.words or "ano" in p.words) and len(p.words) == 1]
+        found = [t for t in self.tokens if t.kind == "number" and len(t.text) == 4 and t.text.isdigit()
+                 and 1000 <= int(t.text) <= 2999 and t.index not in self.used
+                 and self.by_index.get(t.index - 1) is not None
+                 and self.by_index[t.index - 1].norm in ("in", "year", "during", "em", "ano", "no", "durante", "for")]
+        if len(params) == 1 and len(found) == 1:
+            self.put(params[0], found[0].text, "turn", found[0])
 
     def times(self) -> None:
         """A date to a date parameter; the turn's time words (next month, tomorrow at 9, 12pm) to

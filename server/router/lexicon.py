@@ -330,6 +330,11 @@ UNIT_NAMES = {
     "v": ("volt",), "hz": ("hertz",), "n": ("newton",), "pa": ("pascal",), "mph": ("mile",), "kmh": ("kilometer",),
 }
 
+# Words that multiply the number before them: "213 million", "8,5 milhões", "3 mil".
+MAGNITUDES = {"thousand": 10 ** 3, "million": 10 ** 6, "millions": 10 ** 6, "billion": 10 ** 9,
+              "billions": 10 ** 9, "trillion": 10 ** 12, "mil": 10 ** 3, "milhao": 10 ** 6, "milhoes": 10 ** 6,
+              "bilhao": 10 ** 9, "bilhoes": 10 ** 9, "trilhao": 10 ** 12, "trilhoes": 10 ** 12}
+
 # Month names of both languages, folded.
 MONTHS = frozenset("january february march april may june july august september october november december janeiro fevereiro "
           "marco abril maio junho julho agosto setembro outubro novembro dezembro".split())

@@ -6,6 +6,7 @@ A mixin of binding.Binder: it reads the same tokens and records into the same ar
 
 from __future__ import annotations
 
+import json
 import re
 
 from server.router import lexicon as lx
@@ -20,7 +21,8 @@ CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", 
 # Parameters that take a few words of free text; the others (question, message …) take a sentence.
 SHORT_TEXT = frozenset({"query", "topic", "kind", "subject", "keyword", "keywords"})
 LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "state", "town", "area", "venue",
-                            "cidade", "local", "pais", "lugar", "regiao"})
+                            "county", "district", "province", "neighborhood", "neighbourhood", "cidade", "local",
+                            "pais", "lugar", "regiao", "estado", "bairro", "municipio", "distrito", "provincia"})
 ORIGIN_WORDS = frozenset({"origin", "from", "start", "source", "departure", "begin", "base", "origem", "partida"})
 TARGET_WORDS = frozenset({"destination", "to", "end", "target", "arrival", "destino", "chegada"})
 PREPOSITIONS = {
@@ -158,7 +160,9 @@ class PhraseBinding:
     def lone_name(self) -> None:
         """One name left for one parameter that must have a name: "the stock price of Amazon" —
         as a number alone goes to the one numeric parameter. Never where another could take it."""
-        runs = [run for run in self.runs_left() if not all(self._tool_word(t) for t in run if t.kind == "word")]
+        own = {w for p in self.tool.params for w in p.words}
+        runs = [run for run in self.runs_left()  # "the Population Density": the tool's own words, capitalised
+                if not all(self._tool_word(t) or singular(t.norm) in own for t in run if t.kind == "word")]
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
                   and not (p.known or p.listed or p.enum)]
         required = [p for p in params if p.required]
@@ -174,11 +178,34 @@ class PhraseBinding:
         if after is not None and after.kind in ("number", "decimal", "ordinal"):
             return  # "Windows 10": the name may go on
         capitals = [t for t in self.tokens if t.kind == "word" and t.text[:1].isupper() and t.index != self.first_word
-                    and t.index not in self.used and not self._tool_word(t)
+                    and t.index not in self.used and not self._tool_word(t) and singular(t.norm) not in own
                     and not (t.index - 1 in self.by_index and self.by_index[t.index - 1].text == t.text)]
         if any(t not in run for t in capitals):
             return  # another capitalised word that is not a whole name ("San Diego next …") may be the value
         self._string(params[0], run)
+
+    def named_list(self) -> None:
+        """"stock prices of Microsoft and Google", "entre João e Ana": names joined by and/or/commas, for
+        the one list parameter that must have one; the list in the order written."""
+        lists = [p for p in self.free("array") if p.required and p.items == "string" and not p.enum]
+        runs = []
+        for run in self.runs_left():  # "Vale, Itaú and Ambev": in a list, a comma parts names
+            while any(t.norm == "," for t in run):
+                comma = next(i for i, t in enumerate(run) if t.norm == ",")
+                runs.append(run[:comma])
+                run = run[comma + 1:]
+            runs.append(run)
+        if len(lists) != 1 or len(runs) < 2:
+            return
+        for a, b in zip(runs, runs[1:]):
+            between = [self.by_index[i] for i in range(a[-1].index + 1, b[0].index)]
+            if not between and b[0].index == a[-1].index + 2:
+                continue  # the comma that parted them
+            if not between or not all(t.norm in ("and", "or", ",", "e", "ou", "the", "o", "a", "os", "as")
+                                      for t in between):
+                return
+        values = [joined(run) for run in runs]
+        self.put(lists[0], json.dumps(values, ensure_ascii=False), "turn", *[t for run in runs for t in run])
 
     def names_left(self) -> bool:
         """Whether a proper name or a code of the turn is still unbound."""

@@ -5,11 +5,12 @@ means (by train, usando o metrô). Used by binding.py.
 
 from __future__ import annotations
 
+import json
 import re
 
 from server.router.catalogue import Param
 from server.router.names import singular, split_words
-from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS
+from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS, joined
 from server.router.tokens import Token
 
 # The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
@@ -108,9 +109,13 @@ class RowBinding:
             pair = range_pair(params)
             rows = [row for row in sequences(params) if len(row) == 2]
             pairs = ([list(pair)] if pair else []) + rows
+            lists = [p for p in self.free("array") if p.required and p.items == "string" and not p.enum]
             if len(pairs) == 1:
                 self._string(pairs[0][0], first)
                 self._string(pairs[0][1], second)
+            elif not pairs and len(lists) == 1:  # "a contract between John and Alice" for its parties
+                self.put(lists[0], json.dumps([joined(first), joined(second)], ensure_ascii=False), "turn",
+                         *first, *second)
             return
 
     def respectively(self, numeric: list[Param]) -> dict[int, Param]:

@@ -62,6 +62,13 @@ TOOLS = {
         "type": "array", "items": {"type": "string", "enum": ["tolls", "highways", "ferries"]}}}, ["start", "end"])],
     "forecast": [_decl("stock.predict_price", {"company": TEXT, "model": TEXT, "days": {"type": "integer"}},
                        ["company", "days"])],
+    "census2": [_decl("census.compute_density", {"country": TEXT, "year": TEXT, "population": {"type": "integer"}},
+                      ["country", "year", "population"])],
+    "records": [_decl("court.get_records", {"county": TEXT, "case_number": TEXT}, ["county", "case_number"])],
+    "quotes": [_decl("quotes.get_prices", {"companies": {"type": "array", "items": {"type": "string"}}},
+                     ["companies"])],
+    "contract": [_decl("contract.create_lease", {"parties": {"type": "array", "items": {"type": "string"}},
+                                                "city": TEXT}, ["parties", "city"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -79,7 +86,8 @@ NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": 
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
          "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
          "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "quartos": "rooms",
-         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "casa": "house", "rota": "route", "previsao": "price", "acao": "stock",
+         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "casa": "house", "densidade": "density", "populacao": "population", "pais": "country",
+         "registros": "record", "cotacoes": "price", "precos": "price", "contrato": "lease", "aluguel": "lease", "rota": "route", "previsao": "price", "acao": "stock",
          "preco": "price", "comodos": "rooms", "ano": "year", "area": "area", "construcao": "construction", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
 
@@ -380,3 +388,38 @@ def test_one_name_for_the_one_required_name_leaves_the_optional_ones_unset():
     result, first = step("predict the stock price for Embraer for the next 5 days", "forecast")
     assert result.outcome == "run", result.guidance.render
     assert dict(first.selection.arguments) == {"company": "Embraer", "days": "5"}
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("compute the census density for Chile in 2021 with a population of 19.5 million", "en"),
+    ("calcule a densidade do censo para o Chile em 2021 com população de 19,5 milhões", "pt-BR"),
+])
+def test_a_year_after_in_and_a_number_in_millions(turn, language):
+    result, first = step(turn, "census2", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"country": "Chile", "population": "19500000", "year": "2021"}
+
+
+def test_a_county_is_a_place():
+    result, first = step("get the court records for case number AB-778 in Marin County", "records")
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"case_number": "AB-778", "county": "Marin County"}
+
+
+@pytest.mark.parametrize("turn, language, names", [
+    ("get the prices of Vale, Itaú and Ambev", "en", ["Vale", "Itaú", "Ambev"]),
+    ("mostre os preços de Vale e Ambev", "pt-BR", ["Vale", "Ambev"]),
+])
+def test_names_joined_by_and_fill_the_one_list(turn, language, names):
+    import json
+    result, first = step(turn, "quotes", language)
+    assert result.outcome == "run", result.guidance.render
+    assert json.loads(first.selection.arguments["companies"]) == names
+
+
+def test_between_two_names_fills_the_one_list_of_parties():
+    import json
+    result, first = step("create a lease between Joana and Pedro in Recife", "contract")
+    assert result.outcome == "run", result.guidance.render
+    assert json.loads(first.selection.arguments["parties"]) == ["Joana", "Pedro"]
+    assert first.selection.arguments["city"] == "Recife"
