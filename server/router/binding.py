@@ -85,6 +85,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.years()
         self.numbers()
         self.times()
+        self.durations()
         self.units()
         self.choices(senses)
         self.flags(senses)
@@ -282,7 +283,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
 
     def years(self) -> None:
         """"in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
-        params = [p for p in self.free() if ("year" in p.words or "ano" in p.words) and len(p.words) == 1]
+        params = [p for p in self.free() if p.name.lower() in ("year", "ano")]  # not "years", a count
         found = [t for t in self.tokens if t.kind == "number" and len(t.text) == 4 and t.text.isdigit()
                  and 1000 <= int(t.text) <= 2999 and t.index not in self.used
                  and self.by_index.get(t.index - 1) is not None

@@ -23,6 +23,11 @@ def _named(value: str, words: set[str], small: set[str]) -> bool:
     return bool(parts) and (parts <= words or {singular(w) for w in parts} <= words or value in small)
 
 
+DURATION_WORDS = frozenset({"duration", "period", "timeframe", "span", "duracao", "periodo", "prazo"})
+TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "segundo", "minuto", "hora",
+                        "dia", "semana", "mese", "mes", "ano"})
+
+
 def _shares(token: Token, value: str) -> bool:
     """Whether a turn's word is a word of a value, singular or not ("toll" of "tolls")."""
     mine = {w for part in split_words(token.norm) for w in (part, singular(part))}
@@ -125,3 +130,15 @@ class KindBinding:
             if param.items == "number" and isinstance(value, list):
                 value = [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
             self.put(param, json.dumps(value), "turn", literal)
+
+    def durations(self) -> None:
+        """"for the last 2 weeks", "nos últimos 3 meses": a number and a unit of time, as written, for the
+        one text parameter named for a span of time (duration, period, timeframe)."""
+        params = [p for p in self.free() if p.type == "string" and not (p.enum or p.listed)
+                  and set(p.words) & DURATION_WORDS]
+        spans = [(t, self.by_index[t.index + 1]) for t in self.tokens if t.kind == "number" and t.index not in self.used
+                 and t.index + 1 in self.by_index and singular(self.by_index[t.index + 1].norm) in TIME_UNITS]
+        if len(params) == 1 and len(spans) == 1:
+            number, unit = spans[0]
+            self.put(params[0], f"{number.text} {unit.text}", "turn", number, unit)
+

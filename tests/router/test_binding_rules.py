@@ -69,6 +69,8 @@ TOOLS = {
                      ["companies"])],
     "contract": [_decl("contract.create_lease", {"parties": {"type": "array", "items": {"type": "string"}},
                                                 "city": TEXT}, ["parties", "city"])],
+    "history": [_decl("quotes.get_history", {"company": TEXT, "duration": {"type": "string"}},
+                      ["company", "duration"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -86,7 +88,7 @@ NOUNS = {"minimo": "least", "multiplo": "multiple", "comum": "common", "norma": 
          "censo": "census", "reta": "line", "emprestimo": "loan", "pagamento": "payment", "cotacao": "quote",
          "frete": "shipping", "estimativa": "estimate", "transito": "traffic", "gorjeta": "tip",
          "dividendos": "dividend", "volume": "volume", "prisma": "prism", "voo": "flight", "lado": "side", "altura": "height", "quartos": "rooms",
-         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "casa": "house", "densidade": "density", "populacao": "population", "pais": "country",
+         "hotel": "hotel", "agenda": "schedule", "tribunal": "court", "rivais": "rival", "mercado": "market", "casa": "house", "historico": "history", "densidade": "density", "populacao": "population", "pais": "country",
          "registros": "record", "cotacoes": "price", "precos": "price", "contrato": "lease", "aluguel": "lease", "rota": "route", "previsao": "price", "acao": "stock",
          "preco": "price", "comodos": "rooms", "ano": "year", "area": "area", "construcao": "construction", "acoes": "shares", "viagem": "trip", "duracao": "duration"}
 
@@ -423,3 +425,13 @@ def test_between_two_names_fills_the_one_list_of_parties():
     assert result.outcome == "run", result.guidance.render
     assert json.loads(first.selection.arguments["parties"]) == ["Joana", "Pedro"]
     assert first.selection.arguments["city"] == "Recife"
+
+
+@pytest.mark.parametrize("turn, language, duration", [
+    ("get the quotes history of Natura for the last 2 weeks", "en", "2 weeks"),
+    ("mostre o histórico de cotações da Natura nos últimos 3 meses", "pt-BR", "3 meses"),
+])
+def test_a_span_of_time_as_written_for_a_duration(turn, language, duration):
+    result, first = step(turn, "history", language)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"company": "Natura", "duration": duration}
