@@ -56,6 +56,7 @@ class CatalogueTool:
     description: str = ""
     adjectives: tuple[str, ...] = field(default=())  # the name's qualifiers (public in share_event_public)
     namespace: tuple[str, ...] = ()  # words before the last dot (soccer in soccer.get_player_stats)
+    verb: str = ""  # the word of its name that says its action (estimate in estimate_fund_return)
 
     @property
     def display(self) -> str:
@@ -186,6 +187,7 @@ def tool_from_declaration(declaration: dict) -> CatalogueTool:
         description=declaration.get("description") or "",
         adjectives=parsed.qualifiers,
         namespace=parsed.namespace,
+        verb=parsed.verb or "",
     )
 
 

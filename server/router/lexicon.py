@@ -58,7 +58,8 @@ TOOL_VERB_NOUNS: dict[str, str] = {
 # Words of a tool's name that qualify rather than name a thing (share_event_public, restaurant.find_nearby).
 NAME_ADJECTIVES = frozenset({"public", "private", "permanent", "temporary", "new", "all", "latest", "recent",
                              "nearby", "global", "info", "information", "detail", "total", "overall",
-                             "details", "data", "result", "results"})
+                             "details", "data", "result", "results", "single", "multiple", "double", "simple",
+                             "basic", "advanced", "custom", "full", "quick", "main"})
 # Prepositions inside a tool's name: the thing named is before them (exchange_rate_with_fee).
 NAME_PREPOSITIONS = frozenset({"with", "from", "by", "for", "of", "in", "to", "on", "at", "between", "per",
                                "based", "using", "via", "and", "or", "the", "a", "an"})
@@ -356,6 +357,12 @@ COMPUTE_OPERATORS = {
               "por cento de": "%of", "% de": "%of"},
 }
 # After these, a word is a noun ("any mail", "o envio"), not a verb.
+# Prepositions after which a verb's form is a noun ("dividend per share", "a cost of living"); English only:
+# a Portuguese preposition is often followed by an infinitive ("antes de enviar").
+NOUN_PREPOSITIONS = {"en": frozenset({"per", "of", "for", "with", "by", "in", "on", "at", "from", "about", "into",
+                                      "than", "under", "over"}),
+                     "pt-BR": frozenset()}
+
 DETERMINERS = {
     "en": frozenset({"a", "an", "the", "any", "some", "my", "your", "our", "his", "her", "their", "this", "that",
                      "these", "those", "no", "every", "each"}),

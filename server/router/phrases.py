@@ -40,7 +40,8 @@ NAME_LINKS = frozenset({"of", "de", "do", "da", "dos", "das"})
 # Words that open a new phrase after a name: prepositions and participles ("Sydney to Melbourne using").
 OPENERS = {"en": frozenset({"using", "via", "during", "within", "near", "through", "between", "after", "before",
                             "since", "until", "till", "over", "under", "per", "without", "located", "based",
-                            "avoiding", "including", "excluding", "starting", "ending", "versus", "vs"}),
+                            "avoiding", "including", "excluding", "starting", "ending", "versus", "vs", "against", "toward",
+                            "towards", "across", "beside", "besides", "except", "like", "unlike"}),
            "pt-BR": frozenset({"usando", "via", "durante", "perto", "entre", "apos", "antes", "desde", "ate", "sem",
                                "incluindo", "excluindo", "evitando", "contra", "sobre", "pelo", "pela"})}
 PARTICIPLES = {"en": ("ing",), "pt-BR": ("ando", "endo", "indo")}
@@ -173,8 +174,9 @@ class PhraseBinding:
         before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
         if before is not None and before.norm in PREPOSITIONS[self.language]:
             return  # "from GameSpot", "in Paris": a place of a role no parameter here takes
-        if self._content(before) and not self._best([self.noun(before)], params):
-            return  # "case XYZ": a name another noun labels is that noun's
+        if self._content(before) and before.index not in self.used and not self._best([self.noun(before)], params) \
+                and before.norm not in OPENERS[self.language] and not before.norm.endswith(PARTICIPLES[self.language]):
+            return  # "case XYZ": a name another noun labels is that noun's ("starring X", "against X" are not nouns)
         if after is not None and after.kind in ("number", "decimal", "ordinal"):
             return  # "Windows 10": the name may go on
         capitals = [t for t in self.tokens if t.kind == "word" and t.text[:1].isupper() and t.index != self.first_word
@@ -220,6 +222,8 @@ class PhraseBinding:
         if any(t.index in self.used for t in run):
             return
         value = joined(run)
+        if value.endswith(("'s", "’s")) and len(value) > 2:
+            value = value[:-2]  # "The Weeknd's concert": the name, not its possessive
         if "state" in param.described and "," not in value and not (hints & {"city"} and "state" not in hints):
             self.unsure.add(param.name)  # "the city and state": a city alone is not the whole value
             return

@@ -108,7 +108,7 @@ class Planner:
         # among the tools whose thing the turn names, the one whose name it names most fully
         primary = known_nouns[:1]
         admission = [t for t in by_action if any(n in t.nouns for n in primary)]
-        ranked = rank(by_action, TurnWords(found), primary[0] if primary else None, action)
+        ranked = rank(by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action)
         admission = ranked or [t for t in admission if not t.adjectives]
         derived = [t for t in by_action if t not in admission
                    and any(p.noun in primary for p in t.params if p.noun)]

@@ -124,6 +124,8 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
         if i > start and (words[i - 1] in lx.DETERMINERS[language] or (
                 i - 1 > start and words[i - 2] in lx.DETERMINERS[language] and words[i - 1] not in verbs)):
             continue  # "any answers", "any new answers": a noun after a determiner
+        if i > start and words[i - 1] in lx.NOUN_PREPOSITIONS[language] and i != first_content:
+            continue  # "dividend per share": a noun after a preposition
         if language == "pt-BR" and word in lx.PT_NOT_VERBS:
             previous = words[i - 1] if i > 0 else None
             after_aux = previous in ("foi", "foram", "vai", "vou", "pode", "poderia", "consegue", "me", "voce",

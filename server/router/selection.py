@@ -75,8 +75,9 @@ def compatible(action: str | None, tool: CatalogueTool) -> bool:
 class TurnWords:
     """The nouns a clause names, as the tools' names are matched against them."""
 
-    def __init__(self, found: list[tuple[Token, str]]):
+    def __init__(self, found: list[tuple[Token, str]], tokens: list[Token] | None = None):
         self.found = found
+        self.tokens = tokens or []
         self.nouns = [noun for _, noun in found]
         self.set = set(self.nouns)
         self.words = [w for noun in self.nouns for w in noun.split()]
@@ -85,14 +86,22 @@ class TurnWords:
     def initials(self) -> set[str]:
         """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
         if self._initials is None:
-            letters = [w[0] for w in self.words if w]
-            self._initials = {"".join(letters[i:i + n]) for n in (2, 3, 4) for i in range(len(letters) - n + 1)}
+            initials = set()
+            # "greatest common divisor" is gcd; "return on investment" is roi, small words and all
+            for words in (self.words, [t.norm for t in self.tokens if t.kind == "word"]):
+                letters = [w[0] for w in words if w]
+                initials |= {"".join(letters[i:i + n]) for n in (2, 3, 4) for i in range(len(letters) - n + 1)}
+            self._initials = initials
         return self._initials
 
     def modifier(self, head: str) -> str | None:
-        """The word right before where the turn names a thing: freezing in "freezing point"."""
+        """The word right before where the turn names a thing: freezing in "freezing point"; a possessive
+        ("the company's return") is an owner, not a modifier."""
         for i, (token, noun) in enumerate(self.found):
             if noun == head and i > 0 and self.found[i - 1][0].index == token.index - 1:
+                before = self.found[i - 1][0]
+                if before.text.endswith(("'s", "’s")) or before.norm == "is":
+                    return None
                 return self.found[i - 1][1]
         return None
 
@@ -115,7 +124,8 @@ def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, actio
             continue
         modifier = turn.modifier(tool.nouns[0]) if tool.adjectives else None
         if modifier and modifier not in tool.adjectives and modifier not in tool.namespace \
-                and modifier not in lx.NAME_ADJECTIVES:
+                and modifier not in lx.NAME_ADJECTIVES and not (tool.verb and modifier.startswith(tool.verb[:5])):
+            # ("the estimated return" is what estimate_…_return makes)
             continue  # "freezing point" is not what boiling_point is about
         namespace = sum(1 for w in tool.namespace if turn.names(w))
         close = tool.action in CLOSE.get(action or "", {action})

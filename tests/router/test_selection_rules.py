@@ -1,0 +1,75 @@
+"""Selection and reading rules for catalogues the router was not written for: a verb's form after a
+preposition is a noun, a possessive is no modifier, the participle of a tool's own verb is no rival
+modifier, abbreviations spelled with their small words, qualifiers that are never the thing, dates with
+dashes, possessive names. Turns are invented for these rules, in English and Brazilian Portuguese."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.router import Catalogue, plan
+from server.router.names import parse_name
+from server.router.reader import read
+from server.router.vocabulary import parse
+
+
+def _decl(name, properties, required=()):
+    return {"name": name, "description": "",
+            "inputSchema": {"type": "object", "properties": properties, "required": list(required)}}
+
+
+NUM = {"type": "number"}
+TEXT = {"type": "string"}
+
+
+def step(turn, declarations, language="en", nouns=None):
+    vocabulary = parse({"language": language, "nouns": nouns or {}})
+    result = plan(turn, Catalogue.from_declarations(declarations), language, vocabulary)
+    return result, result.steps[0]
+
+
+def test_a_verb_form_after_a_preposition_is_a_noun():
+    assert read("what is the cost per share of the fund?", "en").form.predicate is None
+    assert read("share the report with Ana", "en").form.predicate == "send"
+
+
+def test_a_possessive_is_an_owner_not_a_modifier():
+    tools = [_decl("calculate_return_on_assets", {"net_income": NUM, "assets": NUM}, ["net_income", "assets"])]
+    result, first = step("calculate the bank's return on assets with net income of 30 and assets of 600", tools)
+    assert result.outcome == "run", result.guidance.render
+    assert first.selection.tool == "calculate_return_on_assets"
+
+
+def test_the_participle_of_the_tools_own_verb_is_no_rival_modifier():
+    tools = [_decl("estimate_pension_payout", {"salary": NUM}, ["salary"]),
+             _decl("get_bonus_payout", {"salary": NUM}, ["salary"])]
+    result, first = step("what is the estimated pension payout for a salary of 4000?", tools)
+    assert first.selection.tool == "estimate_pension_payout", result.guidance.render
+    result, first = step("what is the yearly payout for a salary of 4000?", tools)
+    assert first.selection.tool != "estimate_pension_payout"
+
+
+def test_an_abbreviation_is_spelled_with_its_small_words():
+    tools = [_decl("compute_ror", {"num1": NUM, "num2": NUM}, ["num1", "num2"])]
+    result, first = step("compute the rate of return for 300 and 20", tools)
+    assert first.selection.tool == "compute_ror", result.guidance.render
+    assert dict(first.selection.arguments) == {"num1": "300", "num2": "20"}
+
+
+def test_a_qualifier_in_a_tool_name_is_never_its_thing():
+    assert parse_name("probabilities.calculate_single").head == "probability"
+    assert parse_name("stats.compute_basic").head == "stat"
+
+
+def test_a_date_with_dashes_is_one_date():
+    tools = [_decl("registry.get_person", {"full_name": TEXT, "birth_date": TEXT}, ["full_name", "birth_date"])]
+    result, first = step("get the registry person for Ana Souza with birth date 07-03-1985", tools)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"birth_date": "07-03-1985", "full_name": "Ana Souza"}
+
+
+def test_a_possessive_name_is_the_name():
+    tools = [_decl("concert.get_tickets", {"artist": TEXT}, ["artist"])]
+    result, first = step("get Anitta's concert tickets", tools)
+    assert result.outcome == "run", result.guidance.render
+    assert dict(first.selection.arguments) == {"artist": "Anitta"}
