@@ -74,6 +74,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
         self._phrases: dict[int, list[Token] | None] = {}  # phrase() by start index; it reads no binding
         self.openers = [t for t in tokens if opens(t)]  # the tokens a name, code or quote can start at
+        self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
         self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
 
     def bind(self, senses, verb_end: int) -> None:

@@ -56,6 +56,8 @@ class KindBinding:
         """An enum value the turn names, by its words or a word of the same sense; two named is unsure."""
         # the turn's words, singular too, and the parts of hyphenated ones ("Wi-Fi": wi, fi); a value that
         # is one of the language's small words ("A", "no") is only named as typed
+        if not any(p.enum and p.kind in ("choice", "array") for p in self.free()):
+            return
         typed = [t for t in self.tokens if t.kind == "word"]
         words = {w for t in typed for w in (t.norm, singular(t.norm), *split_words(t.norm))
                  if w not in self.function}

@@ -84,6 +84,8 @@ class RowBinding:
     def _means_left(self) -> bool:
         """Whether the turn says by what means ("by train", "using public transport") in words no
         parameter took and that are not the tool's own."""
+        if not self.norms & MEANS[self.language]:
+            return False
         tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(split_words(self.tool.name))
         for token in self.tokens:
             if token.kind == "word" and token.norm in MEANS[self.language]:
@@ -97,6 +99,8 @@ class RowBinding:
         """"between New York and Boston", "entre Apple e Samsung": two names for the two parameters of a
         pair (origin and destination, start and end, company1 and company2), in the order written."""
         opens = {a for a, b in RANGES[self.language] if a in ("between", "entre")}
+        if not self.norms & opens:
+            return
         for token in self.tokens:
             if token.kind != "word" or token.norm not in opens:
                 continue
