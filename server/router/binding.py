@@ -85,6 +85,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.lists()
         self.years()
         self.numbers()
+        self.labelled_texts()
         self.times()
         self.durations()
         self.units()
@@ -239,6 +240,21 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             pass
         elif unlabelled:
             self.unsure.update(p.name for p in left)
+
+    def labelled_texts(self) -> None:
+        """A number its own label gives to a text parameter: "the 2022 season", "flight number 815"."""
+        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
+        claimed: dict[str, list[Token]] = {}
+        for token in self.tokens:
+            if token.kind in ("number", "ordinal") and token.index not in self.used:
+                best = self._best(self.left_label(token), params)
+                best = best if best is not None else self._best(self.right_label(token), params)
+                joined_to = [self.by_index.get(token.index + k) for k in (-1, 1)]
+                if isinstance(best, Param) and any(t is not None and t.kind in NUMERIC for t in joined_to):
+                    self.unsure.add(best.name)  # "the 2019-2020 season": one value written as two numbers
+                elif isinstance(best, Param):
+                    claimed.setdefault(best.name, []).append(token)
+        self.settle(params, claimed, lambda param, token: self.put(param, token.text, "turn", token))
 
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)

@@ -435,3 +435,17 @@ def test_a_span_of_time_as_written_for_a_duration(turn, language, duration):
     result, first = step(turn, "history", language)
     assert result.outcome == "run", result.guidance.render
     assert dict(first.selection.arguments) == {"company": "Natura", "duration": duration}
+
+
+@pytest.mark.parametrize("turn, language, arguments, outcome", [
+    ("get the league standings of the 2023 season", "en", {"season": "2023"}, "run"),
+    ("mostre a classificação da liga da temporada 2023", "pt-BR", {"season": "2023"}, "run"),
+    ("get the league standings of the 2022-2023 season", "en", {}, "ask"),  # one value written as two numbers
+])
+def test_a_number_labelled_for_a_text_parameter(turn, language, arguments, outcome):
+    tools = [_decl("league.get_standings", {"season": TEXT}, ["season"])]
+    vocabulary = parse({"language": language, "nouns": {"classificacao": "standing", "liga": "league",
+                                                        "temporada": "season"} if language == "pt-BR" else {}})
+    result = plan(turn, Catalogue.from_declarations(tools), language, vocabulary)
+    assert result.outcome == outcome, result.guidance.render
+    assert dict(result.steps[0].selection.arguments) == arguments
