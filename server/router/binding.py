@@ -5,8 +5,11 @@ A value goes to a parameter when the turn says which: the label beside a number 
 the preposition a parameter's name implies ("in Paris" for a location, "from Sydney to Melbourne"
 for origin and destination), a value the application knows for that parameter, an enum value the
 turn names, the words of a flag ("including human impact"). A number alone with one numeric
-parameter to take it is that parameter's. Anything less sure is not bound: the parameter is
-reported unsure and the plan asks for it, naming it.
+parameter to take it is that parameter's; so is a name alone for the one parameter that must have
+a name. Values written in a row go to parameters named in a row (num1, num2), a range to a start
+and an end, names joined by "and" to the one list. Anything less sure is not bound: the parameter
+is reported unsure and the plan asks for it, naming it. Passes run surest first (Binder.bind); the
+phrase passes are in phrases.py, the row passes in rows.py, the kind passes in kinds.py.
 
 Known values: a parameter declares them with `enum` or `x-known-values` in its schema, and the host
 adds them per plan with `context={"known_values": {"member": ["ana", "bruno"]}}`. Such a parameter
