@@ -328,7 +328,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         if not params:
             return
         value, tokens = self.time_text()
-        if value and len(params) == 1:
+        others = [t for t in self.tokens if t.index not in self.used and t not in tokens
+                  and (t.kind == "date" or (t.kind == "word" and t.norm in MONTHS and t.text[:1].isupper()))]
+        if value and others:
+            self.unsure.update(p.name for p in params)  # "next month (April 2022)": two ways to say when
+        elif value and len(params) == 1:
             self.put(params[0], value, "turn", *tokens)
         elif value:
             self.unsure.update(p.name for p in params)

@@ -45,6 +45,9 @@ OPENERS = {"en": frozenset({"using", "via", "during", "within", "near", "through
            "pt-BR": frozenset({"usando", "via", "durante", "perto", "entre", "apos", "antes", "desde", "ate", "sem",
                                "incluindo", "excluindo", "evitando", "contra", "sobre", "pelo", "pela"})}
 PARTICIPLES = {"en": ("ing",), "pt-BR": ("ando", "endo", "indo")}
+ADVERBS = {"en": ("ly",), "pt-BR": ("mente",)}  # "on PC globally": an adverb opens no part of the name
+TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "past", "proximo", "proxima", "ultimo", "ultima",
+                            "passado", "passada"})
 
 
 def opens(token: Token) -> bool:
@@ -122,15 +125,20 @@ class PhraseBinding:
             return None
         comma, more = self.by_index.get(run[-1].index + 1), self.by_index.get(run[-1].index + 2)
         if comma is not None and comma.norm == "," and more is not None and more.kind == "word" \
-                and more.text[:1].isupper() and more.norm not in self.function and len(run) < 4 and not _DIGIT.search(run[0].text):
-            run = run + [comma, more]  # "Denver, Colorado", "Paris, France"
+                and more.text[:1].isupper() and more.norm not in self.function and len(run) < 4 \
+                and not _DIGIT.search(run[0].text):
+            run = run + [comma, more]  # "Denver, Colorado", "Paris, France", "Manhattan, New York"
+            while run[-1].index + 1 in self.by_index and self.by_index[run[-1].index + 1].kind == "word" \
+                    and self.by_index[run[-1].index + 1].text[:1].isupper():
+                run.append(self.by_index[run[-1].index + 1])
         after = self.by_index.get(run[-1].index + 1)
-        if open_end:
-            return run
+        if open_end or run[-1].text.endswith(("'s", "’s")):
+            return run  # a possessive ends the name ("Ronaldo's matches")
         if after is not None and after.kind == "word" and after.norm not in self.function \
                 and after.norm not in CONNECTORS and not after.text[:1].isupper() \
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
-                and after.norm not in lx.TIME_WORDS[self.language] and not self._tool_word(after):
+                and after.norm not in lx.TIME_WORDS[self.language] and not self._tool_word(after) \
+                and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]):
             return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
         return run
 

@@ -13,13 +13,20 @@ from dataclasses import dataclass
 
 from server.router import lexicon as lx
 
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|"
+           "apr|jun|jul|aug|sep|sept|oct|nov|dec|janeiro|fevereiro|março|marco|abril|maio|junho|julho|agosto|"
+           "setembro|outubro|novembro|dezembro")
+
 # The token patterns, in the order they are tried; a turn's tokenizer holds only the patterns its
 # characters make possible (no "@": no email or handle), which gives the same tokens, cheaper.
 _PATTERNS = (
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
     ("url", r"https?://\S+", r"://"),
     ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
-    ("date", r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b", r"\d[-/]\d"),
+    ("date", r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
+             rf"|\b\d{{1,2}}(?:st|nd|rd|th|º)?\s+(?:of\s+|de\s+)?(?i:{_MONTHS}),?\s+(?:de\s+)?\d{{4}}\b",
+     r"\d[-/]\d|\d{4}"),
+    ("named_date", rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b", rf"(?i:{_MONTHS})\.?\s+\d"),
     ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
     ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
     ("list", r"\[[^\[\]]{0,400}\]", r"\["),
@@ -31,9 +38,9 @@ _PATTERNS = (
 )
 # The patterns a turn's characters can rule out, and the character that each one needs.
 _NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("email", "url", "handle", "domain",
-                                                                             "money")}
+                                                                             "money", "named_date")}
 # Patterns that can match where a word begins (a letter); without them, words are tried first.
-_LETTER_STARTS = frozenset({"email", "url", "domain", "money"})
+_LETTER_STARTS = frozenset({"email", "url", "domain", "money", "named_date"})
 
 
 def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern:
@@ -94,6 +101,7 @@ def tokenize(turn: str, language: str) -> list[Token]:
     counted = lx.NUMBER_WORDS[language] if not _DIGIT.search(turn) else {}
     for match in _token_pattern(turn).finditer(turn):
         kind = match.lastgroup or "word"
+        kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
         text = match.group(0)
         glued, end = match.start() == end, match.end()
         norm = fold(text)

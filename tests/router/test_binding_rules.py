@@ -71,6 +71,8 @@ TOOLS = {
                                                 "city": TEXT}, ["parties", "city"])],
     "history": [_decl("quotes.get_history", {"company": TEXT, "duration": {"type": "string"}},
                       ["company", "duration"])],
+    "venue": [_decl("venue.book_hall", {"city": TEXT, "start_date": TEXT}, ["city", "start_date"])],
+    "player": [_decl("player.get_stats", {"player_name": TEXT, "platform": TEXT}, ["player_name"])],
     "shares": [_decl("shares.get_dividend", {"company": TEXT, "years": {"type": "integer"}}, ["company"])],
     "trip": [_decl("trip.get_duration", {"origin": TEXT, "destination": TEXT,
                                          "mode": {"type": "string", "description": "How to travel."}},
@@ -84,7 +86,7 @@ def catalogue(name: str) -> Catalogue:
 
 
 # The words Portuguese speakers use for these tools' English nouns: a club's vocabulary file.
-NOUNS = {"acao": "stock", "acoes": "shares", "agenda": "schedule", "altura": "height", "aluguel": "lease",
+NOUNS = {"salao": "hall", "estatisticas": "stats", "acao": "stock", "acoes": "shares", "agenda": "schedule", "altura": "height", "aluguel": "lease",
          "ano": "year", "area": "area", "casa": "house", "censo": "census", "comodos": "rooms",
          "comum": "common", "construcao": "construction", "contrato": "lease", "cotacao": "quote",
          "cotacoes": "price", "densidade": "density", "dividendos": "dividend", "duracao": "duration",
@@ -209,6 +211,15 @@ RUNS = [
          {"case_number": "AB-778", "county": "Marin County"}),
     case("duration", "get the quotes history of Natura for the last 2 weeks", "history", "en",
          {"company": "Natura", "duration": "2 weeks"}),
+    case("named-date", "book a hall in Manaus starting from March 10th, 2026", "venue", "en",
+         {"city": "Manaus", "start_date": "March 10th, 2026"}),
+    case("named-date", "reserve um salão em Manaus a partir de 10 de março de 2026", "venue", "pt-BR",
+         {"city": "Manaus", "start_date": "10 de março de 2026"}),
+    case("comma-place", "book a hall in Brooklyn, New York on 2026-03-10", "venue", "en",
+         {"city": "Brooklyn, New York", "start_date": "2026-03-10"}),
+    case("possessive", "get the player stats of Marta's matches", "player", "en", {"player_name": "Marta"}),
+    case("adverb", "get the player stats for Marta on platform PC globally", "player", "en",
+         {"platform": "PC", "player_name": "Marta"}),
     case("duration", "mostre o histórico de cotações da Natura nos últimos 3 meses", "history", "pt-BR",
          {"company": "Natura", "duration": "3 meses"}),
 ]
@@ -237,6 +248,7 @@ ASKS = [
     case("flag", "book a flight seat from Lima to Quito, is the flight direct?", "flight", "en", ["direct_flight"]),
     case("example", "search hotel rooms in Lisbon, a boutique one", "hotel", "en", ["style"]),
     case("respectively", "calculate the prism volume with side and height as 3 cm", "prism", "en", ["height", "side"]),
+    case("two-times", "book a hall in Manaus next month (May 2026)", "venue", "en", ["start_date"]),
 ]
 
 
