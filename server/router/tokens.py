@@ -26,7 +26,8 @@ _PATTERNS = (
     ("date", r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
              rf"|\b\d{{1,2}}(?:st|nd|rd|th|º)?\s+(?:of\s+|de\s+)?(?i:{_MONTHS}),?\s+(?:de\s+)?\d{{4}}\b",
      r"\d[-/]\d|\d{4}"),
-    ("named_date", rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b", rf"(?i:{_MONTHS})\.?\s+\d"),
+    ("named_date", rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+     r"(?i)\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)[a-zç]*\.?\s+\d"),
     ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
     ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
     ("list", r"\[[^\[\]]{0,400}\]", r"\["),
