@@ -53,6 +53,9 @@ TOOL_VERB_NOUNS: dict[str, str] = {
     noun: action
     for verb, action in TOOL_VERBS.items() if len(verb) > 3
     for noun in ((verb[:-1] if verb.endswith("e") else verb) + ending for ending in ("or", "er", "ion", "ing"))
+} | {  # nouns of verbs not made by an ending: analysis is what analyze does
+    "analysis": "compute", "conversion": "compute", "comparison": "compute", "recommendation": "compute",
+    "summary": "compute", "reservation": "book", "registration": "add", "purchase": "buy", "payment": "pay",
 }
 
 # Words of a tool's name that qualify rather than name a thing (share_event_public, restaurant.find_nearby).

@@ -137,7 +137,7 @@ class PhraseBinding:
         if after is not None and after.kind == "word" and after.norm not in self.function \
                 and after.norm not in CONNECTORS and not after.text[:1].isupper() \
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
-                and after.norm not in lx.TIME_WORDS[self.language] and not self._tool_word(after) \
+                and after.norm not in lx.TIME_WORDS[self.language] \
                 and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]):
             return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
         return run

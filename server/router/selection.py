@@ -72,6 +72,28 @@ def compatible(action: str | None, tool: CatalogueTool) -> bool:
     return tool.action in CLOSE.get(action, {action})
 
 
+def _stem_shared(a: str, b: str) -> bool:
+    """Two words of one stem: a common start of seven letters or more, at most three short of the shorter."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n >= 7 and n >= min(len(a), len(b)) - 3
+
+
+class _Compounds(set):
+    """Pairs written as one word; also any word that ends in one of the turn's longer words."""
+
+    def __init__(self, pairs: set[str], longer: list[str]):
+        super().__init__(pairs)
+        self.longer = longer
+
+    def __contains__(self, word: object) -> bool:
+        return set.__contains__(self, word) or any(
+            isinstance(word, str) and word.endswith(w) and len(word) - len(w) >= 2 for w in self.longer)
+
+
 class TurnWords:
     """The nouns a clause names, as the tools' names are matched against them."""
 
@@ -82,6 +104,7 @@ class TurnWords:
         self.set = set(self.nouns)
         self.words = [w for noun in self.nouns for w in noun.split()]
         self._initials: set[str] | None = None
+        self._compounds: _Compounds | None = None
 
     def initials(self) -> set[str]:
         """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
@@ -100,8 +123,8 @@ class TurnWords:
         for i, (token, noun) in enumerate(self.found):
             if noun == head and i > 0 and self.found[i - 1][0].index == token.index - 1:
                 before = self.found[i - 1][0]
-                if before.text.endswith(("'s", "’s")) or before.norm == "is":
-                    return None
+                if before.text.endswith(("'s", "’s")) or before.norm == "is" or before.text[:1].isupper():
+                    return None  # an owner, or part of a name ("the Metropolitan Museum")
                 return self.found[i - 1][1]
         return None
 
@@ -110,7 +133,19 @@ class TurnWords:
             return True
         if len(word) >= 4 and any(w.startswith(word) and len(w) <= len(word) + 5 for w in self.words):
             return True  # hypot in "hypotenuse", electric in "electricity"
+        if len(word) >= 7 and any(_stem_shared(word, w) for w in self.words):
+            return True  # "availability" in "available", "projection" in "projected"
+        if len(word) >= 6 and word in self.compounds():
+            return True  # "timezone" in "time zone", "geodistance" in "distance"
         return 2 <= len(word) <= 4 and word in self.initials()
+
+    def compounds(self) -> set[str]:
+        """Two of the turn's words written as one ("time zone": timezone), and the longer words a
+        tool may prefix ("distance" ends "geodistance")."""
+        if self._compounds is None:
+            pairs = {a + b for a, b in zip(self.words, self.words[1:])}
+            self._compounds = _Compounds(pairs, [w for w in self.words if len(w) >= 5])
+        return self._compounds
 
 
 def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, action: str | None) -> list[CatalogueTool]:
@@ -122,7 +157,7 @@ def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, actio
         qualifiers = [w for w in tool.adjectives if turn.names(w)]
         if len(qualifiers) < len(tool.adjectives) // 2:
             continue
-        modifier = turn.modifier(tool.nouns[0]) if tool.adjectives else None
+        modifier = turn.modifier(tool.nouns[0]) if len(qualifiers) < len(tool.adjectives) else None
         if modifier and modifier not in tool.adjectives and modifier not in tool.namespace \
                 and modifier not in lx.NAME_ADJECTIVES and not (tool.verb and modifier.startswith(tool.verb[:5])):
             # ("the estimated return" is what estimate_…_return makes)

