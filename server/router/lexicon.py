@@ -63,6 +63,11 @@ NAME_ADJECTIVES = frozenset({"public", "private", "permanent", "temporary", "new
                              "nearby", "global", "info", "information", "detail", "total", "overall",
                              "details", "data", "result", "results", "single", "multiple", "double", "simple",
                              "basic", "advanced", "custom", "full", "quick", "main"})
+# Words that grade a thing rather than tell one thing from another: "the nearest park" is still a park the
+# tool parks.find_nearby finds.
+# (Not the graded ones of a direction, highest or lowest: "the lowest score" is not what high_score gives.)
+EVALUATIVES = frozenset({"nearest", "closest", "best", "top", "latest", "newest", "popular", "good", "great",
+                         "melhor", "melhores", "proximo", "proxima"})
 # Prepositions inside a tool's name: the thing named is before them (exchange_rate_with_fee).
 NAME_PREPOSITIONS = frozenset({"with", "from", "by", "for", "of", "in", "to", "on", "at", "between", "per",
                                "based", "using", "via", "and", "or", "the", "a", "an"})

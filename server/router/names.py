@@ -70,6 +70,8 @@ def _head(words: list[str]) -> tuple[str | None, tuple[str, ...]]:
             break
         before.append(word)
     nouns = [w for w in before if w not in lx.NAME_ADJECTIVES]
+    if len(nouns) > 1:  # hotel_booking, recipe_finder: the booking and the finder are the verb's, the thing is first
+        nouns = [w for w in nouns if w not in lx.TOOL_VERB_NOUNS] or nouns
     if not nouns:
         return None, tuple(dict.fromkeys(singular(w) for w in content if w not in lx.NAME_PREPOSITIONS))
     head = singular(nouns[-1])

@@ -161,6 +161,9 @@ class PhraseBinding:
             if token.index <= inside or token.index in self.used:
                 continue
             run = self.phrase(token.index)
+            before = self.by_index.get(token.index - 1)
+            if before is not None and before.kind in ("number", "decimal") and token.kind == "word":
+                continue  # "80 BPM": the unit of a number, not a name
             if run and token.kind in ("word", "quoted") and not any(t.index in self.used for t in run):
                 runs.append(run)
                 inside = run[-1].index
@@ -277,7 +280,8 @@ class PhraseBinding:
                 run = self._phrase(token.index, open_end=True) if token.kind == "word" and (
                     token.text[:1].isupper() or _DIGIT.search(token.text)) else None
                 after = self.by_index.get(run[-1].index + 1) if run else None
-                best = self._best([self.noun(after)], params) if self._content(after) else None
+                best = self._best([self.noun(after)], params) if self._content(after) \
+                    and not self._tool_word(after) else None  # "C scale" where scale is the tool's own thing
                 if isinstance(best, Param):
                     claimed.setdefault(best.name, []).append(run)
                 continue

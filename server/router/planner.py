@@ -93,6 +93,9 @@ class Planner:
             by_action = [t for t in tools if not t.writes]
         else:
             by_action = [t for t in tools if compatible(action, t)]
+            if not by_action and action == "give" and form.frame == "ordering":
+                # "give me a recipe": with nothing here that gives, a request to be told, read
+                by_action = [t for t in tools if not t.writes]
         if past_question:
             writers = [t for t in by_action if t.writes]
             by_action = [t for t in by_action if not t.writes]

@@ -159,7 +159,7 @@ def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, actio
             continue
         modifier = turn.modifier(tool.nouns[0]) if len(qualifiers) < len(tool.adjectives) else None
         if modifier and modifier not in tool.adjectives and modifier not in tool.namespace \
-                and modifier not in lx.NAME_ADJECTIVES and not (tool.verb and modifier.startswith(tool.verb[:5])):
+                and modifier not in lx.NAME_ADJECTIVES and modifier not in lx.EVALUATIVES and not (tool.verb and modifier.startswith(tool.verb[:5])):
             # ("the estimated return" is what estimate_…_return makes)
             continue  # "freezing point" is not what boiling_point is about
         namespace = sum(1 for w in tool.namespace if turn.names(w))

@@ -51,7 +51,7 @@ TOOLS = {
         "city": TEXT,
         "amenities": {"type": "array", "items": {"type": "string", "enum": ["Pool", "Wi-Fi", "Parking", "Gym"]}},
         "style": {"type": "string", "description": "The kind of stay, e.g. boutique, hostel."}}, ["city"])],
-    "court": [_decl("court.get_schedule", {"court_location": TEXT, "year": {"type": "integer"}},
+    "court": [_decl("calendar.get_hearings", {"court_location": TEXT, "year": {"type": "integer"}},
                     ["court_location", "year"])],
     "radius": [_decl("parks.search_nearby", {"city": TEXT, "radius": _num("Search radius in kilometers.")},
                      ["city", "radius"])],
@@ -170,9 +170,9 @@ RUNS = [
     case("flag", "book a flight seat from Lima to Quito without a meal", "flight", "en",
          {"destination": "Quito", "include_meal": "false", "origin": "Lima"}),
     # a name, then the word of its parameter
-    case("name-then-label", "get the schedule of the Porto Alegre court for 2025", "court", "en",
+    case("name-then-label", "get the hearings calendar of the Porto Alegre court for 2025", "court", "en",
          {"court_location": "Porto Alegre", "year": "2025"}),
-    case("name-then-label", "get the court schedule in Porto Alegre court for 2025", "court", "en",
+    case("name-then-label", "get the hearings calendar in Porto Alegre court for 2025", "court", "en",
          {"court_location": "Porto Alegre", "year": "2025"}),
     # between two names, a pair in order
     case("between", "get the shipping quote between Porto Alegre and Buenos Aires", "ship", "en",
@@ -238,6 +238,8 @@ ASKS = [
     case("name", "get a shipping quote from Austin to Boston harbour warehouses", "ship", "en", ["destination"]),
     case("lone-name", "get the dividend of Vale or Petrobras shares", "shares", "en", ["company"]),
     case("run-on", "get the dividend of Petrobras shares", "shares", "en", ["company"]),  # a name, or a modifier?
+    case("tool-word", "get the hearings calendar of the Porto Alegre calendar for 2025", "court", "en",
+         ["court_location"]),
     case("lone-name", "get the dividend of Windows 11 shares", "shares", "en", ["company"]),
     case("lone-name", "get the dividend paid in Brazil", "shares", "en", ["company"]),
     case("lone-name", "get the dividend for Friday", "shares", "en", ["company"]),

@@ -108,3 +108,33 @@ def test_stems_must_share_seven_letters():
     tools = [_decl("get_general_report", {"topic": TEXT}, ["topic"])]
     result, first = step("generate a report", tools)
     assert first.selection.tool != "get_general_report" or result.outcome != "run"
+
+
+def test_a_verb_noun_in_a_name_is_not_its_thing():
+    assert parse_name("hotel_booking.book").head == "hotel"
+    assert parse_name("recipe_finder.find").head == "recipe"
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("give me a recipe for feijoada", "en"),
+    ("me dá uma receita de feijoada", "pt-BR"),
+])
+def test_give_me_reads_where_nothing_here_gives(turn, language):
+    tools = [_decl("recipe_search", {"dish": TEXT}, ["dish"])]
+    result, first = step(turn, tools, language, {"receita": "recipe"})
+    assert first.selection.tool == "recipe_search", result.guidance.render
+
+
+def test_a_grading_word_is_no_rival_modifier_but_a_direction_is():
+    tools = [_decl("parks.find_nearby", {"city": TEXT}, ["city"])]
+    result, first = step("find the nearest park in Curitiba", tools)
+    assert first.selection.tool == "parks.find_nearby" and result.outcome == "run", result.guidance.render
+    tools = [_decl("game_tracker.high_score", {"game": TEXT}, ["game"])]
+    result, first = step("what is the lowest score in Tetris?", tools)
+    assert first.selection.tool is None, result.guidance.render
+
+
+def test_the_unit_after_a_number_is_not_a_name():
+    tools = [_decl("music.generate_melody", {"key": TEXT, "tempo": NUM}, ["key", "tempo"])]
+    result, first = step("generate a melody with tempo 90 BPM", tools)
+    assert result.outcome == "ask" and first.selection.missing == ["key"], result.guidance.render
