@@ -129,6 +129,7 @@ class TurnWords:
         return None
 
     def names(self, word: str) -> bool:
+        """Whether the turn names a word of a tool's name: as it is, by its start, stem or compound."""
         if word in self.set:
             return True
         if len(word) >= 4 and any(w.startswith(word) and len(w) <= len(word) + 5 for w in self.words):
