@@ -23,8 +23,9 @@ from decimal import Decimal
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
-from server.router.names import singular
+from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE, KindBinding
+from server.router.names import singular
 from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
@@ -319,7 +320,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         if len(dates) == 1:
             dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
             if len(dated) == 1:
-                self.put(dated[0], dates[0].text, "turn", dates[0])
+                value = as_described(dates[0].text, self.language, dated[0].date_format)
+                if value is None:
+                    self.unsure.add(dated[0].name)  # "03/04/2025" where the tool wants YYYY-MM-DD
+                else:
+                    self.put(dated[0], value, "turn", dates[0])
                 params = [p for p in params if p is not dated[0]]
         months = [t for t in self.tokens if t.kind == "word" and t.norm in MONTHS and t.index not in self.used]
         for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:

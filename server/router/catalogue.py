@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from server.router import lexicon as lx
+from server.router.dates import date_format
 from server.router.names import parse_name, singular, split_words
 from server.router.tokens import fold
 
@@ -44,6 +45,7 @@ class Param:
     listed: tuple[str, ...] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
     percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
     examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
+    date_format: tuple | None = None  # the order and separator its description asks dates in (dates.py)
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,8 @@ def _param(name: str, schema: dict, required: bool) -> Param:
     return Param(name, kind, required, noun, tuple(str(v) for v in enum),
                  tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
                  tuple(str(v) for v in known) if isinstance(known, list) else (),
-                 _described(description), _listed(description), _percent(description), _examples(description))
+                 _described(description), _listed(description), _percent(description), _examples(description),
+                 date_format(description))
 
 
 def tool_from_declaration(declaration: dict) -> CatalogueTool:

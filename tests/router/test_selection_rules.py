@@ -138,3 +138,26 @@ def test_the_unit_after_a_number_is_not_a_name():
     tools = [_decl("music.generate_melody", {"key": TEXT, "tempo": NUM}, ["key", "tempo"])]
     result, first = step("generate a melody with tempo 90 BPM", tools)
     assert result.outcome == "ask" and first.selection.missing == ["key"], result.guidance.render
+
+
+@pytest.mark.parametrize("text, language, description, value", [
+    ("March 17, 2025", "en", "The date, in YYYY-MM-DD.", "2025-03-17"),
+    ("17 de março de 2025", "pt-BR", "Data no formato DD/MM/YYYY.", "17/03/2025"),
+    ("2025-03-17", "en", "Date as MM-DD-YYYY.", "03-17-2025"),
+    ("25/12/2025", "pt-BR", "The day, YYYY-MM-DD.", "2025-12-25"),
+    ("03/04/2025", "en", "The day, YYYY-MM-DD.", None),  # March 4th or April 3rd: asked about
+    ("03/04/2025", "en", "The day, MM-DD-YYYY.", "03-04-2025"),  # the format orders them as English does
+    ("03/04/2025", "en", "The day of the trip.", "03/04/2025"),  # no format named: as typed
+])
+def test_a_date_as_the_description_asks_for_it(text, language, description, value):
+    from server.router.dates import as_described, date_format
+    assert as_described(text, language, date_format(description)) == value
+
+
+def test_a_date_that_reads_two_ways_is_asked_for():
+    tools = [_decl("trip.book_train", {"city": TEXT, "date": {"type": "string", "description": "YYYY-MM-DD"}},
+                   ["city", "date"])]
+    result, first = step("book a train trip in Campinas on 03/04/2026", tools)
+    assert result.outcome == "ask" and first.selection.missing == ["date"], result.guidance.render
+    result, first = step("book a train trip in Campinas on April 3, 2026", tools)
+    assert result.outcome == "run" and first.selection.arguments["date"] == "2026-04-03", result.guidance.render
