@@ -200,7 +200,7 @@ class PhraseBinding:
     def named_list(self) -> None:
         """"stock prices of Microsoft and Google", "entre João e Ana": names joined by and/or/commas, for
         the one list parameter that must have one; the list in the order written."""
-        lists = [p for p in self.free("array") if p.required and p.items == "string" and not p.enum]
+        lists = [p for p in self.free("array") if p.items == "string" and not p.enum]
         runs = []
         for run in self.runs_left():  # "Vale, Itaú and Ambev": in a list, a comma parts names
             while any(t.norm == "," for t in run):
@@ -208,6 +208,13 @@ class PhraseBinding:
                 runs.append(run[:comma])
                 run = run[comma + 1:]
             runs.append(run)
+        if runs:
+            # "with stops at Santa Barbara and Monterey": the list its own word names, required or not
+            i = runs[0][0].index - 1
+            while i in self.by_index and self.by_index[i].norm in ("at", "in", "of", ":", "em", "de", "the", "o", "a"):
+                i -= 1
+            named = self._best([self.noun(self.by_index[i])], lists) if self._content(self.by_index.get(i)) else None
+            lists = [named] if isinstance(named, Param) else [p for p in lists if p.required]
         if len(lists) != 1 or len(runs) < 2:
             return
         for a, b in zip(runs, runs[1:]):
