@@ -79,6 +79,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self._phrases: dict[int, list[Token] | None] = {}  # phrase() by start index; it reads no binding
         self.openers = [t for t in tokens if opens(t)]  # the tokens a name, code or quote can start at
         self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
+        self._free: tuple[int, list[Param]] | None = None
         self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
 
     def bind(self, senses, verb_end: int) -> None:
@@ -124,7 +125,9 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
                 self.unsure.add(param.name)
 
     def free(self, kind: str | None = None) -> list[Param]:
-        return [p for p in self.tool.params if p.name not in self.arguments and (kind is None or p.kind == kind)]
+        if self._free is None or self._free[0] != len(self.arguments):  # recomputed only after a value is put
+            self._free = (len(self.arguments), [p for p in self.tool.params if p.name not in self.arguments])
+        return self._free[1] if kind is None else [p for p in self._free[1] if p.kind == kind]
 
     # --- labels -------------------------------------------------------------------------------
 

@@ -284,8 +284,7 @@ class PhraseBinding:
             run = self.phrase(token.index)
             if not run:
                 # "in Los Angeles court": a name, then the word of the parameter it is the value of
-                run = self._phrase(token.index, open_end=True) if token.kind == "word" and (
-                    token.text[:1].isupper() or _DIGIT.search(token.text)) else None
+                run = self._phrase(token.index, open_end=True) if token.kind == "word" else None
                 after = self.by_index.get(run[-1].index + 1) if run else None
                 best = self._best([self.noun(after)], params) if self._content(after) \
                     and not self._tool_word(after) else None  # "C scale" where scale is the tool's own thing

@@ -113,7 +113,8 @@ class Planner:
         admission = [t for t in by_action if any(n in t.nouns for n in primary)]
         ranked = rank(by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action)
         admission = ranked or [t for t in admission if not t.adjectives]
-        derived = [t for t in by_action if t not in admission
+        admitted = {id(t) for t in admission}  # by identity: comparing two tools field by field is slow
+        derived = [t for t in by_action if id(t) not in admitted
                    and any(p.noun in primary for p in t.params if p.noun)]
         rule = "tool: past tense" if past_question and action and lx.ACTIONS.get(action) != "read" else None
         verb_only = [t for t in by_action if not t.nouns]
