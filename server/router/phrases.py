@@ -164,7 +164,8 @@ class PhraseBinding:
             before = self.by_index.get(token.index - 1)
             if before is not None and before.kind in ("number", "decimal") and token.kind == "word":
                 continue  # "80 BPM": the unit of a number, not a name
-            if run and token.kind in ("word", "quoted") and not any(t.index in self.used for t in run):
+            if run and token.kind in ("word", "quoted") and not any(t.index in self.used for t in run) \
+                    and not self._gloss(run):
                 runs.append(run)
                 inside = run[-1].index
         return runs
@@ -229,7 +230,33 @@ class PhraseBinding:
 
     def names_left(self) -> bool:
         """Whether a proper name or a code of the turn is still unbound."""
-        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word" for t in self.openers)
+        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word"
+                   and not self._gloss(self.phrase(t.index)) for t in self.openers)
+
+    def _gloss(self, run: list[Token]) -> bool:
+        """Whether a name spells out the abbreviation beside it, or is the abbreviation of the words
+        beside it: "Body Mass Index (BMI)", "SNP (Single Nucleotide Polymorphism)". A gloss is no value."""
+        words = [t for t in run if t.kind == "word"]
+        initials = "".join(t.norm[0] for t in words if t.norm)
+        if len(words) > 2 and (initials[:-1] == words[-1].norm or initials[1:] == words[0].norm):
+            return True  # "Body Mass Index (BMI)" read as one run of capitals
+        for near in (self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)):
+            if near is None or near.kind != "word":
+                continue
+            if len(near.norm) >= 2 and initials[:len(near.norm)] == near.norm and len(initials) <= len(near.norm) + 1:
+                return True  # the run may take in one more capitalised word: "(Single Nucleotide Polymorphism) ID"
+            if len(words) == 1 and near.text[:1].isupper():
+                step = 1 if near.index > run[-1].index else -1
+                spelled, i = [], near.index
+                while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].text[:1].isupper():
+                    spelled.append(self.by_index[i])
+                    i += step
+                spelled = spelled if step == 1 else spelled[::-1]
+                spelled_initials = "".join(t.norm[0] for t in spelled if t.kind == "word")
+                if len(words[0].norm) >= 2 and spelled_initials[:len(words[0].norm)] == words[0].norm \
+                        and len(spelled_initials) <= len(words[0].norm) + 1:
+                    return True
+        return False
 
     def _string(self, param: Param, run: list[Token]) -> None:
         hints = set(param.words) | param.described
