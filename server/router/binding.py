@@ -29,6 +29,7 @@ from server.router.names import singular
 from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
+from server.router.selection import stem_shared
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
 MONTHS = lx.MONTHS
@@ -168,7 +169,8 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
 
     @staticmethod
     def _overlap(label: list[str], words) -> int:
-        return sum(1 for w in label if w in words or (len(w) >= 4 and any(x.startswith(w) for x in words)))
+        return sum(1 for w in label if w in words or (len(w) >= 4 and any(
+            x.startswith(w) or stem_shared(x, w) for x in words)))  # "accelerated at 4": acceleration
 
     def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | bool:
         """The one parameter a label names; False where two tie (unsure), None where none does."""

@@ -72,7 +72,7 @@ def compatible(action: str | None, tool: CatalogueTool) -> bool:
     return tool.action in CLOSE.get(action, {action})
 
 
-def _stem_shared(a: str, b: str) -> bool:
+def stem_shared(a: str, b: str) -> bool:
     """Two words of one stem: a common start of seven letters or more, at most three short of the shorter."""
     n = 0
     for x, y in zip(a, b):
@@ -134,7 +134,7 @@ class TurnWords:
             return True
         if len(word) >= 4 and any(w.startswith(word) and len(w) <= len(word) + 5 for w in self.words):
             return True  # hypot in "hypotenuse", electric in "electricity"
-        if len(word) >= 7 and any(_stem_shared(word, w) for w in self.words):
+        if len(word) >= 7 and any(stem_shared(word, w) for w in self.words):
             return True  # "availability" in "available", "projection" in "projected"
         if len(word) >= 6 and word in self.compounds():
             return True  # "timezone" in "time zone", "geodistance" in "distance"
