@@ -250,21 +250,6 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         elif unlabelled:
             self.unsure.update(p.name for p in left)
 
-    def labelled_texts(self) -> None:
-        """A number its own label gives to a text parameter: "the 2022 season", "flight number 815"."""
-        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
-        claimed: dict[str, list[Token]] = {}
-        for token in self.tokens:
-            if token.kind in ("number", "ordinal") and token.index not in self.used:
-                best = self._best(self.left_label(token), params)
-                best = best if best is not None else self._best(self.right_label(token), params)
-                joined_to = [self.by_index.get(token.index + k) for k in (-1, 1)]
-                if isinstance(best, Param) and any(t is not None and t.kind in NUMERIC for t in joined_to):
-                    self.unsure.add(best.name)  # "the 2019-2020 season": one value written as two numbers
-                elif isinstance(best, Param):
-                    claimed.setdefault(best.name, []).append(token)
-        self.settle(params, claimed, lambda param, token: self.put(param, token.text, "turn", token))
-
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)
         if unit is not None and unit.norm in lx.MAGNITUDES and not token.text.endswith("%"):
@@ -306,16 +291,6 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
                     self.unsure.add(param.name)
             elif value is not None:
                 self.put(param, value.text, "turn", value)
-
-    def years(self) -> None:
-        """"in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
-        params = [p for p in self.free() if p.name.lower() in ("year", "ano")]  # not "years", a count
-        found = [t for t in self.tokens if t.kind == "number" and len(t.text) == 4 and t.text.isdigit()
-                 and 1000 <= int(t.text) <= 2999 and t.index not in self.used
-                 and self.by_index.get(t.index - 1) is not None
-                 and self.by_index[t.index - 1].norm in ("in", "year", "during", "em", "ano", "no", "durante", "for")]
-        if len(params) == 1 and len(found) == 1:
-            self.put(params[0], found[0].text, "turn", found[0])
 
     def times(self) -> None:
         """A date to a date parameter; the turn's time words (next month, tomorrow at 9, 12pm) to
