@@ -144,6 +144,7 @@ def test_the_unit_after_a_number_is_not_a_name():
     ("March 17, 2025", "en", "The date, in YYYY-MM-DD.", "2025-03-17"),
     ("17 de março de 2025", "pt-BR", "Data no formato DD/MM/YYYY.", "17/03/2025"),
     ("2025-03-17", "en", "Date as MM-DD-YYYY.", "03-17-2025"),
+    ("2025/03/17", "en", "The day of the trip.", "2025/03/17"),
     ("25/12/2025", "pt-BR", "The day, YYYY-MM-DD.", "2025-12-25"),
     ("03/04/2025", "en", "The day, YYYY-MM-DD.", None),  # March 4th or April 3rd: asked about
     ("03/04/2025", "en", "The day, MM-DD-YYYY.", "03-04-2025"),  # the format orders them as English does
@@ -152,6 +153,11 @@ def test_the_unit_after_a_number_is_not_a_name():
 def test_a_date_as_the_description_asks_for_it(text, language, description, value):
     from server.router.dates import as_described, date_format
     assert as_described(text, language, date_format(description)) == value
+
+
+def test_a_year_first_date_with_slashes_is_one_date():
+    from server.router.tokens import tokenize
+    assert [(t.text, t.kind) for t in tokenize("on 2025/03/17", "en")][1] == ("2025/03/17", "date")
 
 
 def test_a_date_that_reads_two_ways_is_asked_for():
