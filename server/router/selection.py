@@ -74,6 +74,8 @@ def compatible(action: str | None, tool: CatalogueTool) -> bool:
 
 def stem_shared(a: str, b: str) -> bool:
     """Two words of one stem: a common start of seven letters or more, at most three short of the shorter."""
+    if len(a) < 7 or len(b) < 7 or a[:7] != b[:7]:
+        return False
     n = 0
     for x, y in zip(a, b):
         if x != y:
