@@ -140,6 +140,8 @@ class KindBinding:
         one text parameter named for a span of time (duration, period, timeframe)."""
         params = [p for p in self.free() if p.type == "string" and not (p.enum or p.listed)
                   and set(p.words) & DURATION_WORDS]
+        if len(params) != 1:
+            return
         spans = [(t, self.by_index[t.index + 1]) for t in self.tokens if t.kind == "number" and t.index not in self.used
                  and t.index + 1 in self.by_index and singular(self.by_index[t.index + 1].norm) in TIME_UNITS]
         if len(params) == 1 and len(spans) == 1:
@@ -149,6 +151,8 @@ class KindBinding:
     def labelled_texts(self) -> None:
         """A number its own label gives to a text parameter: "the 2022 season", "flight number 815"."""
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
+        if not params:
+            return
         claimed: dict[str, list[Token]] = {}
         for token in self.tokens:
             if token.kind in ("number", "ordinal") and token.index not in self.used:
@@ -164,6 +168,8 @@ class KindBinding:
     def years(self) -> None:
         """"in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
         params = [p for p in self.free() if p.name.lower() in ("year", "ano")]  # not "years", a count
+        if len(params) != 1:
+            return
         found = [t for t in self.tokens if t.kind == "number" and len(t.text) == 4 and t.text.isdigit()
                  and 1000 <= int(t.text) <= 2999 and t.index not in self.used
                  and self.by_index.get(t.index - 1) is not None

@@ -173,6 +173,8 @@ class PhraseBinding:
     def lone_name(self) -> None:
         """One name left for one parameter that must have a name: "the stock price of Amazon" —
         as a number alone goes to the one numeric parameter. Never where another could take it."""
+        if not any(p.required and p.type == "string" and p.kind in ("text", "name") for p in self.free()):
+            return
         own = {w for p in self.tool.params for w in p.words}
         runs = [run for run in self.runs_left()  # "the Population Density": the tool's own words, capitalised
                 if not all(self._tool_word(t) or singular(t.norm) in own for t in run if t.kind == "word")]
@@ -202,6 +204,8 @@ class PhraseBinding:
         """"stock prices of Microsoft and Google", "entre João e Ana": names joined by and/or/commas, for
         the one list parameter that must have one; the list in the order written."""
         lists = [p for p in self.free("array") if p.items == "string" and not p.enum]
+        if not lists:
+            return
         runs = []
         for run in self.runs_left():  # "Vale, Itaú and Ambev": in a list, a comma parts names
             while any(t.norm == "," for t in run):
