@@ -65,8 +65,26 @@ def _variants() -> dict[tuple[str, ...], re.Pattern]:
 _TOKENIZERS = _variants()
 
 
+# A character each optional pattern cannot match without, checked before its own search (most turns have none).
+_FIRST_NEED = {"email": "@", "url": "://", "handle": "@", "domain": ".", "money": ("$", "€", "£"), "named_date": None}
+
+
+def _may(kind: str, turn: str, digits: bool) -> bool:
+    need = _FIRST_NEED[kind]
+    if need is None:
+        return digits and _NEEDS[kind].search(turn) is not None
+    if isinstance(need, tuple):
+        return any(n in turn for n in need)
+    return need in turn and _NEEDS[kind].search(turn) is not None
+
+
+_OPTIONAL = tuple(_NEEDS)
+_BY_FLAGS = {tuple(kind in kinds for kind in _OPTIONAL): pattern for kinds, pattern in _TOKENIZERS.items()}
+
+
 def _token_pattern(turn: str) -> re.Pattern:
-    return _TOKENIZERS[tuple(kind for kind, _, _ in _PATTERNS if kind not in _NEEDS or _NEEDS[kind].search(turn))]
+    digits = _DIGIT.search(turn) is not None
+    return _BY_FLAGS[tuple(_may(kind, turn, digits) for kind in _OPTIONAL)]
 
 
 _TOKEN = _tokenizer(tuple(kind for kind, _, _ in _PATTERNS))
