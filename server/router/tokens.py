@@ -122,10 +122,12 @@ def tokenize(turn: str, language: str) -> list[Token]:
         kind = match.lastgroup or "word"
         kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
         text = match.group(0)
-        glued, end = match.start() == end, match.end()
-        norm = fold(text)
+        start, stop = match.span()
+        glued, end = start == end, stop
+        norm = text.lower() if text.isascii() else fold(text)
         if kind == "word":
-            norm = norm.replace("’", "'")
+            if "’" in norm:
+                norm = norm.replace("’", "'")
             expanded = informal.get(norm)
             if expanded and " " in expanded:
                 for part in expanded.split():
