@@ -3,9 +3,10 @@
 Read verbs (show, find, calculate, retrieve …) reach every tool that reads; a write verb reaches
 only tools of its own action (book reaches book and reserve, never get); a tool's name is read
 by names.py. Among the tools a verb reaches, a tool is admitted when the turn names the thing
-its name is about (the head noun, or an abbreviation the turn spells out: gcd is "greatest common
-divisor"), with at least half of that name's qualifiers; the tool whose name the turn names most
-fully wins, and a tie is asked about, never guessed.
+its name is about (the head noun, a word of its stem, two words written as one, or an abbreviation
+the turn spells out: gcd is "greatest common divisor"), with at least half of that name's qualifiers
+and no other modifier where its own qualifiers go unnamed ("freezing point" is not boiling_point);
+the tool whose name the turn names most fully wins, and a tie is asked about, never guessed.
 """
 
 from __future__ import annotations
