@@ -1,32 +1,33 @@
 """The catalogue the router reads: built from tools' own declarations (name, description, JSON schema).
 
-A tool's name gives its verb and nouns (get_order: get, order); each parameter's name, type and
-schema say what kind of value it takes, so values are told apart by what they are, whatever the
-word order of the turn.
+A tool's name gives its verb, the thing it is about and that thing's qualifiers (names.py);
+each parameter's name, type and schema say what kind of value it takes, so values are told
+apart by what they are, whatever the word order of the turn.
+
+A parameter may declare the values the application knows for it: `enum`, or `x-known-values`
+(a list) beside it in the schema. Such a parameter is bound only to a value the turn names from
+that list (see binding.py; `plan(..., context={"known_values": {...}})` adds values at plan time).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from server.router import lexicon as lx
+from server.router.dates import date_format
+from server.router.names import parse_name, singular, split_words
+from server.router.tokens import fold
 
 ID_NAMES = ("id", "number", "code", "ref", "reference")
 AMOUNT_NAMES = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia"})
 DESTINATION_NAMES = frozenset({"email", "to", "recipient", "destination", "address", "url", "webhook", "target"})
 TIME_NAMES = frozenset({"date", "time", "when", "at", "day", "deadline", "start", "end"})
 NAME_NAMES = frozenset({"handle", "member", "user", "username", "person", "customer", "name"})
-TEXT_NAMES = frozenset({"query", "question", "text", "topic", "title", "detail", "statement", "turn", "note",
-                        "message", "body", "comment", "reason", "kind", "subject"})
+# Parameters that take the turn's free text (what is left once the verb and the tool's nouns are read)
+TEXT_NAMES = frozenset({"query", "question", "text", "topic", "detail", "statement", "turn", "note", "message",
+                        "body", "comment", "reason", "kind", "subject", "prompt", "keyword", "keywords"})
 COUNT_NAMES = frozenset({"limit", "count", "quantity", "qty", "n", "size"})
-
-
-def singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,15 @@ class Param:
     required: bool
     noun: str | None = None
     enum: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()  # the name's words, singular (initial_velocity: initial, velocity)
+    type: str = "string"  # the JSON type: string, number, integer, boolean, array, object
+    items: str = "string"  # for an array, its items' type
+    known: tuple[str, ...] = ()  # x-known-values: values the application knows for it
+    described: frozenset[str] = frozenset()  # the content words of its description, singular
+    listed: tuple[str, ...] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
+    percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
+    examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
+    date_format: tuple | None = None  # the order and separator its description asks dates in (dates.py)
 
 
 @dataclass(frozen=True)
@@ -46,7 +56,9 @@ class CatalogueTool:
     params: tuple[Param, ...]
     writes: bool
     description: str = ""
-    adjectives: tuple[str, ...] = field(default=())
+    adjectives: tuple[str, ...] = field(default=())  # the name's qualifiers (public in share_event_public)
+    namespace: tuple[str, ...] = ()  # words before the last dot (soccer in soccer.get_player_stats)
+    verb: str = ""  # the word of its name that says its action (estimate in estimate_fund_return)
 
     @property
     def display(self) -> str:
@@ -56,19 +68,26 @@ class CatalogueTool:
         return next((p for p in self.params if p.name == name), None)
 
 
-def _kind(name: str, schema: dict) -> tuple[str, str | None]:
-    parts = name.lower().split("_")
-    last = parts[-1]
+def _type(schema: dict) -> str:
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), None)
     if "anyOf" in schema:
         kinds = [s.get("type") for s in schema["anyOf"] if isinstance(s, dict) and s.get("type") != "null"]
         kind = kinds[0] if kinds else kind
+    return kind if isinstance(kind, str) else "string"
+
+
+def _kind(name: str, schema: dict) -> tuple[str, str | None]:
+    parts = split_words(name) or [name.lower()]
+    last = parts[-1]
+    kind = _type(schema)
     if schema.get("enum"):
         return "choice", None
     if kind == "boolean":
         return "flag", None
+    if kind in ("array", "object"):
+        return kind, None
     if last in ID_NAMES and len(parts) > 1:
         return "identifier", singular(parts[-2])
     if name.lower() == "id":
@@ -88,49 +107,105 @@ def _kind(name: str, schema: dict) -> tuple[str, str | None]:
     return "text", None
 
 
+# Words a description uses for any parameter: they name none in particular.
+GENERIC = frozenset({"number", "value", "default", "given", "specified", "optional", "required", "type", "name",
+                     "numero", "valor", "the", "and", "for", "with", "which", "that", "this", "from", "into"})
+
+
+def _described(text: str) -> frozenset[str]:
+    return frozenset(singular(w) for w in re.findall(r"[a-z]{3,}", text.lower())) - GENERIC
+
+
+_QUOTED = re.compile(r"'([^'\s][^']{0,30})'|\"([^\"\s][^\"]{0,30})\"")
+_EXAMPLE = re.compile(r"\be\.?g\b|example|such as|\blike\b|format|\bi\.?e\b|\bpor exemplo|\bcomo\b", re.I)
+_FRACTION = re.compile(r"\bdecimal\b(?!\s+(?:place|precision|digit))|\bfraction\b|\b0\s*(?:-|to|a)\s*1\b"
+                       r"|\bfracao\b", re.I)
+_PERCENT = re.compile(r"\bpercent|\bporcent", re.I)
+
+
+def _listed(text: str) -> tuple[str, ...]:
+    """The values a description quotes as the ones a parameter takes: two or more, and not examples."""
+    if _EXAMPLE.search(text):
+        return ()
+    text = re.split(r"\bdefault|\bpadr[aã]o", text, flags=re.I)[0]  # "Default is ['a', 'b']" lists no choices
+    values = tuple(dict.fromkeys(a or b for a, b in _QUOTED.findall(text)))
+    return values if len(values) >= 2 else ()
+
+
+_EXAMPLES = re.compile(r"(?:\be\.?g\.?|for example|such as|\blike\b|por exemplo|como)[:,]?\s+((?:[^.;()]|\.(?=\d))*)", re.I)
+
+
+def _examples(text: str) -> frozenset[str]:
+    """The words of the examples a description gives: "e.g. vegan, gluten-free" gives vegan, gluten-free."""
+    words = set()
+    for found in _EXAMPLES.findall(text):
+        words.update(w for w in re.findall(r"[a-z][a-z-]{2,}", fold(found)) if w not in GENERIC
+                     and w not in ("and", "or", "etc", "ou", "default", "is"))
+    return frozenset(words)
+
+
+def _percent(text: str) -> str | None:
+    """'as a decimal', 'from 0 to 1': a percent is given as a fraction; 'in percentage': as the number.
+    A description that says both says neither."""
+    fraction, percent = bool(_FRACTION.search(text)), bool(_PERCENT.search(text))
+    if fraction and "%" in text:
+        return "fraction"  # "5% is 0.05"
+    if fraction != percent:
+        return "fraction" if fraction else "percent"
+    return None
+
+
+def _param(name: str, schema: dict, required: bool) -> Param:
+    kind, noun = _kind(name, schema)
+    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    known = schema.get("x-known-values")
+    enum = schema.get("enum") or (items.get("enum") if kind == "array" else None) or ()
+    description = str(schema.get("description") or "")
+    return Param(name, kind, required, noun, tuple(str(v) for v in enum),
+                 tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
+                 tuple(str(v) for v in known) if isinstance(known, list) else (),
+                 _described(description), _listed(description), _percent(description), _examples(description),
+                 date_format(description))
+
+
 def tool_from_declaration(declaration: dict) -> CatalogueTool:
     """From an MCP tool declaration: {name, description, inputSchema, annotations}."""
     name = declaration["name"]
     schema = declaration.get("inputSchema") or declaration.get("input_schema") or {}
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
-    words = name.lower().split("_")
-    if words[0] in lx.TOOL_VERBS:
-        action = lx.TOOL_VERBS[words[0]]
-        rest = words[1:]
-        if words[0] == "hand" and rest[:1] == ["off"]:
-            rest = rest[1:]
-    else:
-        action, rest = "get", words
-    # the noun is the first word after the verb; later words qualify it (share_event_public);
-    # a name that is only a verb (apply, ask, plan, hand_off) has no noun of its own
-    rest = [w for w in rest if w not in ("my", "the", "a", "off")]
-    nouns = (singular(rest[0]),) if rest else ()
-    if not nouns and words[0] not in lx.TOOL_VERBS:
-        nouns = (singular(name.lower()),)
-    params = []
-    for pname in sorted(properties):
-        pschema = properties[pname] if isinstance(properties[pname], dict) else {}
-        kind, noun = _kind(pname, pschema)
-        enum = tuple(str(v) for v in pschema.get("enum") or ())
-        params.append(Param(pname, kind, pname in required, noun, enum))
+    parsed = parse_name(name)
+    action = parsed.action or "get"
+    params = tuple(_param(p, properties[p] if isinstance(properties[p], dict) else {}, p in required)
+                   for p in sorted(properties))
     annotations = declaration.get("annotations") or {}
     read_only = annotations.get("readOnlyHint", annotations.get("read_only_hint"))
     writes = (lx.ACTIONS.get(action) != "read") if read_only is None else not read_only
     return CatalogueTool(
         name=name,
         action=action,
-        nouns=nouns,
-        params=tuple(params),
+        nouns=(parsed.head,) if parsed.head else (),
+        params=params,
         writes=writes,
         description=declaration.get("description") or "",
-        adjectives=tuple(rest[1:]),
+        adjectives=parsed.qualifiers,
+        namespace=parsed.namespace,
+        verb=parsed.verb or "",
     )
 
 
 @dataclass(frozen=True)
 class Catalogue:
     tools: tuple[CatalogueTool, ...]
+    nouns: frozenset[str] = field(default=frozenset(), compare=False)  # every tool's thing and identifier nouns
+
+    def __post_init__(self) -> None:
+        # computed once per catalogue, when it is built, not on each turn planned against it
+        found = set()
+        for tool in self.tools:
+            found.update(tool.nouns)
+            found.update(p.noun for p in tool.params if p.noun)
+        object.__setattr__(self, "nouns", frozenset(found))
 
     @classmethod
     def from_declarations(cls, declarations: list[dict]) -> Catalogue:
@@ -142,10 +217,3 @@ class Catalogue:
 
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
-
-    def nouns(self) -> set[str]:
-        found = set()
-        for tool in self.tools:
-            found.update(tool.nouns)
-            found.update(p.noun for p in tool.params if p.noun)
-        return found

@@ -14,27 +14,63 @@ ACTIONS: dict[str, str] = {
     "delete": "change", "cancel": "change", "hand off": "write", "ask": "write", "book": "write",
     "accept": "write", "buy": "write", "pay": "write", "promise": "write", "quote": "write",
     "apply": "write", "give": "write", "plan": "read", "join": "write", "archive": "change",
+    "compute": "read", "reply": "write",
 }
 
 # act of a turn by its action, before the frame says otherwise
 ACT_OF_ACTION: dict[str, str] = {
     "get": "inform", "list": "inform", "search": "inform", "read": "inform", "check": "inform", "view": "inform",
     "plan": "inform", "update": "change", "delete": "change", "cancel": "change", "give": "give",
-    "archive": "change",
+    "archive": "change", "compute": "inform",
 }
 
 # Actions that commit a person: an answering agent never does these.
 COMMITMENTS = frozenset({"accept", "book", "buy", "pay", "promise", "quote", "charge", "refund", "give"})
 
-# Tool-name verbs (the first word of snake_case names) and the canonical action they perform.
+# Tool-name verbs (a word of a tool's name, wherever it sits) and the canonical action they perform.
 TOOL_VERBS: dict[str, str] = {
-    "get": "get", "show": "get", "view": "get", "read": "read", "list": "list", "search": "search",
-    "find": "search", "share": "send", "export": "send", "archive": "archive", "charge": "charge", "refund": "refund", "send": "send", "email": "send",
-    "hand": "hand off", "add": "add", "log": "add", "create": "add", "update": "update", "set": "update",
-    "amend": "update", "edit": "update", "delete": "delete", "remove": "delete", "cancel": "cancel",
-    "ask": "ask", "book": "book", "schedule": "book", "apply": "apply", "plan": "plan", "check": "check",
-    "about": "get", "my": "get", "lookup": "get", "fetch": "get",
+    "get": "get", "show": "get", "view": "get", "display": "get", "retrieve": "get", "fetch": "get",
+    "lookup": "get", "obtain": "get", "describe": "get", "about": "get", "my": "get", "read": "read",
+    "list": "list", "search": "search", "find": "search", "locate": "search", "query": "search",
+    "check": "check", "verify": "check", "validate": "check", "track": "check", "monitor": "check",
+    "calculate": "compute", "calc": "compute", "compute": "compute", "estimate": "compute", "predict": "compute",
+    "forecast": "compute", "convert": "compute", "solve": "compute", "determine": "compute",
+    "evaluate": "compute", "analyze": "compute", "analyse": "compute", "generate": "compute",
+    "measure": "compute", "simulate": "compute", "assess": "compute", "compare": "compute",
+    "recommend": "compute", "suggest": "compute", "translate": "compute", "summarize": "compute",
+    "identify": "compute", "plan": "plan",
+    "share": "send", "export": "send", "send": "send", "email": "send", "notify": "send", "post": "send",
+    "publish": "send", "archive": "archive", "charge": "charge", "refund": "refund", "hand": "hand off",
+    "add": "add", "log": "add", "create": "add", "register": "add", "insert": "add", "record": "add",
+    "update": "update", "set": "update", "amend": "update", "edit": "update", "modify": "update",
+    "change": "update", "rename": "update", "delete": "delete", "remove": "delete", "cancel": "cancel",
+    "ask": "ask", "book": "book", "schedule": "book", "reserve": "book", "apply": "apply", "buy": "buy",
+    "purchase": "buy", "pay": "pay", "reply": "reply", "answer": "reply", "respond": "reply",
 }
+
+# A tool verb's nouns (calculator, generator, booking, prediction) name the same action in a tool's name.
+TOOL_VERB_NOUNS: dict[str, str] = {
+    noun: action
+    for verb, action in TOOL_VERBS.items() if len(verb) > 3
+    for noun in ((verb[:-1] if verb.endswith("e") else verb) + ending for ending in ("or", "er", "ion", "ing"))
+} | {  # nouns of verbs not made by an ending: analysis is what analyze does
+    "analysis": "compute", "conversion": "compute", "comparison": "compute", "recommendation": "compute",
+    "summary": "compute", "reservation": "book", "registration": "add", "purchase": "buy", "payment": "pay",
+}
+
+# Words of a tool's name that qualify rather than name a thing (share_event_public, restaurant.find_nearby).
+NAME_ADJECTIVES = frozenset({"public", "private", "permanent", "temporary", "new", "all", "latest", "recent",
+                             "nearby", "global", "info", "information", "detail", "total", "overall",
+                             "details", "data", "result", "results", "single", "multiple", "double", "simple",
+                             "basic", "advanced", "custom", "full", "quick", "main"})
+# Words that grade a thing rather than tell one thing from another: "the nearest park" is still a park the
+# tool parks.find_nearby finds.
+# (Not the graded ones of a direction, highest or lowest: "the lowest score" is not what high_score gives.)
+EVALUATIVES = frozenset({"nearest", "closest", "best", "top", "latest", "newest", "popular", "good", "great",
+                         "melhor", "melhores", "proximo", "proxima"})
+# Prepositions inside a tool's name: the thing named is before them (exchange_rate_with_fee).
+NAME_PREPOSITIONS = frozenset({"with", "from", "by", "for", "of", "in", "to", "on", "at", "between", "per",
+                               "based", "using", "via", "and", "or", "the", "a", "an"})
 
 
 def _en(base: str, past: str | None = None, participle: str | None = None, third: str | None = None,
@@ -57,12 +93,19 @@ EN_VERBS: dict[str, dict[str, str]] = {
             **_en("see", "saw", "seen", ing="seeing"), **_en("fetch", third="fetches"), **_en("open"),
             **_en("view"), **_en("tell", "told", "told"), **_en("describe"), **_en("arrive"),
             **_en("come", "came", "come"), "look up": "present", "looked up": "past",
-            "pull up": "present"},
-    "list": {**_en("list")},
+            "pull up": "present", **_en("retrieve"), **_en("provide"), **_en("obtain"), **_en("report")},
+    "compute": {**_en("calculate"), **_en("compute"), **_en("estimate"), **_en("predict"), **_en("forecast", "forecast"),
+                **_en("convert"), **_en("solve"), **_en("determine"), **_en("evaluate"), **_en("analyze"),
+                **_en("analyse"), **_en("generate"), **_en("simulate"), **_en("assess", third="assesses"),
+                **_en("compare"), **_en("recommend"), **_en("suggest"), **_en("translate"), **_en("summarize"),
+                **_en("identify", "identified", third="identifies", ing="identifying"), **_en("measure")},
+    "reply": {**_en("reply", "replied", third="replies", ing="replying"), **_en("answer"), **_en("respond")},
+    "list": {**_en("list"), **_en("enumerate")},
     "search": {**_en("search", third="searches"), **_en("find", "found", "found"), "look for": "present",
-               "looking for": "present", "looked for": "past"},
+               "looking for": "present", "looked for": "past", **_en("locate"), **_en("discover")},
     "read": {**_en("read", "read", "read")},
-    "check": {**_en("check")},
+    "check": {**_en("check"), **_en("verify", "verified", third="verifies", ing="verifying"), **_en("validate"),
+              **_en("track"), **_en("monitor")},
     "charge": {**_en("charge"), **_en("bill")},
     "refund": {**_en("refund"), **_en("reimburse")},
     "send": {**_en("send", "sent", "sent"), **_en("mail"), **_en("email"), **_en("forward"), **_en("share"),
@@ -123,12 +166,22 @@ PT_VERBS: dict[str, dict[str, str]] = {
     "get": {**_pt_ar("mostr"), **_pt_er("exib", "ir"), **_pt_ar("consult", "consult"), **_pt_er("abr", "ir"),
             **_pt_ar("pux", "pux"), "ver": "present", "veja": "present", "ve": "present", "viu": "past", "visto": "past",
             **_pt_ar("apresent"), **_pt_ar("fal"), **_pt_ar("cont"), **_pt_er("descrev"), **_pt_ar("cheg", "chegu"),
-            "traga": "present", "traz": "present", "trazer": "present", "trouxe": "past"},
+            "traga": "present", "traz": "present", "trazer": "present", "trouxe": "past", **_pt_ar("recuper"),
+            **_pt_er("fornec"), **_pt_ar("inform"), "obter": "present", "obtenha": "present", "obtem": "present",
+            "obteve": "past"},
+    "compute": {**_pt_ar("calcul"), **_pt_ar("comput"), **_pt_ar("estim"), **_pt_er("convert"), **_pt_er("resolv"),
+                **_pt_ar("determin"), **_pt_ar("avali"), **_pt_ar("analis"), **_pt_ar("simul"), **_pt_ar("compar"),
+                **_pt_ar("recomend"), **_pt_ar("identific", "identifiqu"), **_pt_er("resum", "ir"),
+                "prever": "present", "preveja": "present", "preve": "present", "previu": "past",
+                "traduzir": "present", "traduza": "present", "traduz": "present", "traduziu": "past",
+                "gerar": "present", "gere": "present", "gera": "present", "gerou": "past", "sugira": "present",
+                "sugerir": "present", "sugere": "present", "sugeriu": "past"},
+    "reply": {**_pt_er("respond")},
     "list": {**_pt_ar("list")},
-    "search": {**_pt_ar("busc", "busqu"), **_pt_ar("procur"), **_pt_ar("pesquis"), **_pt_ar("ach", "ach"),
+    "search": {**_pt_ar("localiz"), **_pt_ar("busc", "busqu"), **_pt_ar("procur"), **_pt_ar("pesquis"), **_pt_ar("ach", "ach"),
                "encontre": "present", "encontrar": "present", "encontra": "present", "encontrou": "past"},
     "read": {"ler": "present", "leia": "present", "le": "present", "leu": "past", "lido": "past", "lida": "past"},
-    "check": {**_pt_ar("verific", "verifiqu"), **_pt_ar("confer", "confer"), **_pt_ar("cheq", "chequ")},
+    "check": {**_pt_ar("acompanh"), **_pt_ar("verific", "verifiqu"), **_pt_ar("confer", "confer"), **_pt_ar("cheq", "chequ")},
     "charge": {**_pt_ar("cobr"), **_pt_ar("fatur")},
     "refund": {**_pt_ar("reembols"), **_pt_ar("estorn"), **_pt_er("devolv")},
     "send": {**_pt_ar("envi"), **_pt_ar("mand"), **_pt_ar("compartilh"), **_pt_ar("encaminh"), **_pt_ar("export"),
@@ -163,9 +216,27 @@ PT_NOT_VERBS = frozenset({"de", "da", "a", "o", "e", "ve", "le", "cota", "entrad
                           "nota", "lista", "busca", "registro", "pago", "paga", "marcado", "aprovado", "criado",
                           "entrado", "pergunta", "perguntas", "reserva", "compra", "cancelado",
                           "envio", "troca", "pedido", "mudanca", "apresentado", "registrado", "anotado",
-                          "orcado", "cotado", "fechado", "assinado", "confirmado", "agendado"})
-# ... except at the very start of a turn, where an imperative stands ("mostra o pedido", "lista os membros").
-PT_VERB_AT_START = frozenset({"mostra", "lista", "busca", "registra", "passa", "marca", "de", "da", "le", "ve"})
+                          "orcado", "cotado", "fechado", "assinado", "confirmado", "agendado", "gera", "informe",
+                          "resposta", "respostas"})
+
+# Participles and gerunds that introduce a phrase like a preposition ("the area given the sides",
+# "a plan based on", "o total considerando"): a verb only where the clause opens with them.
+PARTICIPIAL_PREPOSITIONS = {
+    "en": frozenset({"given", "based", "using", "including", "starting", "assuming", "considering", "following",
+                     "regarding", "concerning", "excluding", "according", "depending", "provided", "providing",
+                     "compared", "specified", "listed", "located", "named", "called"}),
+    "pt-BR": frozenset({"dado", "dada", "dados", "dadas", "usando", "incluindo", "considerando", "baseado",
+                        "baseada", "comparado", "chamado", "chamada", "localizado", "localizada", "segundo"}),
+}
+
+# The nouns a verb makes of what it does: a past question about replying asks about the replies.
+ACTION_NOUNS = {
+    "en": {"reply": ("replies", "answers", "responses"), "ask": ("questions",), "send": ("messages",)},
+    "pt-BR": {"reply": ("respostas", "resposta"), "ask": ("perguntas",), "send": ("mensagens",)},
+}
+
+# Verbs that carry data somewhere: only these make a turn's "to X" a destination to decline.
+SEND_ACTIONS = frozenset({"send"})
 
 FUNCTION_WORDS = {
     "en": frozenset("a an the of for to with and or please me my our your his her their its it this that these those "
@@ -222,6 +293,8 @@ PAST_AUXILIARIES = {
     "en": frozenset({"did", "was", "were", "has", "have", "had"}),
     "pt-BR": frozenset({"foi", "foram", "ja", "tinha", "houve"}),
 }
+BE = {"en": frozenset({"is", "are", "be", "been", "being", "am"}),
+      "pt-BR": frozenset({"e", "sao", "ser", "sido", "esta", "estao", "estar"})}
 FUTURE_AUXILIARIES = {
     "en": frozenset({"will", "gonna", "shall"}),
     "pt-BR": frozenset({"vai", "vou", "vamos", "irei", "ira", "vao"}),
@@ -237,15 +310,53 @@ SPLITTERS = {"en": ("and then", "then", "and"), "pt-BR": ("e depois", "depois", 
 TIME_WORDS = {
     "en": frozenset({"today", "tomorrow", "yesterday", "tonight", "now", "monday", "tuesday", "wednesday", "thursday",
                      "friday", "saturday", "sunday", "morning", "afternoon", "evening", "week", "month", "year",
-                     "noon", "midnight", "pm", "am"}),
+                     "noon", "midnight", "pm", "am", "weekend"}),
     "pt-BR": frozenset({"hoje", "amanha", "ontem", "agora", "segunda", "terca", "quarta", "quinta", "sexta", "sabado",
                         "domingo", "manha", "tarde", "noite", "semana", "mes", "ano", "meio-dia", "horas", "hora", "h"}),
 }
 
+# Numbers written in words, read as numbers where a turn writes none in digits. "one", "um" and "uma"
+# are left out: they are as often a pronoun or an article.
+NUMBER_WORDS = {
+    "en": {w: str(n) for n, w in enumerate("zero _ two three four five six seven eight nine ten eleven twelve".split())
+           if w != "_"} | {"twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100"},
+    "pt-BR": {w: str(n) for n, w in enumerate("zero _ dois tres quatro cinco seis sete oito nove dez onze doze".split())
+              if w != "_"} | {"duas": "2", "vinte": "20", "trinta": "30", "quarenta": "40", "cinquenta": "50",
+                              "cem": "100"},
+}
+
+# Unit symbols and the names a description uses for them (singular), in both languages: "50km" is
+# a value for a parameter whose description says kilometers.
+UNIT_NAMES = {
+    "km": ("kilometer", "kilometre", "quilometro"), "m": ("meter", "metre", "metro"),
+    "cm": ("centimeter", "centimetre", "centimetro"), "mm": ("millimeter", "millimetre", "milimetro"),
+    "kg": ("kilogram", "kilo", "quilo", "quilograma"), "g": ("gram", "grama"), "mg": ("milligram", "miligrama"),
+    "lb": ("pound", "libra"), "lbs": ("pound", "libra"), "mi": ("mile", "milha"), "ft": ("foot", "feet", "pe"),
+    "in": ("inch", "polegada"), "h": ("hour", "hora"), "hr": ("hour", "hora"), "hrs": ("hour", "hora"),
+    "min": ("minute", "minuto"), "s": ("second", "segundo"), "sec": ("second", "segundo"),
+    "ms": ("millisecond", "milissegundo"), "l": ("liter", "litre", "litro"), "ml": ("milliliter", "mililitro"),
+    "c": ("celsius",), "f": ("fahrenheit",), "k": ("kelvin",), "j": ("joule",), "w": ("watt",), "kw": ("kilowatt",),
+    "v": ("volt",), "hz": ("hertz",), "n": ("newton",), "pa": ("pascal",), "mph": ("mile",), "kmh": ("kilometer",),
+}
+
+# Words that multiply the number before them: "213 million", "8,5 milhões", "3 mil".
+MAGNITUDES = {"thousand": 10 ** 3, "million": 10 ** 6, "millions": 10 ** 6, "billion": 10 ** 9,
+              "billions": 10 ** 9, "trillion": 10 ** 12, "mil": 10 ** 3, "milhao": 10 ** 6, "milhoes": 10 ** 6,
+              "bilhao": 10 ** 9, "bilhoes": 10 ** 9, "trilhao": 10 ** 12, "trilhoes": 10 ** 12}
+
+# Month names of both languages, folded.
+MONTHS = frozenset("january february march april may june july august september october november december janeiro fevereiro "
+          "marco abril maio junho julho agosto setembro outubro novembro dezembro".split())
+
 INFORMAL = {"pt-BR": {"vc": "voce", "vcs": "voces", "pq": "porque", "q": "que", "tb": "tambem", "tbm": "tambem",
                       "pra": "para", "pro": "para o", "ta": "esta", "to": "estou", "blz": "beleza", "obg": "obrigado",
                       "td": "tudo", "msg": "mensagem", "cê": "voce", "ce": "voce"},
-            "en": {"u": "you", "ur": "your", "pls": "please", "plz": "please", "thx": "thanks", "r": "are"}}
+            "en": {"u": "you", "ur": "your", "pls": "please", "plz": "please", "thx": "thanks", "r": "are",
+                   "what's": "what is", "whats": "what is", "where's": "where is", "who's": "who is",
+                   "how's": "how is", "when's": "when is", "which's": "which is", "that's": "that is",
+                   "it's": "it is", "there's": "there is", "here's": "here is", "let's": "let us",
+                   "i'm": "i am", "i'd": "i would", "i'll": "i will", "i've": "i have", "you're": "you are",
+                   "we're": "we are", "they're": "they are", "what're": "what are", "how're": "how are"}}
 
 COMPUTE_OPERATORS = {
     "en": {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/", "over": "/",
@@ -253,10 +364,13 @@ COMPUTE_OPERATORS = {
     "pt-BR": {"mais": "+", "menos": "-", "vezes": "*", "multiplicado por": "*", "dividido por": "/",
               "por cento de": "%of", "% de": "%of"},
 }
-COMPUTE_OPENERS = {"en": ("what is", "what's", "how much is", "calculate", "compute"),
-                   "pt-BR": ("quanto e", "quanto da", "calcule", "calcula", "qual e", "quanto sao")}
-
 # After these, a word is a noun ("any mail", "o envio"), not a verb.
+# Prepositions after which a verb's form is a noun ("dividend per share", "a cost of living"); English only:
+# a Portuguese preposition is often followed by an infinitive ("antes de enviar").
+NOUN_PREPOSITIONS = {"en": frozenset({"per", "of", "for", "with", "by", "in", "on", "at", "from", "about", "into",
+                                      "than", "under", "over"}),
+                     "pt-BR": frozenset()}
+
 DETERMINERS = {
     "en": frozenset({"a", "an", "the", "any", "some", "my", "your", "our", "his", "her", "their", "this", "that",
                      "these", "those", "no", "every", "each"}),

@@ -30,7 +30,7 @@ class Selection(_Frozen):
 class Step(_Frozen):
     kind: StepKind
     decided_by: str = Field(description="The rule that decided this step, e.g. 'tool: admission', 'ask: incomplete'.")
-    selection: Selection = Selection()
+    selection: Selection = Field(default_factory=Selection)
     result: str | None = Field(default=None, description="For compute: the computed value.")
 
 

@@ -9,26 +9,18 @@ tool takes it is declined whole.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 
 from server.router import lexicon as lx
-from server.router.catalogue import Catalogue, CatalogueTool, Param, singular
+from server.router.binding import Binder, takes
+from server.router.catalogue import Catalogue, CatalogueTool
+from server.router.compute import arithmetic
 from server.router.model import FormModel, Guidance, Role, Selection, Step, TurnPlan
 from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
 from server.router.render import Renderer
+from server.router.selection import TurnWords, clause_span, compatible, rank, things
 from server.router.vocabulary import Vocabulary
 
 ON_UNREAD = ("refuse", "model", "ask", "answer")
-
-# Verbs that serve each other: a turn's "show" reaches a tool whose name says "get", and so on.
-COMPATIBLE = {
-    "get": {"get", "view", "read", "check", "list"},
-    "view": {"get", "view"},
-    "read": {"read", "get", "check"},
-    "check": {"check", "get", "read"},
-    "list": {"list", "get", "search"},
-    "search": {"search", "list"},
-}
 
 
 @dataclass
@@ -48,56 +40,22 @@ class Context:
     awaiting: dict | None = None
     on_unread: str = "refuse"
     rephrased: bool = False
+    known_values: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Context:
+        if not data:
+            return cls()
         data = data or {}
         on_unread = data.get("on_unread", "refuse")
         if on_unread not in ON_UNREAD:
             raise ValueError(f"on_unread must be one of {', '.join(ON_UNREAD)}")
         values = {str(k): str(v) for k, v in (data.get("values") or {}).items()}
-        return cls(values, data.get("awaiting"), on_unread, bool(data.get("rephrased")))
-
-
-def _things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span: set[int]) -> list[tuple[Token, str]]:
-    """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
-    found: list[tuple[Token, str]] = []
-    function = lx.FUNCTION_WORDS[language]
-    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span]
-    i = 0
-    while i < len(words):
-        matched = False
-        for size in (3, 2):
-            if i + size <= len(words):
-                phrase = " ".join(w.norm for w in words[i:i + size])
-                noun = vocabulary.nouns.get(phrase)
-                if noun:
-                    found.append((words[i], noun))
-                    i += size
-                    matched = True
-                    break
-        if matched:
-            continue
-        word = words[i]
-        noun = vocabulary.noun(word.norm)
-        if noun:
-            found.append((word, noun))
-        elif word.norm not in function:
-            found.append((word, singular(word.norm)))
-        i += 1
-    return found
-
-
-def _compatible(action: str | None, tool: CatalogueTool) -> bool:
-    if action is None:
-        return False
-    return tool.action in COMPATIBLE.get(action, {action})
-
-
-def _clause_span(clause: Clause) -> set[int]:
-    if clause.verb is None:
-        return set()
-    return {clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)}
+        known = data.get("known_values") or {}
+        if not isinstance(known, dict) or not all(isinstance(v, (list, tuple)) for v in known.values()):
+            raise ValueError("known_values maps a parameter's name to the list of values the application knows")
+        known_values = {str(k): tuple(sorted({str(x) for x in v})) for k, v in known.items()}
+        return cls(values, data.get("awaiting"), on_unread, bool(data.get("rephrased")), known_values)
 
 
 class Planner:
@@ -107,19 +65,18 @@ class Planner:
         self.vocabulary = vocabulary
         self.context = context
         self.say = Renderer(language, catalogue)
-        self.nouns = catalogue.nouns()
+        self.nouns = catalogue.nouns
 
     # --- one clause ------------------------------------------------------------------------
 
     def clause(self, clause: Clause, reading: Reading, done: list[Step]) -> Outcome:
-        span = _clause_span(clause)
+        span = clause_span(clause)
         action = clause.verb.action if clause.verb else None
-        things = _things(clause.tokens, self.language, self.vocabulary, span)
-        known = [(token, noun) for token, noun in things if noun in self.nouns]
+        found = things(clause.tokens, self.language, self.vocabulary, span)
+        known = [(token, noun) for token, noun in found if noun in self.nouns]
         known_nouns = [noun for _, noun in known]
         form = reading.form
         past_question = form.tense == "past"
-        destination = [t for t in reading.destination if t in clause.tokens]
         tools = self.catalogue.tools
 
         first = next((t for t in clause.tokens if t.kind == "word"), None)
@@ -135,17 +92,29 @@ class Planner:
             # "what's in my inbox?", "meu perfil": a read of the thing named
             by_action = [t for t in tools if not t.writes]
         else:
-            by_action = [t for t in tools if _compatible(action, t)]
+            by_action = [t for t in tools if compatible(action, t)]
+            if not by_action and action == "give" and form.frame == "ordering":
+                # "give me a recipe": with nothing here that gives, a request to be told, read
+                by_action = [t for t in tools if not t.writes]
         if past_question:
             writers = [t for t in by_action if t.writes]
             by_action = [t for t in by_action if not t.writes]
+            if action and lx.ACTIONS.get(action) != "read" and not known_nouns:
+                # "did anyone reply?": a past question about doing asks about what the doing makes
+                made = [self.vocabulary.noun(w) for w in lx.ACTION_NOUNS[self.language].get(action, ())]
+                known_nouns = [n for n in dict.fromkeys(made) if n and n in self.nouns][:1]
+                writers = writers or known_nouns
             if writers and known_nouns:
                 by_action += [t for t in tools if not t.writes and any(n in t.nouns for n in known_nouns)
                               and t not in by_action]
-        # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411")
+        # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411");
+        # among the tools whose thing the turn names, the one whose name it names most fully
         primary = known_nouns[:1]
         admission = [t for t in by_action if any(n in t.nouns for n in primary)]
-        derived = [t for t in by_action if t not in admission
+        ranked = rank(by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action)
+        admission = ranked or [t for t in admission if not t.adjectives]
+        admitted = {id(t) for t in admission}  # by identity: comparing two tools field by field is slow
+        derived = [t for t in by_action if id(t) not in admitted
                    and any(p.noun in primary for p in t.params if p.noun)]
         rule = "tool: past tense" if past_question and action and lx.ACTIONS.get(action) != "read" else None
         verb_only = [t for t in by_action if not t.nouns]
@@ -156,9 +125,9 @@ class Planner:
             chosen, rule = verb_only, rule or "tool: derived"
         elif derived:
             chosen, rule = derived, rule or "tool: derived"
-        elif not things and len(by_action) == 1 and action is not None:
+        elif not found and len(by_action) == 1 and action is not None:
             chosen, rule = by_action, rule or "tool: derived"
-        elif not things and len(by_action) > 1 and action is not None:
+        elif not found and len(by_action) > 1 and action is not None:
             chosen, rule = by_action, "ask: ambiguous"
         else:
             chosen = []
@@ -171,17 +140,25 @@ class Planner:
             return Outcome(step, "ambiguous", "Choose", self.say.ambiguous(chosen), evidence=form.predicate or "")
 
         if not chosen:
-            return self._no_tool(clause, reading, action, things, known, destination, past_question)
+            return self._no_tool(clause, reading, action, found, known, past_question)
 
         tool = chosen[0]
-        if destination and not all(any(_takes(p, t) for p in tool.params) for t in destination):
+        destination = [t for t in reading.destination if t in clause.tokens]
+        carries = action in lx.SEND_ACTIONS or any(p.kind == "destination" for p in tool.params)
+        if destination and carries and not all(any(takes(p, t) for p in tool.params) for t in destination):
             return self._decline(destination)
         if form.polarity == "negated" and form.frame != "question":
             step = Step(kind="decline", decided_by="decline: negated", selection=Selection(tool=tool.name))
             because = self.say.negated(tool)
             return Outcome(step, "resolved", "None", because, declined_because=because)
-        arguments, sources = self._arguments(tool, clause, reading, done)
-        missing = [p.name for p in tool.params if p.required and p.name not in arguments]
+        arguments, sources, unsure = self._arguments(tool, clause, reading, done, found)
+        if action is None and form.frame == "question" and any(p.required for p in tool.params) \
+                and "turn" not in sources.values():
+            # "what is the penalty for burglary?": a question about the thing, with none of the values
+            # the tool reads it by, is a question of knowledge, not a call
+            step = Step(kind="unread", decided_by="unread: question of knowledge")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unread())
+        missing = [p.name for p in tool.params if (p.required or p.name in unsure) and p.name not in arguments]
         if form.frame == "howto":
             # "how do I …": say what the tool needs; a question about doing is not the doing
             step = Step(kind="ask", decided_by="ask: howto",
@@ -198,6 +175,8 @@ class Planner:
     def _senses(self, tokens: list[Token]) -> list[tuple[Token, tuple[str, bool]]]:
         """The vocabulary's adjectives and adverbs in these tokens, two-word ones first ("for good")."""
         found = []
+        if not self.vocabulary.adjectives:
+            return found
         words = [t for t in tokens if t.kind == "word"]
         i = 0
         while i < len(words):
@@ -220,7 +199,7 @@ class Planner:
             return []
         return [t for t in tools if wanted & (set(t.adjectives) | set(t.name.split("_")))]
 
-    def _no_tool(self, clause, reading, action, things, known, destination, past_question) -> Outcome:
+    def _no_tool(self, clause, reading, action, things, known, past_question) -> Outcome:
         if reading.form.act == "meaning":
             step = Step(kind="unread", decided_by="unread: meaning")
             return Outcome(step, "unread", "Defer", self.say.meaning())
@@ -228,7 +207,8 @@ class Planner:
             if action is not None and lx.ACTIONS.get(action) != "read":
                 return self._decline_compute()
             return self._compute(clause, reading)
-        if destination and action == "send":
+        destination = [t for t in reading.destination if t in clause.tokens]
+        if destination and action in lx.SEND_ACTIONS:
             return self._decline(destination)
         unread = Step(kind="unread", decided_by="unread: no tool")
         if past_question and known:
@@ -241,7 +221,7 @@ class Planner:
             lemma = self._lemma(clause) if clause.verb else None
             return Outcome(unread, "unmet_action", "None", self.say.unmet_action(actors, token.text, lemma),
                            evidence=token.text)
-        doers = [t for t in self.catalogue.tools if _compatible(action, t)]
+        doers = [t for t in self.catalogue.tools if compatible(action, t)]
         if doers and things:
             thing = next((t for t, _ in things), None)
             return Outcome(unread, "unmet_object", "None", self.say.unmet_object(doers, thing.text if thing else ""),
@@ -270,7 +250,7 @@ class Planner:
         return Outcome(step, "unmet_action", "None", because, declined_because=because)
 
     def _compute(self, clause: Clause, reading: Reading) -> Outcome:
-        expression, result = _arithmetic(clause.tokens, self.language)
+        expression, result = arithmetic(clause.tokens, self.language)
         if result is None:
             return self._unread()
         step = Step(kind="compute", decided_by="compute: arithmetic",
@@ -297,124 +277,32 @@ class Planner:
 
     # --- arguments -------------------------------------------------------------------------
 
-    def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step]):
-        arguments: dict[str, str] = {}
-        sources: dict[str, str] = {}
-        tokens = clause.tokens
-        used: set[int] = set(_clause_span(clause))
+    def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step],
+                   found: list[tuple[Token, str]] | None = None):
+        """Values by what each parameter is (binding.py); then what the turn does not carry: an
+        answer, an earlier step's value, the host's context. Returns arguments, sources, unsure."""
+        used = set(clause_span(clause))
         verb_end = max(used) if used else -1
-        things = _things(tokens, self.language, self.vocabulary, used)
-
-        def put(param: Param, value: str, source: str, token: Token | None = None) -> None:
-            arguments[param.name] = value
-            sources[param.name] = source
-            if token is not None:
-                used.add(token.index)
-
-        numbers = [t for t in tokens if t.kind == "number"]
-        by_index = {t.index: t for t in tokens}
-        # identifiers: the number right after the noun the parameter names ("pedido 4411")
-        for param in (p for p in tool.params if p.kind == "identifier"):
-            for token, noun in things:
-                nxt = by_index.get(token.index + 1)
-                if noun == param.noun and nxt is not None and nxt.kind == "number" and nxt.index not in used:
-                    put(param, nxt.text, "turn", nxt)
-                    break
-        identifiers = [p for p in tool.params if p.kind == "identifier" and p.name not in arguments]
-        amount_served = any(t.kind in ("decimal", "money") for t in tokens) or not any(
-            p.kind == "amount" for p in tool.params)
-        for param in identifiers:
-            loose = [t for t in numbers if t.index not in used]
-            if len(identifiers) == 1 and loose and (amount_served or len(loose) > 1):
-                put(param, loose[0].text, "turn", loose[0])
-        # amounts: decimals and money first, then a lone remaining number if an amount is required
-        for param in (p for p in tool.params if p.kind == "amount"):
-            value = next((t for t in tokens if t.kind in ("decimal", "money") and t.index not in used), None)
-            if value is None and param.required:
-                value = next((t for t in numbers if t.index not in used), None)
-            if value is not None:
-                put(param, value.text, "turn", value)
-        for param in (p for p in tool.params if p.kind == "count"):
-            value = next((t for t in numbers if t.index not in used), None)
-            if value is not None and param.required:
-                put(param, value.text, "turn", value)
-        for param in (p for p in tool.params if p.kind == "destination"):
-            value = next((t for t in reading.destination if t in tokens and t.index not in used and _takes(param, t)),
-                         None)
-            if value is not None:
-                put(param, value.text, "turn", value)
-        for param in (p for p in tool.params if p.kind == "time"):
-            if "time" in reading.form.roles:
-                put(param, reading.form.roles["time"], "turn")
-        for param in (p for p in tool.params if p.kind == "choice"):
-            for token in tokens:
-                if token.kind != "word":
-                    continue
-                sense = self.vocabulary.adjective(token.norm)
-                candidates = [token.norm] + ([sense[0]] if sense and sense[1] else [])
-                match = next((v for v in param.enum if fold(v) in candidates), None)
-                if match is not None:
-                    put(param, match, "turn", token)
-                    break
-        for param in (p for p in tool.params if p.kind == "flag"):
-            for token, (means, same) in self._senses(tokens):
-                if fold(means) == fold(param.name):
-                    put(param, "true" if same else "false", "turn", token)
-                    break
-        for param in (p for p in tool.params if p.kind == "time"):
-            if param.name in arguments:
-                used |= {t.index for t in tokens if t.kind == "word" and t.norm in lx.TIME_WORDS[self.language]}
-        for param in (p for p in tool.params if p.kind == "name"):
-            handle = next((t for t in tokens if t.kind == "handle" and t.index not in used), None)
-            if handle is not None:
-                put(param, handle.text.lstrip("@"), "turn", handle)
-                continue
-            for token, noun in things:
-                nxt = by_index.get(token.index + 1)
-                if noun in (param.name, "member") and nxt is not None and nxt.kind == "word" \
-                        and nxt.norm not in lx.FUNCTION_WORDS[self.language]:
-                    put(param, nxt.text, "turn", nxt)
-                    break
-        text_params = [p for p in tool.params if p.kind == "text"]
-        quoted = [t for t in tokens if t.kind == "quoted"]
-        # a quoted phrase is a title or a message before it is anything else
-        for param, token in zip(sorted(text_params, key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name)),
-                                quoted):
-            put(param, token.text, "turn", token)
-        for param in text_params:
-            if param.name in arguments:
-                continue
-            rest = self._remainder(tokens, used, things, tool, verb_end)
-            if rest and (param.required or param.name in ("query", "topic", "question", "text", "turn")):
-                put(param, rest, "turn")
-                break
-        # values the turn does not carry: an answer, the host's context, an earlier step
+        if found is None:
+            found = things(clause.tokens, self.language, self.vocabulary, used)
+        binder = Binder(tool, clause.tokens, reading, self.language, found, used, self.context.known_values)
+        senses = self._senses(clause.tokens)
+        binder.bind(senses, verb_end)
+        arguments, sources = binder.arguments, binder.sources
         for param in tool.params:
             if param.name in arguments:
                 continue
             if self.context.awaiting and param.name in (self.context.awaiting.get("arguments") or {}):
-                put(param, str(self.context.awaiting["arguments"][param.name]), "answer")
+                binder.put(param, str(self.context.awaiting["arguments"][param.name]), "answer")
             elif reading.pointed and done:
                 for number, step in reversed(list(enumerate(done, start=1))):
                     if param.name in step.selection.arguments:
-                        put(param, step.selection.arguments[param.name], f"step:{number}")
+                        binder.put(param, step.selection.arguments[param.name], f"step:{number}")
                         break
             if param.name not in arguments and param.name in self.context.values and param.required:
-                put(param, self.context.values[param.name], "context")
-        return dict(sorted(arguments.items())), dict(sorted(sources.items()))
-
-    def _remainder(self, tokens: list[Token], used: set[int], things, tool: CatalogueTool, after: int) -> str:
-        """Free text for a text parameter: the words left once the verb, the tool's nouns and
-        function words are taken, from the first preposition or content word on."""
-        function = lx.FUNCTION_WORDS[self.language] | {"please", "por", "favor", "for", "sobre", "about"}
-        tool_words = set(tool.nouns) | set(tool.name.split("_"))
-        mapped = {token.index for token, noun in things if noun in tool_words}
-        # only what follows the verb: its objects, not the preamble ("I want to apply")
-        words = [t for t in tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in used
-                 and t.index not in mapped and t.index > after]
-        while words and words[0].norm in function:
-            words.pop(0)
-        return " ".join(t.text for t in words)
+                binder.put(param, self.context.values[param.name], "context")
+        unsure = [p.name for p in tool.params if p.name in binder.unsure and p.name not in arguments]
+        return dict(sorted(arguments.items())), dict(sorted(sources.items())), unsure
 
     # --- the whole turn --------------------------------------------------------------------
 
@@ -468,7 +356,7 @@ class Planner:
         if tool is None:
             return self._unread()
         clause = Clause(reading.tokens, None)
-        arguments, sources = self._arguments(tool, clause, reading, [])
+        arguments, sources, _ = self._arguments(tool, clause, reading, [])
         arguments = {**{k: str(v) for k, v in (awaiting.get("arguments") or {}).items()}, **arguments}
         sources = {**{k: "answer" for k in (awaiting.get("arguments") or {})}, **sources}
         for name in list(sources):
@@ -483,87 +371,6 @@ class Planner:
         selection = Selection(tool=tool.name, arguments=selection.arguments, sources=selection.sources)
         return Outcome(Step(kind="tool", decided_by="tool: reply", selection=selection), "resolved", "None",
                        self.say.resolved(tool, selection.arguments))
-
-
-_QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
-
-
-def _takes(param: Param, token: Token) -> bool:
-    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
-    if param.kind != "destination":
-        return False
-    if token.kind == "email":
-        return param.name in ("email", "to", "recipient", "address", "destination", "target")
-    if token.kind == "url":
-        return param.name in ("url", "webhook", "destination", "target")
-    return param.name in ("to", "recipient", "destination", "target")
-
-
-def _arithmetic(tokens: list[Token], language: str) -> tuple[str, str | None]:
-    """A plain arithmetic expression from the turn: numbers joined by operator words or symbols."""
-    operators = lx.COMPUTE_OPERATORS[language]
-    parts: list[str] = []
-    words = [t for t in tokens if t.kind != "punct"]
-    i = 0
-    while i < len(words):
-        token = words[i]
-        if token.kind in ("number", "decimal", "money"):
-            parts.append(_number(token.text, language))
-            i += 1
-            continue
-        matched = False
-        for phrase in sorted(operators, key=len, reverse=True):
-            size = len(phrase.split())
-            if " ".join(w.norm for w in words[i:i + size]) == phrase:
-                parts.append(operators[phrase])
-                i += size
-                matched = True
-                break
-        if not matched and token.norm in ("x",) and parts and parts[-1][:1].isdigit():
-            parts.append("*")
-            matched = True
-            i += 1
-        if not matched:
-            i += 1
-    expression = " ".join(parts).replace("%of", "% of")
-    try:
-        value = _evaluate(parts)
-    except (InvalidOperation, ZeroDivisionError, ValueError, IndexError):
-        return expression, None
-    return expression, value
-
-
-def _number(text: str, language: str) -> str:
-    digits = "".join(ch for ch in text if ch.isdigit() or ch in ".,")
-    if language == "pt-BR":
-        digits = digits.replace(".", "").replace(",", ".")
-    else:
-        digits = digits.replace(",", "")
-    return digits
-
-
-def _evaluate(parts: list[str]) -> str:
-    """Left-to-right with * and / before + and -: enough for what a turn asks, and exact (Decimal)."""
-    if not parts or len(parts) % 2 == 0:
-        raise ValueError("not an expression")
-    values = [Decimal(parts[0])]
-    ops: list[str] = []
-    for op, raw in zip(parts[1::2], parts[2::2]):
-        number = Decimal(raw)
-        if op == "%of":
-            values[-1] = values[-1] * number / 100
-        elif op in ("*", "/"):
-            values[-1] = values[-1] * number if op == "*" else values[-1] / number
-        elif op in ("+", "-"):
-            ops.append(op)
-            values.append(number)
-        else:
-            raise ValueError(op)
-    total = values[0]
-    for op, number in zip(ops, values[1:]):
-        total = total + number if op == "+" else total - number
-    text = format(total.normalize(), "f")
-    return text
 
 
 def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary, context: dict | None = None) -> TurnPlan:

@@ -7,65 +7,13 @@ is folded (no accents, informal spellings expanded) before lookup; values keep t
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from server.router import lexicon as lx
+from server.router.tokens import Token, fold, tokenize  # noqa: F401 - reader.fold and reader.Token are imported
 
 LANGUAGES = ("en", "pt-BR")
-
-_TOKEN = re.compile(
-    r"""(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
-      |(?P<url>https?://\S+)
-      |(?P<quoted>"[^"]*"|“[^”]*”|'[^']{2,}')
-      |(?P<handle>@[a-z][a-z0-9_-]{1,31})
-      |(?P<money>(?:R\$|US\$|\$|€|£)\s?\d[\d.,]*)
-      |(?P<number>\d+(?:[.,]\d+)*(?:%)?)
-      |(?P<word>[^\W\d_](?:[\w'’-]*[^\W_])?)
-      |(?P<punct>[?!.,;:])""",
-    re.VERBOSE | re.UNICODE,
-)
-
-
-def fold(text: str) -> str:
-    """Lowercase without accents: how Portuguese is compared, with or without accents typed."""
-    decomposed = unicodedata.normalize("NFD", text.lower())
-    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
-
-
-@dataclass
-class Token:
-    text: str  # as typed
-    norm: str  # folded, informal spelling expanded
-    kind: str  # word, number, decimal, money, email, url, quoted, handle, punct
-    index: int
-    used: bool = False  # consumed as a role or an argument
-
-
-def tokenize(turn: str, language: str) -> list[Token]:
-    tokens: list[Token] = []
-    informal = lx.INFORMAL[language]
-    for match in _TOKEN.finditer(turn):
-        kind = match.lastgroup or "word"
-        text = match.group(0)
-        norm = fold(text)
-        if kind == "word":
-            norm = norm.replace("’", "'")
-            expanded = informal.get(norm)
-            if expanded and " " in expanded:
-                for part in expanded.split():
-                    tokens.append(Token(text, part, "word", len(tokens)))
-                continue
-            norm = expanded or norm
-        elif kind == "number":
-            decimal_sep = "," if language == "pt-BR" else "."
-            kind = "decimal" if (decimal_sep in text and re.search(rf"\{decimal_sep}\d{{1,2}}$", text)) or "%" in text else "number"
-        elif kind == "quoted":
-            text = text[1:-1]
-            norm = fold(text)
-        tokens.append(Token(text, norm, kind, len(tokens)))
-    return tokens
 
 
 @dataclass
@@ -128,11 +76,29 @@ def _verb_index(language: str) -> dict[str, tuple[str, str]]:
 _VERBS = {language: _verb_index(language) for language in LANGUAGES}
 
 
-def _starts(words: list[str], openers) -> str | None:
-    joined = " ".join(words)
+@lru_cache(maxsize=64)
+def _openers_by_first_word(openers: tuple[str, ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Openers by their first word, each word list longest opener first (as typed, longest first)."""
+    index: dict[str, list[tuple[str, ...]]] = {}
     for opener in sorted(openers, key=len, reverse=True):
-        if joined == opener or joined.startswith(opener + " "):
-            return opener
+        parts = tuple(opener.split(" "))
+        index.setdefault(parts[0], []).append(parts)
+    return {first: tuple(found) for first, found in index.items()}
+
+
+def _starts(words: list[str], openers) -> str | None:
+    """The longest opener the words begin with, word for word."""
+    if not words:
+        return None
+    if " " in "".join(words):  # a quoted phrase among the words: compare the joined text
+        joined = " ".join(words)
+        for opener in sorted(openers, key=len, reverse=True):
+            if joined == opener or joined.startswith(opener + " "):
+                return opener
+        return None
+    for parts in _openers_by_first_word(openers).get(words[0], ()):
+        if tuple(words[:len(parts)]) == parts:
+            return " ".join(parts)
     return None
 
 
@@ -155,8 +121,11 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
                 return Verb(action, f"{tokens[i].text} {tokens[i + 1].text}", tense, i, 2)
         if word not in verbs:
             continue
-        if i > start and words[i - 1] in lx.DETERMINERS[language]:
-            continue
+        if i > start and (words[i - 1] in lx.DETERMINERS[language] or (
+                i - 1 > start and words[i - 2] in lx.DETERMINERS[language] and words[i - 1] not in verbs)):
+            continue  # "any answers", "any new answers": a noun after a determiner
+        if i > start and words[i - 1] in lx.NOUN_PREPOSITIONS[language] and i != first_content:
+            continue  # "dividend per share": a noun after a preposition
         if language == "pt-BR" and word in lx.PT_NOT_VERBS:
             previous = words[i - 1] if i > 0 else None
             after_aux = previous in ("foi", "foram", "vai", "vou", "pode", "poderia", "consegue", "me", "voce",
@@ -165,22 +134,29 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
                 continue
         if language == "en" and word in function and i != first_content:
             continue
+        if word in lx.PARTICIPIAL_PREPOSITIONS[language] and i != first_content \
+                and (i == 0 or words[i - 1] not in lx.PAST_AUXILIARIES[language] | lx.BE[language]):
+            continue
         action, tense = verbs[word]
         return Verb(action, tokens[i].text, tense, i)
     return None
 
 
+_SPLITTERS = {language: [s.split() for s in sorted(lx.SPLITTERS[language], key=len, reverse=True)]
+              for language in LANGUAGES}
+
+
 def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     """Split on 'and'/'e' (then, depois) only where a new verb follows: one clause per step."""
-    splitters = {s for s in lx.SPLITTERS[language]}
+    splitters = _SPLITTERS[language]
+    firsts = {parts[0] for parts in splitters}
     clauses: list[Clause] = []
     start = 0
     i = 0
     while i < len(tokens):
         token = tokens[i]
         matched = None
-        for splitter in sorted(splitters, key=len, reverse=True):
-            parts = splitter.split()
+        for parts in splitters if token.norm in firsts else ():
             if [t.norm for t in tokens[i:i + len(parts)]] == parts:
                 matched = parts
                 break
@@ -271,13 +247,14 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     start = (first_verb.index + first_verb.length) if first_verb else 0
     if first_verb:
         start = clauses[0].tokens[first_verb.index].index + first_verb.length if clauses[0].verb else start
-    operator_words = {w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()} if operators else set()
-    function = function | operator_words
+    if operators:
+        function = function | {w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()}
+    time_words = lx.TIME_WORDS[language]
     content = [t for t in tokens[start:] if t.kind in ("word", "handle") and t.norm not in function
-               and t.index not in verb_span and t.norm not in lx.TIME_WORDS[language]]
+               and t.index not in verb_span and t.norm not in time_words]
     if not content:
         content = [t for t in tokens if t.kind in ("word", "handle") and t.norm not in function
-                   and t.index not in verb_span and t.norm not in lx.TIME_WORDS[language]]
+                   and t.index not in verb_span and t.norm not in time_words]
     if content:
         head = content[0]
         thing = [head]

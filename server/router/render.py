@@ -11,7 +11,7 @@ _TEXT = {
         "incomplete": "I can {tool}, but I need {missing}.",
         "ambiguous": "Which do you mean: {choices}?",
         "unmet_action": 'I can {verbs} "{thing}", but nothing here can {verb} that.',
-        "unmet_action_noverb": 'I can {verbs} "{thing}", but not what you asked.',
+        "unmet_action_noverb": 'I can {verbs} "{thing}", but not what you wanted done with it.',
         "unmet_object": 'I can {tools}, but nothing here deals with "{thing}".',
         "unread": "I didn't recognise anything in that. I can {tools}. Can you say which tool or which item you want?",
         "refuse": "I still can't read that, and I won't guess.",

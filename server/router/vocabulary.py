@@ -13,14 +13,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from importlib import resources
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import yaml
 
 from server.router.reader import LANGUAGES, fold
 
-VOCABULARY_DIR = Path(__file__).resolve().parent.parent.parent / "manifests" / "vocabulary"
+
+
+def _vocabulary_dir() -> Path:
+    """The installed package's folder (the top-level manifests/ ships as `server.defaults`), or,
+    where that package is not mapped (a source checkout), the repository's manifests/vocabulary."""
+    try:
+        folder = resources.files("server.defaults") / "vocabulary"
+    except (ModuleNotFoundError, TypeError):
+        folder = None
+    if folder is not None and folder.is_dir():
+        try:
+            return Path(os.fspath(folder))
+        except TypeError:  # a folder that is not on disk (a zipped install) is read in place
+            return folder  # type: ignore[return-value]
+    return Path(__file__).resolve().parent.parent.parent / "manifests" / "vocabulary"
+
+
+VOCABULARY_DIR = _vocabulary_dir()
 DIGESTS = "digests.json"
 
 
@@ -41,6 +61,11 @@ class Vocabulary:
     nouns: dict[str, str] = field(default_factory=dict)  # folded user word or phrase → tool noun
     adjectives: tuple[Adjective, ...] = ()
     digest: str = ""
+
+    @cached_property
+    def phrase_sizes(self) -> tuple[int, ...]:
+        """The lengths, in words, of the phrases among the nouns (3, 2), longest first."""
+        return tuple(sorted({len(k.split()) for k in self.nouns if " " in k}, reverse=True))
 
     def noun(self, word: str) -> str | None:
         """The tool noun a user's word or phrase names; plural and singular both count."""
@@ -101,9 +126,9 @@ def file_digest(path: Path) -> str:
 
 def load(language: str, directory: Path | None = None) -> Vocabulary:
     """Load a language's vocabulary, refusing a file that changed since its digest was recorded."""
-    directory = Path(directory or VOCABULARY_DIR)
+    directory = Path(directory) if directory else VOCABULARY_DIR
     path = directory / f"{language}.yaml"
-    if not path.exists():
+    if not path.is_file():
         return parse({"language": language}, str(path))
     recorded = _recorded(directory)
     if path.name not in recorded:
@@ -122,14 +147,14 @@ def load(language: str, directory: Path | None = None) -> Vocabulary:
 
 def _recorded(directory: Path) -> dict[str, str]:
     path = directory / DIGESTS
-    if not path.exists():
+    if not path.is_file():
         return {}
     return json.loads(path.read_text())
 
 
 def record(directory: Path | None = None) -> dict[str, str]:
     """Record the digest of every vocabulary file after validating it."""
-    directory = Path(directory or VOCABULARY_DIR)
+    directory = Path(directory) if directory else VOCABULARY_DIR
     digests = {}
     for path in sorted(directory.glob("*.yaml")):
         try:

@@ -50,7 +50,9 @@ def test_no_plan_names_a_tool_outside_its_catalogue(name, language, data):
         assert set(step.selection.choices) <= names
     hidden = [t for t in catalogue(name).tools[subset_size:]]
     for tool in hidden:
-        assert tool.display not in result.guidance.render or any(tool.display in t.display for t in tools)
+        # a hidden tool's name may be echoed only as the person's own word ("nothing here deals with 'plan'")
+        assert tool.display not in result.guidance.render or any(tool.display in t.display for t in tools) \
+            or tool.display in turn.lower()
 
 
 PAST_EN = ["did you {v} {n} {i}?", "was {n} {i} {p}?", "has {n} {i} been {p}?", "did anyone {v} the {n}?"]

@@ -1,0 +1,374 @@
+"""Binding a turn's values to a tool's parameters by what each parameter is, never by position.
+
+A value goes to a parameter when the turn says which: the label beside a number ("height of 5",
+"5 years", "a = 1"), the noun after the noun a parameter names ("pedido 4411"), the phrase after
+the preposition a parameter's name implies ("in Paris" for a location, "from Sydney to Melbourne"
+for origin and destination), a value the application knows for that parameter, an enum value the
+turn names, the words of a flag ("including human impact"). A number alone with one numeric
+parameter to take it is that parameter's; so is a name alone for the one parameter that must have
+a name. Values written in a row go to parameters named in a row (num1, num2), a range to a start
+and an end, names joined by "and" to the one list. Anything less sure is not bound: the parameter
+is reported unsure and the plan asks for it, naming it. Passes run surest first (Binder.bind); the
+phrase passes are in phrases.py, the row passes in rows.py, the kind passes in kinds.py.
+
+Known values: a parameter declares them with `enum` or `x-known-values` in its schema, and the host
+adds them per plan with `context={"known_values": {"member": ["ana", "bruno"]}}`. Such a parameter
+takes only a value the turn names from that list (a handle the caller can see), source "turn".
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from server.router import lexicon as lx
+from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
+from server.router.dates import as_described
+from server.router.kinds import FLAG_NOISE, KindBinding
+from server.router.names import singular
+from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
+from server.router.reader import Reading, Token
+from server.router.rows import RowBinding
+from server.router.selection import stem_shared
+
+NUMERIC = ("number", "decimal", "money", "ordinal")
+MONTHS = lx.MONTHS
+OF = frozenset({"of", "de", "do", "da", "dos", "das"})
+TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
+                            "passada"})
+def takes(param: Param, token: Token) -> bool:
+    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
+    if param.kind != "destination":
+        return False
+    if token.kind == "email":
+        return param.name in ("email", "to", "recipient", "address", "destination", "target")
+    if token.kind == "url":
+        return param.name in ("url", "webhook", "destination", "target")
+    return param.name in ("to", "recipient", "destination", "target")
+
+
+def numeric_text(token: Token, param: Param, language: str) -> str:
+    """A number as the parameter takes it: as typed for text, plain digits for a number parameter."""
+    if param.type not in ("number", "integer"):
+        return token.text
+    text = re.sub(r"^(R\$|US\$|\$|€|£)\s*", "", token.text)
+    text = re.sub(r"(st|nd|rd|th|º|ª|o|a)$", "", text) if token.kind == "ordinal" else text
+    if language == "pt-BR":
+        return text.replace(".", "").replace(",", ".")
+    return text.replace(",", "")
+
+
+class Binder(PhraseBinding, RowBinding, KindBinding):
+    """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
+
+    def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
+                 things: list[tuple[Token, str]], used: set[int], known: dict[str, tuple[str, ...]]):
+        self.tool = tool
+        self.tokens = tokens
+        self.reading = reading
+        self.language = language
+        self.things = things
+        self.used = used
+        self.known = known
+        self.function = lx.FUNCTION_WORDS[language]
+        self.arguments: dict[str, str] = {}
+        self.sources: dict[str, str] = {}
+        self.unsure: set[str] = set()
+        self.placed: list[str] = []
+        self.by_index = {t.index: t for t in tokens}
+        self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
+        self._phrases: dict[int, list[Token] | None] = {}  # phrase() by start index; it reads no binding
+        self.openers = [t for t in tokens if opens(t)]  # the tokens a name, code or quote can start at
+        self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
+        self._free: tuple[int, list[Param]] | None = None
+        self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
+
+    def bind(self, senses, verb_end: int) -> None:
+        """Every pass, surest first: each takes only what the ones before it left."""
+        self.identifiers()
+        self.known_values()
+        self.destinations()
+        self.lists()
+        self.years()
+        self.numbers()
+        self.labelled_texts()
+        self.times()
+        self.durations()
+        self.units()
+        self.choices(senses)
+        self.flags(senses)
+        self.names()
+        self.between()
+        self.places()
+        self.labelled()
+        self.quoted()
+        self.named_list()
+        self.lone_name()
+        self.free_text(verb_end)
+        self.named_but_unbound()
+
+    def noun(self, token: Token) -> str:
+        """A label word as the tool names it: the vocabulary's noun ("altura" is height), else singular."""
+        return self.nouns.get(token.index) or singular(token.norm)
+
+    def put(self, param: Param, value: str, source: str = "turn", *tokens: Token) -> None:
+        self.arguments[param.name] = value
+        self.sources[param.name] = source
+        self.used.update(t.index for t in tokens)
+
+    def settle(self, params: list[Param], claimed: dict[str, list], bind) -> None:
+        """Each parameter one value claimed for it binds; two claimed for one are asked about."""
+        for param in params:
+            values = claimed.get(param.name, [])
+            if len(values) == 1:
+                bind(param, values[0])
+            elif values:
+                self.unsure.add(param.name)
+
+    def free(self, kind: str | None = None) -> list[Param]:
+        if self._free is None or self._free[0] != len(self.arguments):  # recomputed only after a value is put
+            self._free = (len(self.arguments), [p for p in self.tool.params if p.name not in self.arguments])
+        return self._free[1] if kind is None else [p for p in self._free[1] if p.kind == kind]
+
+    # --- labels -------------------------------------------------------------------------------
+
+    def _content(self, token: Token | None) -> bool:
+        return token is not None and token.kind == "word" and token.norm not in self.function \
+            and token.norm not in CONNECTORS
+
+    def left_label(self, token: Token) -> list[str]:
+        """The words naming a value just before it: "initial velocity of 10", "a = 1"."""
+        equals, name = self.by_index.get(token.index - 1), self.by_index.get(token.index - 2)
+        if equals is not None and equals.norm in ("=", ":") and name is not None and name.kind == "word" \
+                and len(name.norm) == 1:
+            return [name.norm]  # a = 1, x: 3: a one-letter name and its value, even a letter that is a word
+        i = token.index - 1
+        skipped = 0
+        while i in self.by_index and self.by_index[i].norm in CONNECTORS and skipped < 2 \
+                and (self.by_index[i].kind == "word" or self.by_index[i].norm in ("=", ":")):
+            i -= 1
+            skipped += 1
+        label = []
+        while self._content(self.by_index.get(i)) and len(label) < 3:
+            label.insert(0, self.noun(self.by_index[i]))
+            i -= 1
+            if label and i in self.by_index and self.by_index[i].norm in OF and self._content(self.by_index.get(i - 1)):
+                i -= 1  # "year of construction is 1990": a label of two nouns
+
+        before = self.by_index.get(i)
+        if label and before is not None and before.norm in ("and", "e", ",") and self._content(self.by_index.get(i - 1)):
+            return []  # "base and height as 6 …": one of a list of labels, not this value's alone
+        if not label and skipped == 0 and i in self.by_index and self.by_index[i].kind == "word" \
+                and len(self.by_index[i].norm) == 1:
+            label = [self.by_index[i].norm]  # a=1: a one-letter name before its value
+        return label
+
+    def right_label(self, token: Token) -> list[str]:
+        nxt = self.by_index.get(token.index + 1)
+        return [self.noun(nxt)] if self._content(nxt) else []
+
+    @staticmethod
+    def _overlap(label: list[str], words) -> int:
+        return sum(1 for w in label if w in words or (len(w) >= 4 and any(
+            x.startswith(w) or stem_shared(x, w) for x in words)))  # "accelerated at 4": acceleration
+
+    def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | bool:
+        """The one parameter a label names; False where two tie (unsure), None where none does."""
+        if not label:
+            return None
+        scores = []
+        for param in params:
+            words = param.described if describe else set(param.words)
+            score = self._overlap(label, words)
+            if score:
+                # "reference sequence" names reference_sequence before sequence; "sequence" the reverse
+                scores.append(((score, 0 if describe else score - len(words)), param))
+        if not scores:
+            return None
+        top = max(s for s, _ in scores)
+        best = [p for s, p in scores if s == top]
+        return best[0] if len(best) == 1 else False
+
+    # --- the passes ---------------------------------------------------------------------------
+
+    def identifiers(self) -> None:
+        """The number right after the noun an identifier names ("pedido 4411")."""
+        for param in self.free("identifier"):
+            for token, noun in self.things:
+                nxt = self.by_index.get(token.index + 1)
+                if noun == param.noun and nxt is not None and nxt.kind == "number" and nxt.index not in self.used:
+                    self.put(param, nxt.text, "turn", nxt)
+                    break
+
+    def numbers(self) -> None:
+        """Numbers to the parameters their labels name; a lone number to a lone numeric parameter."""
+        numeric = [p for p in self.free() if p.type in ("number", "integer") or p.kind in ("amount", "count",
+                                                                                           "identifier")]
+        values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
+        unlabelled = []
+        claimed: dict[str, list[Token]] = {}
+        listed = self.respectively(numeric)
+        for token in values:
+            if token.index in listed:
+                claimed.setdefault(listed[token.index].name, []).append(token)
+                continue
+            unit = self.by_index.get(token.index + 1)
+            if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm"):
+                continue  # 11 PM is a time of day, not a number
+            best = self._best(self.left_label(token), numeric)
+            if best is None:
+                best = self._best(self.right_label(token), numeric)
+            if best is None:
+                best = self._best(self.right_label(token) or self.left_label(token), numeric, describe=True)
+            if best is False:
+                self.unsure.update(p.name for p in numeric)
+                continue
+            if best is None:
+                unlabelled.append(token)
+            else:
+                claimed.setdefault(best.name, []).append(token)
+        self.settle(numeric, claimed, self._number)
+        left = [p for p in numeric if p.name not in self.arguments and p.name not in self.unsure]
+        # a percent to the one parameter whose description says how it takes a percent
+        percents = [t for t in unlabelled if t.text.endswith("%")]
+        takers = [p for p in left if p.percent or {"percent", "percentage"} & set(p.words)]
+        if len(percents) == 1 and len(takers) == 1:
+            self._number(takers[0], percents[0])
+            unlabelled.remove(percents[0])
+            left.remove(takers[0])
+        # money and decimals to the one amount parameter that names money
+        money = [t for t in unlabelled if t.kind == "money" or (t.kind == "decimal" and not t.text.endswith("%"))]
+        amounts = [p for p in left if p.kind == "amount" and p.words and p.words[-1] in _AMOUNT_WORDS]
+        if len(money) == 1 and len(amounts) == 1:
+            self._number(amounts[0], money[0])
+            unlabelled.remove(money[0])
+            left.remove(amounts[0])
+        if len(unlabelled) == 1 and len(left) == 1 and (left[0].required or len(numeric) == 1):
+            self._number(left[0], unlabelled[0])
+        elif len(unlabelled) > 1 and self._in_sequence(left, unlabelled):
+            pass
+        elif unlabelled:
+            self.unsure.update(p.name for p in left)
+
+    def _number(self, param: Param, token: Token) -> None:
+        unit = self.by_index.get(token.index + 1)
+        if unit is not None and unit.norm in lx.MAGNITUDES and not token.text.endswith("%"):
+            # "213 million", "8,5 milhões": the number the words make
+            if param.type not in ("number", "integer"):
+                self.unsure.add(param.name)
+                return
+            value = Decimal(numeric_text(token, param, self.language)) * lx.MAGNITUDES[unit.norm]
+            self.put(param, format(value.normalize(), "f"), "turn", token, unit)
+            return
+        if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described \
+                and not set(lx.UNIT_NAMES.get(unit.norm, ())) & param.described \
+                and not (self.stated_unit() and any(p.words == ("unit",) for p in self.tool.params)):
+            self.unsure.add(param.name)  # 6cm, 100µF: a unit the parameter does not say it takes
+            return
+        if token.text.endswith("%"):
+            # 8% is 8 or 0.08: the parameter must say which ("as a decimal", "in percentage")
+            how = param.percent or ("percent" if {"percent", "percentage"} & set(param.words) else None)
+            number = numeric_text(token, param, self.language).rstrip("%")
+            if how is None or param.type not in ("number", "integer"):
+                self.unsure.add(param.name)
+            elif how == "fraction":
+                self.put(param, format((Decimal(number) / 100).normalize(), "f"), "turn", token)
+            else:
+                self.put(param, number, "turn", token)
+            return
+        self.put(param, numeric_text(token, param, self.language), "turn", token)
+
+    def destinations(self) -> None:
+        for param in self.free("destination"):
+            value = next((t for t in self.reading.destination if t in self.tokens and t.index not in self.used
+                          and takes(param, t)), None)
+            if value is not None and value.kind == "word":
+                # a name after "to" is the whole name ("to New York City"); one that runs on is not a value
+                run = self.phrase(value.index)
+                if run:
+                    self.put(param, joined(run), "turn", *run)
+                else:
+                    self.unsure.add(param.name)
+            elif value is not None:
+                self.put(param, value.text, "turn", value)
+
+    def times(self) -> None:
+        """A date to a date parameter; the turn's time words (next month, tomorrow at 9, 12pm) to
+        the one time parameter; two time parameters and one time are asked about."""
+        params = self.free("time")
+        dates = [t for t in self.tokens if t.kind == "date" and t.index not in self.used]
+        if len(dates) == 1:
+            dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
+            if len(dated) == 1:
+                value = as_described(dates[0].text, self.language, dated[0].date_format)
+                if value is None:
+                    self.unsure.add(dated[0].name)  # "03/04/2025" where the tool wants YYYY-MM-DD
+                else:
+                    self.put(dated[0], value, "turn", dates[0])
+                params = [p for p in params if p is not dated[0]]
+        months = [t for t in self.tokens if t.kind == "word" and t.norm in MONTHS and t.index not in self.used]
+        for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
+            if len(months) == 1:
+                self.put(param, months[0].text, "turn", months[0])
+        if not params:
+            return
+        value, tokens = self.time_text()
+        others = [t for t in self.tokens if t.index not in self.used and t not in tokens
+                  and (t.kind == "date" or (t.kind == "word" and t.norm in MONTHS and t.text[:1].isupper()))]
+        if value and others:
+            self.unsure.update(p.name for p in params)  # "next month (April 2022)": two ways to say when
+        elif value and len(params) == 1:
+            self.put(params[0], value, "turn", *tokens)
+        elif value:
+            self.unsure.update(p.name for p in params)
+
+    def time_text(self) -> tuple[str, list[Token]]:
+        words = lx.TIME_WORDS[self.language]
+        parts, taken = [], []
+        for token in self.tokens:
+            before = self.by_index.get(token.index - 1)
+            if token.index in self.used:
+                continue
+            if token.kind == "word" and token.norm in words and not (
+                    token.norm in ("am", "pm") and before is not None and before.kind == "number"):
+                if before is not None and before.norm in TIME_MODIFIERS:
+                    parts.append(f"{before.text} {token.text}")
+                    taken.append(before)
+                else:
+                    parts.append(token.text)
+                taken.append(token)
+            elif token.kind in ("number", "decimal") and before is not None and before.norm in ("at", "as", "às"):
+                after = self.by_index.get(token.index + 1)
+                meridian = after is not None and after.norm in ("am", "pm")
+                parts.append(token.text + (("" if after.glued else " ") + after.text if meridian else ""))
+                taken += [token] + ([after] if meridian else [])
+        return " ".join(parts), taken
+
+    def named_but_unbound(self) -> None:
+        """A parameter the turn names by its own words whose value was not bound is asked for."""
+        words = {singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used}
+        tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(self.tool.namespace)
+        if self.names_left():
+            # a name the turn gives that no parameter took: it may belong where another one went
+            self.unsure.update(p.name for p in self.free() if p.type in ("string", "array")
+                               and p.kind not in ("choice", "flag", "time"))
+            self.unsure.update(name for name in self.placed if not self.free())
+        if self._means_left():
+            # "by using a public transportation", "de trem": a way of doing it that no parameter took
+            self.unsure.update(p.name for p in self.free() if p.type == "string" and p.kind in ("text", "choice")
+                               and p.name not in TEXT_NAMES)
+        units = any(t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens)
+        for param in self.free():
+            own = [w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words]
+            if own and all(w in words for w in own):
+                self.unsure.add(param.name)
+            elif param.kind == "flag" and any(w in words for w in own if w not in FLAG_NOISE):
+                self.unsure.add(param.name)  # "toll roads avoided": a flag's word, but not said how
+            elif param.examples & words:
+                self.unsure.add(param.name)  # "a vegan menu": a word its description gives as an example
+            elif units and "unit" in param.words:
+                self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
+
+
+_AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia", "salary",
+                           "income", "budget", "payment", "balance", "principal", "investment", "loan"})

@@ -1,0 +1,387 @@
+"""Binding the turn's phrases: proper names and codes after the words of their parameter or the
+preposition its name implies (in, from, to), quoted text, handles and names, and free text.
+
+A mixin of binding.Binder: it reads the same tokens and records into the same arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from server.router import lexicon as lx
+from server.router.catalogue import TEXT_NAMES, Param
+from server.router.names import singular, split_words
+from server.router.reader import Token
+
+# Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
+CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
+                        "de", "do", "da", "e", "igual", "em", "com", "por", "with", "for", "about", "around",
+                        "approximately", "roughly", "by", "as", "como", "=", ":"})
+# Parameters that take a few words of free text; the others (question, message …) take a sentence.
+SHORT_TEXT = frozenset({"query", "topic", "kind", "subject", "keyword", "keywords"})
+LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "state", "town", "area", "venue",
+                            "county", "district", "province", "neighborhood", "neighbourhood", "cidade", "local",
+                            "pais", "lugar", "regiao", "estado", "bairro", "municipio", "distrito", "provincia"})
+ORIGIN_WORDS = frozenset({"origin", "from", "start", "source", "departure", "begin", "base", "origem", "partida"})
+TARGET_WORDS = frozenset({"destination", "to", "end", "target", "arrival", "destino", "chegada"})
+PREPOSITIONS = {
+    "en": {"in": "location", "at": "location", "near": "location", "around": "location",
+           "from": "origin", "to": "target"},
+    "pt-BR": {"em": "location", "no": "location", "na": "location", "perto": "location",
+              "de": "origin", "desde": "origin", "para": "target", "ate": "target"},
+}
+CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
+WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
+                      "onde", "quem", "qual", "quais", "porque"})
+_DIGIT = re.compile(r"\d")
+# Small words inside a name: "Museum of Art", "São José dos Campos".
+NAME_LINKS = frozenset({"of", "de", "do", "da", "dos", "das"})
+# Words that open a new phrase after a name: prepositions and participles ("Sydney to Melbourne using").
+OPENERS = {"en": frozenset({"using", "via", "during", "within", "near", "through", "between", "after", "before",
+                            "since", "until", "till", "over", "under", "per", "without", "located", "based",
+                            "avoiding", "including", "excluding", "starting", "ending", "versus", "vs", "against", "toward",
+                            "towards", "across", "beside", "besides", "except", "like", "unlike"}),
+           "pt-BR": frozenset({"usando", "via", "durante", "perto", "entre", "apos", "antes", "desde", "ate", "sem",
+                               "incluindo", "excluindo", "evitando", "contra", "sobre", "pelo", "pela"})}
+PARTICIPLES = {"en": ("ing",), "pt-BR": ("ando", "endo", "indo")}
+ADVERBS = {"en": ("ly",), "pt-BR": ("mente",)}  # "on PC globally": an adverb opens no part of the name
+TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "past", "proximo", "proxima", "ultimo", "ultima",
+                            "passado", "passada"})
+
+
+def opens(token: Token) -> bool:
+    """Whether a token can open a whole value: not a word that starts in lowercase with no digit."""
+    return not (token.kind == "word" and token.text[:1].islower() and not _DIGIT.search(token.text))
+
+
+def _initial(token: Token | None, glued: bool = False) -> bool:
+    """A single capital letter, as in the initials D.C. and U.S."""
+    return token is not None and token.kind == "word" and len(token.text) == 1 and token.text.isupper() \
+        and (token.glued or not glued)
+
+
+def joined(run: list[Token]) -> str:
+    """The phrase as typed: a space between words, none before a comma or a period glued to a word."""
+    text = ""
+    for i, token in enumerate(run):
+        text += ("" if i == 0 or token.norm == "," or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
+                 else " ") + token.text
+    return text
+_QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
+
+
+class PhraseBinding:
+    """Phrase passes of the Binder (see binding.py)."""
+
+    def phrase(self, start: int) -> list[Token] | None:
+        """A whole value from index `start`: a proper name ("Yellowstone National Park"), a code
+        (rs6034464, AAPL), a domain or quoted text. None where the phrase runs on into lowercase
+        words ("British pounds"): then it is not a whole value."""
+        if start in self._phrases:
+            return self._phrases[start]
+        token = self.by_index.get(start)
+        if token is None or not opens(token):
+            self._phrases[start] = None  # a lowercase word opens no name (the common case, decided cheaply)
+            return None
+        run = self._phrase(start)
+        self._phrases[start] = run
+        return run
+
+    def _phrase(self, start: int, open_end: bool = False) -> list[Token] | None:
+        token = self.by_index.get(start)
+        if token is None:
+            return None
+        if token.kind in ("quoted", "domain", "email", "url", "handle"):
+            return [token]
+        if token.kind != "word" or token.index == self.first_word:
+            return None
+        before = self.by_index.get(start - 1)
+        if before is not None and before.text == token.text and before.kind == "word":
+            return None  # the second word of a contraction read as two ("What's": what is)
+        if _DIGIT.search(token.text) or (token.text.isupper() and len(token.text) > 1):
+            run = [token]
+        elif token.text[:1].isupper():
+            if token.norm in lx.TIME_WORDS[self.language] or token.norm in lx.MONTHS:
+                return None  # "Friday", "April": a time, not a name
+            if self._inside_name(token):
+                return None  # "Art" of "Metropolitan Museum of Art" is not a name of its own
+            run = [token]
+            i = start + 1
+            while i in self.by_index:
+                nxt = self.by_index[i]
+                if nxt.kind == "word" and nxt.text[:1].isupper():
+                    run.append(nxt)
+                elif nxt.norm == "." and nxt.glued and _initial(run[-1]) and (
+                        _initial(self.by_index.get(i + 1), glued=True) or (len(run) > 1 and run[-2].norm == ".")):
+                    run.append(nxt)  # the initials of "Washington D.C.", "U.S."
+                elif nxt.kind == "word" and nxt.norm in NAME_LINKS and \
+                        self.by_index.get(i + 1) is not None and self.by_index[i + 1].text[:1].isupper():
+                    run.append(nxt)
+                else:
+                    break
+                i += 1
+        else:
+            return None
+        comma, more = self.by_index.get(run[-1].index + 1), self.by_index.get(run[-1].index + 2)
+        if comma is not None and comma.norm == "," and more is not None and more.kind == "word" \
+                and more.text[:1].isupper() and more.norm not in self.function and len(run) < 4 \
+                and not _DIGIT.search(run[0].text):
+            run = run + [comma, more]  # "Denver, Colorado", "Paris, France", "Manhattan, New York"
+            while run[-1].index + 1 in self.by_index and self.by_index[run[-1].index + 1].kind == "word" \
+                    and self.by_index[run[-1].index + 1].text[:1].isupper():
+                run.append(self.by_index[run[-1].index + 1])
+        after = self.by_index.get(run[-1].index + 1)
+        if open_end or run[-1].text.endswith(("'s", "’s")):
+            return run  # a possessive ends the name ("Ronaldo's matches")
+        if after is not None and after.kind == "word" and after.norm not in self.function \
+                and after.norm not in CONNECTORS and not after.text[:1].isupper() \
+                and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
+                and after.norm not in lx.TIME_WORDS[self.language] \
+                and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]):
+            return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
+        return run
+
+    def _tool_word(self, token: Token) -> bool:
+        """A word of the tool's own name: "Amazon stock" is a name, then the thing the tool is about."""
+        words = (*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace)
+        return singular(token.norm) in words
+
+    def _inside_name(self, token: Token) -> bool:
+        before = self.by_index.get(token.index - 1)
+        if before is not None and before.norm in NAME_LINKS:
+            before = self.by_index.get(token.index - 2)
+        return before is not None and before.kind == "word" and before.text[:1].isupper() \
+            and before.index != self.first_word
+
+    def runs_left(self) -> list[list[Token]]:
+        """The proper names, codes and quotes of the turn no parameter took, each whole, in order."""
+        runs, inside = [], -1
+        for token in self.openers:
+            if token.index <= inside or token.index in self.used:
+                continue
+            run = self.phrase(token.index)
+            before = self.by_index.get(token.index - 1)
+            if before is not None and before.kind in ("number", "decimal") and token.kind == "word":
+                continue  # "80 BPM": the unit of a number, not a name
+            if run and token.kind in ("word", "quoted") and not any(t.index in self.used for t in run) \
+                    and not self._gloss(run):
+                runs.append(run)
+                inside = run[-1].index
+        return runs
+
+    def lone_name(self) -> None:
+        """One name left for one parameter that must have a name: "the stock price of Amazon" —
+        as a number alone goes to the one numeric parameter. Never where another could take it."""
+        if not any(p.required and p.type == "string" and p.kind in ("text", "name") for p in self.free()):
+            return
+        own = {w for p in self.tool.params for w in p.words}
+        runs = [run for run in self.runs_left()  # "the Population Density": the tool's own words, capitalised
+                if not all(self._tool_word(t) or singular(t.norm) in own for t in run if t.kind == "word")]
+        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
+                  and not (p.known or p.listed or p.enum)]
+        required = [p for p in params if p.required]
+        if len(runs) != 1 or len(required) != 1 or required[0].name in self.unsure:
+            return
+        params = required  # one name, one parameter that must have one: the optional ones wait to be asked
+        run = runs[0]
+        before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
+        if before is not None and before.norm in PREPOSITIONS[self.language]:
+            return  # "from GameSpot", "in Paris": a place of a role no parameter here takes
+        if self._content(before) and before.index not in self.used and not self._best([self.noun(before)], params) \
+                and before.norm not in OPENERS[self.language] and not before.norm.endswith(PARTICIPLES[self.language]):
+            return  # "case XYZ": a name another noun labels is that noun's ("starring X", "against X" are not nouns)
+        if after is not None and after.kind in ("number", "decimal", "ordinal"):
+            return  # "Windows 10": the name may go on
+        capitals = [t for t in self.tokens if t.kind == "word" and t.text[:1].isupper() and t.index != self.first_word
+                    and t.index not in self.used and not self._tool_word(t) and singular(t.norm) not in own
+                    and not (t.index - 1 in self.by_index and self.by_index[t.index - 1].text == t.text)]
+        if any(t not in run for t in capitals):
+            return  # another capitalised word that is not a whole name ("San Diego next …") may be the value
+        self._string(params[0], run)
+
+    def named_list(self) -> None:
+        """"stock prices of Microsoft and Google", "entre João e Ana": names joined by and/or/commas, for
+        the one list parameter that must have one; the list in the order written."""
+        lists = [p for p in self.free("array") if p.items == "string" and not p.enum]
+        if not lists:
+            return
+        runs = []
+        for run in self.runs_left():  # "Vale, Itaú and Ambev": in a list, a comma parts names
+            while any(t.norm == "," for t in run):
+                comma = next(i for i, t in enumerate(run) if t.norm == ",")
+                runs.append(run[:comma])
+                run = run[comma + 1:]
+            runs.append(run)
+        if runs:
+            # "with stops at Santa Barbara and Monterey": the list its own word names, required or not
+            i = runs[0][0].index - 1
+            while i in self.by_index and self.by_index[i].norm in ("at", "in", "of", ":", "em", "de", "the", "o", "a"):
+                i -= 1
+            named = self._best([self.noun(self.by_index[i])], lists) if self._content(self.by_index.get(i)) else None
+            lists = [named] if isinstance(named, Param) else [p for p in lists if p.required]
+        if len(lists) != 1 or len(runs) < 2:
+            return
+        for a, b in zip(runs, runs[1:]):
+            between = [self.by_index[i] for i in range(a[-1].index + 1, b[0].index)]
+            if not between and b[0].index == a[-1].index + 2:
+                continue  # the comma that parted them
+            if not between or not all(t.norm in ("and", "or", ",", "e", "ou", "the", "o", "a", "os", "as")
+                                      for t in between):
+                return
+        values = [joined(run) for run in runs]
+        self.put(lists[0], json.dumps(values, ensure_ascii=False), "turn", *[t for run in runs for t in run])
+
+    def names_left(self) -> bool:
+        """Whether a proper name or a code of the turn is still unbound."""
+        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word"
+                   and not self._gloss(self.phrase(t.index)) for t in self.openers)
+
+    def _gloss(self, run: list[Token]) -> bool:
+        """Whether a name spells out the abbreviation beside it, or is the abbreviation of the words
+        beside it: "Body Mass Index (BMI)", "SNP (Single Nucleotide Polymorphism)". A gloss is no value."""
+        words = [t for t in run if t.kind == "word"]
+        initials = "".join(t.norm[0] for t in words if t.norm)
+        if len(words) > 2 and (initials[:-1] == words[-1].norm or initials[1:] == words[0].norm):
+            return True  # "Body Mass Index (BMI)" read as one run of capitals
+        for near in (self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)):
+            if near is None or near.kind != "word":
+                continue
+            if len(near.norm) >= 2 and initials[:len(near.norm)] == near.norm and len(initials) <= len(near.norm) + 1:
+                return True  # the run may take in one more capitalised word: "(Single Nucleotide Polymorphism) ID"
+            if len(words) == 1 and near.text[:1].isupper():
+                step = 1 if near.index > run[-1].index else -1
+                spelled, i = [], near.index
+                while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].text[:1].isupper():
+                    spelled.append(self.by_index[i])
+                    i += step
+                spelled = spelled if step == 1 else spelled[::-1]
+                spelled_initials = "".join(t.norm[0] for t in spelled if t.kind == "word")
+                if len(words[0].norm) >= 2 and spelled_initials[:len(words[0].norm)] == words[0].norm \
+                        and len(spelled_initials) <= len(words[0].norm) + 1:
+                    return True
+        return False
+
+    def _string(self, param: Param, run: list[Token]) -> None:
+        hints = set(param.words) | param.described
+        if hints & CODE_HINTS and (len(run) > 1 or not run[0].text.replace("-", "").isalnum()
+                                   or not run[0].text.isupper()):
+            self.unsure.add(param.name)  # a code is asked for where the turn gives a name
+            return
+        if any(t.index in self.used for t in run):
+            return
+        value = joined(run)
+        if value.endswith(("'s", "’s")) and len(value) > 2:
+            value = value[:-2]  # "The Weeknd's concert": the name, not its possessive
+        if "state" in param.described and "," not in value and not (hints & {"city"} and "state" not in hints):
+            self.unsure.add(param.name)  # "the city and state": a city alone is not the whole value
+            return
+        self.put(param, value, "turn", *run)
+
+    def places(self) -> None:
+        self.placed = self._places()
+
+    def _places(self) -> list[str]:
+        """Phrases after the prepositions a parameter's name implies: in X, from X, to X."""
+        roles = PREPOSITIONS[self.language]
+        placed: list[str] = []
+        found: dict[str, list[list[Token]]] = {}
+        for token in self.tokens:
+            role = roles.get(token.norm) if token.kind == "word" else None
+            if role:
+                run = self.phrase(token.index + 1)
+                if run:
+                    found.setdefault(role, []).append(run)
+        words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS}
+        for role, runs in sorted(found.items()):
+            # a start or an end named by a place is a place ("from London to Leeds" for start and end)
+            kinds = ("text", "name", "destination") + (("time",) if role != "location" else ())
+            params = [p for p in self.free() if p.type == "string" and p.kind in kinds and set(p.words) & words[role]]
+            if len(params) == 1 and len(runs) == 1:
+                self._string(params[0], runs[0])
+                placed.append(params[0].name)
+            elif params:
+                self.unsure.update(p.name for p in params)
+        return placed
+
+    def labelled(self) -> None:
+        """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple",
+        "reference sequence 'AGTC'"; the parameter named most fully takes it, a tie is asked about."""
+        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
+        claimed: dict[str, list[list[Token]]] = {}
+        for token in self.openers:
+            if token.index in self.used:
+                continue
+            run = self.phrase(token.index)
+            if not run:
+                # "in Los Angeles court": a name, then the word of the parameter it is the value of
+                run = self._phrase(token.index, open_end=True) if token.kind == "word" else None
+                after = self.by_index.get(run[-1].index + 1) if run else None
+                best = self._best([self.noun(after)], params) if self._content(after) \
+                    and not self._tool_word(after) else None  # "C scale" where scale is the tool's own thing
+                if isinstance(best, Param):
+                    claimed.setdefault(best.name, []).append(run)
+                continue
+            i = token.index - 1
+            while i in self.by_index and self.by_index[i].norm in ("named", "called", "chamado", "chamada", "is",
+                                                                  "e", "of", "de", "as", "como"):
+                i -= 1
+            label = []
+            while self._content(self.by_index.get(i)) and len(label) < 3:
+                label.insert(0, self.noun(self.by_index[i]))
+                i -= 1
+            best = self._best(label, params)
+            if best is False:
+                self.unsure.update(p.name for p in params if self._overlap(label, set(p.words)))
+            elif best is not None:
+                claimed.setdefault(best.name, []).append(run)
+        self.settle(params, claimed, self._string)
+
+    def quoted(self) -> None:
+        text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
+        quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
+        for param, token in zip(text_params, quotes):
+            self.put(param, token.text, "turn", token)
+
+    def names(self) -> None:
+        for param in self.free("name"):
+            if param.name in self.known or param.known:
+                continue
+            handle = next((t for t in self.tokens if t.kind == "handle" and t.index not in self.used), None)
+            if handle is not None:
+                self.put(param, handle.text.lstrip("@"), "turn", handle)
+                continue
+            for token, noun in self.things:
+                nxt = self.by_index.get(token.index + 1)
+                if noun in (param.name, "member") and nxt is not None and nxt.kind == "word" \
+                        and nxt.norm not in self.function and nxt.index not in self.used:
+                    self.put(param, nxt.text, "turn", nxt)
+                    break
+
+    def free_text(self, after: int) -> None:
+        """What is left of the turn, for one parameter that takes free text (query, question …)."""
+        takers = sorted((p for p in self.free("text") if p.name in TEXT_NAMES), key=lambda p: (not p.required, p.name))
+        words = self.remainder(after) if takers else []
+        if not words:
+            return
+        whole = all(b.index - a.index == 1 for a, b in zip(words, words[1:]))
+        if not whole or (takers[0].name in SHORT_TEXT and len(words) > 4):
+            # "latest [news] on Bitcoin [in US]": words with holes, or a sentence for a keyword
+            self.unsure.add(takers[0].name)
+            return
+        self.put(takers[0], " ".join(t.text for t in words), "turn", *words)
+
+    def remainder(self, after: int) -> list[Token]:
+        """The words left once the verb, the tool's nouns and the bound values are taken, from the
+        first content word after the verb on (a wh-word opens a question and stays)."""
+        function = self.function | {"please", "por", "favor", "for", "sobre", "about"}
+        tool_words = set(self.tool.nouns) | set(split_words(self.tool.name))
+        mapped = {token.index for token, noun in self.things if noun in tool_words}
+        words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in self.used
+                 and t.index not in mapped and t.index > after]
+        while words and words[0].norm in function and words[0].norm not in WH_WORDS \
+                and not (len(words) > 1 and f"{words[0].norm} {words[1].norm}" == "o que"):
+            words.pop(0)
+        while words and words[-1].norm in function:
+            words.pop()
+        return words

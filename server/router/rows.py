@@ -1,0 +1,147 @@
+"""Values written in a row and the words around them: parameters named in a row (num1, num2; x, y, z),
+the start and the end of a range (from 2010 to 2015, entre 2 e 9), and the words that say by what
+means (by train, usando o metrô). Used by binding.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from server.router.catalogue import Param
+from server.router.names import singular, split_words
+from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS, joined
+from server.router.tokens import Token
+
+# The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
+RANGES = {"en": frozenset({("from", "to"), ("between", "and"), ("from", "through"), ("from", "until")}),
+          "pt-BR": frozenset({("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"),
+                              ("da", "a")})}
+_NUMBERED = re.compile(r"(.*?)_?(\d)")
+
+
+def sequences(params: list[Param]) -> list[list[Param]]:
+    """Parameters named in a row, in their order: num1, num2; point_1, point_2; x, y, z; a, b, c."""
+    rows: dict[str, list[tuple[int, Param]]] = {}
+    for param in params:
+        numbered = _NUMBERED.fullmatch(param.name)
+        if numbered:
+            rows.setdefault(numbered.group(1), []).append((int(numbered.group(2)), param))
+        elif len(param.name) == 1 and param.name.isalpha():
+            rows.setdefault("", []).append((ord(param.name.lower()), param))
+    found = []
+    for row in rows.values():
+        row.sort(key=lambda item: item[0])
+        steps = [b[0] - a[0] for a, b in zip(row, row[1:])]
+        if len(row) > 1 and all(step == 1 for step in steps):
+            found.append([p for _, p in row])
+    return found
+
+
+def range_pair(params: list[Param]) -> tuple[Param, Param] | None:
+    """The one parameter that starts a range and the one that ends it (start_year, end_year)."""
+    starts = [p for p in params if set(p.words) & (ORIGIN_WORDS | {"min", "minimum", "lower", "low"})]
+    ends = [p for p in params if set(p.words) & (TARGET_WORDS | {"max", "maximum", "upper", "high"})]
+    return (starts[0], ends[0]) if len(starts) == 1 and len(ends) == 1 and starts[0] is not ends[0] else None
+
+
+def skip(tokens: dict[int, Token], i: int, words: frozenset[str]) -> int:
+    while i in tokens and tokens[i].norm in words:
+        i += 1
+    return i
+
+
+MEANS = {"en": frozenset({"by", "using", "via"}), "pt-BR": frozenset({"usando", "via"})}
+ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma", "using", "usando"})
+
+
+class RowBinding:
+    """Row and means passes of the Binder (see binding.py)."""
+
+    def _in_sequence(self, params: list[Param], values: list[Token]) -> bool:
+        """Values written in a row for parameters named in a row: "of 40 and 50" to num1 and num2,
+        "4 and 5" to x and y; "from 2010 to 2015", "between 2 and 9" to a start and an end. Only where
+        one such row takes every value and no other required parameter could take one."""
+        rows = sequences(params)
+        if len(values) == 2:
+            pair = range_pair(params)
+            opener = self.by_index.get(values[0].index - 1)
+            joiner = self.by_index.get(values[0].index + 1)
+            if pair and opener is not None and joiner is not None and joiner.index + 1 == values[1].index and \
+                    (opener.norm, joiner.norm) in RANGES[self.language]:
+                rows = [list(pair)]
+        fits = [row for row in rows if len([p for p in row if p.required]) <= len(values) <= len(row)
+                and all(p in row[:len(values)] for p in row if p.required)]
+        if len(fits) != 1:
+            return False
+        row = fits[0]
+        if any(p.required and p not in row for p in params):
+            return False
+        for param, token in zip(row, values):
+            self._number(param, token)
+        return True
+
+    def _means_left(self) -> bool:
+        """Whether the turn says by what means ("by train", "using public transport") in words no
+        parameter took and that are not the tool's own."""
+        if not self.norms & MEANS[self.language]:
+            return False
+        tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(split_words(self.tool.name))
+        for token in self.tokens:
+            if token.kind == "word" and token.norm in MEANS[self.language]:
+                nxt = self.by_index.get(skip(self.by_index, token.index + 1, ARTICLES))
+                if nxt is not None and nxt.index not in self.used and self._content(nxt) \
+                        and singular(nxt.norm) not in tool_words:
+                    return True
+        return False
+
+    def between(self) -> None:
+        """"between New York and Boston", "entre Apple e Samsung": two names for the two parameters of a
+        pair (origin and destination, start and end, company1 and company2), in the order written."""
+        opens = {a for a, b in RANGES[self.language] if a in ("between", "entre")}
+        if not self.norms & opens:
+            return
+        for token in self.tokens:
+            if token.kind != "word" or token.norm not in opens:
+                continue
+            first = self.phrase(token.index + 1)
+            joiner = self.by_index.get(first[-1].index + 1) if first else None
+            second = self.phrase(joiner.index + 1) if joiner is not None and joiner.norm in ("and", "e") else None
+            if not second:
+                continue
+            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "destination")]
+            pair = range_pair(params)
+            rows = [row for row in sequences(params) if len(row) == 2]
+            pairs = ([list(pair)] if pair else []) + rows
+            lists = [p for p in self.free("array") if p.required and p.items == "string" and not p.enum]
+            if len(pairs) == 1:
+                self._string(pairs[0][0], first)
+                self._string(pairs[0][1], second)
+            elif not pairs and len(lists) == 1:  # "a contract between John and Alice" for its parties
+                self.put(lists[0], json.dumps([joined(first), joined(second)], ensure_ascii=False), "turn",
+                         *first, *second)
+            return
+
+    def respectively(self, numeric: list[Param]) -> dict[int, Param]:
+        """"base and height as 6 and 10", "largura e altura de 3 e 4": two labels, then their two values,
+        in the same order. Returns the values' indexes and their parameters (both labels must name one)."""
+        found: dict[int, Param] = {}
+        joins = ("and", "e", ",")
+        for token in self.tokens:
+            if token.norm not in ("as", "are", "were", "of", "=", ":", "como", "sao", "de"):
+                continue
+            first = self.by_index.get(token.index + 1)
+            k = 3 if self._content(self.by_index.get(token.index + 2)) else 2  # "6cm and 10cm": a unit between
+            joiner, second = self.by_index.get(token.index + k), self.by_index.get(token.index + k + 1)
+            label2, join, label1 = (self.by_index.get(token.index - k) for k in (1, 2, 3))
+            if not all(t is not None for t in (first, joiner, second, label2, join, label1)):
+                continue
+            if joiner.norm not in joins or join.norm not in joins or not self._content(label1) \
+                    or not self._content(label2):
+                continue
+            if first.kind not in ("number", "decimal") or second.kind not in ("number", "decimal"):
+                continue
+            params = [self._best([self.noun(label)], numeric) for label in (label1, label2)]
+            if all(isinstance(p, Param) for p in params) and params[0] is not params[1]:
+                found[first.index], found[second.index] = params
+        return found

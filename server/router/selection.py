@@ -1,0 +1,177 @@
+"""Which tools a clause reaches: by its verb's family, then by the words of the tools' names.
+
+Read verbs (show, find, calculate, retrieve …) reach every tool that reads; a write verb reaches
+only tools of its own action (book reaches book and reserve, never get); a tool's name is read
+by names.py. Among the tools a verb reaches, a tool is admitted when the turn names the thing
+its name is about (the head noun, a word of its stem, two words written as one, or an abbreviation
+the turn spells out: gcd is "greatest common divisor"), with at least half of that name's qualifiers
+and no other modifier where its own qualifiers go unnamed ("freezing point" is not boiling_point);
+the tool whose name the turn names most fully wins, and a tie is asked about, never guessed.
+"""
+
+from __future__ import annotations
+
+from server.router import lexicon as lx
+from server.router.catalogue import CatalogueTool
+from server.router.names import singular
+from server.router.reader import Clause, Token
+from server.router.vocabulary import Vocabulary
+
+# Verbs of one action that serve each other most closely: the turn's "show" is the tool's "get".
+CLOSE = {
+    "get": {"get", "view", "read", "check", "list"},
+    "view": {"get", "view"},
+    "read": {"read", "get", "check"},
+    "check": {"check", "get", "read"},
+    "list": {"list", "get", "search"},
+    "search": {"search", "list"},
+    "compute": {"compute", "get"},
+}
+
+
+def clause_span(clause: Clause) -> set[int]:
+    if clause.verb is None:
+        return set()
+    return {clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)}
+
+
+def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span: set[int]) -> list[tuple[Token, str]]:
+    """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
+    found: list[tuple[Token, str]] = []
+    function = lx.FUNCTION_WORDS[language]
+    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span]
+    if not vocabulary.nouns:
+        return [(w, singular(w.norm)) for w in words if w.norm not in function]
+    i = 0
+    while i < len(words):
+        phrase_noun = None
+        for size in vocabulary.phrase_sizes:
+            if i + size <= len(words):
+                phrase_noun = vocabulary.nouns.get(" ".join(w.norm for w in words[i:i + size]))
+                if phrase_noun:
+                    found.append((words[i], phrase_noun))
+                    i += size
+                    break
+        if phrase_noun:
+            continue
+        word = words[i]
+        noun = vocabulary.noun(word.norm)
+        if noun:
+            found.append((word, noun))
+        elif word.norm not in function:
+            found.append((word, singular(word.norm)))
+        i += 1
+    return found
+
+
+def compatible(action: str | None, tool: CatalogueTool) -> bool:
+    """Read verbs reach every tool that reads; other verbs only tools of their own action."""
+    if action is None:
+        return False
+    if lx.ACTIONS.get(action) == "read" and not tool.writes:
+        return True
+    return tool.action in CLOSE.get(action, {action})
+
+
+def stem_shared(a: str, b: str) -> bool:
+    """Two words of one stem: a common start of seven letters or more, at most three short of the shorter."""
+    if len(a) < 7 or len(b) < 7 or a[:7] != b[:7]:
+        return False
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n >= 7 and n >= min(len(a), len(b)) - 3
+
+
+class _Compounds(set):
+    """Pairs written as one word; also any word that ends in one of the turn's longer words."""
+
+    def __init__(self, pairs: set[str], longer: list[str]):
+        super().__init__(pairs)
+        self.longer = longer
+
+    def __contains__(self, word: object) -> bool:
+        return set.__contains__(self, word) or any(
+            isinstance(word, str) and word.endswith(w) and len(word) - len(w) >= 2 for w in self.longer)
+
+
+class TurnWords:
+    """The nouns a clause names, as the tools' names are matched against them."""
+
+    def __init__(self, found: list[tuple[Token, str]], tokens: list[Token] | None = None):
+        self.found = found
+        self.tokens = tokens or []
+        self.nouns = [noun for _, noun in found]
+        self.set = set(self.nouns)
+        self.words = [w for noun in self.nouns for w in noun.split()]
+        self._initials: set[str] | None = None
+        self._compounds: _Compounds | None = None
+
+    def initials(self) -> set[str]:
+        """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
+        if self._initials is None:
+            initials = set()
+            # "greatest common divisor" is gcd; "return on investment" is roi, small words and all
+            for words in (self.words, [t.norm for t in self.tokens if t.kind == "word"]):
+                letters = [w[0] for w in words if w]
+                initials |= {"".join(letters[i:i + n]) for n in (2, 3, 4) for i in range(len(letters) - n + 1)}
+            self._initials = initials
+        return self._initials
+
+    def modifier(self, head: str) -> str | None:
+        """The word right before where the turn names a thing: freezing in "freezing point"; a possessive
+        ("the company's return") is an owner, not a modifier."""
+        for i, (token, noun) in enumerate(self.found):
+            if noun == head and i > 0 and self.found[i - 1][0].index == token.index - 1:
+                before = self.found[i - 1][0]
+                if before.text.endswith(("'s", "’s")) or before.norm == "is" or before.text[:1].isupper():
+                    return None  # an owner, or part of a name ("the Metropolitan Museum")
+                return self.found[i - 1][1]
+        return None
+
+    def names(self, word: str) -> bool:
+        """Whether the turn names a word of a tool's name: as it is, by its start, stem or compound."""
+        if word in self.set:
+            return True
+        if len(word) >= 4 and any(w.startswith(word) and len(w) <= len(word) + 5 for w in self.words):
+            return True  # hypot in "hypotenuse", electric in "electricity"
+        if len(word) >= 7 and any(stem_shared(word, w) for w in self.words):
+            return True  # "availability" in "available", "projection" in "projected"
+        if len(word) >= 6 and word in self.compounds():
+            return True  # "timezone" in "time zone", "geodistance" in "distance"
+        return 2 <= len(word) <= 4 and word in self.initials()
+
+    def compounds(self) -> set[str]:
+        """Two of the turn's words written as one ("time zone": timezone), and the longer words a
+        tool may prefix ("distance" ends "geodistance")."""
+        if self._compounds is None:
+            pairs = {a + b for a, b in zip(self.words, self.words[1:])}
+            self._compounds = _Compounds(pairs, [w for w in self.words if len(w) >= 5])
+        return self._compounds
+
+
+def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, action: str | None) -> list[CatalogueTool]:
+    """The tools whose names the turn names best; several only where they tie."""
+    scored = []
+    for tool in tools:
+        if not tool.nouns or not turn.names(tool.nouns[0]):
+            continue
+        qualifiers = [w for w in tool.adjectives if turn.names(w)]
+        if len(qualifiers) < len(tool.adjectives) // 2:
+            continue
+        modifier = turn.modifier(tool.nouns[0]) if len(qualifiers) < len(tool.adjectives) else None
+        if modifier and modifier not in tool.adjectives and modifier not in tool.namespace \
+                and modifier not in lx.NAME_ADJECTIVES and modifier not in lx.EVALUATIVES and not (tool.verb and modifier.startswith(tool.verb[:5])):
+            # ("the estimated return" is what estimate_…_return makes)
+            continue  # "freezing point" is not what boiling_point is about
+        namespace = sum(1 for w in tool.namespace if turn.names(w))
+        close = tool.action in CLOSE.get(action or "", {action})
+        key = (1 + len(qualifiers), tool.nouns[0] == primary, close, namespace,
+               -(len(tool.adjectives) - len(qualifiers)))
+        scored.append((key, tool))
+    if not scored:
+        return []
+    best = max(key for key, _ in scored)
+    return [tool for key, tool in scored if key == best]

@@ -1,0 +1,146 @@
+"""Tokens of a turn: words, numbers, money, dates, quotes, handles, emails, links, punctuation.
+
+Portuguese is folded (no accents, informal spellings expanded) for lookup; values keep their text.
+A turn is read with a tokenizer holding only the patterns its characters make possible, compiled
+once at import: the same tokens as the whole pattern, at less cost per turn.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from server.router import lexicon as lx
+
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|"
+           "apr|jun|jul|aug|sep|sept|oct|nov|dec|janeiro|fevereiro|março|marco|abril|maio|junho|julho|agosto|"
+           "setembro|outubro|novembro|dezembro")
+
+# The token patterns, in the order they are tried; a turn's tokenizer holds only the patterns its
+# characters make possible (no "@": no email or handle), which gives the same tokens, cheaper.
+_PATTERNS = (
+    ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
+    ("url", r"https?://\S+", r"://"),
+    ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
+    ("date", r"\b\d{4}[-/]\d{1,2}[-/]\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
+             rf"|\b\d{{1,2}}(?:st|nd|rd|th|º)?\s+(?:of\s+|de\s+)?(?i:{_MONTHS}),?\s+(?:de\s+)?\d{{4}}\b",
+     r"\d[-/]\d|\d{4}"),
+    ("named_date", rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+     r"(?i)\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)[a-zç]*\.?\s+\d"),
+    ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
+    ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
+    ("list", r"\[[^\[\]]{0,400}\]", r"\["),
+    ("money", r"(?:R\$|US\$|\$|€|£)\s?\d+(?:[.,]\d+)*", r"[$€£]"),
+    ("ordinal", r"\d+(?:st|nd|rd|th|º|ª|o|a)\b", r"\d"),
+    ("number", r"(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?", r"\d"),
+    ("word", r"[^\W\d_](?:[\w'’-]*[^\W_])?", None),
+    ("punct", r"[?!.,;:=]", None),
+)
+# The patterns a turn's characters can rule out, and the character that each one needs.
+_NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("email", "url", "handle", "domain",
+                                                                             "money", "named_date")}
+# Patterns that can match where a word begins (a letter); without them, words are tried first.
+_LETTER_STARTS = frozenset({"email", "url", "domain", "money", "named_date"})
+
+
+def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern:
+    order = [p for p in _PATTERNS if p[0] in kinds]
+    if not _LETTER_STARTS & set(kinds):
+        order.sort(key=lambda p: p[0] != "word")  # no other pattern starts at a letter: same tokens
+    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order), re.UNICODE)
+
+
+def _variants() -> dict[tuple[str, ...], re.Pattern]:
+    """Every tokenizer a turn can need, compiled once at import rather than on a turn's time."""
+    optional = list(_NEEDS)
+    compiled = {}
+    for mask in range(1 << len(optional)):
+        left_out = {kind for bit, kind in enumerate(optional) if not mask & (1 << bit)}
+        kinds = tuple(kind for kind, _, _ in _PATTERNS if kind not in left_out)
+        compiled[kinds] = _tokenizer(kinds)
+    return compiled
+
+
+_TOKENIZERS = _variants()
+
+
+# A character each optional pattern cannot match without, checked before its own search (most turns have none).
+_FIRST_NEED = {"email": "@", "url": "://", "handle": "@", "domain": ".", "money": ("$", "€", "£"), "named_date": None}
+
+
+def _may(kind: str, turn: str, digits: bool) -> bool:
+    need = _FIRST_NEED[kind]
+    if need is None:
+        return digits and _NEEDS[kind].search(turn) is not None
+    if isinstance(need, tuple):
+        return any(n in turn for n in need)
+    return need in turn and _NEEDS[kind].search(turn) is not None
+
+
+_OPTIONAL = tuple(_NEEDS)
+_BY_FLAGS = {tuple(kind in kinds for kind in _OPTIONAL): pattern for kinds, pattern in _TOKENIZERS.items()}
+
+
+def _token_pattern(turn: str) -> re.Pattern:
+    digits = _DIGIT.search(turn) is not None
+    return _BY_FLAGS[tuple(_may(kind, turn, digits) for kind in _OPTIONAL)]
+
+
+_TOKEN = _tokenizer(tuple(kind for kind, _, _ in _PATTERNS))
+_DECIMAL = {"en": re.compile(r"\.\d{1,2}$"), "pt-BR": re.compile(r",\d{1,2}$")}
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents: how Portuguese is compared, with or without accents typed."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+
+
+_DIGIT = re.compile(r"\d")
+
+
+@dataclass(slots=True)
+class Token:
+    text: str  # as typed
+    norm: str  # folded, informal spelling expanded
+    kind: str  # word, number, decimal, money, ordinal, date, email, url, domain, list, quoted, handle, punct
+    index: int
+    glued: bool = False  # typed with no space after the token before it (the cm of "6cm", the pm of "12pm")
+
+
+def tokenize(turn: str, language: str) -> list[Token]:
+    tokens: list[Token] = []
+    informal = lx.INFORMAL[language]
+    end = -1
+    decimal = _DECIMAL[language]
+    decimal_sep = "," if language == "pt-BR" else "."
+    counted = lx.NUMBER_WORDS[language] if not _DIGIT.search(turn) else {}
+    for match in _token_pattern(turn).finditer(turn):
+        kind = match.lastgroup or "word"
+        kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
+        text = match.group(0)
+        start, stop = match.span()
+        glued, end = start == end, stop
+        norm = text.lower() if text.isascii() else fold(text)
+        if kind == "word":
+            if "’" in norm:
+                norm = norm.replace("’", "'")
+            expanded = informal.get(norm)
+            if expanded and " " in expanded:
+                for part in expanded.split():
+                    tokens.append(Token(text, part, "word", len(tokens), glued))
+                continue
+            norm = expanded or norm
+            if norm in counted:
+                # "for the next three days": a number in words, where the turn writes none in digits
+                text, norm, kind = counted[norm], counted[norm], "number"
+        elif kind == "number":
+            kind = "decimal" if (decimal_sep in text and decimal.search(text)) or "%" in text else "number"
+        elif kind == "quoted":
+            text = text[1:-1]
+            norm = fold(text)
+        tokens.append(Token(text, norm, kind, len(tokens), glued))
+    return tokens
