@@ -62,4 +62,4 @@ def visible_handles(ctx: ToolContext) -> list[str]:
     """Members this caller may name: those the directory shows it, and only if it can read the directory."""
     if "directory:read" not in ctx.caller.scopes:
         return []
-    return [handle for handle in member_handles(ctx.db) if handle != ctx.caller.principal]
+    return member_handles(ctx.db)
