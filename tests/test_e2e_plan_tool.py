@@ -52,3 +52,26 @@ async def test_plan_answers_an_ask_and_refuses_bad_input(club):
         assert answered["steps"][0]["selection"]["arguments"] == {"handle": "bruno"}
         bad = await member.call_tool("plan", {"turn": "hello", "language": "es"})
         assert bad.is_error and "language: Input should be 'en' or 'pt-BR'" in bad.content[0].text
+
+
+async def test_plan_binds_a_member_from_the_handles_the_caller_can_see(club):
+    async with connect(club.url, club.tokens.member.token) as member:
+        planned = await plan(member, "ask ana what she thinks about rust in production")
+        step = planned["steps"][0]["selection"]
+        assert planned["outcome"] == "run" and step["tool"] == "ask"
+        assert step["arguments"]["member"] == "ana" and "ana" not in step["arguments"]["question"].split()[:1]
+        unknown = await plan(member, "ask zed what he thinks about rust in production")
+        assert unknown["outcome"] == "ask" and "member" in unknown["steps"][0]["selection"]["missing"]
+
+
+async def test_plan_reads_the_members_settings_when_the_request_names_no_language(club):
+    db = club.db()
+    from server.store.settings import set_router_settings
+
+    bruno = db.execute("SELECT id FROM principals WHERE handle = 'bruno'").fetchone()[0]
+    set_router_settings(db, bruno, "pt-BR", "ask")
+    db.close()
+    async with connect(club.url, club.tokens.member.token) as member:
+        result = await member.call_tool("plan", {"turn": "procure no diretório por design"})
+        planned = result.structured_content
+    assert planned["language"] == "pt-BR" and planned["steps"][0]["selection"]["tool"] == "search_directory"
