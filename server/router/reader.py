@@ -90,7 +90,7 @@ def _starts(words: list[str], openers) -> str | None:
     """The longest opener the words begin with, word for word."""
     if not words:
         return None
-    if " " in "".join(words):  # a quoted phrase among the words: compare the joined text
+    if any(" " in w for w in words[:6]):  # a quoted phrase among the first words: compare the joined text
         joined = " ".join(words)
         for opener in sorted(openers, key=len, reverse=True):
             if joined == opener or joined.startswith(opener + " "):
@@ -200,7 +200,7 @@ def _frame(words: list[str], tokens: list[Token], language: str) -> str:
 def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     tokens = tokenize(turn, language)
     words = [t.norm for t in tokens if t.kind != "punct"]
-    clauses = split_clauses([t for t in tokens], language)
+    clauses = split_clauses(tokens, language)
     first_verb = next((c.verb for c in clauses if c.verb is not None), None)
     frame = _frame(words, tokens, language)
     negations = lx.NEGATIONS[language]
@@ -218,16 +218,18 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     roles: dict[str, str] = {}
     destination = [t for t in tokens if t.kind in ("email", "url")]
     preps = lx.DESTINATION_PREPS[language]
-    for i, token in enumerate(tokens[:-1]):
+    for i in range(len(tokens) - 1):
+        if tokens[i].norm not in preps:
+            continue
         nxt = tokens[i + 1]
-        if token.norm in preps and (nxt.kind in ("email", "url", "handle") or (nxt.kind == "word" and nxt.text[:1].isupper())):
-            if nxt not in destination:
+        if nxt.kind in ("email", "url", "handle") or (nxt.kind == "word" and nxt.text[:1].isupper()):
+            if all(nxt is not d for d in destination):
                 destination.append(nxt)
     if destination:
         roles["destination"] = " ".join(t.text for t in destination)
     times = [t for t in tokens if t.kind == "word" and t.norm in lx.TIME_WORDS[language]]
-    for i, token in enumerate(tokens[:-1]):
-        if token.norm in ("at", "as", "às") and tokens[i + 1].kind in ("number", "decimal"):
+    for i in range(len(tokens) - 1):
+        if tokens[i].norm in ("at", "as", "às") and tokens[i + 1].kind in ("number", "decimal"):
             times.append(tokens[i + 1])
     if times:
         roles["time"] = " ".join(t.text for t in times)
