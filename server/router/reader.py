@@ -7,6 +7,7 @@ is folded (no accents, informal spellings expanded) before lookup; values keep t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -292,10 +293,15 @@ def _operators(words: list[str], language: str) -> list[str]:
     for phrase, op in lx.COMPUTE_OPERATORS[language].items():
         if f" {phrase} " in joined:
             found.append(op)
-    for symbol in ("+", "*", "/", "x"):
+    for symbol in ("+", "*", "/"):
         if f" {symbol} " in joined:
-            found.append({"x": "*"}.get(symbol, symbol))
+            found.append(symbol)
+    if _TIMES.search(joined):  # "3 x 4" multiplies; the x of "x = 3" is a variable's name
+        found.append("*")
     return found
+
+
+_TIMES = re.compile(r" -?\d[\d.,]* x -?\d")
 
 
 def _act(verb: Verb | None, frame: str, words: list[str], language: str, awaiting: bool, has_content: bool) -> str:
