@@ -31,7 +31,9 @@ def arithmetic(tokens: list[Token], language: str) -> tuple[str, str | None]:
                 i += size
                 matched = True
                 break
-        if not matched and token.norm in ("x",) and parts and parts[-1][:1].isdigit():
+        if not matched and token.norm in ("x",) and parts and parts[-1][:1].isdigit() and i > 0 \
+                and words[i - 1].kind in ("number", "decimal", "money") and i + 1 < len(words) \
+                and words[i + 1].kind in ("number", "decimal", "money"):  # "3 x 4"; the x of "x = 3" is a name
             parts.append("*")
             matched = True
             i += 1

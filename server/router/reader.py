@@ -7,6 +7,7 @@ is folded (no accents, informal spellings expanded) before lookup; values keep t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -90,7 +91,7 @@ def _starts(words: list[str], openers) -> str | None:
     """The longest opener the words begin with, word for word."""
     if not words:
         return None
-    if " " in "".join(words):  # a quoted phrase among the words: compare the joined text
+    if any(" " in w for w in words[:6]):  # a quoted phrase among the first words: compare the joined text
         joined = " ".join(words)
         for opener in sorted(openers, key=len, reverse=True):
             if joined == opener or joined.startswith(opener + " "):
@@ -200,7 +201,7 @@ def _frame(words: list[str], tokens: list[Token], language: str) -> str:
 def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     tokens = tokenize(turn, language)
     words = [t.norm for t in tokens if t.kind != "punct"]
-    clauses = split_clauses([t for t in tokens], language)
+    clauses = split_clauses(tokens, language)
     first_verb = next((c.verb for c in clauses if c.verb is not None), None)
     frame = _frame(words, tokens, language)
     negations = lx.NEGATIONS[language]
@@ -218,16 +219,18 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     roles: dict[str, str] = {}
     destination = [t for t in tokens if t.kind in ("email", "url")]
     preps = lx.DESTINATION_PREPS[language]
-    for i, token in enumerate(tokens[:-1]):
+    for i in range(len(tokens) - 1):
+        if tokens[i].norm not in preps:
+            continue
         nxt = tokens[i + 1]
-        if token.norm in preps and (nxt.kind in ("email", "url", "handle") or (nxt.kind == "word" and nxt.text[:1].isupper())):
-            if nxt not in destination:
+        if nxt.kind in ("email", "url", "handle") or (nxt.kind == "word" and nxt.text[:1].isupper()):
+            if all(nxt is not d for d in destination):
                 destination.append(nxt)
     if destination:
         roles["destination"] = " ".join(t.text for t in destination)
     times = [t for t in tokens if t.kind == "word" and t.norm in lx.TIME_WORDS[language]]
-    for i, token in enumerate(tokens[:-1]):
-        if token.norm in ("at", "as", "às") and tokens[i + 1].kind in ("number", "decimal"):
+    for i in range(len(tokens) - 1):
+        if tokens[i].norm in ("at", "as", "às") and tokens[i + 1].kind in ("number", "decimal"):
             times.append(tokens[i + 1])
     if times:
         roles["time"] = " ".join(t.text for t in times)
@@ -290,10 +293,15 @@ def _operators(words: list[str], language: str) -> list[str]:
     for phrase, op in lx.COMPUTE_OPERATORS[language].items():
         if f" {phrase} " in joined:
             found.append(op)
-    for symbol in ("+", "*", "/", "x"):
+    for symbol in ("+", "*", "/"):
         if f" {symbol} " in joined:
-            found.append({"x": "*"}.get(symbol, symbol))
+            found.append(symbol)
+    if _TIMES.search(joined):  # "3 x 4" multiplies; the x of "x = 3" is a variable's name
+        found.append("*")
     return found
+
+
+_TIMES = re.compile(r" -?\d[\d.,]* x -?\d")
 
 
 def _act(verb: Verb | None, frame: str, words: list[str], language: str, awaiting: bool, has_content: bool) -> str:

@@ -167,3 +167,16 @@ def test_a_date_that_reads_two_ways_is_asked_for():
     assert result.outcome == "ask" and first.selection.missing == ["date"], result.guidance.render
     result, first = step("book a train trip in Campinas on April 3, 2026", tools)
     assert result.outcome == "run" and first.selection.arguments["date"] == "2026-04-03", result.guidance.render
+
+
+@pytest.mark.parametrize("turn, language, outcome", [
+    ("how much is 3 x 4?", "en", "run"),
+    ("quanto é 3 x 4?", "pt-BR", "run"),
+    ("calculate the area under y = x^2 from x = 1 to x = 4", "en", "unread"),  # x names a variable here
+])
+def test_x_multiplies_only_between_two_numbers(turn, language, outcome):
+    tools = [_decl("weather.get_forecast", {"city": TEXT}, ["city"])]
+    result, first = step(turn, tools, language)
+    assert result.outcome == outcome, result.guidance.render
+    if outcome == "run":
+        assert first.kind == "compute" and first.result == "12"
