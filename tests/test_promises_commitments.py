@@ -72,3 +72,44 @@ async def test_a_briefing_note_that_commits_is_not_delivered_end_to_end(club, no
     reason = db.execute("SELECT reason FROM escalations WHERE id = ?", [answer["escalation_id"]]).fetchone()[0]
     db.close()
     assert reason == "commitment"
+
+
+# Found by the mutation run (scripts/mutate): each branch that defuses a generic object is held by
+# a sentence of its own, so a checker that withholds these harmless answers fails here, not only in
+# the corpus's error rate.
+HABITS_AND_NOTHING = [
+    "Ana signs her contracts in person.",  # a possessive and a plural: a habit
+    "Ana signs Bruno's contracts herself.",
+    "Ana has booked no new clients.",  # nothing committed
+    "Ana reservou nenhuma data.",
+    "Ana reservou nenhum estúdio.",
+    "Ana reservó ningún estudio.",
+    "Ana reservó ninguna fecha.",
+    "Ana reservó ningun estudio.",
+    "Ana books zero clients.",
+    "Ana accepts mostly commissions.",  # skipped words before the object
+    "Ana accepts occasionally commissions.",
+    "Ana books new clients.",
+]
+SPECIFIC = ["Ana signs her contract.", "Ana books it.", "Ana vai assinar o contrato.", "Va a aceptar la propuesta.",
+            "Ana is going to sign the contract."]
+# Real gap: after "va a"/"vamos a" the "a" reads as an article, so a verb that is also a noun
+# ("firma", "reserva") is taken for a noun and the commitment is delivered. Reported.
+DELIVERED_TODAY = ["Ana va a firmar el contrato.", "Va a firmar el contrato.", "Vamos a firmar el contrato.",
+                   "Ella va a reservar el estudio."]
+
+
+@pytest.mark.parametrize("text", HABITS_AND_NOTHING)
+def test_a_habit_or_nothing_committed_is_delivered(text):
+    assert not commits(text, "en", "ana") and not commits(text, "pt-BR", "ana"), text
+
+
+@pytest.mark.parametrize("text", SPECIFIC)
+def test_this_very_thing_commits(text):
+    assert commits(text, "en", "ana") and commits(text, "pt-BR", "ana"), text
+
+
+@pytest.mark.xfail(strict=True, reason="'va a' + a verb that is also a noun is read as a noun (reported)")
+@pytest.mark.parametrize("text", DELIVERED_TODAY)
+def test_spanish_periphrastic_future_commits(text):
+    assert commits(text, "pt-BR", "ana"), text
