@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
@@ -132,7 +133,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
 
     # --- labels -------------------------------------------------------------------------------
 
-    def _content(self, token: Token | None) -> bool:
+    def _content(self, token: Token | None) -> TypeGuard[Token]:
         return token is not None and token.kind == "word" and token.norm not in self.function \
             and token.norm not in CONNECTORS
 
@@ -148,7 +149,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
                 and (self.by_index[i].kind == "word" or self.by_index[i].norm in ("=", ":")):
             i -= 1
             skipped += 1
-        label = []
+        label: list[str] = []
         while self._content(self.by_index.get(i)) and len(label) < 3:
             label.insert(0, self.noun(self.by_index[i]))
             i -= 1
@@ -172,7 +173,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         return sum(1 for w in label if w in words or (len(w) >= 4 and any(
             x.startswith(w) or stem_shared(x, w) for x in words)))  # "accelerated at 4": acceleration
 
-    def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | bool:
+    def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | Literal[False]:
         """The one parameter a label names; False where two tie (unsure), None where none does."""
         if not label:
             return None
@@ -339,9 +340,12 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
                 taken.append(token)
             elif token.kind in ("number", "decimal") and before is not None and before.norm in ("at", "as", "às"):
                 after = self.by_index.get(token.index + 1)
-                meridian = after is not None and after.norm in ("am", "pm")
-                parts.append(token.text + (("" if after.glued else " ") + after.text if meridian else ""))
-                taken += [token] + ([after] if meridian else [])
+                if after is not None and after.norm in ("am", "pm"):
+                    parts.append(token.text + ("" if after.glued else " ") + after.text)
+                    taken += [token, after]
+                else:
+                    parts.append(token.text)
+                    taken += [token]
         return " ".join(parts), taken
 
     def named_but_unbound(self) -> None:

@@ -137,7 +137,7 @@ _EXAMPLES = re.compile(r"(?:\be\.?g\.?|for example|such as|\blike\b|por exemplo|
 
 def _examples(text: str) -> frozenset[str]:
     """The words of the examples a description gives: "e.g. vegan, gluten-free" gives vegan, gluten-free."""
-    words = set()
+    words: set[str] = set()
     for found in _EXAMPLES.findall(text):
         words.update(w for w in re.findall(r"[a-z][a-z-]{2,}", fold(found)) if w not in GENERIC
                      and w not in ("and", "or", "etc", "ou", "default", "is"))
@@ -157,7 +157,8 @@ def _percent(text: str) -> str | None:
 
 def _param(name: str, schema: dict, required: bool) -> Param:
     kind, noun = _kind(name, schema)
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    declared = schema.get("items")
+    items: dict = declared if isinstance(declared, dict) else {}
     known = schema.get("x-known-values")
     enum = schema.get("enum") or (items.get("enum") if kind == "array" else None) or ()
     description = str(schema.get("description") or "")
@@ -201,7 +202,7 @@ class Catalogue:
 
     def __post_init__(self) -> None:
         # computed once per catalogue, when it is built, not on each turn planned against it
-        found = set()
+        found: set[str] = set()
         for tool in self.tools:
             found.update(tool.nouns)
             found.update(p.noun for p in tool.params if p.noun)

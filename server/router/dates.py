@@ -61,7 +61,7 @@ def as_described(text: str, language: str, fmt: tuple[tuple[str, ...], str] | No
         return text
     fields, separator = fmt
     parts = _parts(text, language)
-    if parts == "ambiguous":
+    if isinstance(parts, str):  # "ambiguous", the one text _parts returns
         typed = re.fullmatch(r"(\d{1,2})([-/.])(\d{1,2})\2(\d{4})", text.strip())
         # as typed where the format orders day and month as the turn's language writes them
         usual = ("MM", "DD", "YYYY") if language == "en" else ("DD", "MM", "YYYY")

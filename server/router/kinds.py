@@ -12,6 +12,7 @@ from server.router.catalogue import Param
 from server.router.names import singular, split_words
 from server.router.reader import Token, fold
 from server.router.rows import ARTICLES
+from server.router.state import BindingState
 
 FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
                         "only", "incluir", "usar", "com"})
@@ -36,7 +37,7 @@ def _shares(token: Token, value: str) -> bool:
     return bool(mine & {w for part in split_words(fold(value)) for w in (part, singular(part))})
 
 
-class KindBinding:
+class KindBinding(BindingState):
     """Kind passes of the Binder (see binding.py)."""
 
     def known_values(self) -> None:
@@ -78,7 +79,7 @@ class KindBinding:
             tokens = [t for t in typed if any(_shares(t, v) for v in named)]
             if named and tokens:
                 order = {v: min([t.index for t in tokens if _shares(t, v)], default=len(self.tokens)) for v in named}
-                self.put(param, json.dumps(sorted(named, key=order.get)), "turn", *tokens)
+                self.put(param, json.dumps(sorted(named, key=lambda v: order[v])), "turn", *tokens)
 
     def flags(self, senses) -> None:
         for param in self.free("flag"):
@@ -109,8 +110,8 @@ class KindBinding:
 
     def stated_unit(self) -> list[Token]:
         """The one unit the turn writes after its numbers ("4 inches", "6cm and 10cm"); none where two differ."""
-        units = [self.by_index.get(t.index + 1) for t in self.tokens if t.kind in ("number", "decimal")]
-        units = [u for u in units if u is not None and self._content(u) and u.norm not in lx.TIME_WORDS[self.language]]
+        after = [self.by_index.get(t.index + 1) for t in self.tokens if t.kind in ("number", "decimal")]
+        units = [u for u in after if u is not None and self._content(u) and u.norm not in lx.TIME_WORDS[self.language]]
         return units if units and len({u.norm for u in units}) == 1 else []
 
     def units(self) -> None:

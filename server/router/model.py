@@ -10,6 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field
 StepKind = Literal["tool", "ask", "compute", "unread", "decline"]
 Outcome = Literal["resolved", "incomplete", "ambiguous", "unmet_object", "unmet_action", "unread"]
 Next = Literal["Supply", "Choose", "Rephrase", "Defer", "None"]
+Handoff = Literal["model", "ask", "answer"]
+Language = Literal["en", "pt-BR"]
+Act = Literal["inform", "act", "change", "howto", "meaning", "give", "reply", "none"]
+RoleName = Literal["thing", "pointed", "qualifier", "destination", "quantity", "time"]
+Polarity = Literal["affirmative", "negated"]
+Tense = Literal["present", "past", "future"]
+Frame = Literal["question", "howto", "ordering", "none"]
+PlanOutcome = Literal["run", "ask", "unread", "decline"]
 
 
 class _Frozen(BaseModel):
@@ -39,28 +47,28 @@ class Guidance(_Frozen):
     next: Next
     render: str = Field(description="A sentence to show the person, in the turn's language.")
     evidence: str = Field(default="", description="What in the turn led to this outcome.")
-    handoff: Literal["model", "ask", "answer"] | None = Field(
+    handoff: Handoff | None = Field(
         default=None, description="Where on_unread sends a twice-unread turn; never set on a declined plan."
     )
 
 
 class Role(_Frozen):
-    role: Literal["thing", "pointed", "qualifier", "destination", "quantity", "time"]
+    role: RoleName
     text: str
 
 
 class FormModel(_Frozen):
-    act: Literal["inform", "act", "change", "howto", "meaning", "give", "reply", "none"]
+    act: Act
     predicate: str | None
     roles: list[Role]
-    polarity: Literal["affirmative", "negated"]
-    tense: Literal["present", "past", "future"]
-    frame: Literal["question", "howto", "ordering", "none"]
+    polarity: Polarity
+    tense: Tense
+    frame: Frame
 
 
 class TurnPlan(_Frozen):
-    outcome: Literal["run", "ask", "unread", "decline"]
-    language: Literal["en", "pt-BR"]
+    outcome: PlanOutcome
+    language: Language
     steps: list[Step]
     guidance: Guidance
     declined_because: str | None = None

@@ -90,7 +90,7 @@ def parse_name(name: str) -> ParsedName:
         where = namespace if at is not None else local
     verb = where[at] if at is not None else None
     action = (lx.TOOL_VERBS.get(verb) or lx.TOOL_VERB_NOUNS.get(verb)) if verb else None
-    if verb == "hand" and at + 1 < len(where) and where[at + 1] == "off":
+    if verb == "hand" and at is not None and at + 1 < len(where) and where[at + 1] == "off":
         where = where[:at + 1] + where[at + 2:]
     rest = [w for i, w in enumerate(where) if i != at and w != verb]
     if where is namespace:

@@ -13,6 +13,7 @@ from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, Param
 from server.router.names import singular, split_words
 from server.router.reader import Token
+from server.router.state import BindingState
 
 # Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
 CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
@@ -71,7 +72,7 @@ def joined(run: list[Token]) -> str:
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
 
-class PhraseBinding:
+class PhraseBinding(BindingState):
     """Phrase passes of the Binder (see binding.py)."""
 
     def phrase(self, start: int) -> list[Token] | None:
@@ -234,8 +235,8 @@ class PhraseBinding:
 
     def names_left(self) -> bool:
         """Whether a proper name or a code of the turn is still unbound."""
-        return any(t.index not in self.used and self.phrase(t.index) and t.kind == "word"
-                   and not self._gloss(self.phrase(t.index)) for t in self.openers)
+        return any(t.index not in self.used and (run := self.phrase(t.index)) and t.kind == "word"
+                   and not self._gloss(run) for t in self.openers)
 
     def _gloss(self, run: list[Token]) -> bool:
         """Whether a name spells out the abbreviation beside it, or is the abbreviation of the words
@@ -319,14 +320,14 @@ class PhraseBinding:
                 after = self.by_index.get(run[-1].index + 1) if run else None
                 best = self._best([self.noun(after)], params) if self._content(after) \
                     and not self._tool_word(after) else None  # "C scale" where scale is the tool's own thing
-                if isinstance(best, Param):
+                if isinstance(best, Param) and run:  # a label after the name: run is not empty
                     claimed.setdefault(best.name, []).append(run)
                 continue
             i = token.index - 1
             while i in self.by_index and self.by_index[i].norm in ("named", "called", "chamado", "chamada", "is",
                                                                   "e", "of", "de", "as", "como"):
                 i -= 1
-            label = []
+            label: list[str] = []
             while self._content(self.by_index.get(i)) and len(label) < 3:
                 label.insert(0, self.noun(self.by_index[i]))
                 i -= 1

@@ -9,12 +9,15 @@ tool takes it is declined whole.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from server.router import lexicon as lx
 from server.router.binding import Binder, takes
 from server.router.catalogue import Catalogue, CatalogueTool
 from server.router.compute import arithmetic
-from server.router.model import FormModel, Guidance, Role, Selection, Step, TurnPlan
+from server.router.model import (Act, Frame, FormModel, Guidance, Handoff, Language, Next, PlanOutcome, Polarity,
+                                 Role, RoleName, Selection, Step, Tense, TurnPlan)
+from server.router.model import Outcome as OutcomeKind
 from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
 from server.router.render import Renderer
 from server.router.selection import TurnWords, clause_span, compatible, rank, things
@@ -26,12 +29,12 @@ ON_UNREAD = ("refuse", "model", "ask", "answer")
 @dataclass
 class Outcome:
     step: Step
-    outcome: str
-    next: str
+    outcome: OutcomeKind
+    next: Next
     render: str
     evidence: str = ""
     declined_because: str | None = None
-    handoff: str | None = None
+    handoff: Handoff | None = None
 
 
 @dataclass
@@ -59,7 +62,7 @@ class Context:
 
 
 class Planner:
-    def __init__(self, catalogue: Catalogue, language: str, vocabulary: Vocabulary, context: Context):
+    def __init__(self, catalogue: Catalogue, language: Language, vocabulary: Vocabulary, context: Context):
         self.catalogue = catalogue
         self.language = language
         self.vocabulary = vocabulary
@@ -97,7 +100,7 @@ class Planner:
                 # "give me a recipe": with nothing here that gives, a request to be told, read
                 by_action = [t for t in tools if not t.writes]
         if past_question:
-            writers = [t for t in by_action if t.writes]
+            writers: list[CatalogueTool] | list[str] = [t for t in by_action if t.writes]
             by_action = [t for t in by_action if not t.writes]
             if action and lx.ACTIONS.get(action) != "read" and not known_nouns:
                 # "did anyone reply?": a past question about doing asks about what the doing makes
@@ -169,12 +172,13 @@ class Planner:
             step = Step(kind="ask", decided_by="ask: incomplete",
                         selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
             return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
+        assert rule is not None  # every branch that chooses a tool names its rule
         step = Step(kind="tool", decided_by=rule, selection=Selection(tool=tool.name, arguments=arguments, sources=sources))
         return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
 
     def _senses(self, tokens: list[Token]) -> list[tuple[Token, tuple[str, bool]]]:
         """The vocabulary's adjectives and adverbs in these tokens, two-word ones first ("for good")."""
-        found = []
+        found: list[tuple[Token, tuple[str, bool]]] = []
         if not self.vocabulary.adjectives:
             return found
         words = [t for t in tokens if t.kind == "word"]
@@ -236,7 +240,8 @@ class Planner:
         step = Step(kind="unread", decided_by=f"unread: on_unread {setting}")
         if setting == "refuse":
             return Outcome(step, "unread", "None", self.say.refuse())
-        return Outcome(step, "unread", "Defer", self.say.handoff(setting), handoff=setting)
+        return Outcome(step, "unread", "Defer", self.say.handoff(setting),
+                       handoff=cast(Handoff, setting))  # one of ON_UNREAD (Context.from_dict), not refuse
 
     def _decline(self, destination: list[Token]) -> Outcome:
         where = ", ".join(t.text for t in destination)
@@ -259,12 +264,14 @@ class Planner:
         return Outcome(step, "resolved", "None", f"{expression} = {result}")
 
     def _lemma(self, clause: Clause) -> str:
-        surface = fold(clause.verb.surface)
+        verb = clause.verb
+        assert verb is not None  # asked only of a clause with a verb
+        surface = fold(verb.surface)
         if self.language == "en":
-            forms = lx.EN_VERBS[clause.verb.action]
+            forms = lx.EN_VERBS[verb.action]
             present = [f for f, tense in forms.items() if tense == "present" and " " not in f]
             return min(present, key=lambda f: (not surface.startswith(f[:3]), len(f))) if present else surface
-        forms = lx.PT_VERBS[clause.verb.action]
+        forms = lx.PT_VERBS[verb.action]
         infinitives = [f for f in forms if f.endswith(("ar", "er", "ir"))]
 
         def shared(form: str) -> int:
@@ -321,31 +328,33 @@ class Planner:
             # declined whole: no step of it runs, and it is never handed to a model
             outcomes = [declined]
         kinds = {o.step.kind for o in outcomes}
+        verdict: PlanOutcome
         if "decline" in kinds:
-            outcome = "decline"
+            verdict = "decline"
         elif "unread" in kinds:
-            outcome = "unread"
+            verdict = "unread"
         elif "ask" in kinds:
-            outcome = "ask"
+            verdict = "ask"
         else:
-            outcome = "run"
+            verdict = "run"
         lead = next((o for o in outcomes if o.outcome != "resolved"), outcomes[0])
-        if outcome == "run" and len(outcomes) > 1:
+        if verdict == "run" and len(outcomes) > 1:
             render = " ".join(o.render for o in outcomes)
         else:
             render = lead.render
         form = reading.form
         return TurnPlan(
-            outcome=outcome,
+            outcome=verdict,
             language=self.language,
             steps=[o.step for o in outcomes],
             guidance=Guidance(outcome=lead.outcome, next=lead.next, render=render, evidence=lead.evidence,
-                              handoff=lead.handoff if outcome == "unread" else None),
+                              handoff=lead.handoff if verdict == "unread" else None),
             declined_because=declined.declined_because if declined else None,
             form=FormModel(
-                act=form.act, predicate=form.predicate,
-                roles=[Role(role=r, text=t) for r, t in sorted(form.roles.items())],
-                polarity=form.polarity, tense=form.tense, frame=form.frame,
+                # the reader writes these as text; pydantic checks each against its Literal here
+                act=cast(Act, form.act), predicate=form.predicate,
+                roles=[Role(role=cast(RoleName, r), text=t) for r, t in sorted(form.roles.items())],
+                polarity=cast(Polarity, form.polarity), tense=cast(Tense, form.tense), frame=cast(Frame, form.frame),
             ),
             vocabulary_digest=self.vocabulary.digest,
         )
@@ -381,4 +390,4 @@ def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary,
         raise ValueError(f"the vocabulary is for {vocabulary.language}, not {language}")
     ctx = Context.from_dict(context)
     reading = read(turn[:2000], language, awaiting=bool(ctx.awaiting))
-    return Planner(catalogue, language, vocabulary, ctx).plan(reading)
+    return Planner(catalogue, cast(Language, language), vocabulary, ctx).plan(reading)  # checked above

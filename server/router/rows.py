@@ -11,6 +11,7 @@ import re
 from server.router.catalogue import Param
 from server.router.names import singular, split_words
 from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS, joined
+from server.router.state import BindingState
 from server.router.tokens import Token
 
 # The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
@@ -55,7 +56,7 @@ MEANS = {"en": frozenset({"by", "using", "via"}), "pt-BR": frozenset({"usando", 
 ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma", "using", "usando"})
 
 
-class RowBinding:
+class RowBinding(BindingState):
     """Row and means passes of the Binder (see binding.py)."""
 
     def _in_sequence(self, params: list[Param], values: list[Token]) -> bool:
@@ -107,7 +108,7 @@ class RowBinding:
             first = self.phrase(token.index + 1)
             joiner = self.by_index.get(first[-1].index + 1) if first else None
             second = self.phrase(joiner.index + 1) if joiner is not None and joiner.norm in ("and", "e") else None
-            if not second:
+            if not first or not second:  # no second without a first
                 continue
             params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "destination")]
             pair = range_pair(params)
@@ -134,14 +135,14 @@ class RowBinding:
             k = 3 if self._content(self.by_index.get(token.index + 2)) else 2  # "6cm and 10cm": a unit between
             joiner, second = self.by_index.get(token.index + k), self.by_index.get(token.index + k + 1)
             label2, join, label1 = (self.by_index.get(token.index - k) for k in (1, 2, 3))
-            if not all(t is not None for t in (first, joiner, second, label2, join, label1)):
+            if first is None or joiner is None or second is None or label2 is None or join is None or label1 is None:
                 continue
             if joiner.norm not in joins or join.norm not in joins or not self._content(label1) \
                     or not self._content(label2):
                 continue
             if first.kind not in ("number", "decimal") or second.kind not in ("number", "decimal"):
                 continue
-            params = [self._best([self.noun(label)], numeric) for label in (label1, label2)]
-            if all(isinstance(p, Param) for p in params) and params[0] is not params[1]:
-                found[first.index], found[second.index] = params
+            param1, param2 = (self._best([self.noun(label)], numeric) for label in (label1, label2))
+            if isinstance(param1, Param) and isinstance(param2, Param) and param1 is not param2:
+                found[first.index], found[second.index] = param1, param2
         return found

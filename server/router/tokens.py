@@ -39,7 +39,8 @@ _PATTERNS = (
 )
 # The patterns a turn's characters can rule out, and the character that each one needs.
 _NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("email", "url", "handle", "domain",
-                                                                             "money", "named_date")}
+                                                                             "money", "named_date")
+          and needs is not None}
 # Patterns that can match where a word begins (a letter); without them, words are tried first.
 _LETTER_STARTS = frozenset({"email", "url", "domain", "money", "named_date"})
 

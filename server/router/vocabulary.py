@@ -18,6 +18,7 @@ from importlib import resources
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import cast
 
 import yaml
 
@@ -34,7 +35,8 @@ def _vocabulary_dir() -> Path:
         folder = None
     if folder is not None and folder.is_dir():
         try:
-            return Path(os.fspath(folder))
+            # a folder on disk is a path (os.PathLike); any other Traversable raises TypeError, caught below
+            return Path(os.fspath(cast("os.PathLike[str]", folder)))
         except TypeError:  # a folder that is not on disk (a zipped install) is read in place
             return folder  # type: ignore[return-value]
     return Path(__file__).resolve().parent.parent.parent / "manifests" / "vocabulary"

@@ -1,0 +1,67 @@
+"""The state a Binder holds, declared once for the type checker: the binding passes live in mixins
+(phrases.py, rows.py, kinds.py) that read this state and call one another's helpers through `self`.
+
+Only annotations and, under TYPE_CHECKING, signatures: nothing here exists at run time beyond an
+empty base class. Binder (binding.py) sets every attribute in its __init__ and defines the helpers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, TypeGuard
+
+if TYPE_CHECKING:
+    from server.router.catalogue import CatalogueTool, Param
+    from server.router.reader import Reading, Token
+
+
+class BindingState:
+    """What every binding pass may read: one tool, one clause's tokens, and the values put so far."""
+
+    tool: CatalogueTool
+    tokens: list[Token]
+    reading: Reading
+    language: str
+    things: list[tuple[Token, str]]
+    used: set[int]
+    known: dict[str, tuple[str, ...]]
+    function: frozenset[str]
+    arguments: dict[str, str]
+    sources: dict[str, str]
+    unsure: set[str]
+    placed: list[str]
+    by_index: dict[int, Token]
+    first_word: int
+    _phrases: dict[int, list[Token] | None]
+    openers: list[Token]
+    norms: set[str]
+    _free: tuple[int, list[Param]] | None
+    nouns: dict[int, str]
+
+    if TYPE_CHECKING:
+        # defined by Binder (binding.py)
+        def noun(self, token: Token) -> str: ...
+
+        def put(self, param: Param, value: str, source: str = "turn", *tokens: Token) -> None: ...
+
+        def settle(self, params: list[Param], claimed: dict[str, list[Any]],
+                   bind: Callable[[Param, Any], None]) -> None: ...
+
+        def free(self, kind: str | None = None) -> list[Param]: ...
+
+        def _content(self, token: Token | None) -> TypeGuard[Token]: ...
+
+        def left_label(self, token: Token) -> list[str]: ...
+
+        def right_label(self, token: Token) -> list[str]: ...
+
+        @staticmethod
+        def _overlap(label: list[str], words: Iterable[str]) -> int: ...
+
+        def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | Literal[False]: ...
+
+        def _number(self, param: Param, token: Token) -> None: ...
+
+        # defined by PhraseBinding (phrases.py), used by the row passes
+        def phrase(self, start: int) -> list[Token] | None: ...
+
+        def _string(self, param: Param, run: list[Token]) -> None: ...
