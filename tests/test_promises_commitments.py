@@ -92,11 +92,22 @@ HABITS_AND_NOTHING = [
     "Ana books new clients.",
 ]
 SPECIFIC = ["Ana signs her contract.", "Ana books it.", "Ana vai assinar o contrato.", "Va a aceptar la propuesta.",
-            "Ana is going to sign the contract."]
+            "Ana is going to sign the contract.",
+            # what licenses a verb that is also a noun: no prefix, a subject, an auxiliary, a copula
+            "Ana accepts the offer herself.", "Ana personally accepted the offer.", "Sign the contract.",
+            "Ana está agendando a sessão.", "It's booked for Friday.", "Ana will book the studio.",
+            "Estoy reservando el estudio.", "Ana is scheduling the session.", "I'm booking the studio.",
+            "Ana was booking the studio.", "You're booking the studio.", "They are booking the studio.",
+            "Ana has booked the studio.", "Ana had booked the studio.", "Ana ficou agendando a sessão.",
+            "Ana foi agendando a sessão.", "We are booking the studio.", "Ana tem agendado a sessão.",
+            "Hemos reservado el estudio.", "She is booking the studio."]
 # Real gap: after "va a"/"vamos a" the "a" reads as an article, so a verb that is also a noun
 # ("firma", "reserva") is taken for a noun and the commitment is delivered. Reported.
 DELIVERED_TODAY = ["Ana va a firmar el contrato.", "Va a firmar el contrato.", "Vamos a firmar el contrato.",
                    "Ella va a reservar el estudio."]
+# Real gap: "she's"/"he's" license nothing, so "She's booking the studio for you on Friday." is delivered.
+CONTRACTED_TODAY = ["She's booking the studio for you on Friday.", "He's signing the contract.",
+                    "She's reserving the room."]
 
 
 @pytest.mark.parametrize("text", HABITS_AND_NOTHING)
@@ -113,3 +124,9 @@ def test_this_very_thing_commits(text):
 @pytest.mark.parametrize("text", DELIVERED_TODAY)
 def test_spanish_periphrastic_future_commits(text):
     assert commits(text, "pt-BR", "ana"), text
+
+
+@pytest.mark.xfail(strict=True, reason="'she's'/'he's' before a verb that is also a noun license nothing (reported)")
+@pytest.mark.parametrize("text", CONTRACTED_TODAY)
+def test_a_contracted_subject_commits(text):
+    assert commits(text, "en", "ana"), text
