@@ -6,7 +6,9 @@ by names.py. Among the tools a verb reaches, a tool is admitted when the turn na
 its name is about (the head noun, a word of its stem, two words written as one, or an abbreviation
 the turn spells out: gcd is "greatest common divisor"), with at least half of that name's qualifiers
 and no other modifier where its own qualifiers go unnamed ("freezing point" is not boiling_point);
-the tool whose name the turn names most fully wins, and a tie is asked about, never guessed.
+the tool whose name the turn names most fully wins, and a tie is asked about, never guessed. A verbless
+question that says whose thing it asks about ("what is the weight of ships?") does not reach a tool whose
+own qualifiers it leaves unnamed (estimate_roof_weight): that is a question of knowledge.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from server.router.catalogue import CatalogueTool
 from server.router.names import singular
 from server.router.reader import Clause, Token
 from server.router.vocabulary import Vocabulary
+
+_OF = frozenset({"of", "de", "do", "da", "dos", "das"})
+_ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma"})
 
 # Verbs of one action that serve each other most closely: the turn's "show" is the tool's "get".
 CLOSE = {
@@ -131,6 +136,22 @@ class TurnWords:
                 return self.found[i - 1][1]
         return None
 
+    def complement(self, head: str) -> str | None:
+        """The noun an "of" phrase puts right after where the turn names a thing: species in "the
+        composition of species", especie in "composicao das especies"; none after a name or a number."""
+        for i, (token, noun) in enumerate(self.found):
+            if noun != head:
+                continue
+            if i + 1 == len(self.found):
+                return None
+            after, after_noun = self.found[i + 1]
+            between = [t.norm for t in self.tokens if token.index < t.index < after.index]
+            if not between or between[0] not in _OF or len(between) > 2 or after.text[:1].isupper() \
+                    or (len(between) == 2 and between[1] not in _ARTICLES):
+                return None
+            return after_noun
+        return None
+
     def names(self, word: str) -> bool:
         """Whether the turn names a word of a tool's name: as it is, by its start, stem or compound."""
         if word in self.set:
@@ -166,6 +187,13 @@ def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, actio
                 and modifier not in lx.NAME_ADJECTIVES and modifier not in lx.EVALUATIVES and not (tool.verb and modifier.startswith(tool.verb[:5])):
             # ("the estimated return" is what estimate_…_return makes)
             continue  # "freezing point" is not what boiling_point is about
+        if action is None and tool.adjectives and not qualifiers:
+            # "what is the composition of species?" does not ask what soil_composition is about: the
+            # question says whose composition, and it is not the tool's (a verb's request reads on)
+            complement = turn.complement(tool.nouns[0])
+            if complement and complement not in tool.adjectives and complement not in tool.namespace \
+                    and complement not in tool.nouns:
+                continue
         namespace = sum(1 for w in tool.namespace if turn.names(w))
         close = tool.action in CLOSE.get(action or "", {action})
         key = (1 + len(qualifiers), tool.nouns[0] == primary, close, namespace,

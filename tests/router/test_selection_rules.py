@@ -180,3 +180,26 @@ def test_x_multiplies_only_between_two_numbers(turn, language, outcome):
     assert result.outcome == outcome, result.guidance.render
     if outcome == "run":
         assert first.kind == "compute" and first.result == "12"
+
+
+@pytest.mark.parametrize("turn, language, tool", [
+    ("what is the weight of ships in Santos?", "en", None),
+    ("qual é o peso dos navios em Santos?", "pt-BR", None),
+    ("qual o peso da carga em Santos?", "pt-BR", None),
+    # the tool's own qualifier, before or in the "of" phrase; a name after "of" is a place, not whose
+    ("what is the roof weight in Santos?", "en", "estimate_roof_weight"),
+    ("what is the weight of the roof in Santos?", "en", "estimate_roof_weight"),
+    ("what is the weight of Santos?", "en", "estimate_roof_weight"),
+    ("qual é o peso do telhado em Santos?", "pt-BR", "estimate_roof_weight"),
+])
+def test_a_question_that_says_whose_thing_it_is_wants_the_tool_of_that(turn, language, tool):
+    # a verbless question naming the thing of a tool's name, with an "of" phrase for whose it is, reads
+    # that tool only where the tool's own qualifier is named; otherwise it is a question of knowledge
+    tools = [_decl("estimate_roof_weight", {"city": TEXT}, ["city"])]
+    result, first = step(turn, tools, language, {"peso": "weight", "telhado": "roof", "navio": "ship", "carga": "cargo"})
+    assert first.selection.tool == tool, result.guidance.render
+    if tool is None:
+        assert (result.outcome, first.kind, first.decided_by) == ("unread", "unread", "unread: no tool")
+    else:
+        assert (result.outcome, first.decided_by) == ("run", "tool: admission")
+        assert dict(first.selection.arguments) == {"city": "Santos"}
