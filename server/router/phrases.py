@@ -274,7 +274,7 @@ class PhraseBinding(BindingState):
         value = joined(run)
         if value.endswith(("'s", "’s")) and len(value) > 2:
             value = value[:-2]  # "The Weeknd's concert": the name, not its possessive
-        if "state" in param.described and "," not in value and not (hints & {"city"} and "state" not in hints):
+        if "state" in param.described and "city" in hints and "," not in value:
             self.unsure.add(param.name)  # "the city and state": a city alone is not the whole value
             return
         self.put(param, value, "turn", *run)
@@ -291,7 +291,7 @@ class PhraseBinding(BindingState):
             role = roles.get(token.norm) if token.kind == "word" else None
             if role:
                 run = self.phrase(token.index + 1)
-                if run:
+                if run and not all(t.index in self.used for t in run):  # "in Celsius" a unit took is no place
                     found.setdefault(role, []).append(run)
         words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS}
         for role, runs in sorted(found.items()):

@@ -314,3 +314,39 @@ def test_a_number_labelled_for_a_text_parameter(turn, language, arguments, outco
     result = plan(turn, Catalogue.from_declarations(tools), language, vocabulary)
     assert result.outcome == outcome, result.guidance.render
     assert dict(result.steps[0].selection.arguments) == arguments
+
+
+PLACES = {
+    "permit": [_decl("permits.find_applications", {"company": TEXT, "state": {
+        "type": "string", "description": "The full name of the state the permit was filed in."}}, ["company", "state"])],
+    "stay": [_decl("stays.find_rooms", {"location": {
+        "type": "string", "description": "The city and state, e.g. Denver, CO."}}, ["location"])],
+    "climate": [_decl("climate.get_rainfall", {"city": TEXT, "unit": {
+        "type": "string", "enum": ["Millimeters", "Inches"], "description": "The unit of the result."}}, ["city"])],
+}
+
+
+@pytest.mark.parametrize("turn, language, name, arguments, missing", [
+    # a state alone is the whole value where the description asks for a state and no city
+    ("find the permit applications of the company 'Acme' in Oregon", "en", "permit",
+     {"company": "Acme", "state": "Oregon"}, []),
+    ("encontre os pedidos de licença da empresa 'Acme' em Oregon", "pt-BR", "permit",
+     {"company": "Acme", "state": "Oregon"}, []),
+    # a city alone is not "the city and state"
+    ("find rooms in Denver", "en", "stay", {}, ["location"]),
+    ("encontre quartos em Denver", "pt-BR", "stay", {}, ["location"]),
+    ("find rooms in Denver, CO", "en", "stay", {"location": "Denver, CO"}, []),
+    # a phrase after "in" that a surer pass took (a listed unit) is not a second place
+    ("get the rainfall in Recife in Inches", "en", "climate", {"city": "Recife", "unit": "Inches"}, []),
+    ("mostre a chuva em Recife em Inches", "pt-BR", "climate", {"city": "Recife", "unit": "Inches"}, []),
+    ("get the rainfall in Recife in Porto", "en", "climate", {}, ["city"]),  # two places: asked
+])
+def test_a_place_after_its_preposition(turn, language, name, arguments, missing):
+    vocabulary = parse({"language": language, "nouns": {"pedidos": "application", "licenca": "permit", "quartos": "room",
+                                                        "chuva": "rainfall"} if language == "pt-BR" else {}})
+    result = plan(turn, Catalogue.from_declarations(PLACES[name]), language, vocabulary)
+    first = result.steps[0]
+    assert (result.outcome, first.decided_by) == (("run", "tool: admission") if not missing else
+                                                  ("ask", "ask: incomplete")), result.guidance.render
+    assert first.selection.tool == PLACES[name][0]["name"]
+    assert dict(first.selection.arguments) == arguments and first.selection.missing == missing
