@@ -301,6 +301,8 @@ class PhraseBinding(BindingState):
             if len(params) == 1 and len(runs) == 1:
                 self._string(params[0], runs[0])
                 placed.append(params[0].name)
+            elif len(runs) == 1 and role == "location" and (pair := self.city_and_region(params, runs[0])):
+                placed += pair
             elif params:
                 self.unsure.update(p.name for p in params)
         return placed

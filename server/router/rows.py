@@ -1,6 +1,7 @@
 """Values written in a row and the words around them: parameters named in a row (num1, num2; x, y, z),
-the start and the end of a range (from 2010 to 2015, entre 2 e 9), and the words that say by what
-means (by train, usando o metrô). Used by binding.py.
+the start and the end of a range (from 2010 to 2015, entre 2 e 9), a city and its country or state
+(in Sydney, Australia) for a city's parameter and a region's, and the words that say by what means
+(by train, usando o metrô). Used by binding.py.
 """
 
 from __future__ import annotations
@@ -52,12 +53,33 @@ def skip(tokens: dict[int, Token], i: int, words: frozenset[str]) -> int:
     return i
 
 
+# A city's parameter and the parameter of the country or state it is in: "in Sydney, Australia".
+CITY_WORDS = frozenset({"city", "town", "cidade", "municipio"})
+REGION_WORDS = frozenset({"country", "state", "province", "pais", "estado", "provincia"})
 MEANS = {"en": frozenset({"by", "using", "via"}), "pt-BR": frozenset({"usando", "via"})}
 ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma", "using", "usando"})
 
 
 class RowBinding(BindingState):
     """Row and means passes of the Binder (see binding.py)."""
+
+    def city_and_region(self, params: list[Param], run: list[Token]) -> list[str]:
+        """"in Sydney, Australia", "em Campinas, São Paulo": a city and, after the comma, its country or
+        state, for one city parameter and one region parameter. Returns the parameters it bound."""
+        commas = [i for i, t in enumerate(run) if t.norm == ","]
+        # its name says which, else its description ("location": "The name of the city.")
+        hints = {p.name: set(p.words) if set(p.words) & (CITY_WORDS | REGION_WORDS) else p.described for p in params}
+        city = [p for p in params if hints[p.name] & CITY_WORDS and not hints[p.name] & REGION_WORDS]
+        region = [p for p in params if hints[p.name] & REGION_WORDS and not hints[p.name] & CITY_WORDS]
+        if len(params) != 2 or len(city) != 1 or len(region) != 1 or len(commas) != 1 \
+                or not 0 < commas[0] < len(run) - 1:
+            return []
+        after = run[commas[0] + 1:]
+        if len(after) == 1 and after[0].text.isupper() and len(after[0].text) <= 3:
+            return []  # "Austin, TX": an abbreviation, where the parameter may want the full name
+        self._string(city[0], run[:commas[0]])
+        self._string(region[0], after)
+        return [city[0].name, region[0].name]
 
     def _in_sequence(self, params: list[Param], values: list[Token]) -> bool:
         """Values written in a row for parameters named in a row: "of 40 and 50" to num1 and num2,

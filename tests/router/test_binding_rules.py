@@ -350,3 +350,40 @@ def test_a_place_after_its_preposition(turn, language, name, arguments, missing)
                                                   ("ask", "ask: incomplete")), result.guidance.render
     assert first.selection.tool == PLACES[name][0]["name"]
     assert dict(first.selection.arguments) == arguments and first.selection.missing == missing
+
+
+REGIONS = {
+    "clock": [_decl("clock.get_local_time", {"city": TEXT, "country": {
+        "type": "string", "description": "The country the city is in."}}, ["city", "country"])],
+    "tide": [_decl("tides.get_table", {"location": {"type": "string", "description": "The name of the city."},
+                                       "state": TEXT}, ["location", "state"])],
+}
+
+
+@pytest.mark.parametrize("turn, language, name, arguments", [
+    # "in City, Country": the city to the city's parameter, what follows the comma to the country's or state's
+    ("get the local time in Recife, Brazil", "en", "clock", {"city": "Recife", "country": "Brazil"}),
+    ("mostre a hora local em Recife, Brasil", "pt-BR", "clock", {"city": "Recife", "country": "Brasil"}),
+    ("what is the local time in Recife, Brazil?", "en", "clock", {"city": "Recife", "country": "Brazil"}),
+    ("qual é a hora local em Recife, Brasil?", "pt-BR", "clock", {"city": "Recife", "country": "Brasil"}),
+    ("get the tide table in Paranaguá, Paraná", "en", "tide", {"location": "Paranaguá", "state": "Paraná"}),
+    ("mostre a tábua de maré em Paranaguá, Paraná", "pt-BR", "tide", {"location": "Paranaguá", "state": "Paraná"}),
+    # an abbreviation after the comma, or a city alone, is asked about
+    ("get the tide table in Santos, SP", "en", "tide", None),
+    ("mostre a tábua de maré em Santos, SP", "pt-BR", "tide", None),
+    ("get the local time in Recife", "en", "clock", None),
+    ("mostre a hora local em Recife", "pt-BR", "clock", None),
+])
+def test_a_city_and_its_country_after_the_comma(turn, language, name, arguments):
+    vocabulary = parse({"language": language, "nouns": {"hora": "time", "mare": "tide", "tabua": "table"}
+                        if language == "pt-BR" else {}})
+    result = plan(turn, Catalogue.from_declarations(REGIONS[name]), language, vocabulary)
+    first = result.steps[0]
+    assert first.selection.tool == REGIONS[name][0]["name"], result.guidance.render
+    if arguments is None:
+        assert (result.outcome, first.decided_by) == ("ask", "ask: incomplete")
+        params = list(REGIONS[name][0]["inputSchema"]["properties"])
+        assert dict(first.selection.arguments) == {} and first.selection.missing == sorted(params)
+    else:
+        assert (result.outcome, first.decided_by) == ("run", "tool: admission")
+        assert dict(first.selection.arguments) == arguments
