@@ -165,8 +165,10 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         return label
 
     def right_label(self, token: Token) -> list[str]:
-        nxt = self.by_index.get(token.index + 1)
-        return [self.noun(nxt)] if self._content(nxt) else []
+        nxt, then = self.by_index.get(token.index + 1), self.by_index.get(token.index + 2)
+        if not self._content(nxt):
+            return []
+        return [self.noun(nxt)] + ([self.noun(then)] if self._content(then) else [])  # "4 light years"
 
     @staticmethod
     def _overlap(label: list[str], words) -> int:

@@ -387,3 +387,24 @@ def test_a_city_and_its_country_after_the_comma(turn, language, name, arguments)
     else:
         assert (result.outcome, first.decided_by) == ("run", "tool: admission")
         assert dict(first.selection.arguments) == arguments
+
+
+@pytest.mark.parametrize("turn, language, arguments", [
+    # the two words after a number name it ("6 light years"): the parameter named by both takes it
+    ("get the signal travel time from a star 6 light years away", "en", {"distance_in_light_years": "6"}),
+    ("calcule o tempo de viagem do sinal de uma estrela a 6 anos luz", "pt-BR", {"distance_in_light_years": "6"}),
+    ("get the signal travel time from a star 6 light years away at a speed of light of 300", "en",
+     {"distance_in_light_years": "6", "speed_of_light": "300"}),
+    ("calcule o tempo de viagem do sinal de uma estrela a 6 anos luz com velocidade da luz de 300", "pt-BR",
+     {"distance_in_light_years": "6", "speed_of_light": "300"}),
+])
+def test_two_words_after_a_number_are_its_label(turn, language, arguments):
+    tools = [_decl("signal.travel_time", {"distance_in_light_years": {"type": "integer"},
+                                          "speed_of_light": {"type": "integer"}}, ["distance_in_light_years"])]
+    vocabulary = parse({"language": language, "nouns": {"tempo": "time", "sinal": "signal", "viagem": "travel",
+                                                        "anos": "year", "luz": "light", "velocidade": "speed"}
+                        if language == "pt-BR" else {}})
+    result = plan(turn, Catalogue.from_declarations(tools), language, vocabulary)
+    first = result.steps[0]
+    assert (result.outcome, first.decided_by, first.selection.tool) == ("run", "tool: admission", "signal.travel_time")
+    assert dict(first.selection.arguments) == arguments
