@@ -27,6 +27,7 @@ Usage: .venv/bin/python scripts/bench_http.py [--seconds S] [--rounds R] [--conn
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import hashlib
 import http.client
 import importlib.util
@@ -284,13 +285,18 @@ class Run:
 
 
 def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, threads: int, work: Path,
-            tokens: list[str] | None = None, round_number: int = 0, offset: int = 0) -> Run:
+            tokens: list[str] | None = None, round_number: int = 0, offset: int = 0,
+            paired: list[str] | None = None) -> Run:
     """One wrk run against fresh sessions, one per connection, closed afterwards.
 
-    Requests take sessions and tokens in turn, starting at `offset` in the token list."""
+    Requests take sessions and tokens in turn, starting at `offset` in the token list. `paired`: one
+    session per token, opened by that token (a session belongs to the caller that opened it), kept open
+    by the caller; the i-th request then uses the i-th token with its own session."""
     tokens = tokens if tokens is not None else ([contender.token] if contender.token else [])
     first = tokens[0] if tokens else None
-    sessions = [] if contender.stateless else [open_session(contender.port, first) for _ in range(connections)]
+    owned = paired is None and not contender.stateless
+    sessions = paired if paired is not None else (
+        [open_session(contender.port, first) for _ in range(connections)] if owned else [])
     sessions_file, tokens_file = work / "sessions.txt", work / "tokens.txt"
     sessions_file.write_text("".join(f"{s}\n" for s in sessions if s))
     tokens_file.write_text("".join(f"{t}\n" for t in tokens))
@@ -300,7 +306,7 @@ def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, th
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     finally:
-        for session in sessions:
+        for session in sessions if owned else []:
             close_session(contender.port, session, first)
     line = next((l for l in done.stdout.splitlines() if l.startswith("BENCHJSON ")), None)
     if line is None:
@@ -335,7 +341,7 @@ def parse_member_token(demo_output: str) -> str:
 def prepare_store(folder: Path, manifest: Path) -> tuple[dict[str, str], str]:
     """`parley demo` into folder/club.db; the env to serve it and the member's agent token."""
     folder.mkdir(parents=True, exist_ok=True)
-    env = {"PARLEY_DB": str(folder / "club.db"), "PARLEY_KEYS": str(folder / "keys"),
+    env = {"PARLEY_DB": str(folder / "club.db"), "PARLEY_KEYS": str(folder / "keys"), "PARLEY_MAX_SESSIONS": "50000",
            "PARLEY_MANIFEST": str(manifest)}
     done = subprocess.run([str(PARLEY), "demo"], env={**os.environ, **env}, capture_output=True, text=True,
                           timeout=120, cwd=str(folder))
@@ -604,6 +610,11 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
             server.start()
             server.wait_up()
             check_contender(server)
+        paired: dict[str, list[str]] = {}
+        for label, server in servers.items():  # callers in turn: each token with the session it opened
+            with concurrent.futures.ThreadPoolExecutor(16) as pool:
+                paired[label] = list(pool.map(lambda token, port=server.port: open_session(port, token),
+                                              callers[label]))
         conns = args.scale_connections
         print(f"\n== Scale: tools/call whoami on `full` Parley, wrk {conns} connection(s), {args.seconds:g} s a run, "
               f"{args.rounds} round(s) interleaved")
@@ -611,15 +622,16 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
               f"with {args.scale_tokens_each} agent tokens each ({len(callers[big]):,} member callers)")
         print("one caller: the demo member's token on every request; callers in turn: each request the next "
               "member's token (one token per principal; each run carries on where the last stopped, so the rounds "
-              "walk through all of them), over the same session(s): Parley resolves the caller on every request "
-              "and does not bind a session to a token. The steward and the applicant are left out: their lanes "
-              "see other tools.")
+              "walk through all of them), each over the session that token opened (Parley binds a session to "
+              "the caller that opened it); Parley resolves the caller on every request. The steward and the "
+              "applicant are left out: their lanes see other tools.")
         kinds = [("10", "one"), ("10", "turn"), (big, "one"), (big, "turn")]
         # Callers in turn carry on through the list from run to run (the warm-up included), so over
         # the rounds every principal is visited in order, as a steady stream of callers would be.
         cursor = {label: 0 for label in servers}
         for label in servers:  # warm-up
-            warm = wrk_run(wrk, servers[label], conns, args.warmup, 1, work, tokens=callers[label])
+            warm = wrk_run(wrk, servers[label], conns, args.warmup, 1, work, tokens=callers[label],
+                           paired=paired[label])
             cursor[label] += warm.detail["requests"]
         runs: dict[tuple[str, str], list[Run]] = {kind: [] for kind in kinds}
         for round_number in range(1, args.rounds + 1):
@@ -628,7 +640,8 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
                 tokens = callers[label][:1] if mode == "one" else callers[label]
                 offset = 0 if mode == "one" else cursor[label] % len(tokens)
                 run = wrk_run(wrk, servers[label], conns, args.seconds, 1, work, tokens=tokens,
-                              round_number=round_number, offset=offset)
+                              round_number=round_number, offset=offset,
+                              paired=paired[label] if mode == "turn" else None)
                 if mode == "turn":
                     cursor[label] += run.detail["requests"]
                 runs[(label, mode)].append(run)

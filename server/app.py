@@ -124,7 +124,7 @@ def build(settings: Settings | None = None) -> Parley:
     pool = answerer_pool(settings)
     escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=_notifier(live))
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
-    manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url)
+    manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     gate = Gate(
         manager.handle_request,

@@ -28,6 +28,7 @@ class Settings:
     answerer_model: str | None = None
     answerer_key_env: str | None = None  # the NAME of the variable holding the key; the key is never stored
     answerer_workers: int = 2  # answering worker processes (PARLEY_ANSWERER_WORKERS)
+    max_sessions: int = 10_000  # open handshake-era MCP sessions at once (PARLEY_MAX_SESSIONS)
 
     @property
     def mcp_url(self) -> str:
@@ -60,8 +61,12 @@ class Settings:
         workers = env.get("PARLEY_ANSWERER_WORKERS") or "2"
         if not workers.isdigit() or not 1 <= int(workers) <= 32:
             raise ConfigError(f"PARLEY_ANSWERER_WORKERS must be a number from 1 to 32, not {workers!r}")
+        sessions = env.get("PARLEY_MAX_SESSIONS") or "10000"
+        if not sessions.isdigit() or not 1 <= int(sessions) <= 10_000_000:
+            raise ConfigError(f"PARLEY_MAX_SESSIONS must be a number from 1 to 10000000, not {sessions!r}")
         return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
-                   answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None, int(workers))
+                   answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None, int(workers),
+                   int(sessions))
 
     @property
     def embedded_issuer(self) -> bool:

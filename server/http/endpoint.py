@@ -171,7 +171,7 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
     return server
 
 
-def session_manager(server: Server, public_url: str) -> StreamableHTTPSessionManager:
+def session_manager(server: Server, public_url: str, max_sessions: int = 10_000) -> StreamableHTTPSessionManager:
     """Stateful Streamable HTTP with DNS-rebinding protection for loopback and the public host."""
     public = urlsplit(public_url)
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", f"{public.hostname}:*"]
@@ -181,6 +181,7 @@ def session_manager(server: Server, public_url: str) -> StreamableHTTPSessionMan
         # Plain calls answer application/json: no SSE stream and task group per request. Notifications
         # still flow on the handshake era's standalone GET stream and on 2026-07-28 listen streams.
         json_response=True,
+        max_sessions=max_sessions,  # open handshake-era sessions at once (PARLEY_MAX_SESSIONS)
         security_settings=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
