@@ -1,6 +1,6 @@
 """Dates as a parameter's description says to write them.
 
-A description that names a format ("in the format YYYY-MM-DD", "MM/DD/YYYY") gets the turn's date in
+A description that names a format ("in the format YYYY-MM-DD", "MM/DD/YYYY", "month-day-year") gets the turn's date in
 that format, where the date reads one way only: a month named in words, a four-digit year first, or a
 day over 12. "03/04/2025" is March 4th or April 3rd, so it is asked about unless the format orders its
 fields as the turn wrote them. A description that names no format gets the date as typed.
@@ -13,6 +13,8 @@ import re
 from server.router.tokens import fold
 
 _FORMAT = re.compile(r"\b(YYYY|MM|DD)([-/.])(YYYY|MM|DD)\2(YYYY|MM|DD)\b", re.I)
+_FIELD_NAMES = {"year": "YYYY", "month": "MM", "day": "DD", "ano": "YYYY", "mes": "MM", "dia": "DD"}
+_WORD_FORMAT = re.compile(r"\b(year|month|day|ano|mes|dia)([-/.])(year|month|day|ano|mes|dia)\2(year|month|day|ano|mes|dia)\b")
 _MONTH_NAMES = {
     "jan": 1, "january": 1, "janeiro": 1, "feb": 2, "february": 2, "fev": 2, "fevereiro": 2, "mar": 3, "march": 3,
     "marco": 3, "apr": 4, "april": 4, "abr": 4, "abril": 4, "may": 5, "mai": 5, "maio": 5, "jun": 6, "june": 6,
@@ -23,11 +25,16 @@ _MONTH_NAMES = {
 
 
 def date_format(description: str) -> tuple[tuple[str, ...], str] | None:
-    """The order of fields and the separator a description asks dates in: (("YYYY", "MM", "DD"), "-")."""
+    """The order of fields and the separator a description asks dates in: (("YYYY", "MM", "DD"), "-"),
+    from "YYYY-MM-DD" or from the fields' names ("month-day-year", "dia/mes/ano")."""
     found = _FORMAT.search(description or "")
-    if not found:
-        return None
-    fields = tuple(f.upper() for f in found.group(1, 3, 4))
+    if found:
+        fields = tuple(f.upper() for f in found.group(1, 3, 4))
+    else:
+        found = _WORD_FORMAT.search(fold(description or ""))
+        if not found:
+            return None
+        fields = tuple(_FIELD_NAMES[f] for f in found.group(1, 3, 4))
     return (fields, found.group(2)) if sorted(fields) == ["DD", "MM", "YYYY"] else None
 
 

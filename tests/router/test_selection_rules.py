@@ -149,6 +149,11 @@ def test_the_unit_after_a_number_is_not_a_name():
     ("03/04/2025", "en", "The day, YYYY-MM-DD.", None),  # March 4th or April 3rd: asked about
     ("03/04/2025", "en", "The day, MM-DD-YYYY.", "03-04-2025"),  # the format orders them as English does
     ("03/04/2025", "en", "The day of the trip.", "03/04/2025"),  # no format named: as typed
+    # a format named by its fields' names
+    ("2025/03/17", "en", "The date (month-day-year) of the trip.", "03-17-2025"),
+    ("17 de março de 2025", "pt-BR", "A data da viagem (dia/mês/ano).", "17/03/2025"),
+    ("2025-03-17", "pt-BR", "A data, no formato ano-mês-dia.", "2025-03-17"),
+    ("day-to-day", "en", "The day-to-day year of it.", "day-to-day"),  # no three fields: no format
 ])
 def test_a_date_as_the_description_asks_for_it(text, language, description, value):
     from server.router.dates import as_described, date_format
@@ -203,3 +208,15 @@ def test_a_question_that_says_whose_thing_it_is_wants_the_tool_of_that(turn, lan
     else:
         assert (result.outcome, first.decided_by) == ("run", "tool: admission")
         assert dict(first.selection.arguments) == {"city": "Santos"}
+
+
+@pytest.mark.parametrize("turn, language, date", [
+    ("get the tide table for Santos on 2025/03/17", "en", "03-17-2025"),
+    ("mostre a tábua de maré em Santos no dia 17 de março de 2025", "pt-BR", "03-17-2025"),
+])
+def test_a_date_in_the_format_its_description_names_in_words(turn, language, date):
+    tools = [_decl("tides.get_table", {"city": TEXT, "date": {
+        "type": "string", "description": "The date (month-day-year) of the table."}}, ["city", "date"])]
+    result, first = step(turn, tools, language, {"mare": "tide", "tabua": "table"})
+    assert (result.outcome, first.decided_by, first.selection.tool) == ("run", "tool: admission", "tides.get_table")
+    assert dict(first.selection.arguments) == {"city": "Santos", "date": date}
