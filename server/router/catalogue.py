@@ -113,7 +113,9 @@ GENERIC = frozenset({"number", "value", "default", "given", "specified", "option
 
 
 def _described(text: str) -> frozenset[str]:
-    return frozenset(singular(w) for w in re.findall(r"[a-z]{3,}", text.lower())) - GENERIC
+    """The content words of a description, but the one after "per" ("compounded per year" is no count of years)."""
+    text = re.sub(r"\b(?:per|por)\s+[a-z]+", " ", text.lower())
+    return frozenset(singular(w) for w in re.findall(r"[a-z]{3,}", text)) - GENERIC
 
 
 _QUOTED = re.compile(r"'([^'\s][^']{0,30})'|\"([^\"\s][^\"]{0,30})\"")

@@ -408,3 +408,23 @@ def test_two_words_after_a_number_are_its_label(turn, language, arguments):
     first = result.steps[0]
     assert (result.outcome, first.decided_by, first.selection.tool) == ("run", "tool: admission", "signal.travel_time")
     assert dict(first.selection.arguments) == arguments
+
+
+@pytest.mark.parametrize("turn, language", [
+    ("calculate the savings growth of a deposit of 500 over 4 years", "en"),
+    ("calcule o crescimento da poupança de um depósito de 500 durante 4 anos", "pt-BR"),
+])
+def test_a_word_after_per_in_a_description_is_no_label_of_it(turn, language):
+    # "compounded per year" counts times in a year, not years: "4 years" is the duration's
+    tools = [_decl("savings.calculate_growth", {
+        "deposit": NUM, "duration": {"type": "integer", "description": "The saving duration in years."},
+        "compounded": {"type": "integer", "description": "How many times interest is compounded per year."}},
+        ["deposit", "duration"])]
+    vocabulary = parse({"language": language, "nouns": {"crescimento": "growth", "poupanca": "saving",
+                                                        "deposito": "deposit", "anos": "year"}
+                        if language == "pt-BR" else {}})
+    result = plan(turn, Catalogue.from_declarations(tools), language, vocabulary)
+    first = result.steps[0]
+    assert (result.outcome, first.decided_by, first.selection.tool) == ("run", "tool: admission",
+                                                                        "savings.calculate_growth")
+    assert dict(first.selection.arguments) == {"deposit": "500", "duration": "4"}
