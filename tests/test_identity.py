@@ -238,3 +238,17 @@ def test_a_deleted_agents_token_never_revives_on_a_new_agent(world):
     assert replacement != newest
     with pytest.raises(CredentialRejected, match="agent no longer exists"):
         resolver.from_header(bearer(token.token))
+
+
+def test_an_access_token_past_its_expiry_is_refused_when_re_resolved(world):
+    """A live session's OAuth token is re-checked on every reuse: past expiry plus leeway, it is refused."""
+    import time
+
+    from server.identity.credentials import LEEWAY_SECONDS, AccessClaims
+
+    db, key, manifest, resolver, minted = world
+    claims = AccessClaims(issuer="https://issuer.example", subject="agent:1", scopes=frozenset({"club:read"}),
+                          family="fam_x", client_id="c", expires_at=int(time.time()) - LEEWAY_SECONDS - 5)
+    with pytest.raises(CredentialRejected) as err:
+        resolver.resolver.from_claims(claims, None)
+    assert err.value.reason == "token expired"
