@@ -27,7 +27,7 @@ Usage: .venv/bin/python scripts/bench_http.py [--seconds S] [--rounds R] [--conn
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
+from concurrent.futures import ThreadPoolExecutor
 import hashlib
 import http.client
 import importlib.util
@@ -612,7 +612,7 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
             check_contender(server)
         paired: dict[str, list[str]] = {}
         for label, server in servers.items():  # callers in turn: each token with the session it opened
-            with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            with ThreadPoolExecutor(16) as pool:
                 paired[label] = list(pool.map(lambda token, port=server.port: open_session(port, token),
                                               callers[label]))
         conns = args.scale_connections
