@@ -204,3 +204,35 @@ async def test_an_evaluation_error_is_a_denial_without_the_librarys_text():
     book = book_with({"name": "Reason is short", "binding": BINDING, "cel": "size(args.reason) < 5"})
     message = await verdict(book, {**args(), "reason": None})
     assert message == 'Rule could not be evaluated: "Reason is short". The call was not made.'
+
+
+async def test_publishing_without_an_id_puts_every_draft_in_force(tmp_path):
+    db = open_db(tmp_path / "club.db")
+    book = book_with(db=db)
+    low = RuleDecl(name="Refund up to 300", binding=BINDING, conditions=[{"field": "amount", "op": "is at most",
+                                                                          "value": 300}])
+    plain = RuleDecl(name="No rush", binding=BINDING, conditions=[{"field": "expedite", "op": "is false"}])
+    ids = book.draft(low) + book.draft(plain)
+    assert sorted(book.publish()) == sorted(ids)
+    assert "Rule not met: amount is at most 300" in await verdict(book, args(amount=400.0))
+    assert "Rule not met: expedite is false" in await verdict(book, args(expedite=True))
+    assert book.publish() == []  # nothing left in draft
+
+
+def test_the_listing_names_manifest_rules_by_origin_as_published():
+    book = book_with({"name": "Refund up to 500", "binding": BINDING,
+                      "conditions": [{"field": "amount", "op": "is at most", "value": 500}]})
+    assert book.listing() == [{"id": "manifest:0", "state": "published", "binding": "desk · parley · refund_order",
+                               "name": "Refund up to 500", "reads_as": "amount is at most 500"}]
+
+
+def test_a_manifest_rule_that_does_not_compile_is_named_by_its_own_message():
+    from server.chokepoint.rulebook import manifest_rule_problems
+
+    manifest = parse_manifest(MANIFEST + "rules:\n  - {name: Broken, binding: {agent: desk, tool: refund_order}, "
+                                         "cel: 'args.amount'}\n")
+    specs = registry.load_all()
+    schemas = {name: specs[name].input_schema() for name in manifest.tools}
+    (problem,) = manifest_rule_problems(manifest, schemas)
+    assert problem.path == ("rules", 0)
+    assert str(problem) == "rule 'Broken': the CEL expression must return a boolean, not int"
