@@ -61,3 +61,22 @@ async def test_a_rule_that_fails_to_evaluate_blocks_the_call_and_records_only_it
     assert SECRET not in ours
     if refunds is not None:
         assert refunds == 1  # the blocked call filed nothing
+
+
+async def test_a_tool_that_crashes_answers_a_fixed_message_and_is_audited_as_an_internal_error(club, caplog):
+    """Whatever a tool raises stays in the server log: the caller reads a fixed sentence, no exception text."""
+    from dataclasses import replace
+
+    def boom(ctx, args):
+        raise RuntimeError(f"database exploded near {SECRET}")
+
+    chokepoint = club.live.parley.chokepoint
+    chokepoint.specs["about_club"] = replace(chokepoint.specs["about_club"], handler=boom, blocking=False)
+    async with connect(club.url, None) as guest:
+        result = await guest.call_tool("about_club", {})
+    assert result.is_error
+    assert result.content[0].text == "Internal error while running the tool; nothing is known to have changed."
+    db = club.db()
+    outcome = db.execute("SELECT outcome, tool, rule FROM audit ORDER BY id DESC LIMIT 1").fetchone()
+    db.close()
+    assert tuple(outcome) == ("internal_error", "about_club", None)
