@@ -32,6 +32,7 @@ PREPOSITIONS = {
     "pt-BR": {"em": "location", "no": "location", "na": "location", "perto": "location",
               "de": "origin", "desde": "origin", "para": "target", "ate": "target"},
 }
+KINDS = frozenset({"type", "kind", "category", "tipo", "categoria"})  # a parameter that takes a kind of thing
 CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
 WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
                       "onde", "quem", "qual", "quais", "porque"})
@@ -139,7 +140,8 @@ class PhraseBinding(BindingState):
                 and after.norm not in CONNECTORS and not after.text[:1].isupper() \
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
                 and after.norm not in lx.TIME_WORDS[self.language] \
-                and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]):
+                and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]) \
+                and self.noun(after) not in self.tool.nouns:  # "Amazon stock": a name, then the tool's thing
             return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
         return run
 
@@ -181,11 +183,14 @@ class PhraseBinding(BindingState):
                 if not all(self._tool_word(t) or singular(t.norm) in own for t in run if t.kind == "word")]
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
                   and not (p.known or p.listed or p.enum)]
-        required = [p for p in params if p.required]
+        required = [p for p in params if p.required and not set(p.words) & KINDS]  # a name is no room type
         if len(runs) != 1 or len(required) != 1 or required[0].name in self.unsure:
             return
         params = required  # one name, one parameter that must have one: the optional ones wait to be asked
         run = runs[0]
+        if any(t.kind == "word" and not run[0].index - 3 < t.index <= run[-1].index and not self._tool_word(t)
+               and singular(t.norm) in params[0].words for t in self.tokens):
+            return  # "a deluxe room at the Marriott hotel": the parameter's word labels another value
         before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
         if before is not None and before.norm in PREPOSITIONS[self.language]:
             return  # "from GameSpot", "in Paris": a place of a role no parameter here takes
