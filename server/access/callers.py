@@ -16,6 +16,8 @@ class Access:
     def __init__(self, manifest: Manifest, resolver: Resolver):
         self.manifest = manifest
         self.resolver = resolver
+        # only the claims some entry row reads can change the persona: the memo below keys on those
+        self._claims_read = frozenset(name for row in manifest.entry for name in (row.claims or {}))
         persona = entry_persona(manifest, False, {})
         self._guest = Caller(None, GUEST, "no credential was sent", frozenset(),
                              tuple(visible_tools(manifest, frozenset(), False, persona)), persona)
@@ -55,7 +57,8 @@ class Access:
             "status": identity.principal_status, "steward": as_text(identity.steward), "lane": lane,
             "handle": handle, "credential": identity.credential,
         }
-        persona, tools = self._reach(tuple(sorted(claims.items())), scopes)
+        read = tuple(sorted((name, value) for name, value in claims.items() if name in self._claims_read))
+        persona, tools = self._reach(read, scopes)
         return Caller(identity, lane, f"{who}; {handle} is {standing}", scopes, tools, persona)
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one Access per server: the cache lives as long as it
