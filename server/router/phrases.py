@@ -141,7 +141,7 @@ class PhraseBinding(BindingState):
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
                 and after.norm not in lx.TIME_WORDS[self.language] \
                 and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]) \
-                and self.noun(after) not in self.tool.nouns:  # "Amazon stock": a name, then the tool's thing
+                and self.noun(after) not in (*self.tool.nouns, *self.tool.adjectives):  # "Amazon stock": a name, then the tool's thing
             return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
         return run
 

@@ -126,7 +126,8 @@ def test_a_word_after_per_in_a_description_is_no_label_of_it(turn, language):
 
 NAMED = {"flute": [_decl("find_flute", {"brand": TEXT, "budget": {"type": "integer"}}, ["brand"])],
          "lodge": [_decl("lodge.book", {"roomType": TEXT, "nights": {"type": "integer"}}, ["roomType", "nights"])],
-         "inn": [_decl("inn.book", {"inn_name": TEXT, "room_type": TEXT}, ["inn_name", "room_type"])]}
+         "inn": [_decl("inn.book", {"inn_name": TEXT, "room_type": TEXT}, ["inn_name", "room_type"])],
+         "fund": [_decl("fund_price", {"company": TEXT, "days": {"type": "integer"}}, ["company", "days"])]}
 
 
 @pytest.mark.parametrize("turn, language, name, arguments, missing", [
@@ -135,6 +136,8 @@ NAMED = {"flute": [_decl("find_flute", {"brand": TEXT, "budget": {"type": "integ
     ("find a Yamaha flute", "en", "flute", {"brand": "Yamaha"}, []),
     ("encontre uma flauta da Yamaha", "pt-BR", "flute", {"brand": "Yamaha"}, []),
     ("encontre uma Yamaha flauta", "pt-BR", "flute", {"brand": "Yamaha"}, []),
+    ("what is the Acme fund price for the last 3 days?", "en", "fund", {"company": "Acme", "days": "3"}, []),
+    ("qual é o preço do fundo da Acme nos últimos 3 dias?", "pt-BR", "fund", {"company": "Acme", "days": "3"}, []),
     # a proper name is no kind of thing: a type parameter is asked for
     ("book the Serra lodge for 2 nights", "en", "lodge", {"nights": "2"}, ["roomType"]),
     ("reserve a pousada Serra por 2 noites", "pt-BR", "lodge", {"nights": "2"}, ["roomType"]),
@@ -146,7 +149,7 @@ NAMED = {"flute": [_decl("find_flute", {"brand": TEXT, "budget": {"type": "integ
 ])
 def test_a_name_beside_the_tools_thing(turn, language, name, arguments, missing):
     vocabulary = parse({"language": language, "nouns": {"flauta": "flute", "pousada": "inn" if name == "inn" else "lodge",
-                                                        "quarto": "room", "noites": "night"}
+                                                        "quarto": "room", "noites": "night", "preco": "price", "fundo": "fund"}
                         if language == "pt-BR" else {}})
     result = plan(turn, Catalogue.from_declarations(NAMED[name]), language, vocabulary)
     first = result.steps[0]
