@@ -173,7 +173,8 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
     @staticmethod
     def _overlap(label: list[str], words) -> int:
         return sum(1 for w in label if w in words or (len(w) >= 4 and any(
-            x.startswith(w) or stem_shared(x, w) for x in words)))  # "accelerated at 4": acceleration
+            x.startswith(w) or stem_shared(x, w) or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
+            for x in words)))  # "accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure
 
     def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | Literal[False]:
         """The one parameter a label names; False where two tie (unsure), None where none does."""

@@ -156,3 +156,25 @@ def test_a_name_beside_the_tools_thing(turn, language, name, arguments, missing)
     assert first.selection.tool == NAMED[name][0]["name"], result.guidance.render
     assert (result.outcome, first.decided_by) == (("ask", "ask: incomplete") if missing else ("run", "tool: admission"))
     assert dict(first.selection.arguments) == arguments and first.selection.missing == missing
+
+
+@pytest.mark.parametrize("turn, language, arguments", [
+    # a label word that starts with a parameter's short word names it: "atmospheric" is atm, "temperature" temp
+    ("calculate the absolute pressure with an atmospheric pressure of 1 and a gauge pressure of 2", "en",
+     {"atm_pressure": "1", "gauge_pressure": "2", "temp": "20"}),
+    ("calcule a pressão absoluta com pressão atmosférica de 1 e pressão manométrica de 2", "pt-BR",
+     {"atm_pressure": "1", "gauge_pressure": "2", "temp": "20"}),
+])
+def test_a_short_parameter_word_is_the_start_of_a_label(turn, language, arguments):
+    tools = [_decl("calc_absolute_pressure", {"atm_pressure": NUM, "gauge_pressure": NUM, "temp": NUM},
+                   ["atm_pressure", "gauge_pressure"])]
+    turn += " at a temperature of 20" if language == "en" else " a uma temperatura de 20"
+    vocabulary = parse({"language": language, "nouns": {"pressao": "pressure", "atmosferica": "atmospheric",
+                                                        "manometrica": "gauge", "absoluta": "absolute",
+                                                        "temperatura": "temperature"}
+                        if language == "pt-BR" else {}})
+    result = plan(turn, Catalogue.from_declarations(tools), language, vocabulary)
+    first = result.steps[0]
+    assert (result.outcome, first.decided_by, first.selection.tool) == ("run", "tool: admission",
+                                                                        "calc_absolute_pressure")
+    assert dict(first.selection.arguments) == arguments
