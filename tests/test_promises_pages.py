@@ -34,6 +34,7 @@ async def test_static_files_are_served_as_what_they_are_and_nothing_else(club):
             assert served.headers["content-type"] == kind
             assert served.headers["x-content-type-options"] == "nosniff"
             assert served.headers["cache-control"] == "public, max-age=3600"
+        assert (await http.post("/console/static/console.css")).status_code == 405  # read-only
         missing = await http.get("/console/static/nothing.css")
         assert missing.status_code == 404
         assert missing.headers["content-type"].startswith("text/plain") and missing.text == "not found"
