@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import hashlib
 import secrets
 
@@ -279,3 +280,50 @@ async def test_registration_refuses_unsafe_clients(club, metadata, fragment):
         body = {"client_name": "x", "redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none", **metadata}
         response = await http.post(club.live.base + "/oauth/register", json=body)
         assert response.status_code == 400 and fragment in response.text
+
+
+async def test_revoking_an_access_token_revokes_its_whole_family(club):
+    async with httpx2.AsyncClient(timeout=30) as http:
+        client = await register(http, club.live.base)
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, client["client_id"], challenge))
+        pair = (await redeem(http, club.live.base, client["client_id"], code, verifier)).json()
+        revoked = await http.post(club.live.base + "/oauth/revoke", data={
+            "token": pair["access_token"], "token_type_hint": "access_token", "client_id": client["client_id"]})
+        assert revoked.status_code == 200
+        probe = await http.post(club.url, headers={"Authorization": f"Bearer {pair['access_token']}",
+                                                   "Accept": "application/json, text/event-stream"},
+                                json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert probe.status_code == 401
+        assert "grant was revoked (revoked by the client)" in probe.json()["error_description"]
+        refreshed = await http.post(club.live.base + "/oauth/token", data={
+            "grant_type": "refresh_token", "refresh_token": pair["refresh_token"], "client_id": client["client_id"]})
+        assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
+
+
+async def test_the_code_is_bound_to_the_resource_it_was_asked_for(club):
+    async with httpx2.AsyncClient(timeout=30) as http:
+        client = await register(http, club.live.base)
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, client["client_id"], challenge))
+        other = await redeem(http, club.live.base, client["client_id"], code, verifier,
+                             resource=club.live.base + "/other-mcp")
+        assert other.status_code == 400 and other.json()["error"] == "invalid_request"
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, client["client_id"], challenge))
+        same = await redeem(http, club.live.base, client["client_id"], code, verifier, resource=club.url)
+        assert same.status_code == 200, same.text
+
+
+async def test_registration_refuses_an_overlong_redirect_uri_and_defaults_to_the_code_flow(club):
+    async with httpx2.AsyncClient(timeout=30) as http:
+        long_uri = "http://127.0.0.1:9/" + "a" * 2000
+        refused = await http.post(club.live.base + "/oauth/register", json={
+            "client_name": "raw", "redirect_uris": [long_uri], "token_endpoint_auth_method": "none"})
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_redirect_uri"
+        client = await register(http, club.live.base)
+    db = club.db()
+    stored = json.loads(db.execute("SELECT metadata FROM oauth_clients WHERE client_id = ?",
+                                   [client["client_id"]]).fetchone()[0])
+    db.close()
+    assert stored["response_types"] == ["code"] and stored["token_endpoint_auth_method"] == "none"
