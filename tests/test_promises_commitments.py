@@ -90,6 +90,9 @@ HABITS_AND_NOTHING = [
     "Ana accepts mostly commissions.",  # skipped words before the object
     "Ana accepts occasionally commissions.",
     "Ana books new clients.",
+    "Ana no acepta la propuesta.",  # Spanish "no" negates (Portuguese "no" is "in the")
+    "Ana no firma contratos.",
+    "Ana accepts exclusively commissions.",  # an adverb in -ly before the object
 ]
 SPECIFIC = ["Ana signs her contract.", "Ana books it.", "Ana vai assinar o contrato.", "Va a aceptar la propuesta.",
             "Ana is going to sign the contract.",
@@ -100,7 +103,8 @@ SPECIFIC = ["Ana signs her contract.", "Ana books it.", "Ana vai assinar o contr
             "Ana was booking the studio.", "You're booking the studio.", "They are booking the studio.",
             "Ana has booked the studio.", "Ana had booked the studio.", "Ana ficou agendando a sessão.",
             "Ana foi agendando a sessão.", "We are booking the studio.", "Ana tem agendado a sessão.",
-            "Hemos reservado el estudio.", "She is booking the studio."]
+            "Hemos reservado el estudio.", "She is booking the studio.", "Ana books me for Friday.",
+            "Ana aceita trabalhando no sábado.", "Ana accepts working Saturday.", "Ana es contratando el estudio."]
 # Real gap: after "va a"/"vamos a" the "a" reads as an article, so a verb that is also a noun
 # ("firma", "reserva") is taken for a noun and the commitment is delivered. Reported.
 DELIVERED_TODAY = ["Ana va a firmar el contrato.", "Va a firmar el contrato.", "Vamos a firmar el contrato.",
