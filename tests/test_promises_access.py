@@ -59,3 +59,41 @@ def test_a_status_no_lane_knows_fails_closed_and_says_which(status):
     with pytest.raises(CredentialRejected) as err:
         lane_of(status)
     assert err.value.reason == f"a principal who is {status} reaches no lane"
+
+
+def test_the_entry_table_reads_the_lane_claim(tmp_path):
+    path = manifest_copy(tmp_path, lambda text: text.replace(
+        "entry:\n", "entry:\n  - { claims: { lane: applicant }, agent: steward }\n", 1))
+    manifest = load_manifest(path)
+    db = open_db(tmp_path / "club.db")
+    key = SigningKey.load_or_create(tmp_path / "keys")
+    minted = demo.prepare(db, key, manifest)
+    access = Access(manifest, Resolver(db, key, frozenset(manifest.scopes)))
+    try:
+        assert access.from_header(f"Bearer {minted.applicant.token}").entry_persona == "steward"
+        assert access.from_header(f"Bearer {minted.member.token}").entry_persona == "member"
+    finally:
+        db.close()
+
+
+def test_a_persona_that_leaves_out_one_tool_still_shows_the_ones_after_it(tmp_path):
+    path = manifest_copy(tmp_path, lambda text: text.replace(
+        "    tools: [about_club, whoami, apply]\n", "    tools: [about_club, apply]\n", 1))
+    manifest = load_manifest(path)
+    db = open_db(tmp_path / "club.db")
+    key = SigningKey.load_or_create(tmp_path / "keys")
+    try:
+        guest = Access(manifest, Resolver(db, key, frozenset(manifest.scopes))).from_header(None)
+    finally:
+        db.close()
+    assert guest.entry_persona == "lobby" and guest.tools == ("about_club", "apply")
+
+
+def test_a_principals_own_token_may_carry_every_scope_an_agents_never_mandate_write():
+    from server.access import token_scopes_allowed
+
+    manifest = load_manifest()
+    assert token_scopes_allowed(manifest, True) == frozenset(manifest.scopes)
+    assert "mandate:write" in token_scopes_allowed(manifest, True)
+    assert token_scopes_allowed(manifest, False) == manifest.agent_scopes
+    assert "mandate:write" not in token_scopes_allowed(manifest, False)
