@@ -104,7 +104,8 @@ SPECIFIC = ["Ana signs her contract.", "Ana books it.", "Ana vai assinar o contr
             "Ana has booked the studio.", "Ana had booked the studio.", "Ana ficou agendando a sessão.",
             "Ana foi agendando a sessão.", "We are booking the studio.", "Ana tem agendado a sessão.",
             "Hemos reservado el estudio.", "She is booking the studio.", "Ana books me for Friday.",
-            "Ana aceita trabalhando no sábado.", "Ana accepts working Saturday.", "Ana es contratando el estudio."]
+            "Ana aceita trabalhando no sábado.", "Ana accepts working Saturday.", "Ana es contratando el estudio.",
+            "Ana accepts gladly the offer for March."]
 # Real gap: after "va a"/"vamos a" the "a" reads as an article, so a verb that is also a noun
 # ("firma", "reserva") is taken for a noun and the commitment is delivered. Reported.
 DELIVERED_TODAY = ["Ana va a firmar el contrato.", "Va a firmar el contrato.", "Vamos a firmar el contrato.",
