@@ -27,6 +27,11 @@ def test_five_shared_words_at_the_end_are_not_a_leak():
     assert problem("Ana may move to Lisbon", "en", "ana", ["Bruno may move to Lisbon"]) is None
 
 
-@pytest.mark.xfail(strict=True, reason="notes under six words give no shingles, so they are never seen (reported)")
 def test_a_short_withheld_note_repeated_whole_is_a_leak():
     assert problem("Ana is pregnant.", "en", "ana", ["Ana is pregnant."]) == "leak"
+
+
+def test_a_short_note_leaks_only_whole_and_in_order():
+    assert problem("Yes: ANA IS PREGNANT!", "en", "ana", ["Ana is pregnant."]) == "leak"
+    assert problem("Is Ana pregnant? Ask her.", "en", "ana", ["Ana is pregnant."]) is None
+    assert problem("Ana is in Porto.", "en", "ana", ["Ana is pregnant."]) is None

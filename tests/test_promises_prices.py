@@ -22,14 +22,18 @@ NOT_PRICES = [
     "Her fee: one.",
     "In 2023 she had 500 followers.",
     "Ana charged nothing in 2019 and has 3 projects.",
+    "Ana charged nothing in 2019 and has 3 new projects.",  # a plural a word later is still what is counted
+    "Her fee covers 2 rounds of revisions.",
+    "A total of 500 people attended her talk.",  # an irregular plural
 ]
-# Real gaps: an amount followed by a word that is neither a unit nor a known follower is taken for a
-# count ("500 followers"), so these prices are delivered. Reported; flip to plain cases once fixed.
-DELIVERED_TODAY = [
+# An amount followed by a word that is neither a unit nor a known follower: only a plural (what it
+# counts, "500 followers") makes it a count; any other word qualifies the amount. Once delivered.
+ANY_FOLLOWER = [
     "Her fee is 900 upfront.",
     "She charges 1200 monthly.",
     "Her day rate is 900 now.",
     "O cachê dela é 900 adiantado.",
+    "Ana cobra 900 mensais.",  # a price verb's own object, even before a plural
 ]
 
 
@@ -43,7 +47,6 @@ def test_numbers_that_are_not_an_amount_stay_harmless(text):
     assert not quotes_price(text), text
 
 
-@pytest.mark.xfail(strict=True, reason="an amount followed by an unknown word is read as a count (reported)")
-@pytest.mark.parametrize("text", DELIVERED_TODAY)
+@pytest.mark.parametrize("text", ANY_FOLLOWER)
 def test_an_amount_followed_by_any_word_is_still_a_price(text):
     assert quotes_price(text), text

@@ -13,7 +13,8 @@ language was asked for, because a model answers in whatever language it likes.
 - `screen_notes(notes)`: the member's notes minus those that read as instructions or carry a link,
   and the ones held back, before anything is handed to an answerer.
 - `check_output(answer, language, withheld, who, flagged=())`: all of the above plus "no withheld
-  note repeated"; an answer that fails is withheld and the question escalates.
+  note repeated" (six words of it in a row, or all of a shorter one); an answer that fails is
+  withheld and the question escalates.
 
 The rules prefer withholding when unsure: a commitment delivered is the failure, a harmless answer
 withheld merely reaches the member's queue. What defuses a commitment word is listed in `_defused`:
@@ -121,9 +122,23 @@ def screen_notes(notes: Sequence[Note]) -> Screening:
 
 # --- the check on every answer -------------------------------------------------------------------
 
-def shingles(text: str, size: int = 6) -> set[str]:
+LEAK_WORDS = 6  # this many words of a withheld note in a row are a leak, or the whole of a shorter note
+
+
+def shingles(text: str, size: int = LEAK_WORDS) -> set[str]:
     words = re.findall(r"[a-z0-9]+", fold(text))
     return {" ".join(words[i:i + size]) for i in range(max(0, len(words) - size + 1))}
+
+
+def leaks(text: str, withheld: Iterable[str]) -> bool:
+    """Whether `text` repeats LEAK_WORDS words in a row of a withheld note, or all of a note that has
+    fewer ("Ana is pregnant."): a short note is no less private for being short."""
+    said: dict[int, set[str]] = {}
+    for note in withheld:
+        size = min(LEAK_WORDS, len(re.findall(r"[a-z0-9]+", fold(note))))
+        if size and shingles(note, size) & said.setdefault(size, shingles(text, size)):
+            return True
+    return False
 
 
 def problem(text: str, language: str = "en", who: str = "", withheld: Iterable[str] = ()) -> Problem | None:
@@ -135,8 +150,7 @@ def problem(text: str, language: str = "en", who: str = "", withheld: Iterable[s
     reason = instructions(text)
     if reason is not None:
         return reason
-    said = shingles(text)
-    if any(shingles(note) & said for note in withheld):
+    if leaks(text, withheld):
         return "leak"
     return None
 

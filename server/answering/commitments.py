@@ -160,6 +160,8 @@ _SUBJECTS = set("i we she he they it that this who which i'll she'll he'll we'll
 _AUX = set("will 'll would can could shall should must may might to let's lets please "
            "vai vou vamos irá ira iremos pode posso podemos poderia quer quero deve vá "
            "va voy puede puedo podemos podría podria quiere quiero debe".split())
+_GOING_TO = set("va voy vamos van vas iba iban ibas íbamos ibamos vaya vayan vayas vayamos".split())  # ir a + inf.
+_CONTRACTED_SUBJECT = re.compile(r"(?:i|you|we|they|she|he|who)'(?:s|re|m|ve|d)")  # "she's booking": she is
 _PARTICLES = set("to up com con".split())  # "committed to open-source", "comprometida com projetos"
 _PREPOSITIONS = set("for on at in by with from until till before after about "
                     "para em no na nos nas por pelo pela até ate antes depois com "
@@ -302,10 +304,13 @@ def _defused(clause: _Clause, start: int, end: int, verb: _Verb, who: str) -> bo
     if verb.noun_too:
         first_word = form.split()[0]
         base = not _PAST_FORM.search(first_word)
-        if previous in _DETERMINERS or base and previous.endswith("'s") and previous not in ("it's", "that's", "she's", "he's"):
+        # "va a firmar": the "a" of a periphrastic future before an infinitive is no article
+        going_to = previous == "a" and before in _GOING_TO and first_word.endswith(("ar", "er", "ir"))
+        if not going_to and (previous in _DETERMINERS or base and previous.endswith("'s")
+                             and previous not in ("it's", "that's", "she's", "he's")):
             return True  # "her booking", "Ana's schedule", "a agenda", "la firma" (but "Ana's booked you in")
         licensed = (not prefix.strip() or previous in _SUBJECTS or previous in _AUX or previous == who
-                    or f"{before} {previous}" in ("va a", "voy a", "vamos a", "van a") or previous.endswith("'ll")
+                    or going_to or _CONTRACTED_SUBJECT.fullmatch(previous) is not None or previous.endswith("'ll")
                     or previous in ("is", "are", "am", "was", "were", "be", "been", "'m", "'re", "i'm", "you're",
                                     "está", "esta", "estou", "estamos", "fica", "ficou", "foi", "é", "es", "fue",
                                     "queda", "estoy", "están", "estan", "son", "são", "sao", "ha", "has", "have",

@@ -56,7 +56,35 @@ _NOT_AMOUNT_AFTER = re.compile(
     rf"^\s?(?:%|percent|per ?cent|por ?cento|por ?ciento|(?:am|pm|h|hs)\b|(?:de )?{_MONTH}\b|(?:st|nd|rd|th|º|ª)\b|"
     rf"(?P<word>[a-z][\w-]*))"
 )
+# What a bare number counts, when it counts something: a plural noun ("500 followers", "3 projetos"), an
+# irregular plural, a unit without a vowel ("3 km"), or anything after "1". Any other word after it
+# qualifies an amount ("900 upfront", "1200 monthly", "900 adiantado"). Words ending in -s that are no plural:
+_NOT_PLURAL = set("is was has does this his its as thus less unless always nowadays perhaps afterwards besides "
+                  "regardless sometimes whereas towards apenas depois antes menos pois apos atraves entonces "
+                  "despues ademas pues jamas tras".split())
+_IRREGULAR_PLURAL = set("people children men women staff".split())
+# A price verb's own object is an amount whatever follows it ("cobra 900 mensais", "cuesta 900 netos").
+_PRICE_VERB_BEFORE = re.compile(r"\b(?:cost(?:s|ing)?|charg(?:e|es|ed|ing)|cobr(?:a|am|ar|amos|ou|ava|ara|o|an|e|aba)|"
+                                r"cust(?:a|am|ar|ou|ava)|cuesta[n]?)\s(?:(?:about|around|roughly|only|just|cerca de|"
+                                r"uns|unos|unas|apenas|solo|some)\s)?$")
 _NOT_AMOUNT_BEFORE = re.compile(rf"(?:{_MONTH}|\b(?:top|nº|no\.|number|page|room|sala|studio)|#)\s?$")
+
+
+def _plural(word: str) -> bool:
+    if word in _IRREGULAR_PLURAL or len(word) <= 3 and not re.search(r"[aeiouy]", word):
+        return True
+    return len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us")) and word not in _NOT_PLURAL
+
+
+def _counts(value: str, before: str, after: str) -> bool:
+    """Whether the word after a bare number names what it counts ("500 followers", "3 new projects")
+    rather than qualifying an amount ("900 upfront", "1200 monthly", "900 adiantado")."""
+    if _PRICE_VERB_BEFORE.search(before):
+        return False
+    if value == "1":
+        return True  # "1 project": a singular count
+    following = re.match(r"\s?([a-z][\w-]*)(?:\s([a-z][\w-]*))?", after)
+    return following is not None and any(_plural(w) for w in following.groups() if w and w not in _AMOUNT_FOLLOWERS)
 
 
 def _amount_near_price_word(sentence: str) -> bool:
@@ -71,11 +99,12 @@ def _amount_near_price_word(sentence: str) -> bool:
         if re.fullmatch(r"(?:19|20)\d\d", value) or _NOT_AMOUNT_BEFORE.search(before):
             continue  # a year, a date, a rank: "in 2023", "March 3", "top 10"
         unit = _NOT_AMOUNT_AFTER.match(after)
-        if unit and unit.group("word") in _AMOUNT_FOLLOWERS:
-            unit = None  # "900 for a logo", "500 por hora"
+        follower = unit.group("word") if unit else None
+        if follower and (follower in _AMOUNT_FOLLOWERS or re.match(rf"{_RATE_UNIT}\b", follower)
+                         or not _counts(value, before, after)):
+            unit = None  # "900 for a logo", "500 por hora", "900 upfront": not a count of something
         if unit and not (discountish and re.match(r"\s?(?:%|percent|per ?cent|por ?cento|por ?ciento)", after)):
-            if not re.match(rf"\s?(?:{_RATE_UNIT})\b", after):
-                continue  # a count of something ("500 followers", "3 projects"), a time, a percentage
+            continue  # a count of something ("500 followers", "3 projects"), a time, a percentage
         if value in ("a", "an", "um", "uma", "uno", "una") or value.isalpha() and len(value.split()) == 1 and value in (
                 "one", "um", "uma", "uno", "una", "dos", "tres", "cinco"):
             continue  # an article, or a small number word that is rarely a price on its own
