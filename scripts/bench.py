@@ -159,7 +159,7 @@ def bench_credentials(rounds: int, n: int) -> None:
     from server.identity.mandates import SigningKey
     from server.manifest.loading import load_manifest
     from server.oauth.keys import KeyRing
-    from server.store.database import open_db
+    from server.store.opening import open_db
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.from_env({"PARLEY_DB": f"{tmp}/club.db"})
@@ -247,7 +247,7 @@ def bench_rules(rounds: int, n: int) -> None:
     from server.settings import Settings
     from server.identity.mandates import SigningKey
     from server.manifest.loading import load_manifest
-    from server.store.database import open_db
+    from server.store.opening import open_db
 
     rules = """
 rules:
@@ -319,7 +319,7 @@ def main() -> int:
     from server.settings import Settings
     from server.identity.mandates import SigningKey
     from server.manifest.loading import load_manifest
-    from server.store.database import open_db
+    from server.store.opening import open_db
 
     with tempfile.TemporaryDirectory() as tmp:
         ports = {"bare": free_port(), "full": free_port()}

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
 from server.access import Access
@@ -19,14 +19,17 @@ from server.answering.pool import AnswererConfig, AnswererPool
 from server.asking import Escalations
 from server.errors import ConfigError
 from server.chokepoint.chokepoint import Chokepoint
+from server.cluster.feed import ChangeFeed
+from server.cluster.keyfolder import check_cluster, manifest_digest
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
 from server.http.live import LiveSessions
-from server.http.ratelimit import RateLimiter
+from server.http.ratelimit import budget
 from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
+from server.metrics import NOTIFICATION_LAG, exposition
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
@@ -34,7 +37,10 @@ from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, Url
 from server.router import vocabulary
 from server.router.reader import LANGUAGES
 from server.settings import Settings
-from server.store.database import Database, open_db, revision
+from server.store.database import Database
+from server.store.opening import open_db
+from server.store.migrations import require_current, schema_version
+from server.store.postgres import PostgresDatabase
 from server.web.console import Console
 from server.web.pages import Pages, session_middleware
 
@@ -98,15 +104,36 @@ def _notifier(live: LiveSessions):
     return deliver
 
 
+def change_feed(db: PostgresDatabase, live: LiveSessions) -> ChangeFeed:
+    """The feed's thread hands each announcement to the event loop that serves the sessions."""
+    loop = asyncio.get_running_loop()
+
+    def on_revision() -> None:
+        loop.call_soon_threadsafe(live.nudge)
+
+    def on_inbox(principal_id: int | None) -> None:
+        asyncio.run_coroutine_threadsafe(live.inbox_changed(principal_id), loop)
+
+    def on_lag(channel: str, seconds: float) -> None:
+        NOTIFICATION_LAG.labels(channel).observe(seconds)
+
+    return ChangeFeed(db, on_revision, on_inbox, on_lag)
+
+
 def build(settings: Settings | None = None) -> Parley:
     settings = settings or Settings.from_env()
     manifest = load_manifest(settings.manifest_path)
-    db = open_db(settings.db_path, create=False)
-    key = SigningKey.load_or_create(settings.keys_dir)
+    db = open_db(settings.store, create=False)
+    shared = settings.shared_store
+    if shared:
+        # Beside other processes: the schema `parley db migrate` made, and the keys and manifest it recorded.
+        require_current(db)
+        check_cluster(db, settings.keys_dir, settings.manifest_path)
+    key = SigningKey.load_or_create(settings.keys_dir, create=not shared)
     resource = canonical_resource(settings.mcp_url)
     ring: KeyRing | None = None
     if settings.embedded_issuer:
-        ring = KeyRing(settings.keys_dir)
+        ring = KeyRing(settings.keys_dir, db=db, create=not shared)
         verifier = AccessTokenVerifier(settings.issuer, resource, RingSource(ring), algorithms=("ES256",))
     else:
         source: UrlSource | FileSource
@@ -120,19 +147,23 @@ def build(settings: Settings | None = None) -> Parley:
     resolver = Resolver(db, key, frozenset(manifest.scopes), verifier, embedded_issuer=settings.embedded_issuer)
     access = Access(manifest, resolver)
     vocabularies = {language: vocabulary.load(language) for language in LANGUAGES}
-    live = LiveSessions(access, lambda: revision(db), caller_of)
+    live = LiveSessions(access, db.revision, caller_of)
     pool = answerer_pool(settings)
-    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=_notifier(live))
+    # On PostgreSQL every process hears of a decision through the change feed, this one included.
+    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live))
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
-    manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions)
+    # Several processes: no session pinned to one (each request is resolved again wherever it lands).
+    manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,
+                              stateless=shared)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     gate = Gate(
         manager.handle_request,
         access,
         metadata_url,
         manifest,
-        guest_limiter=RateLimiter(manifest.limits.guest_requests_per_minute),
-        token_limiter=RateLimiter(manifest.limits.token_requests_per_minute),
+        guest_limiter=budget(db, manifest.limits.guest_requests_per_minute, "guest"),
+        token_limiter=budget(db, manifest.limits.token_requests_per_minute, "token"),
+        offload=shared,
     )
     metadata = resource_metadata(settings, manifest)
     pages = Pages(db, manifest.club.name)
@@ -151,21 +182,33 @@ def build(settings: Settings | None = None) -> Parley:
     async def protected_resource(request: Request) -> JSONResponse:
         return JSONResponse(metadata, headers={"cache-control": "public, max-age=300"})
 
+    health_facts = {"status": "ok", "mcp": settings.mcp_url, "backend": db.backend,
+                    "schema_version": schema_version(db), "manifest_digest": manifest_digest(settings.manifest_path)}
+
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "mcp": settings.mcp_url})
+        return JSONResponse(health_facts, headers={"cache-control": "no-store"})
+
+    async def metrics(request: Request) -> Response:
+        body, content_type = await anyio.to_thread.run_sync(exposition)
+        return Response(body, media_type=content_type)
 
     async def root(request: Request) -> RedirectResponse:
         return RedirectResponse("/console", status_code=303)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        feed = change_feed(db, live) if isinstance(db, PostgresDatabase) else None
         async with manager.run(), anyio.create_task_group() as group:
             group.start_soon(live.watch)
-            log.info("Parley serving MCP at %s", settings.mcp_url)
+            if feed is not None:
+                feed.start()
+            log.info("Parley serving MCP at %s (store: %s)", settings.mcp_url, settings.store_name)
             try:
                 yield
             finally:
                 group.cancel_scope.cancel()
+                if feed is not None:
+                    await anyio.to_thread.run_sync(feed.stop)
                 pool.close()
 
     app = Starlette(
@@ -174,9 +217,10 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/.well-known/oauth-protected-resource", protected_resource),
             Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
             Route("/healthz", health),
+            Route("/metrics", metrics),
             Route("/", root),
             Mount("", app=Starlette(
-                routes=browser_routes, middleware=[session_middleware(settings.keys_dir, settings.public_url)]
+                routes=browser_routes, middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)]
             )),
         ],
         lifespan=lifespan,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from server.errors import ConfigError
 from server.manifest.loading import default_manifest_path
@@ -29,6 +30,27 @@ class Settings:
     answerer_key_env: str | None = None  # the NAME of the variable holding the key; the key is never stored
     answerer_workers: int = 2  # answering worker processes (PARLEY_ANSWERER_WORKERS)
     max_sessions: int = 10_000  # open handshake-era MCP sessions at once (PARLEY_MAX_SESSIONS)
+    # PostgreSQL instead of the embedded SQLite file: several processes on several machines.
+    database_url: str | None = None
+
+    @property
+    def store(self) -> Path | str:
+        """Where the club's store is: the PostgreSQL URL when set, else the SQLite file."""
+        return self.database_url or self.db_path
+
+    @property
+    def shared_store(self) -> bool:
+        """PostgreSQL: processes share the store and keys folder, and none may create keys on its own."""
+        return self.database_url is not None
+
+    @property
+    def store_name(self) -> str:
+        """The store, for messages: a PostgreSQL URL without its password."""
+        if self.database_url is None:
+            return str(self.db_path)
+        parts = urlsplit(self.database_url)
+        host = parts.hostname or "localhost"
+        return f"postgresql://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
 
     @property
     def mcp_url(self) -> str:
@@ -64,9 +86,12 @@ class Settings:
         sessions = env.get("PARLEY_MAX_SESSIONS") or "10000"
         if not sessions.isdigit() or not 1 <= int(sessions) <= 10_000_000:
             raise ConfigError(f"PARLEY_MAX_SESSIONS must be a number from 1 to 10000000, not {sessions!r}")
+        database_url = env.get("PARLEY_DATABASE_URL") or None
+        if database_url is not None and not database_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError("PARLEY_DATABASE_URL must be a postgresql:// URL (unset: the SQLite file PARLEY_DB)")
         return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
                    answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None, int(workers),
-                   int(sessions))
+                   int(sessions), database_url)
 
     @property
     def embedded_issuer(self) -> bool:

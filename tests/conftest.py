@@ -21,7 +21,7 @@ from server.app import Parley, build
 from server.settings import Settings
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
-from server.store.database import open_db
+from server.store.opening import open_db
 
 
 def manifest_copy(folder: Path, edit=lambda text: text) -> Path:

@@ -206,7 +206,7 @@ def test_escalations_service_uses_a_configured_answerer(tmp_path, model_endpoint
     from server.cli import demo
     from server.identity.mandates import SigningKey
     from server.manifest.loading import load_manifest
-    from server.store.database import open_db
+    from server.store.opening import open_db
 
     db = open_db(tmp_path / "club.db")
     key = SigningKey.load_or_create(tmp_path / "keys")

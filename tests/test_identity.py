@@ -16,7 +16,7 @@ from server.identity.credentials import CredentialRejected
 from server.identity.resolver import Resolver
 from server.identity.mandates import MandateError, SigningKey
 from server.manifest.loading import load_manifest
-from server.store.database import open_db
+from server.store.opening import open_db
 
 
 @pytest.fixture

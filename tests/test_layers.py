@@ -13,7 +13,7 @@ ROOT = Path(server.__file__).resolve().parent
 
 # Lower imports nothing higher. Equal ranks do not import each other (a package and itself excepted).
 RANKS = {
-    "server": 0, "server.errors": 0, "server.router": 0, "server.defaults": 0,
+    "server": 0, "server.errors": 0, "server.router": 0, "server.defaults": 0, "server.metrics": 0,
     "server.store": 1, "server.manifest": 1, "server.answering": 1,
     "server.settings": 2, "server.identity": 2,
     "server.access": 3,
@@ -23,7 +23,8 @@ RANKS = {
     "server.http": 7,
     "server.web": 8,
     "server.oauth": 9,
-    "server.app": 10, "server.cli": 10,
+    "server.cluster": 10,
+    "server.app": 11, "server.cli": 11,
 }
 
 

@@ -13,7 +13,7 @@ from server.identity.credentials import CredentialRejected
 from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
-from server.store.database import open_db
+from server.store.opening import open_db
 from tests.conftest import manifest_copy
 
 ROWS = ("entry:\n"

@@ -13,7 +13,7 @@ from server.identity import mandates
 from server.identity import principals
 from server.identity.mandates import MandateError, MandateStatus, SigningKey
 from server.manifest.loading import load_manifest
-from server.store.database import open_db
+from server.store.opening import open_db
 
 
 @pytest.fixture

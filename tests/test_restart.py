@@ -14,7 +14,7 @@ import httpx2
 from server.cli import demo
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
-from server.store.database import open_db
+from server.store.opening import open_db
 from tests.conftest import bound_socket, connect
 from tests.console_helpers import ConsoleUser
 

@@ -14,7 +14,7 @@ from server.identity.resolver import Identity
 from server.manifest.loading import parse_manifest
 from server.chokepoint.rulebook import RuleBook
 from server.chokepoint.rules import RuleDecl, RuleError
-from server.store.database import open_db
+from server.store.opening import open_db
 
 MANIFEST = """
 club: {name: Desk, description: d, how_to_join: j}

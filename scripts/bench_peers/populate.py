@@ -41,7 +41,7 @@ def main() -> int:
     from server.identity import principals as club
     from server.identity import tokens
     from server.identity.mandates import SigningKey, sign_mandate
-    from server.store.database import open_db
+    from server.store.opening import open_db
 
     started = time.perf_counter()
     db = open_db(args.db)

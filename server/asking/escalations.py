@@ -197,6 +197,7 @@ class Escalations:
             member = principal_rows.by_id(self.db, principal_id)
             rows.add_message(self.db, escalation["thread_id"], "decision", delivered, stamp, "decided",
                              member["handle"] if member else None)
+            self.db.announce_inbox(escalation["asker_id"])  # every process hears of it when this commits
         self.on_delivery(escalation["asker_id"])
         return self.get(principal_id, escalation_id)
 

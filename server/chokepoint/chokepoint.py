@@ -24,6 +24,7 @@ from server.chokepoint.rulebook import RuleBook
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
+from server.metrics import TOOL_CALLS
 from server.router.catalogue import Catalogue
 from server.store.database import Database
 from server.tools import ToolContext, ToolSpec, specs_for
@@ -97,6 +98,9 @@ class Chokepoint:
         schemas = {name: definition.input_schema for name, definition in self.definitions.items()}
         self.rulebook = RuleBook(manifest, db, sources or ContextSources(manifest.context_sources, db), schemas)
         self.catalogue_for = Catalogues(self.definitions)
+        # A store across the network (PostgreSQL): every handler and the audit row wait on it, so
+        # they run in worker threads; on the embedded store only tools marked blocking do.
+        self.offload = db.backend != "sqlite"
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]
@@ -116,7 +120,11 @@ class Chokepoint:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
             # the rules in force for this request: the revision its credential was resolved at, read once
-            self.rulebook.refresh(caller.identity.revision if caller.identity is not None else None)
+            known = caller.identity.revision if caller.identity is not None else None
+            if not self.offload:
+                self.rulebook.refresh(known)
+            elif not self.rulebook.current_at(known):
+                await anyio.to_thread.run_sync(self.rulebook.refresh, known)
             denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
             if denial is not None:
                 outcome, rule = denial.outcome, denial.rule
@@ -124,7 +132,7 @@ class Chokepoint:
             ctx = ToolContext(self.db, self.key, self.manifest, caller, self.vocabularies, self.catalogue_for,
                               self.asking, self.rulebook.explain)
             try:
-                if spec.blocking:
+                if spec.blocking or self.offload:
                     output = await anyio.to_thread.run_sync(spec.handler, ctx, args)
                 else:
                     output = spec.handler(ctx, args)
@@ -139,4 +147,10 @@ class Chokepoint:
             log.exception("tool %s failed for lane %s", audit.safe_name(name), caller.lane)
             return _error("Internal error while running the tool; nothing is known to have changed.")
         finally:
-            audit.record(self.db, caller, name, outcome, (time.perf_counter() - started) * 1000, rule)
+            seconds = time.perf_counter() - started
+            TOOL_CALLS.labels(name if name in self.specs else "unknown", outcome).observe(seconds)
+            if self.offload:
+                with anyio.CancelScope(shield=True):  # a cancelled call is still audited
+                    await anyio.to_thread.run_sync(audit.record, self.db, caller, name, outcome, seconds * 1000, rule)
+            else:
+                audit.record(self.db, caller, name, outcome, seconds * 1000, rule)

@@ -68,6 +68,10 @@ class RuleBook:
             return []
         return [(rule_id, RuleDecl.model_validate_json(body)) for rule_id, body in rule_rows.bodies(self.db, state)]
 
+    def current_at(self, known: int | None) -> bool:
+        """Whether the rules in force were read at the revision `known` (no refresh needed)."""
+        return known is not None and known == self._revision
+
     def refresh(self, known: int | None = None) -> None:
         """Recompile what changed since the store's revision `known` (read for this request already,
         when the caller's credential was resolved), or read it now."""

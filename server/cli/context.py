@@ -13,12 +13,15 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
+from server.cluster.keyfolder import cluster_record, init_keys
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
 from server.settings import Settings
-from server.store.database import Database, open_db
+from server.store.database import Database
+from server.store.migrations import migrate, require_current
+from server.store.opening import open_db
 
 
 class UsageError(ParleyError):
@@ -36,13 +39,23 @@ class Context:
 
     @cached_property
     def db(self) -> Database:
+        """The store. On PostgreSQL the commands that create a club (demo, init) also create the keys
+        folder and migrate; every other command refuses a schema that is not current."""
         self.manifest  # noqa: B018 - a broken manifest is reported first, whatever the command
-        return open_db(self.settings.db_path, create=self.create_store)
+        db = open_db(self.settings.store, create=self.create_store)
+        if db.backend != "sqlite":
+            if self.create_store:
+                init_keys(self.settings.keys_dir)
+                migrate(db, cluster_record(self.settings.keys_dir, self.settings.manifest_path))
+            else:
+                require_current(db)
+        return db
 
     @cached_property
     def key(self) -> SigningKey:
         self.db  # noqa: B018 - a key lives beside a store: refuse first if the store is missing
-        return SigningKey.load_or_create(self.settings.keys_dir)
+        # a cluster's keys folder is made once, by `parley keys init` (or demo / init)
+        return SigningKey.load_or_create(self.settings.keys_dir, create=not self.settings.shared_store)
 
 
 def err(text: str) -> None:

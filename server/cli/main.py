@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from server.cli import members, operations, rules
+from server.cli import cluster, members, operations, rules
 from server.cli.context import UsageError, err
 from server.errors import ParleyError
 
@@ -23,6 +23,7 @@ def parser() -> argparse.ArgumentParser:
     operations.register(sub)
     members.register(sub)
     rules.register(sub)
+    cluster.register(sub)
     return top
 
 

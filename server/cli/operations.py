@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 from server import tools
@@ -15,6 +16,8 @@ from server.chokepoint.rulebook import manifest_rule_problems
 from server.cli import demo, doctor
 from server.http import request_log
 from server.cli.context import Context, UsageError, add_json, emit_json, err
+from server.cluster.keyfolder import check_cluster, cluster_record
+from server.store.migrations import migrate
 from server.manifest.check import Finding, check
 from server.manifest.schema import Manifest, Problem
 from server.oauth.keys import KeyRing
@@ -46,15 +49,26 @@ def serve(args: argparse.Namespace) -> int:
             err(f"{settings.manifest_path}: {finding}")
         err("not serving: fix the manifest (parley tools check shows every finding)")
         return 1
-    Context().db  # noqa: B018 - refuse to serve a store that does not exist, naming its path
+    if args.workers < 1 or args.workers > 64:
+        raise UsageError("--workers takes 1 to 64")
+    if args.workers > 1 and not settings.shared_store:
+        raise UsageError("several worker processes need PostgreSQL (set PARLEY_DATABASE_URL): an SQLite store's "
+                         "sessions and notifications belong to one process")
+    db = Context().db  # refuse a store that does not exist (naming it) or a schema that is not current
+    if settings.shared_store:
+        check_cluster(db, settings.keys_dir, settings.manifest_path)  # say it here, not once per worker
+    db.close()
     host = args.host or settings.host
     port = args.port or settings.port
     os.environ["PARLEY_HOST"], os.environ["PARLEY_PORT"] = host, str(port)
+    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # /metrics adds up every worker's counts from this folder
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.access_log:
         request_log.install()
     uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
-                access_log=args.access_log)
+                access_log=args.access_log, workers=args.workers if args.workers > 1 else None)
     return 0
 
 
@@ -64,7 +78,7 @@ def demo_command(args: argparse.Namespace) -> int:
     settings = ctx.settings
     console = f"{settings.public_url}/console"
     if prepared is None:
-        print(f"Demo club already prepared in {settings.db_path}.")
+        print(f"Demo club already prepared in {settings.store_name}.")
         print(f"MCP endpoint: {settings.mcp_url}")
         print(f"Console:      {console}")
         print("Tokens and passwords are shown once, when made. New ones:")
@@ -72,7 +86,7 @@ def demo_command(args: argparse.Namespace) -> int:
         print("  parley token mint carla                      (an applicant's agent token)")
         print("  parley principal password ana               (a new console password for ana)")
         return 0
-    print(f"Demo club prepared in {settings.db_path} (members ana, bruno; applicant carla).")
+    print(f"Demo club prepared in {settings.store_name} (members ana, bruno; applicant carla).")
     print(f"MCP endpoint: {settings.mcp_url}")
     print(f"Console:      {console}")
     print("These tokens are shown once and never again:")
@@ -89,9 +103,13 @@ def demo_command(args: argparse.Namespace) -> int:
 
 def init(args: argparse.Namespace) -> int:
     ctx = Context(create_store=True)
-    existed = ctx.settings.db_path.exists()
+    existed = ctx.settings.shared_store or ctx.settings.db_path.exists()
     ctx.key  # noqa: B018 - creates the store and the mandate-signing key beside it
-    print(f"{'Store already there' if existed else 'Created an empty club store'} at {ctx.settings.db_path}")
+    place = ctx.settings.store_name
+    if ctx.settings.shared_store:
+        print(f"Club store ready at {place} (schema migrated, keys in {ctx.settings.keys_dir})")
+    else:
+        print(f"{'Store already there' if existed else 'Created an empty club store'} at {place}")
     err("next: parley principal add HANDLE --member --steward   (the first steward)")
     return 0
 
@@ -119,15 +137,16 @@ def audit_tail(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ring() -> KeyRing:
-    settings = Settings.from_env()
+def _ring(ctx: Context) -> KeyRing:
+    """The embedded issuer's keys; retirements are kept in the store, so they hold for every process."""
+    settings = ctx.settings
     if not settings.embedded_issuer:
         raise UsageError(f"this club uses the external issuer {settings.oauth_issuer}; its keys are managed there")
-    return KeyRing(settings.keys_dir)
+    return KeyRing(settings.keys_dir, db=ctx.db, create=not settings.shared_store)
 
 
 def oauth_keys(args: argparse.Namespace) -> int:
-    ring = _ring()
+    ring = _ring(Context())
     rows = [{"kid": kid, "signing": kid == ring.current.kid} for kid in ring.kids]
     if args.json:
         emit_json(rows)
@@ -138,14 +157,19 @@ def oauth_keys(args: argparse.Namespace) -> int:
 
 
 def oauth_rotate(args: argparse.Namespace) -> int:
-    key = _ring().rotate()
+    ctx = Context()
+    key = _ring(ctx).rotate()
     print(f"new signing key {key.kid}; earlier keys stay published until retired")
+    if ctx.settings.shared_store:
+        # the cluster's record follows the folder; every server started from now on must have this key
+        migrate(ctx.db, cluster_record(ctx.settings.keys_dir, ctx.settings.manifest_path))
+        err("recorded the new key's fingerprint; restart the other processes with this keys folder")
     return 0
 
 
 def oauth_retire(args: argparse.Namespace) -> int:
     try:
-        _ring().retire(args.kid)
+        _ring(Context()).retire(args.kid)
     except (KeyError, ValueError) as exc:
         raise UsageError(f"{exc.args[0]} (parley oauth keys lists them)") from None
     print(f"retired {args.kid}: tokens it signed are refused from the next request")
@@ -199,6 +223,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="serve MCP at /mcp and the console (PARLEY_PORT, default 8765)")
     p.add_argument("--host", help="the address to listen on (default PARLEY_HOST or 127.0.0.1)")
     p.add_argument("--port", type=int, help="the port (default PARLEY_PORT or 8765)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (more than 1 needs PostgreSQL)")
     p.add_argument("--access-log", action="store_true", help="log every HTTP request (off: it costs throughput; "
                                                              "query strings are never logged)")
     p.set_defaults(func=serve)

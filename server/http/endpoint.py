@@ -171,8 +171,14 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
     return server
 
 
-def session_manager(server: Server, public_url: str, max_sessions: int = 10_000) -> StreamableHTTPSessionManager:
-    """Stateful Streamable HTTP with DNS-rebinding protection for loopback and the public host."""
+def session_manager(server: Server, public_url: str, max_sessions: int = 10_000,
+                    stateless: bool = False) -> StreamableHTTPSessionManager:
+    """Streamable HTTP with DNS-rebinding protection for loopback and the public host.
+
+    Stateful on one process (handshake-era sessions get pushed notifications on their standalone
+    stream); stateless when several processes share the store, since any of them may take any
+    request: handshake-era clients then see a change on their next request, and 2026-07-28
+    `subscriptions/listen` streams still get every push."""
     public = urlsplit(public_url)
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", f"{public.hostname}:*"]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", f"{public.scheme}://{public.hostname}:*"]
@@ -181,6 +187,7 @@ def session_manager(server: Server, public_url: str, max_sessions: int = 10_000)
         # Plain calls answer application/json: no SSE stream and task group per request. Notifications
         # still flow on the handshake era's standalone GET stream and on 2026-07-28 listen streams.
         json_response=True,
+        stateless=stateless,
         max_sessions=max_sessions,  # open handshake-era sessions at once (PARLEY_MAX_SESSIONS)
         security_settings=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins

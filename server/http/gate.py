@@ -19,9 +19,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mcp.server.context import ServerRequestContext
 
 from server.access import Access, Caller
-from server.http.ratelimit import RateLimiter, retry_after_header
+from server.http.ratelimit import Budget, retry_after_header
 from server.identity.credentials import CredentialRejected
 from server.manifest.schema import Manifest
+from server.metrics import RATE_LIMITED, REQUESTS
 
 log = logging.getLogger("parley.gate")
 
@@ -48,8 +49,9 @@ class Gate:
         access: Access,
         resource_metadata_url: str,
         manifest: Manifest,
-        guest_limiter: RateLimiter,
-        token_limiter: RateLimiter,
+        guest_limiter: Budget,
+        token_limiter: Budget,
+        offload: bool = False,
     ):
         self.app = app
         self.access = access
@@ -57,7 +59,21 @@ class Gate:
         self.manifest = manifest
         self.guest_limiter = guest_limiter
         self.token_limiter = token_limiter
+        # A store across the network (PostgreSQL): resolving a credential and spending a budget wait on
+        # it, so they run in worker threads, never on the event loop.
+        self.offload = offload
         self.sessions = SessionOwners()
+
+    async def _resolve(self, authorization: str | None) -> Caller:
+        if self.offload or (authorization is not None and authorization.count(".") >= 2):
+            # An OAuth access token may need the issuer's keys fetched: never on the event loop.
+            return await anyio.to_thread.run_sync(self.access.from_header, authorization)
+        return self.access.from_header(authorization)
+
+    async def _spend(self, limiter: Budget, key: str) -> float | None:
+        if self.offload:
+            return await anyio.to_thread.run_sync(limiter.take, key)
+        return limiter.take(key)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -76,19 +92,15 @@ class Gate:
             return
         client = scope.get("client") or ("unknown", 0)
         try:
-            authorization = headers.get("authorization")
-            if authorization is not None and authorization.count(".") >= 2:
-                # An OAuth access token may need the issuer's keys fetched: never on the event loop.
-                caller = await anyio.to_thread.run_sync(self.access.from_header, authorization)
-            else:
-                caller = self.access.from_header(authorization)
+            caller = await self._resolve(headers.get("authorization"))
         except CredentialRejected as exc:
             log.warning("rejected credential from %s: %s", client[0], exc.reason)
             # Failed credentials spend the address's guest budget, so guessing is throttled too.
-            wait = self.guest_limiter.take(f"guest:{client[0]}")
+            wait = await self._spend(self.guest_limiter, f"guest:{client[0]}")
             if wait is not None:
                 await self._too_many(send, "guest", wait)
                 return
+            REQUESTS.labels("none", "rejected").inc()
             await self._reject(send, exc.reason)
             return
         if caller.lane == "guest" and _refuses_guest(scope):
@@ -98,7 +110,7 @@ class Gate:
             return
         key = f"token:{caller.token_hash}" if caller.token_hash else f"guest:{client[0]}"
         limiter = self.token_limiter if caller.token_hash else self.guest_limiter
-        wait = limiter.take(key)
+        wait = await self._spend(limiter, key)
         if wait is not None:
             await self._too_many(send, caller.lane, wait)
             return
@@ -129,6 +141,7 @@ class Gate:
                     await self._insufficient_scope(send, missing)
                     return
             receive = _replay(body, receive)
+        REQUESTS.labels(caller.lane, "admitted").inc()
 
         async def send_with_lane(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -188,6 +201,8 @@ class Gate:
         await _respond(send, 401, body, [(b"www-authenticate", challenge.encode())])
 
     async def _too_many(self, send: Send, lane: str, wait: float) -> None:
+        RATE_LIMITED.labels(lane).inc()
+        REQUESTS.labels(lane, "rate_limited").inc()
         seconds = retry_after_header(wait)
         message = f"rate limit for the {lane} lane reached; retry after {seconds} second(s)"
         body = json.dumps({"error": "rate_limited", "error_description": message, "retry_after": int(seconds)})

@@ -3,7 +3,8 @@
 Handshake-era sessions get `notifications/tools/list_changed` on their standalone stream;
 2026-07-28 clients get it on their `subscriptions/listen` stream. A watcher polls the store's
 revision counter (bumped by triggers), so a mandate narrowed from the CLI or the console reaches
-open sessions without waiting for their next request. The SDK keeps no registry of sessions,
+open sessions without waiting for their next request; on PostgreSQL the change feed nudges the
+watcher the moment any process commits. The SDK keeps no registry of sessions,
 so this module keeps its own, weakly, and only token digests, never tokens.
 """
 
@@ -64,6 +65,13 @@ class LiveSessions:
         self.poll_seconds = poll_seconds
         self._sessions: weakref.WeakKeyDictionary[Connection, _Watch] = weakref.WeakKeyDictionary()
         self._listeners: dict[int, tuple[_Watch, InMemorySubscriptionBus]] = {}
+        self._wake: anyio.Event | None = None
+
+    def nudge(self) -> None:
+        """Something changed (the change feed said so): sweep now rather than at the next poll.
+        Call on the event loop."""
+        if self._wake is not None:
+            self._wake.set()
 
     def current_tools(self, caller: Caller) -> tuple[str, ...]:
         try:
@@ -96,18 +104,19 @@ class LiveSessions:
         watch.subscribed = watch.subscribed or set()
         (watch.subscribed.add if on else watch.subscribed.discard)(uri)
 
-    async def inbox_changed(self, principal_id: int) -> int:
-        """A decision reached this principal's inbox: tell their subscribed sessions. Returns how many."""
+    async def inbox_changed(self, principal_id: int | None) -> int:
+        """A decision reached this principal's inbox (None: perhaps any inbox, after the change feed
+        lost announcements): tell their subscribed sessions. Returns how many."""
         told = 0
         for connection, watch in list(self._sessions.items()):
-            if watch.caller.principal_id == principal_id and INBOX_URI in (watch.subscribed or ()):
+            if principal_id in (None, watch.caller.principal_id) and INBOX_URI in (watch.subscribed or ()):
                 try:
                     await connection.send_resource_updated(INBOX_URI)
                     told += 1
                 except Exception:
                     self._sessions.pop(connection, None)
         for watch, bus in list(self._listeners.values()):
-            if watch.caller.principal_id == principal_id:
+            if principal_id in (None, watch.caller.principal_id):
                 await bus.publish(ResourceUpdated(INBOX_URI))
                 told += 1
         return told
@@ -134,13 +143,13 @@ class LiveSessions:
         """Recompute every live session's tools; notify those whose list changed. Returns how many."""
         notified = 0
         for connection, watch in list(self._sessions.items()):
-            tools = self.current_tools(watch.caller)
+            tools = await anyio.to_thread.run_sync(self.current_tools, watch.caller)
             if tools != watch.tools:
                 watch.tools = tools
                 await self._send_legacy(connection)
                 notified += 1
         for watch, bus in list(self._listeners.values()):
-            tools = self.current_tools(watch.caller)
+            tools = await anyio.to_thread.run_sync(self.current_tools, watch.caller)
             if tools != watch.tools:
                 watch.tools = tools
                 await bus.publish(ToolsListChanged())
@@ -149,12 +158,14 @@ class LiveSessions:
         return notified
 
     async def watch(self) -> None:
-        """Poll the store's revision counter and sweep on every change, until cancelled."""
-        last = self.revision()
+        """Poll the store's revision counter (or wake when nudged) and sweep on every change, until cancelled."""
+        last = await anyio.to_thread.run_sync(self.revision)
         while True:
-            await anyio.sleep(self.poll_seconds)
+            self._wake = anyio.Event()
+            with anyio.move_on_after(self.poll_seconds):
+                await self._wake.wait()
             try:
-                current = self.revision()
+                current = await anyio.to_thread.run_sync(self.revision)
                 if current != last:
                     last = current
                     count = await self.sweep()

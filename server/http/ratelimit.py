@@ -1,7 +1,9 @@
 """Per-minute request budgets: one per guest client address, one per token.
 
 A token bucket per key: a burst up to the per-minute budget, refilled evenly, so a refusal can
-say exactly when the next request will be accepted.
+say exactly when the next request will be accepted. One process keeps its buckets in memory;
+processes sharing a PostgreSQL store share their buckets there (`SharedBudget`), so a budget is
+the cluster's, not multiplied by the number of processes.
 """
 
 from __future__ import annotations
@@ -9,6 +11,15 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Protocol
+
+from server.store.database import Database
+from server.store.postgres import PostgresDatabase
+
+
+class Budget(Protocol):
+    def take(self, key: str) -> float | None:
+        """Spend one request for `key`; None if allowed, else seconds until one is allowed."""
 
 
 @dataclass
@@ -47,6 +58,25 @@ class RateLimiter:
             del self._buckets[key]
         if len(self._buckets) >= self.max_keys:
             self._buckets.clear()
+
+
+class SharedBudget:
+    """The same budget for every process of a cluster: one statement per request on the store."""
+
+    def __init__(self, db: PostgresDatabase, per_minute: int, scope: str):
+        self.db = db
+        self.per_minute = per_minute
+        self.scope = scope
+
+    def take(self, key: str) -> float | None:
+        return self.db.take_budget(f"{self.scope}:{key}", self.per_minute)
+
+
+def budget(db: Database, per_minute: int, scope: str) -> Budget:
+    """A shared budget on PostgreSQL, else this process's own."""
+    if isinstance(db, PostgresDatabase):
+        return SharedBudget(db, per_minute, scope)
+    return RateLimiter(per_minute)
 
 
 def retry_after_header(seconds: float) -> str:

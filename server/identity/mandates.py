@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.errors import ParleyError
+from server.errors import ConfigError, ParleyError
 from server.store import mandates as mandate_rows
 from server.store import principals as principal_rows
 from server.store.database import Database, format_time, now, parse_time, write
@@ -60,8 +60,14 @@ class SigningKey:
         self.key_id = hashlib.sha256(raw).hexdigest()[:16]
 
     @classmethod
-    def load_or_create(cls, keys_dir: Path) -> SigningKey:
+    def load_or_create(cls, keys_dir: Path, create: bool = True) -> SigningKey:
+        """The mandate-signing key of the keys folder; `create=False` (a cluster's shared folder,
+        created once by `parley keys init`) refuses a folder without one instead of making a key
+        no other process has."""
         path = Path(keys_dir) / KEY_FILE
+        if not path.exists() and not create:
+            raise ConfigError(f"no mandate-signing key in {Path(keys_dir).resolve()}: run 'parley keys init' once "
+                              "and give every process that folder (PARLEY_KEYS)")
         if path.exists():
             private = serialization.load_pem_private_key(path.read_bytes(), password=None)
             if not isinstance(private, Ed25519PrivateKey):

@@ -1,8 +1,9 @@
 """The embedded authorization server's token-signing keys: ES256, rotated, published as a JWKS.
 
-Keys live as PEM files beside the database (never in it). Rotation makes a new key current and
-keeps the previous ones published, so tokens signed before a rotation verify until they expire;
-`retire` removes a key from the JWKS, and every token it signed stops verifying.
+Keys live as PEM files in the keys folder (never in the database). Rotation makes a new key current
+and keeps the previous ones published, so tokens signed before a rotation verify until they expire;
+`retire` records the key id in the store (a cluster's keys folder may be a read-only mount), and
+every process stops publishing it and refuses every token it signed from its next request.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from pathlib import Path
 import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+
+from server.errors import ConfigError
+from server.store import oauth as oauth_rows
+from server.store.database import Database, now
 
 ALGORITHM = "ES256"
 _INDEX = "oauth-keys.json"
@@ -33,13 +38,18 @@ class SigningKey:
 
 
 class KeyRing:
-    """All published keys; the newest is the one that signs."""
+    """All published keys; the newest is the one that signs. With a store, keys retired there are
+    left out; `create=False` (a cluster's shared folder) refuses a folder without keys."""
 
-    def __init__(self, keys_dir: Path):
+    def __init__(self, keys_dir: Path, db: Database | None = None, create: bool = True):
         self.dir = Path(keys_dir)
+        self.db = db
         self._keys: list[SigningKey] = []
         self.reload()
         if not self._keys:
+            if not create:
+                raise ConfigError(f"no OAuth signing keys in {self.dir.resolve()}: run 'parley keys init' once and "
+                                  "give every process that folder (PARLEY_KEYS)")
             self.rotate()
 
     def _index(self) -> Path:
@@ -51,7 +61,8 @@ class KeyRing:
             self._keys = []
             return
         kids = json.loads(path.read_text())["keys"]
-        self._keys = [self._load(kid) for kid in kids]
+        retired = set(oauth_rows.retired_kids(self.db)) if self.db is not None else set()
+        self._keys = [self._load(kid) for kid in kids if kid not in retired]
 
     def _load(self, kid: str) -> SigningKey:
         private = serialization.load_pem_private_key((self.dir / f"oauth-{kid}.pem").read_bytes(), password=None)
@@ -59,12 +70,13 @@ class KeyRing:
             raise ValueError(f"oauth-{kid}.pem is not an EC private key")
         return SigningKey(kid, private)
 
-    def index_signature(self) -> tuple[int, int] | None:
+    def index_signature(self) -> tuple[int, int, int] | None:
+        """Changes when the index file is rewritten (a rotation) or the store's revision moves (a retirement)."""
         try:
             stat = self._index().stat()
         except FileNotFoundError:
             return None
-        return (stat.st_mtime_ns, stat.st_ino)
+        return (stat.st_mtime_ns, stat.st_ino, self.db.revision() if self.db is not None else 0)
 
     def _write_index(self) -> None:
         tmp = self._index().with_suffix(".tmp")
@@ -93,7 +105,10 @@ class KeyRing:
         if len(self._keys) == 1:
             raise ValueError("cannot retire the only key: rotate first")
         self._keys = [k for k in self._keys if k.kid != kid]
-        self._write_index()
+        if self.db is not None:
+            oauth_rows.retire_kid(self.db, kid, now())
+        else:
+            self._write_index()
 
     @property
     def current(self) -> SigningKey:

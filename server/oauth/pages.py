@@ -3,6 +3,8 @@ revocation and JWKS, plus the consent page where a principal picks the agent and
 
 from __future__ import annotations
 
+import anyio
+
 import json
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -12,7 +14,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from server.access import grantable_scopes, lane_of
-from server.http.ratelimit import RateLimiter, retry_after_header
+from server.http.ratelimit import budget, retry_after_header
 from server.identity import mandates
 from server.manifest.schema import Manifest
 from server.store import agents as agent_rows
@@ -63,7 +65,7 @@ class AuthorizationPages:
         self.manifest = manifest
         self.key = key
         self.resource = canonical_resource(resource)
-        self.register_limiter = RateLimiter(REGISTRATIONS_PER_MINUTE)
+        self.register_limiter = budget(pages.db, REGISTRATIONS_PER_MINUTE, "register")
 
     async def _form_request(self, request: Request) -> FormRequest:
         body = await request.body()
@@ -80,7 +82,7 @@ class AuthorizationPages:
 
     async def register(self, request: Request) -> Response:
         client = request.client.host if request.client else "unknown"
-        wait = self.register_limiter.take(f"register:{client}")
+        wait = await anyio.to_thread.run_sync(self.register_limiter.take, f"register:{client}")
         if wait is not None:
             seconds = retry_after_header(wait)
             return JSONResponse({"error": "rate_limited", "error_description": f"too many registrations from this "

@@ -93,3 +93,12 @@ def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> dict | Non
 
 def add_refresh_token(db: Database, row: dict) -> None:
     insert_row(db, "oauth_refresh_tokens", {**row, "rotated_at": None})
+
+
+def retired_kids(db: Database) -> list[str]:
+    return [row[0] for row in db.execute("SELECT kid FROM oauth_retired_keys ORDER BY id").fetchall()]
+
+
+def retire_kid(db: Database, kid: str, stamp: str) -> None:
+    db.execute("INSERT INTO oauth_retired_keys (kid, retired_at) VALUES (?, ?) ON CONFLICT (kid) DO NOTHING",
+               [kid, stamp])

@@ -9,6 +9,8 @@ the keys folder, never in the database.
 
 from __future__ import annotations
 
+import anyio
+
 import os
 import secrets
 from datetime import UTC, datetime, timedelta
@@ -23,7 +25,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from server.http.ratelimit import RateLimiter
+from server.errors import ConfigError
+from server.http.ratelimit import budget
 from server.identity.credentials import digest
 from server.identity.passwords import check_password
 from server.store import principals as principal_rows
@@ -39,16 +42,25 @@ CSP = ("default-src 'self'; img-src 'self' data:; form-action 'self' http: https
        "base-uri 'none'; object-src 'none'")
 
 
-def session_middleware(keys_dir: Path, public_url: str) -> Middleware:
+def session_secret(keys_dir: Path, create: bool = True) -> str:
+    """The secret that signs console cookies; every process of a cluster must share it (`create=False`
+    refuses a keys folder without one: `parley keys init` makes it once)."""
     path = Path(keys_dir) / SESSION_SECRET_FILE
+    if not path.exists() and not create:
+        raise ConfigError(f"no console session secret in {Path(keys_dir).resolve()}: run 'parley keys init' once "
+                          "and give every process that folder (PARLEY_KEYS)")
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(48))
+    return path.read_text().strip()
+
+
+def session_middleware(keys_dir: Path, public_url: str, create: bool = True) -> Middleware:
     return Middleware(
         SessionMiddleware,
-        secret_key=path.read_text().strip(),
+        secret_key=session_secret(keys_dir, create),
         session_cookie="parley_session",
         max_age=SESSION_HOURS * 3600,
         same_site="lax",
@@ -109,7 +121,7 @@ class Pages:
         self.templates = Jinja2Templates(directory=str(TEMPLATES))
         self.templates.env.filters["when"] = when
         self.templates.env.filters["ago"] = ago
-        self.signin_limiter = RateLimiter(20)
+        self.signin_limiter = budget(db, 20, "signin")  # attempts a minute per address, cluster-wide
 
     def csrf(self, request: Request) -> str:
         token = request.session.get("csrf")
@@ -183,7 +195,7 @@ class Pages:
         if not self.csrf_ok(request, form):
             return self.error(request, "Sign-in refused", "The form expired or came from another site; reload and try again.", 403)
         client = request.client.host if request.client else "unknown"
-        if self.signin_limiter.take(f"signin:{client}") is not None:
+        if await anyio.to_thread.run_sync(self.signin_limiter.take, f"signin:{client}") is not None:
             return self.error(request, "Too many attempts", "Too many sign-in attempts; wait a minute and retry.", 429)
         handle = str(form.get("handle", "")).strip()[:64]
         password = str(form.get("password", ""))

@@ -1,0 +1,91 @@
+"""`parley db` and `parley keys`: the schema of a PostgreSQL store, and the keys folder a cluster shares."""
+
+from __future__ import annotations
+
+import argparse
+
+from server.cli.context import Context, emit_json, err
+from server.cluster.keyfolder import cluster_record, fingerprints, init_keys
+from server.settings import Settings
+from server.store.migrations import migrate, schema_version
+from server.store.opening import open_db
+
+
+def db_migrate(args: argparse.Namespace) -> int:
+    """Create or upgrade the schema (once, whoever else runs it at the same moment) and record the
+    keys' fingerprints and the manifest's digest that every server of the cluster must match."""
+    settings = Settings.from_env()
+    Context().manifest  # noqa: B018 - a broken manifest is reported before anything is recorded
+    db = open_db(settings.store, create=False)
+    try:
+        record = cluster_record(settings.keys_dir, settings.manifest_path)
+        before, after = migrate(db, record)
+    finally:
+        db.close()
+    if settings.database_url is None:
+        print(f"SQLite store {settings.store_name} is current (its schema is applied whenever it is opened); "
+              "recorded the keys' fingerprints and the manifest's digest")
+    elif before == after:
+        print(f"{settings.store_name}: schema already at version {after}; recorded the keys' fingerprints "
+              "and the manifest's digest")
+    else:
+        print(f"{settings.store_name}: schema {'created at' if before is None else f'upgraded from {before} to'} "
+              f"version {after}; recorded the keys' fingerprints and the manifest's digest")
+    return 0
+
+
+def db_status(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    db = open_db(settings.store, create=False)
+    try:
+        facts = {"backend": db.backend, "store": settings.store_name, "schema_version": schema_version(db)}
+    finally:
+        db.close()
+    if args.json:
+        emit_json(facts)
+    else:
+        for name, value in facts.items():
+            print(f"{name:<15} {value if value is not None else '(none: run parley db migrate)'}")
+    return 0
+
+
+def keys_init(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    made = init_keys(settings.keys_dir)
+    folder = settings.keys_dir.resolve()
+    if made:
+        print(f"created in {folder}: {', '.join(made)}")
+    else:
+        print(f"{folder} already holds every key; nothing created")
+    err("give every process this folder (PARLEY_KEYS), read-only; then run 'parley db migrate'")
+    return 0
+
+
+def keys_fingerprints(args: argparse.Namespace) -> int:
+    found = fingerprints(Settings.from_env().keys_dir)
+    if args.json:
+        emit_json(found)
+    else:
+        for name, value in found.items():
+            print(f"{name.removeprefix('fingerprint.'):<15} {value}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("db", help="the store's schema (PostgreSQL: PARLEY_DATABASE_URL)")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    s = actions.add_parser("migrate", help="create or upgrade the schema once, and record the cluster's keys "
+                                           "and manifest")
+    s.set_defaults(func=db_migrate)
+    s = actions.add_parser("status", help="the backend and the schema version")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=db_status)
+    p = sub.add_parser("keys", help="the keys folder every process shares (PARLEY_KEYS)")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    s = actions.add_parser("init", help="create the mandate key, the OAuth signing key and the console secret")
+    s.set_defaults(func=keys_init)
+    s = actions.add_parser("fingerprints", help="digests of the keys, as 'parley db migrate' records them")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=keys_fingerprints)
+
+

@@ -1,0 +1,105 @@
+"""The change feed: one listening PostgreSQL connection a process, so a change committed anywhere in
+the cluster (another process, another machine, the CLI) reaches this process's live sessions.
+
+The revision trigger and inbox decisions send `NOTIFY` in the transaction that makes the change,
+so nothing is announced that did not commit. A notification sent while the listener is
+disconnected is lost: after every (re)connect the feed listens again and then has everything swept.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import psycopg
+
+from server.store.postgres import PostgresDatabase
+
+log = logging.getLogger("parley.feed")
+
+CHANNELS = ("parley_revision", "parley_inbox")
+APPLICATION_NAME = "parley-change-feed"
+
+
+def _parse(payload: str) -> tuple[int, float | None]:
+    """'<number>:<epoch seconds>' (or a bare number): the number and when it was sent."""
+    number, _, sent = payload.partition(":")
+    try:
+        return int(number), (float(sent) if sent else None)
+    except ValueError:
+        return -1, None
+
+
+class ChangeFeed:
+    """Calls `on_revision()` when scopes may have moved, `on_inbox(principal_id)` when a decision
+    reached an inbox (`None`: any inbox, after a reconnect), from the feed's own thread."""
+
+    def __init__(self, db: PostgresDatabase, on_revision: Callable[[], None],
+                 on_inbox: Callable[[int | None], None], on_lag: Callable[[str, float], None] = lambda c, s: None,
+                 heartbeat_seconds: float = 5.0):
+        self.db = db
+        self.on_revision = on_revision
+        self.on_inbox = on_inbox
+        self.on_lag = on_lag
+        self.heartbeat_seconds = heartbeat_seconds
+        self.connected = threading.Event()
+        self.reconnects = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="parley-change-feed", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        backoff = 0.1
+        while not self._stop.is_set():
+            try:
+                self._listen()
+                backoff = 0.1
+            except Exception as exc:  # the connection dropped or could not be made: try again
+                if self._stop.is_set():
+                    break
+                log.warning("change feed disconnected (%s); reconnecting", type(exc).__name__)
+            finally:
+                self.connected.clear()
+                self.db.feed_state(False)
+            self._stop.wait(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    def _listen(self) -> None:
+        with psycopg.connect(self.db.url, autocommit=True, application_name=APPLICATION_NAME,
+                             connect_timeout=10) as conn:
+            for channel in CHANNELS:
+                conn.execute(f"LISTEN {channel}")
+            self.db.feed_state(True)
+            if self.reconnects:
+                log.info("change feed listening again; sweeping every live session")
+            self.reconnects += 1
+            self.connected.set()
+            # Whatever was announced while no one listened is lost: sweep everything now.
+            self.on_revision()
+            self.on_inbox(None)
+            beat = time.monotonic()
+            while not self._stop.is_set():
+                for note in conn.notifies(timeout=0.5):
+                    self._deliver(note.channel, note.payload)
+                if time.monotonic() - beat >= self.heartbeat_seconds:
+                    conn.execute("SELECT 1")  # a dead connection raises here rather than waiting forever
+                    beat = time.monotonic()
+
+    def _deliver(self, channel: str, payload: str) -> None:
+        number, sent = _parse(payload)
+        if sent is not None:
+            self.on_lag(channel, max(0.0, time.time() - sent))
+        if channel == "parley_revision":
+            if number >= 0:
+                self.db.announced(number)
+            self.on_revision()
+        elif channel == "parley_inbox" and number >= 0:
+            self.on_inbox(number)

@@ -1,0 +1,23 @@
+"""Opening the club's store: the backend is chosen by where it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server.store.database import Database
+
+
+def open_db(location: Path | str, create: bool = True) -> Database:
+    """Open the club's store: PostgreSQL for a `postgresql://` URL, else the SQLite file at that path.
+
+    `create=False` refuses a SQLite path with no store, naming it: an admin command run from the
+    wrong folder must not quietly start an empty club there. A PostgreSQL store is created and
+    upgraded only by `parley db migrate`."""
+    text = str(location)
+    if text.startswith(("postgresql://", "postgres://")):
+        from server.store.postgres import PostgresDatabase
+
+        return PostgresDatabase(text)
+    from server.store.sqlite import open_sqlite
+
+    return open_sqlite(Path(location), create)

@@ -1,0 +1,210 @@
+"""PostgreSQL as the store, for several processes on several machines (`PARLEY_DATABASE_URL`).
+
+The store modules' SQL runs unchanged: `?` and `:name` parameters are rewritten once per
+statement. Each statement outside a unit of work borrows a pooled connection in autocommit; a
+unit holds one connection for its whole transaction and takes the store's write lock (an advisory
+transaction lock) first, so write units are serialized cluster-wide exactly as `BEGIN IMMEDIATE`
+serializes them on SQLite: a read-then-write (`MAX(version)+1`, a handle taken?) cannot race.
+
+The schema is created and upgraded only by `parley db migrate` (`store.migrations`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from server.errors import ConfigError
+from server.store.database import Database
+from server.store.schema import WATCHED
+
+# pg_advisory_xact_lock key of the store's one write lock ("parl").
+WRITE_LOCK = 0x7061726C
+_PIECES = re.compile(r"'(?:[^']|'')*'|\?|(?<![:\w]):([A-Za-z_]\w*)|%")
+_CHANGES = re.compile(r"^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=2048)
+def translate(sql: str) -> tuple[str, bool]:
+    """(the statement with psycopg's placeholders, whether it changes a table the revision watches)."""
+
+    def piece(match: re.Match) -> str:
+        text = match.group(0)
+        if text.startswith("'"):
+            return text
+        if text == "?":
+            return "%s"
+        if text == "%":
+            return "%%"
+        return f"%({match.group(1)})s"
+
+    changed = _CHANGES.match(sql)
+    return _PIECES.sub(piece, sql), bool(changed and changed.group(1).lower() in WATCHED)
+
+
+class Rows:
+    """A statement's whole result, read before its connection went back to the pool."""
+
+    def __init__(self, rows: list[tuple], rowcount: int, names: list[str]):
+        self._rows = rows
+        self._next = 0
+        self.rowcount = rowcount
+        self.description = [(name,) for name in names] if names else None
+
+    def fetchone(self) -> tuple | None:
+        if self._next >= len(self._rows):
+            return None
+        self._next += 1
+        return self._rows[self._next - 1]
+
+    def fetchall(self) -> list[tuple]:
+        rest, self._next = self._rows[self._next:], len(self._rows)
+        return rest
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self.fetchall())
+
+
+def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None) -> Rows:
+    text, _ = translate(sql)
+    values = dict(params) if isinstance(params, Mapping) else tuple(params or ())
+    with conn.cursor() as cursor:
+        cursor.execute(text, values)
+        if cursor.description is None:
+            return Rows([], cursor.rowcount, [])
+        return Rows(cursor.fetchall(), cursor.rowcount, [column.name for column in cursor.description])
+
+
+class PostgresDatabase(Database):
+    backend = "postgresql"
+
+    def __init__(self, url: str, pool_size: int = 16):
+        self.url = url
+        try:
+            self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, kwargs={"autocommit": True},
+                                       name="parley", timeout=15, open=False)
+            self.pool.open(wait=True, timeout=15)
+        except Exception as exc:  # the URL is never echoed: it may carry a password
+            raise ConfigError(f"cannot reach the PostgreSQL store ({type(exc).__name__}); check "
+                              "PARLEY_DATABASE_URL and that the server is up") from None
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        # The revision as the change feed last announced it; None: read it from the database.
+        self._announced: int | None = None
+        self._feed_live = False
+        self._writes = 0  # bumped whenever this process commits a change to a watched table
+        self._read_at = -1  # the value of _writes when the revision was last read
+
+    # -- statements ---------------------------------------------------------------------------
+    def _unit_conn(self) -> psycopg.Connection | None:
+        return getattr(self._local, "conn", None)
+
+    def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> Rows:
+        conn = self._unit_conn()
+        if conn is not None:
+            if translate(sql)[1]:
+                self._local.changed = True
+            return _run(conn, sql, parameters)
+        with self.pool.connection() as conn:
+            rows = _run(conn, sql, parameters)
+        if translate(sql)[1]:
+            self._changed()
+        return rows
+
+    def query(self, sql: str, params: Sequence | dict[str, Any] | None = None) -> Iterator[dict]:
+        rows = self.execute(sql, params)
+        names = [column[0] for column in rows.description or ()]
+        return iter([dict(zip(names, row)) for row in rows.fetchall()])
+
+    def insert(self, table: str, row: dict) -> int:
+        if not re.fullmatch(r"\w+", table) or not all(re.fullmatch(r"\w+", column) for column in row):
+            raise ValueError(f"not a table or column name: {table}")
+        columns = ", ".join(row)
+        values = ", ".join(f":{column}" for column in row)
+        found = self.execute(f"INSERT INTO {table} ({columns}) VALUES ({values}) RETURNING id", row).fetchone()
+        if found is None:
+            raise RuntimeError(f"insert into {table} returned no row id")
+        return int(found[0])
+
+    @contextlib.contextmanager
+    def unit(self) -> Iterator[Database]:
+        conn = self._unit_conn()
+        if conn is not None:
+            with conn.transaction():  # a savepoint inside the unit already open on this thread
+                yield self
+            return
+        with self.pool.connection() as conn:
+            self._local.conn, self._local.changed = conn, False
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    yield self
+            finally:
+                self._local.conn = None
+        if self._local.changed:
+            self._changed()
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # -- the revision -------------------------------------------------------------------------
+    def _changed(self) -> None:
+        with self._lock:
+            self._writes += 1
+
+    def revision(self) -> int:
+        """The change feed's latest announcement while it is connected and this process wrote
+        nothing since; otherwise one read (a disconnected feed may have missed announcements)."""
+        with self._lock:
+            if self._feed_live and self._announced is not None and self._read_at == self._writes:
+                return self._announced
+            writes = self._writes
+        row = self.execute("SELECT n FROM revision WHERE id = 1").fetchone()
+        current = int(row[0]) if row else 0
+        with self._lock:
+            if self._announced is None or current > self._announced:
+                self._announced = current
+            if writes == self._writes:
+                self._read_at = writes
+            return self._announced
+
+    def announced(self, revision: int) -> None:
+        """The change feed heard that the revision moved to `revision`."""
+        with self._lock:
+            if self._announced is None or revision > self._announced:
+                self._announced = revision
+
+    def feed_state(self, live: bool) -> None:
+        """The change feed (re)connected or lost its connection: either way, read the revision again."""
+        with self._lock:
+            self._feed_live = live
+            self._read_at = -1
+
+    def announce_inbox(self, principal_id: int) -> None:
+        self.execute("SELECT pg_notify('parley_inbox', ? || ':' || extract(epoch FROM clock_timestamp())::text)",
+                     [str(principal_id)])
+
+    # -- shared budgets -----------------------------------------------------------------------
+    def take_budget(self, key: str, per_minute: int) -> float | None:
+        """Spend one request of `key`'s per-minute budget, cluster-wide (GCRA in one statement, on
+        the database's clock); None if allowed, else the seconds until one is."""
+        interval = 60.0 / per_minute
+        tolerance = interval * (per_minute - 1)
+        allowed = self.execute(
+            """WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t)
+               INSERT INTO rate_buckets AS b (key, tat) SELECT :key, t + :interval FROM clock
+               ON CONFLICT (key) DO UPDATE SET tat = GREATEST(b.tat, (SELECT t FROM clock)) + :interval
+               WHERE GREATEST(b.tat, (SELECT t FROM clock)) - (SELECT t FROM clock) <= :tolerance
+               RETURNING 1""", {"key": key, "interval": interval, "tolerance": tolerance}).fetchone()
+        if allowed is not None:
+            return None
+        row = self.execute("SELECT tat - extract(epoch FROM clock_timestamp())::float8 - ? FROM rate_buckets "
+                           "WHERE key = ?", [tolerance, key]).fetchone()
+        return max(0.001, float(row[0]) if row else interval)
