@@ -154,7 +154,7 @@ def build(settings: Settings | None = None) -> Parley:
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     # Several processes: no session pinned to one (each request is resolved again wherever it lands).
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,
-                              stateless=shared)
+                              stateless=settings.stateless)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     gate = Gate(
         manager.handle_request,
@@ -208,7 +208,8 @@ def build(settings: Settings | None = None) -> Parley:
             finally:
                 group.cancel_scope.cancel()
                 if feed is not None:
-                    await anyio.to_thread.run_sync(feed.stop)
+                    with anyio.CancelScope(shield=True):  # the group above is cancelled already
+                        await anyio.to_thread.run_sync(feed.stop)
                 pool.close()
 
     app = Starlette(

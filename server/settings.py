@@ -32,6 +32,9 @@ class Settings:
     max_sessions: int = 10_000  # open handshake-era MCP sessions at once (PARLEY_MAX_SESSIONS)
     # PostgreSQL instead of the embedded SQLite file: several processes on several machines.
     database_url: str | None = None
+    # Handshake-era MCP sessions pinned to the process that opened them (pushed notifications), or
+    # none (any process takes any request). PARLEY_SESSIONS; default: stateless on PostgreSQL.
+    stateless: bool = False
 
     @property
     def store(self) -> Path | str:
@@ -89,9 +92,12 @@ class Settings:
         database_url = env.get("PARLEY_DATABASE_URL") or None
         if database_url is not None and not database_url.startswith(("postgresql://", "postgres://")):
             raise ConfigError("PARLEY_DATABASE_URL must be a postgresql:// URL (unset: the SQLite file PARLEY_DB)")
+        sessions_mode = env.get("PARLEY_SESSIONS") or ("stateless" if database_url else "stateful")
+        if sessions_mode not in ("stateless", "stateful"):
+            raise ConfigError(f"PARLEY_SESSIONS must be stateless or stateful, not {sessions_mode!r}")
         return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
                    answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None, int(workers),
-                   int(sessions), database_url)
+                   int(sessions), database_url, sessions_mode == "stateless")
 
     @property
     def embedded_issuer(self) -> bool:

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real Parley under real uvicorn on 127.0.0.1, with a real SQLite file in tmp."""
+"""Shared fixtures: a real Parley under real uvicorn on 127.0.0.1, with a real SQLite file in tmp, or a
+real PostgreSQL database of its own for the modules that run against both backends."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx2
@@ -21,7 +22,11 @@ from server.app import Parley, build
 from server.settings import Settings
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
+from server.cluster.keyfolder import cluster_record, init_keys
+from server.store.database import Database
+from server.store.migrations import migrate
 from server.store.opening import open_db
+from tests.pg_cluster import PostgresCluster
 
 
 def manifest_copy(folder: Path, edit=lambda text: text) -> Path:
@@ -36,6 +41,68 @@ def manifest_copy(folder: Path, edit=lambda text: text) -> Path:
     target.write_text(edit(DEFAULT_MANIFEST.read_text()))
     shutil.copytree(DEFAULT_MANIFEST.parent / "knowledge", folder / "knowledge", dirs_exist_ok=True)
     return target
+
+
+# Modules whose tests run against both stores (with the `club` or `fresh_store` fixtures).
+BOTH_BACKENDS = {"test_identity", "test_e2e_lanes", "test_e2e_ask", "test_e2e_credentials", "test_e2e_tools",
+                 "test_e2e_live_changes", "test_oauth_flow", "test_oauth_rejections", "test_promises_mandates"}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames and metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_BACKENDS:
+        metafunc.parametrize("backend", ["sqlite", "postgresql"])
+
+
+@pytest.fixture
+def backend() -> str:
+    """The store a test runs against; modules in BOTH_BACKENDS run every test on each."""
+    return "sqlite"
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresCluster]:
+    cluster = PostgresCluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def store_env(backend: str, request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
+    """What points Parley at a fresh store of the test's backend: nothing for SQLite (PARLEY_DB in the
+    test's folder), a new database of the throwaway PostgreSQL otherwise."""
+    if backend == "sqlite":
+        yield {}
+        return
+    cluster: PostgresCluster = request.getfixturevalue("postgres")
+    url = cluster.new_database()
+    env = {"PARLEY_DATABASE_URL": url}
+    if request.node.get_closest_marker("stateful_sessions"):
+        env["PARLEY_SESSIONS"] = "stateful"  # one process on PostgreSQL, pushing to handshake-era sessions
+    try:
+        yield env
+    finally:
+        cluster.drop(url)
+
+
+def prepare_store(settings: Settings) -> Database:
+    """Open the settings' store; on PostgreSQL, with the keys folder made and the schema migrated."""
+    db = open_db(settings.store)
+    if settings.shared_store:
+        init_keys(settings.keys_dir)
+        migrate(db, cluster_record(settings.keys_dir, settings.manifest_path))
+    return db
+
+
+@pytest.fixture
+def fresh_store(tmp_path: Path, store_env: dict[str, str]) -> Iterator[Database]:
+    """An empty club store of the test's backend, keys in tmp_path/keys."""
+    db = prepare_store(make_settings(tmp_path, env=store_env))
+    try:
+        yield db
+    finally:
+        db.close()
 
 
 def make_settings(tmp: Path, port: int = 0, manifest: Path | None = None, env: dict | None = None) -> Settings:
@@ -90,13 +157,17 @@ class Club:
     live: LiveServer
     settings: Settings
     tokens: demo.DemoTokens
+    handles: list = field(default_factory=list)
 
     @property
     def url(self) -> str:
         return self.live.url
 
-    def db(self):
-        return open_db(self.settings.db_path)
+    def db(self) -> Database:
+        """A store handle of the test's own (closed when the club stops)."""
+        db = open_db(self.settings.store)
+        self.handles.append(db)
+        return db
 
     def key(self) -> SigningKey:
         return SigningKey.load_or_create(self.settings.keys_dir)
@@ -109,21 +180,25 @@ class Club:
 def running_club(tmp: Path, manifest: Path | None = None, env: dict | None = None) -> Iterator[Club]:
     sock = bound_socket()
     settings = make_settings(tmp, sock.getsockname()[1], manifest, env)
-    db = open_db(settings.db_path)
+    db = prepare_store(settings)
     tokens = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir), load_manifest(settings.manifest_path))
     db.close()
     assert tokens is not None
     live = LiveServer(sock, build(settings))
     live.start()
+    running = Club(live, settings, tokens)
     try:
-        yield Club(live, settings, tokens)
+        yield running
     finally:
         live.stop()
+        for handle in running.handles:
+            handle.close()
+        live.parley.db.close()
 
 
 @pytest.fixture
-def club(tmp_path: Path) -> Iterator[Club]:
-    with running_club(tmp_path) as running:
+def club(tmp_path: Path, store_env: dict[str, str]) -> Iterator[Club]:
+    with running_club(tmp_path, env=store_env) as running:
         yield running
 
 

@@ -59,7 +59,7 @@ async def test_outside_the_mandate_escalates_and_the_console_answer_reaches_the_
 async def test_widening_the_mandate_answers_from_the_briefing(club):
     db = club.db()
     ana = club_ops.find_principal(db, "ana")
-    db["briefing"].insert({"principal_id": ana.id, "topic": "travel", "text": "Ana is in Porto the first week of May.",
+    db.insert("briefing", {"principal_id": ana.id, "topic": "travel", "text": "Ana is in Porto the first week of May.",
                            "visibility": "members", "created_at": "2026-01-01T00:00:00.000000Z",
                            "updated_at": "2026-01-01T00:00:00.000000Z"})
     db.close()
@@ -92,6 +92,7 @@ async def test_commitments_are_escalated_not_made(club):
 
 
 @pytest.mark.filterwarnings("ignore:resources/subscribe is removed")  # the handshake era is tested on purpose
+@pytest.mark.stateful_sessions  # pushed to a handshake-era session: stateless sessions have no stream
 async def test_a_subscribed_session_hears_of_the_decision(club):
     updated = anyio.Event()
 

@@ -31,6 +31,7 @@ def narrow_bruno(club, scopes: list[str]) -> None:
     db.close()
 
 
+@pytest.mark.stateful_sessions  # pushed to a handshake-era session: stateless sessions have no stream
 async def test_narrowing_a_mandate_reaches_an_open_legacy_session(club):
     changed = anyio.Event()
 

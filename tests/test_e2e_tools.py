@@ -153,10 +153,10 @@ async def test_amend_mandate_with_a_principal_token_narrows_the_agents(club):
 async def test_inbox_lists_threads_both_ways(club):
     db = club.db()
     ana, bruno = club_ops.find_principal(db, "ana"), club_ops.find_principal(db, "bruno")
-    thread = db["threads"].insert({"asker_id": bruno.id, "answerer_id": ana.id, "subject": "availability",
+    thread = db.insert("threads", {"asker_id": bruno.id, "answerer_id": ana.id, "subject": "availability",
                                    "created_at": "2026-01-01T00:00:00.000000Z",
-                                   "updated_at": "2026-01-01T00:00:00.000000Z"}).last_pk
-    db["messages"].insert({"thread_id": thread, "kind": "question", "body": "Is Ana free in March?",
+                                   "updated_at": "2026-01-01T00:00:00.000000Z"})
+    db.insert("messages", {"thread_id": thread, "kind": "question", "body": "Is Ana free in March?",
                            "created_at": "2026-01-01T00:00:00.000000Z"})
     db.close()
     async with connect(club.url, club.tokens.member.token) as bruno_agent:

@@ -16,12 +16,12 @@ from server.identity.credentials import CredentialRejected
 from server.identity.resolver import Resolver
 from server.identity.mandates import MandateError, SigningKey
 from server.manifest.loading import load_manifest
-from server.store.opening import open_db
+from tests.store_dump import store_dump
 
 
 @pytest.fixture
-def world(tmp_path):
-    db = open_db(tmp_path / "club.db")
+def world(tmp_path, fresh_store):
+    db = fresh_store
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
     minted = demo.prepare(db, key, manifest)
@@ -214,8 +214,7 @@ def test_sign_refuses_what_no_mandate_may_say(world, change, message):
 
 def test_database_file_holds_no_token_in_clear(world, tmp_path):
     db, key, manifest, resolver, minted = world
-    db.execute("PRAGMA wal_checkpoint(FULL)")
-    blobs = b"".join(p.read_bytes() for p in tmp_path.glob("club.db*"))
+    blobs = store_dump(db, tmp_path)
     for token in (minted.member.token, minted.applicant.token, minted.steward_principal.token):
         assert token.encode() not in blobs
         assert token[3:].encode() not in blobs  # not even without its prefix

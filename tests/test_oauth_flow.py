@@ -16,6 +16,7 @@ from server.identity import principals as club_ops
 from tests.conftest import tool_names
 from tests.oauth_helpers import REDIRECT_URI, Browser, MemoryStorage, oauth_provider
 from tests.test_e2e_lanes import MEMBER
+from tests.store_dump import store_dump
 
 STRICT = "?guest=no"  # this connection refuses the guest lane, so a missing credential is a 401
 
@@ -222,10 +223,7 @@ async def test_no_token_is_stored_in_clear(club):
     async with httpx2.AsyncClient(auth=auth, timeout=30) as http:
         async with Client(streamable_http_client(club.url + STRICT, http_client=http), mode="legacy", cache=None) as c:
             await c.list_tools()
-    db = club.db()
-    db.execute("PRAGMA wal_checkpoint(FULL)")
-    db.close()
-    dump = b"".join(p.read_bytes() for p in club.settings.db_path.parent.glob("club.db*"))
+    dump = store_dump(club.db(), club.settings.db_path.parent)
     assert storage.tokens.access_token.encode() not in dump
     assert storage.tokens.refresh_token.encode() not in dump
     assert storage.tokens.refresh_token[4:].encode() not in dump

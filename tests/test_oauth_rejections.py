@@ -145,7 +145,7 @@ async def test_external_issuer_by_jwks_url(tmp_path):
                                          "PARLEY_OAUTH_JWKS_URL": f"http://127.0.0.1:{idp.server_port}/jwks"}) as club:
             db = club.db()
             agent_id, _ = club_ops.find_agent(db, "carla")
-            db["external_subjects"].insert({"issuer": issuer, "subject": "idp|carla", "agent_id": agent_id})
+            db.insert("external_subjects", {"issuer": issuer, "subject": "idp|carla", "agent_id": agent_id})
             db.close()
             now = int(time.time())
             claims = {"iss": issuer, "sub": "idp|carla", "aud": club.url, "iat": now, "exp": now + 600,
@@ -178,7 +178,7 @@ async def test_external_issuer_by_jwks_file(tmp_path):
     with running_club(tmp_path, env={"PARLEY_OAUTH_ISSUER": issuer, "PARLEY_OAUTH_JWKS_FILE": str(jwks)}) as club:
         db = club.db()
         agent_id, _ = club_ops.find_agent(db, "bruno")
-        db["external_subjects"].insert({"issuer": issuer, "subject": "u-bruno", "agent_id": agent_id})
+        db.insert("external_subjects", {"issuer": issuer, "subject": "u-bruno", "agent_id": agent_id})
         db.close()
         now = int(time.time())
         token = jwt.encode({"iss": issuer, "sub": "u-bruno", "aud": [club.url, "https://other.example"],

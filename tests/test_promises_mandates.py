@@ -13,12 +13,11 @@ from server.identity import mandates
 from server.identity import principals
 from server.identity.mandates import MandateError, MandateStatus, SigningKey
 from server.manifest.loading import load_manifest
-from server.store.opening import open_db
 
 
 @pytest.fixture
-def world(tmp_path):
-    db = open_db(tmp_path / "club.db")
+def world(tmp_path, fresh_store):
+    db = fresh_store
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
     demo.prepare(db, key, manifest)

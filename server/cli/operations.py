@@ -54,6 +54,9 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1 and not settings.shared_store:
         raise UsageError("several worker processes need PostgreSQL (set PARLEY_DATABASE_URL): an SQLite store's "
                          "sessions and notifications belong to one process")
+    if args.workers > 1 and not settings.stateless:
+        raise UsageError("several worker processes need PARLEY_SESSIONS=stateless: a session pinned to one worker "
+                         "answers 404 on the others")
     db = Context().db  # refuse a store that does not exist (naming it) or a schema that is not current
     if settings.shared_store:
         check_cluster(db, settings.keys_dir, settings.manifest_path)  # say it here, not once per worker

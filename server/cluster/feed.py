@@ -65,10 +65,9 @@ class ChangeFeed:
             except Exception as exc:  # the connection dropped or could not be made: try again
                 if self._stop.is_set():
                     break
-                log.warning("change feed disconnected (%s); reconnecting", type(exc).__name__)
+                log.warning("change feed disconnected (%s: %s); reconnecting", type(exc).__name__, str(exc)[:200])
             finally:
                 self.connected.clear()
-                self.db.feed_state(False)
             self._stop.wait(backoff)
             backoff = min(backoff * 2, 2.0)
 
@@ -77,7 +76,6 @@ class ChangeFeed:
                              connect_timeout=10) as conn:
             for channel in CHANNELS:
                 conn.execute(f"LISTEN {channel}")
-            self.db.feed_state(True)
             if self.reconnects:
                 log.info("change feed listening again; sweeping every live session")
             self.reconnects += 1
@@ -98,8 +96,6 @@ class ChangeFeed:
         if sent is not None:
             self.on_lag(channel, max(0.0, time.time() - sent))
         if channel == "parley_revision":
-            if number >= 0:
-                self.db.announced(number)
             self.on_revision()
         elif channel == "parley_inbox" and number >= 0:
             self.on_inbox(number)

@@ -23,17 +23,15 @@ from psycopg_pool import ConnectionPool
 
 from server.errors import ConfigError
 from server.store.database import Database
-from server.store.schema import WATCHED
 
 # pg_advisory_xact_lock key of the store's one write lock ("parl").
 WRITE_LOCK = 0x7061726C
 _PIECES = re.compile(r"'(?:[^']|'')*'|\?|(?<![:\w]):([A-Za-z_]\w*)|%")
-_CHANGES = re.compile(r"^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=2048)
-def translate(sql: str) -> tuple[str, bool]:
-    """(the statement with psycopg's placeholders, whether it changes a table the revision watches)."""
+def translate(sql: str) -> str:
+    """The statement with psycopg's placeholders."""
 
     def piece(match: re.Match) -> str:
         text = match.group(0)
@@ -45,8 +43,7 @@ def translate(sql: str) -> tuple[str, bool]:
             return "%%"
         return f"%({match.group(1)})s"
 
-    changed = _CHANGES.match(sql)
-    return _PIECES.sub(piece, sql), bool(changed and changed.group(1).lower() in WATCHED)
+    return _PIECES.sub(piece, sql)
 
 
 class Rows:
@@ -73,7 +70,7 @@ class Rows:
 
 
 def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None) -> Rows:
-    text, _ = translate(sql)
+    text = translate(sql)
     values = dict(params) if isinstance(params, Mapping) else tuple(params or ())
     with conn.cursor() as cursor:
         cursor.execute(text, values)
@@ -95,12 +92,6 @@ class PostgresDatabase(Database):
             raise ConfigError(f"cannot reach the PostgreSQL store ({type(exc).__name__}); check "
                               "PARLEY_DATABASE_URL and that the server is up") from None
         self._local = threading.local()
-        self._lock = threading.Lock()
-        # The revision as the change feed last announced it; None: read it from the database.
-        self._announced: int | None = None
-        self._feed_live = False
-        self._writes = 0  # bumped whenever this process commits a change to a watched table
-        self._read_at = -1  # the value of _writes when the revision was last read
 
     # -- statements ---------------------------------------------------------------------------
     def _unit_conn(self) -> psycopg.Connection | None:
@@ -109,14 +100,9 @@ class PostgresDatabase(Database):
     def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> Rows:
         conn = self._unit_conn()
         if conn is not None:
-            if translate(sql)[1]:
-                self._local.changed = True
             return _run(conn, sql, parameters)
         with self.pool.connection() as conn:
-            rows = _run(conn, sql, parameters)
-        if translate(sql)[1]:
-            self._changed()
-        return rows
+            return _run(conn, sql, parameters)
 
     def query(self, sql: str, params: Sequence | dict[str, Any] | None = None) -> Iterator[dict]:
         rows = self.execute(sql, params)
@@ -141,51 +127,24 @@ class PostgresDatabase(Database):
                 yield self
             return
         with self.pool.connection() as conn:
-            self._local.conn, self._local.changed = conn, False
+            self._local.conn = conn
             try:
                 with conn.transaction():
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                     yield self
             finally:
                 self._local.conn = None
-        if self._local.changed:
-            self._changed()
 
     def close(self) -> None:
         self.pool.close()
 
     # -- the revision -------------------------------------------------------------------------
-    def _changed(self) -> None:
-        with self._lock:
-            self._writes += 1
-
     def revision(self) -> int:
-        """The change feed's latest announcement while it is connected and this process wrote
-        nothing since; otherwise one read (a disconnected feed may have missed announcements)."""
-        with self._lock:
-            if self._feed_live and self._announced is not None and self._read_at == self._writes:
-                return self._announced
-            writes = self._writes
+        """Read for every request, never taken from the change feed: a token revoked or a mandate
+        narrowed on another machine must hold from the very next request, however late the
+        announcement arrives. The feed only wakes live sessions."""
         row = self.execute("SELECT n FROM revision WHERE id = 1").fetchone()
-        current = int(row[0]) if row else 0
-        with self._lock:
-            if self._announced is None or current > self._announced:
-                self._announced = current
-            if writes == self._writes:
-                self._read_at = writes
-            return self._announced
-
-    def announced(self, revision: int) -> None:
-        """The change feed heard that the revision moved to `revision`."""
-        with self._lock:
-            if self._announced is None or revision > self._announced:
-                self._announced = revision
-
-    def feed_state(self, live: bool) -> None:
-        """The change feed (re)connected or lost its connection: either way, read the revision again."""
-        with self._lock:
-            self._feed_live = live
-            self._read_at = -1
+        return int(row[0]) if row else 0
 
     def announce_inbox(self, principal_id: int) -> None:
         self.execute("SELECT pg_notify('parley_inbox', ? || ':' || extract(epoch FROM clock_timestamp())::text)",
