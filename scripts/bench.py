@@ -168,7 +168,7 @@ def bench_credentials(rounds: int, n: int) -> None:
         parley = build(settings)
         agent_id, _ = principals.find_agent(db, "bruno")
         bruno = principals.find_principal(db, "bruno")
-        db["oauth_grants"].insert({"family": "fam_bench", "client_id": "bench", "principal_id": bruno.id,
+        db.insert("oauth_grants", {"family": "fam_bench", "client_id": "bench", "principal_id": bruno.id,
                                    "agent_id": agent_id, "scope": "club:read", "resource": settings.mcp_url,
                                    "created_at": "2026-01-01T00:00:00.000000Z"})
         now = int(clock.time())

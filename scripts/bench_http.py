@@ -79,7 +79,7 @@ def _bench_init(self, app, *args, **kwargs):
 uvicorn.config.Config.__init__ = _bench_init
 _basic = logging.basicConfig
 logging.basicConfig = lambda *a, **kw: _basic(*a, **{**kw, "level": logging.WARNING})
-sys.argv = [script, "serve"]
+sys.argv = [script, "serve", *sys.argv[4:]]
 runpy.run_path(script, run_name="__main__")
 """
 
@@ -286,7 +286,7 @@ class Run:
 
 def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, threads: int, work: Path,
             tokens: list[str] | None = None, round_number: int = 0, offset: int = 0,
-            paired: list[str] | None = None) -> Run:
+            paired: list[str] | None = None, method: str = "call") -> Run:
     """One wrk run against fresh sessions, one per connection, closed afterwards.
 
     Requests take sessions and tokens in turn, starting at `offset` in the token list. `paired`: one
@@ -302,7 +302,7 @@ def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, th
     tokens_file.write_text("".join(f"{t}\n" for t in tokens))
     threads = max(1, min(threads, connections))
     command = [wrk, "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(seconds))}s", "--latency", "--timeout", "5s",
-               "-s", str(LUA), contender.url, "--", str(sessions_file), str(tokens_file), str(threads), str(offset)]
+               "-s", str(LUA), contender.url, "--", str(sessions_file), str(tokens_file), str(threads), str(offset), method]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     finally:
@@ -363,7 +363,8 @@ def bench_manifest(work: Path) -> Path:
     return club
 
 
-def parley_contender(name: str, folder: Path, env: dict[str, str], token: str, loop: str, http_impl: str) -> Contender:
+def parley_contender(name: str, folder: Path, env: dict[str, str], token: str, loop: str, http_impl: str,
+                     serve_args: tuple[str, ...] = ()) -> Contender:
     port = free_port()
     env = {**env, "PARLEY_PORT": str(port)}
     if name == "shipped":
@@ -371,7 +372,7 @@ def parley_contender(name: str, folder: Path, env: dict[str, str], token: str, l
         label = (f"Parley, `parley serve` as shipped: its INFO logging, uvicorn's access log, loop/http auto "
                  f"(= {loop}/{http_impl} here)")
     else:
-        argv = [str(PYTHON), "-c", PARLEY_WRAPPER, loop, http_impl, str(PARLEY)]
+        argv = [str(PYTHON), "-c", PARLEY_WRAPPER, loop, http_impl, str(PARLEY), *serve_args]
         label = "Parley, `parley serve` with the peers' uvicorn settings"
     return Contender(name, label, port, argv, folder / f"{name}.log", env, token)
 

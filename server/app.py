@@ -23,6 +23,7 @@ from server.cluster.feed import ChangeFeed
 from server.cluster.keyfolder import check_cluster, manifest_digest
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
+from server.http.in_thread import InThread
 from server.http.live import LiveSessions
 from server.http.ratelimit import budget
 from server.identity.mandates import SigningKey
@@ -212,6 +213,8 @@ def build(settings: Settings | None = None) -> Parley:
                         await anyio.to_thread.run_sync(feed.stop)
                 pool.close()
 
+    browser = Starlette(routes=browser_routes,
+                        middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)])
     app = Starlette(
         routes=[
             Route("/mcp", endpoint=gate),
@@ -220,9 +223,7 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/healthz", health),
             Route("/metrics", metrics),
             Route("/", root),
-            Mount("", app=Starlette(
-                routes=browser_routes, middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)]
-            )),
+            Mount("", app=browser if not shared else InThread(browser)),
         ],
         lifespan=lifespan,
     )

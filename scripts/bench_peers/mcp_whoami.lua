@@ -12,7 +12,8 @@
 --
 -- OFFSET (default 0) is where the cycle starts, so successive runs can carry on through a long
 -- list of tokens instead of starting it over each time.
--- Usage: wrk ... -s mcp_whoami.lua URL -- SESSIONS_FILE TOKENS_FILE NTHREADS [OFFSET]
+-- Usage: wrk ... -s mcp_whoami.lua URL -- SESSIONS_FILE TOKENS_FILE NTHREADS [OFFSET] [call|list]
+-- (call: tools/call whoami, the default; list: tools/list)
 -- Errors: any status but 200, and any 200 whose body is not a JSON-RPC result or is a tool error.
 
 local threads = {}
@@ -44,6 +45,7 @@ end
 
 local sessions, tokens = {}, {}
 local n = 0
+local method = "call"
 ok, status_errors, rpc_errors = 0, 0, 0
 sample_ok, sample_error = "", ""
 
@@ -52,6 +54,7 @@ function init(args)
    sessions = slice(read_lines(args[1]), tid, nthreads)
    tokens = slice(read_lines(args[2]), tid, nthreads)
    n = tonumber(args[4] or "0")
+   method = args[5] or "call"
 end
 
 function request()
@@ -64,6 +67,9 @@ function request()
    if #sessions > 0 then headers["Mcp-Session-Id"] = sessions[((n - 1) % #sessions) + 1] end
    if #tokens > 0 then headers["Authorization"] = "Bearer " .. tokens[((n - 1) % #tokens) + 1] end
    local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":{"name":"whoami","arguments":{}}}'
+   if method == "list" then
+      body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/list","params":{}}'
+   end
    return wrk.format("POST", nil, headers, body)
 end
 

@@ -100,7 +100,7 @@ class Chokepoint:
         self.catalogue_for = Catalogues(self.definitions)
         # A store across the network (PostgreSQL): every handler and the audit row wait on it, so
         # they run in worker threads; on the embedded store only tools marked blocking do.
-        self.offload = db.backend != "sqlite"
+        self.offload = getattr(db, "backend", "sqlite") != "sqlite"
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]

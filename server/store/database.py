@@ -14,11 +14,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from server.errors import ConfigError
+from server.errors import ConfigError, Conflict
 
 
 class StoreMissing(ConfigError):
     """No store at the configured path; the message names it and how to create one."""
+
+
+class Taken(Conflict):
+    """A unique value (a handle, a name, a version) was written by another request in the meantime:
+    a clean refusal on either backend, never a 500."""
+
+    def __init__(self, message: str = "that name or value was just taken by another request; nothing changed, "
+                                      "try again"):
+        super().__init__(message)
 
 
 class Database(abc.ABC):

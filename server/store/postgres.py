@@ -22,7 +22,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from server.errors import ConfigError
-from server.store.database import Database
+from server.store.database import Database, Taken
 
 # pg_advisory_xact_lock key of the store's one write lock ("parl").
 WRITE_LOCK = 0x7061726C
@@ -73,7 +73,10 @@ def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str
     text = translate(sql)
     values = dict(params) if isinstance(params, Mapping) else tuple(params or ())
     with conn.cursor() as cursor:
-        cursor.execute(text, values)
+        try:
+            cursor.execute(text, values)
+        except psycopg.errors.UniqueViolation:
+            raise Taken() from None
         if cursor.description is None:
             return Rows([], cursor.rowcount, [])
         return Rows(cursor.fetchall(), cursor.rowcount, [column.name for column in cursor.description])

@@ -10,12 +10,13 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
-from server.store.database import Database, StoreMissing
+from server.store.database import Database, StoreMissing, Taken
 from server.store.schema import LATER_COLUMNS, SCHEMA, revision_triggers
 
 
@@ -52,8 +53,21 @@ class SqliteDatabase(sqlite_utils.Database, Database):
     def conn(self, value: sqlite3.Connection) -> None:
         self._local.conn = value
 
+    def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc):
+                raise Taken() from None
+            raise
+
     def insert(self, table: str, row: dict) -> int:
-        pk = self.table(table).insert(row).last_pk
+        try:
+            pk = self.table(table).insert(row).last_pk
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc):
+                raise Taken() from None
+            raise
         if not isinstance(pk, int):
             raise RuntimeError(f"insert into {table} returned no row id")
         return pk

@@ -4,6 +4,8 @@ their values) and, for stewards, Applicants (admit, or decline with a reason the
 
 from __future__ import annotations
 
+import anyio
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -79,12 +81,13 @@ class ClubPages(Frame):
             return stop
         record = principal_rows.sign_in_record(self.db, me.handle)
         current, new, again = (str(form.get(name, ""))[:1024] for name in ("current", "new", "again"))
-        if record is None or not check_password(current, record[2]):
+        if record is None or not await anyio.to_thread.run_sync(check_password, current, record[2]):
             return self._settings_page(request, me, "Your current password is not right; nothing changed.", 400)
         if new != again:
             return self._settings_page(request, me, "The two new passwords differ; nothing changed.", 400)
         try:
-            principals.set_password(self.db, me.handle, new)  # ends every console session of this principal
+            # scrypt, then the write: in a worker thread. It ends every console session of this principal.
+            await anyio.to_thread.run_sync(principals.set_password, self.db, me.handle, new)
         except ParleyError as exc:
             return self._settings_page(request, me, str(exc)[:1].upper() + str(exc)[1:] + ".", 400)
         self.pages.start_session(request, me.id)

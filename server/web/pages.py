@@ -199,8 +199,9 @@ class Pages:
             return self.error(request, "Too many attempts", "Too many sign-in attempts; wait a minute and retry.", 429)
         handle = str(form.get("handle", "")).strip()[:64]
         password = str(form.get("password", ""))
-        row = principal_rows.sign_in_record(self.db, handle)
-        ok = check_password(password, row[2] if row else None)
+        row = await anyio.to_thread.run_sync(principal_rows.sign_in_record, self.db, handle)
+        # scrypt takes tens of milliseconds on purpose: never on the event loop
+        ok = await anyio.to_thread.run_sync(check_password, password, row[2] if row else None)
         if not ok or row is None or row[1] == "suspended":
             return self.render(
                 request, "signin.html", status_code=401, csrf=self.csrf(request), next=target, handle=handle,

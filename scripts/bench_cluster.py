@@ -1,0 +1,136 @@
+"""Parley on PostgreSQL with several worker processes, next to Parley on SQLite in one process and the
+bare MCP SDK server, under wrk: `tools/list` and `tools/call whoami`, throughput and p50/p99, with
+ratios against the bare server of the same run (interleaved rounds, so noise lands on all three).
+
+    scripts/bench --database postgresql --workers 2 [--seconds S] [--rounds R] [--connections 32]
+
+The PostgreSQL is a throwaway cluster from Debian's binaries (scripts/postgres) on a free loopback
+port, stopped at the end. Parley is driven through its console script only: `parley keys init`,
+`parley db migrate`, `parley demo`, `parley serve --workers N`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_http as http  # noqa: E402 - the shared wrk driver and contenders
+
+METHODS = {"call": "tools/call whoami", "list": "tools/list"}
+
+
+def postgres_store(work: Path, manifest: Path) -> tuple[dict[str, str], str, Path]:
+    """A throwaway PostgreSQL with the demo club: the env to serve it, the member's token, its folder."""
+    folder = work / "pg"
+    started = subprocess.run([str(http.ROOT / "scripts" / "postgres"), "start", str(folder)], capture_output=True,
+                             text=True, timeout=300)
+    if started.returncode != 0:
+        raise SystemExit(f"could not start PostgreSQL: {started.stderr[-1000:]}")
+    base = started.stdout.strip().splitlines()[-1]
+    subprocess.run(["psql", base, "-qc", "CREATE DATABASE parley_bench"], check=True, capture_output=True)
+    env = {"PARLEY_DATABASE_URL": base.rsplit("/", 1)[0] + "/parley_bench", "PARLEY_KEYS": str(work / "pg-keys"),
+           "PARLEY_MANIFEST": str(manifest), "PARLEY_DB": str(work / "pg-unused.db")}
+    for command in (["keys", "init"], ["db", "migrate"]):
+        done = subprocess.run([str(http.PARLEY), *command], env={**os.environ, **env}, capture_output=True,
+                              text=True, timeout=120, cwd=str(work))
+        if done.returncode != 0:
+            raise SystemExit(f"parley {' '.join(command)} failed: {done.stderr[-1000:]}")
+    demo = subprocess.run([str(http.PARLEY), "demo"], env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=120, cwd=str(work))
+    if demo.returncode != 0:
+        raise SystemExit(f"parley demo failed: {demo.stderr[-1000:]}")
+    return env, http.parse_member_token(demo.stdout), folder
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", choices=["postgresql"], required=True)
+    parser.add_argument("--workers", type=int, default=2, help="Parley worker processes on PostgreSQL")
+    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    wrk = http.ensure_wrk()
+    loop, http_impl, loop_why = http.loop_and_http()
+    work = Path(tempfile.mkdtemp(prefix="parley-bench-cluster-"))
+    pg_folder: Path | None = None
+    contenders: list[http.Contender] = []
+    print(f"bench_cluster: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; loop {loop}, http "
+          f"{http_impl} ({loop_why}); wrk {args.threads} thread(s), {args.connections} connections, "
+          f"{args.seconds:g} s a run, {args.rounds} round(s) interleaved")
+    try:
+        manifest = http.bench_manifest(work)
+        env, token = http.prepare_store(work / "sqlite", manifest)
+        sqlite = http.parley_contender("full", work / "sqlite", env, token, loop, http_impl)
+        pg_env, pg_token, pg_folder = postgres_store(work, manifest)
+        pg = http.parley_contender("full-pg", work, pg_env, pg_token, loop, http_impl,
+                                   serve_args=("--workers", str(args.workers)))
+        pg.label = f"Parley on PostgreSQL, `parley serve --workers {args.workers}` (stateless HTTP), same settings"
+        sqlite.label = "Parley on SQLite, one process (`parley serve`), the peers' uvicorn settings"
+        contenders += [sqlite, pg]
+        sqlite.start()
+        sqlite.wait_up()
+        tools, scopes = http.tool_specs(sqlite, manifest, work)
+        bare = http.peer_contenders({"bare"}, tools, scopes, token, loop, http_impl, work, [])[0]
+        contenders.append(bare)
+        for contender in (pg, bare):
+            contender.start()
+            contender.wait_up()
+        time.sleep(1.0)  # every worker up, not just the first
+        for contender in contenders:
+            http.check_contender(contender)
+            print(f"  {contender.name:<8} {contender.label}")
+        for contender in contenders:
+            for method in METHODS:
+                http.wrk_run(wrk, contender, args.connections, 2, args.threads, work, method=method)  # warm-up
+        runs: list[tuple[str, str, int, http.Run]] = []
+        for round_number in range(1, args.rounds + 1):
+            shift = (round_number - 1) % len(contenders)
+            for method in METHODS:
+                for contender in contenders[shift:] + contenders[:shift]:
+                    run = http.wrk_run(wrk, contender, args.connections, args.seconds, args.threads, work,
+                                       round_number=round_number, method=method)
+                    runs.append((contender.name, method, round_number, run))
+                    print(f"round {round_number} {METHODS[method]:<18} {contender.name:<8} {http.run_line(run)}",
+                          flush=True)
+                    time.sleep(0.5)
+    finally:
+        for contender in contenders:
+            contender.stop()
+        if pg_folder is not None:
+            subprocess.run([str(http.ROOT / "scripts" / "postgres"), "stop", str(pg_folder)], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+    print(f"\nMedians over clean runs at {args.connections} connections, and ratios against bare (same run)")
+    print(f"{'operation':<18} {'contender':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  "
+          f"{'req/s / bare':>12} {'p50 / bare':>10} {'p99 / bare':>10}  clean/runs")
+    for method, label in METHODS.items():
+        medians = {}
+        for name in ("full", "full-pg", "bare"):
+            mine = [run for who, m, _, run in runs if who == name and m == method]
+            clean = [run for run in mine if run.clean]
+            medians[name] = (statistics.median([r.rps for r in clean]) if clean else None,
+                             statistics.median([r.p50_ms for r in clean]) if clean else None,
+                             statistics.median([r.p99_ms for r in clean]) if clean else None, len(clean), len(mine))
+        base = medians["bare"]
+        for name in ("full", "full-pg", "bare"):
+            rps, p50, p99, clean, total = medians[name]
+            ratios = [f"{mine / theirs:.3f}" if mine and theirs else "n/a" for mine, theirs in
+                      ((rps, base[0]), (p50, base[1]), (p99, base[2]))]
+            print(f"{label:<18} {name:<8} {http.fmt(rps, 1):>9} {http.fmt(p50, 2):>8} {http.fmt(p99, 2):>8}  "
+                  f"{ratios[0]:>12} {ratios[1]:>10} {ratios[2]:>10}  {clean}/{total}")
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The store layer behaves alike on SQLite and PostgreSQL: clean refusals for taken values, write
+units that serialize read-then-write, and on PostgreSQL the schema made only by migrate, the
+parameters rewritten safely and a budget shared by every process."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+
+from server.errors import ConfigError
+from server.identity import mandates
+from server.identity import principals as club_ops
+from server.identity.mandates import SigningKey
+from server.manifest.loading import load_manifest
+from server.store import principals as principal_rows
+from server.store.database import Taken, write
+from server.store.migrations import migrate, require_current, schema_version
+from server.store.opening import open_db
+from server.store.postgres import PostgresDatabase, translate
+from server.store.schema import POSTGRES_SCHEMA_VERSION
+
+
+def test_a_taken_unique_value_is_a_clean_refusal_that_writes_nothing(fresh_store):
+    db = fresh_store
+    db.insert("principals", {"handle": "ana", "name": "Ana", "status": "member", "created_at": "2026"})
+    with pytest.raises(Taken, match="just taken"):
+        db.insert("principals", {"handle": "ana", "name": "Other", "status": "member", "created_at": "2026"})
+    with pytest.raises(Taken):
+        with write(db):
+            db.insert("principals", {"handle": "bea", "name": "Bea", "status": "member", "created_at": "2026"})
+            db.execute("UPDATE principals SET handle = 'ana' WHERE handle = 'bea'")
+    assert [row["handle"] for row in principal_rows.listing(db)] == ["ana"]  # the unit rolled back whole
+
+
+def test_concurrent_read_then_write_units_never_collide(fresh_store, tmp_path):
+    """Eight threads sign mandates for one member at once: every `MAX(version)+1` is distinct."""
+    db = fresh_store
+    manifest = load_manifest()
+    key = SigningKey.load_or_create(tmp_path / "keys")
+    ana = club_ops.add_principal(db, "ana", "Ana", status="member")
+    failures: list[BaseException] = []
+
+    def sign() -> None:
+        try:
+            for _ in range(3):
+                mandates.sign_mandate(db, key, principal_id=ana.id, topics=["x"], reveal=["public"], quotable=False,
+                                      scopes=["club:read"], known_scopes=frozenset(manifest.scopes),
+                                      agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=1))
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=sign) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    versions = [row[0] for row in db.execute("SELECT version FROM mandates WHERE principal_id = ? ORDER BY version",
+                                             [ana.id]).fetchall()]
+    assert versions == list(range(1, 25))
+
+
+def test_the_revision_moves_with_every_change_that_decides_scopes(fresh_store):
+    db = fresh_store
+    before = db.revision()
+    club_ops.add_principal(db, "ana", "Ana", status="member")
+    after = db.revision()
+    assert after > before
+    db.execute("INSERT INTO audit (ts, lane, tool, outcome, duration_ms) VALUES ('t', 'guest', 'x', 'ok', 1)")
+    assert db.revision() == after  # the audit decides nothing
+
+
+# --- PostgreSQL only --------------------------------------------------------------------------
+
+def test_parameters_are_rewritten_outside_quotes_only():
+    assert translate("SELECT 'a?b', ? FROM t WHERE x LIKE ? ESCAPE '\\'") == \
+        "SELECT 'a?b', %s FROM t WHERE x LIKE %s ESCAPE '\\'"
+    assert translate("SELECT :me, 'it''s :not', n::text, 5 % 2") == \
+        "SELECT %(me)s, 'it''s :not', n::text, 5 %% 2"
+
+
+def test_a_store_is_served_only_once_migrated_and_migrating_twice_at_once_is_safe(postgres):
+    url = postgres.new_database()
+    try:
+        db = open_db(url)
+        try:
+            assert schema_version(db) is None
+            with pytest.raises(ConfigError, match="run 'parley db migrate'"):
+                require_current(db)
+            results: list = []
+            threads = [threading.Thread(target=lambda: results.append(migrate(db, {"k": "v"}))) for _ in range(3)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            assert sorted(results, key=str) == sorted([(None, POSTGRES_SCHEMA_VERSION)]
+                                                      + [(POSTGRES_SCHEMA_VERSION, POSTGRES_SCHEMA_VERSION)] * 2, key=str)
+            require_current(db)
+            db.execute("UPDATE parley_meta SET value = '99' WHERE key = 'schema_version'")
+            with pytest.raises(ConfigError, match="newer than this Parley"):
+                migrate(db, {})
+        finally:
+            db.close()
+    finally:
+        postgres.drop(url)
+
+
+def test_a_shared_budget_allows_exactly_its_size_then_says_how_long_to_wait(postgres):
+    url = postgres.new_database()
+    try:
+        db = open_db(url)
+        try:
+            migrate(db, {})
+            assert isinstance(db, PostgresDatabase)
+            other = PostgresDatabase(url)  # a second process's pool
+            try:
+                waits = [(db if i % 2 else other).take_budget("guest:10.0.0.1", 10) for i in range(14)]
+            finally:
+                other.close()
+            assert waits[:10] == [None] * 10
+            assert all(wait is not None and 0 < wait <= 6.1 for wait in waits[10:]), waits
+            assert db.take_budget("guest:10.0.0.2", 10) is None  # another key has its own budget
+        finally:
+            db.close()
+    finally:
+        postgres.drop(url)
