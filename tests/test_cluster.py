@@ -78,12 +78,12 @@ def parley(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.C
                           timeout=timeout, cwd=ROOT)
 
 
-def start_node(env: dict[str, str], folder: Path, name: str, port: int | None = None) -> Node:
+def start_node(env: dict[str, str], folder: Path, name: str, port: int | None = None, *extra: str) -> Node:
     """`parley serve` as its own process; returns once /healthz answers (or raises with its log)."""
     port = port or free_port()
     log = folder / f"{name}.log"
     handle = log.open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port), *extra], env=env,
                             stdout=handle, stderr=subprocess.STDOUT, cwd=ROOT)
     handle.close()
     node = Node(port, proc, log)
@@ -412,6 +412,32 @@ def test_a_process_with_other_keys_or_another_manifest_refuses_to_start(cluster)
     with pytest.raises(RuntimeError) as refused:
         start_node({**cluster.env, "PARLEY_MANIFEST": str(edited)}, cluster.folder, "other-manifest")
     assert "the manifest" in str(refused.value) and "the mandate-signing key" not in str(refused.value)
+
+
+# --- operations ----------------------------------------------------------------------------------
+
+async def test_healthz_and_metrics_of_a_process_with_two_workers(cluster):
+    node = start_node(cluster.env, cluster.folder, "workers", None, "--workers", "2")
+    try:
+        health = httpx2.get(node.base + "/healthz").json()
+        recorded = cluster.db.execute("SELECT value FROM parley_meta WHERE key = 'manifest_digest'").fetchone()[0]
+        assert health["backend"] == "postgresql" and health["schema_version"] == 1
+        assert health["manifest_digest"] == recorded
+        assert "postgresql://" not in json.dumps(health)  # no URL, so no credential in it
+        token = spare_token(cluster, "bruno").token
+        async with direct(node, token) as client:
+            for _ in range(20):
+                assert not (await client.call_tool("whoami", {})).is_error
+        metrics = httpx2.get(node.base + "/metrics")
+        assert metrics.status_code == 200 and metrics.headers["content-type"].startswith("text/plain")
+        counts = {line.split(" ")[0]: float(line.split(" ")[1]) for line in metrics.text.splitlines()
+                  if line and not line.startswith("#")}
+        # added up over both workers: every call counted once, whichever worker served it
+        assert counts['parley_tool_call_seconds_count{outcome="ok",tool="whoami"}'] == 20
+        assert counts['parley_requests_total{lane="member",outcome="admitted"}'] >= 20
+        assert token not in metrics.text
+    finally:
+        node.stop()
 
 
 # --- a crash -------------------------------------------------------------------------------------
