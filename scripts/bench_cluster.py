@@ -29,7 +29,7 @@ METHODS = {"call": "tools/call whoami", "list": "tools/list"}
 
 def postgres_store(work: Path, manifest: Path) -> tuple[dict[str, str], str, Path]:
     """A throwaway PostgreSQL with the demo club: the env to serve it, the member's token, its folder."""
-    folder = work / "pg"
+    folder = Path(tempfile.mkdtemp(prefix="parley-bench-pg-"))  # its own: the server runs as another user
     started = subprocess.run([str(http.ROOT / "scripts" / "postgres"), "start", str(folder)], capture_output=True,
                              text=True, timeout=300)
     if started.returncode != 0:
@@ -108,6 +108,7 @@ def main() -> int:
             contender.stop()
         if pg_folder is not None:
             subprocess.run([str(http.ROOT / "scripts" / "postgres"), "stop", str(pg_folder)], capture_output=True)
+            shutil.rmtree(pg_folder, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
 
     print(f"\nMedians over clean runs at {args.connections} connections, and ratios against bare (same run)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx2
 import pytest
 
 from server.identity import principals as club_ops
@@ -168,3 +169,31 @@ async def test_inbox_lists_threads_both_ways(club):
         assert threads[0]["with_member"] == "bruno" and threads[0]["role"] == "answerer"
     async with connect(club.url, club.tokens.applicant.token) as carla:
         assert (await call(carla, "inbox")).structured_content["threads"] == []
+
+
+def test_a_repeated_listing_is_the_same_and_params_to_judge_still_reach_the_sdk(club):
+    """tools/list answers a tool set it listed before from the SDK's own earlier answer; anything the
+    SDK must judge (a cursor of the wrong type) still gets the SDK's refusal, cached or not."""
+    from tests.test_fuzz import initialize_message, rpc_headers
+
+    with httpx2.Client(timeout=30) as http:
+        opened = http.post(club.url, json=initialize_message(), headers=rpc_headers(club.tokens.member.token))
+        assert opened.status_code == 200
+        session = opened.headers.get("mcp-session-id")  # none when sessions are stateless (PostgreSQL)
+        headers = rpc_headers(club.tokens.member.token, session)
+        headers["Mcp-Protocol-Version"] = "2025-11-25"
+        if session:
+            http.post(club.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+
+        def listing(request_id: int, params: dict | None = None) -> dict:
+            message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}
+            if params is not None:
+                message["params"] = params
+            return http.post(club.url, json=message, headers=headers).json()
+
+        first, second, third = listing(1), listing(2), listing(3, {"_meta": {"progressToken": 7}})
+        assert first["result"] == second["result"] == third["result"]
+        assert [tool["name"] for tool in first["result"]["tools"]] == MEMBER
+        assert second["id"] == 2 and third["id"] == 3
+        refused = listing(4, {"cursor": 5})
+        assert refused["error"]["code"] == -32602 and "result" not in refused

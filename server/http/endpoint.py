@@ -24,7 +24,7 @@ from server import __version__
 from server.access import Caller
 from server.chokepoint.chokepoint import Chokepoint
 from server.http.gate import caller_of
-from server.http.live import INBOX_URI, LiveSessions
+from server.http.live import INBOX_URI, LiveSessions, connection_of
 from server.manifest.schema import Manifest
 
 log = logging.getLogger("parley.mcp")
@@ -85,6 +85,40 @@ class _PerCallerInstructions:
                     len(self.manifest.tools),
                 )
         return result
+
+
+class _ListingCache:
+    """`tools/list` for a tool set the server has listed before answers the SDK's own wire result
+    for it again, instead of building, validating and dumping the same result per request.
+
+    The first listing of each (protocol version, tool set) runs the whole SDK path and its output
+    is kept (bounded); any request the SDK would have to judge (params beyond `_meta`, a connection
+    not yet initialized) takes the SDK path. The caller is still resolved and its session tracked
+    on every request, so nothing about who sees what is cached here."""
+
+    def __init__(self, live: LiveSessions, limit: int = 512):
+        self.live = live
+        self.limit = limit
+        self._wire: dict[tuple[str, tuple[str, ...]], dict] = {}
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        if ctx.method != "tools/list" or (ctx.params and set(ctx.params) - {"_meta"}):
+            return await call_next(ctx)
+        connection = connection_of(ctx)
+        if connection is None or not connection.initialize_accepted:
+            return await call_next(ctx)
+        caller = caller_of(ctx)
+        key = (ctx.protocol_version, caller.tools)
+        wire: Any = self._wire.get(key)
+        if wire is None:
+            wire = await call_next(ctx)  # the handler tracks the session itself
+            if isinstance(wire, dict):
+                if len(self._wire) >= self.limit:
+                    self._wire.clear()
+                self._wire[key] = wire  # read-only from here: the runner copies it, the encoder only reads
+            return wire
+        await self.live.seen(ctx, caller)
+        return wire
 
 
 def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
@@ -168,6 +202,7 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         on_subscriptions_listen=live.listen,
     )
     server.middleware.append(_PerCallerInstructions(manifest, live))
+    server.middleware.append(_ListingCache(live))
     return server
 
 

@@ -45,7 +45,7 @@ class _Watch:
     subscribed: set[str] | None = None  # resource URIs a handshake-era session subscribed to
 
 
-def _connection_of(ctx: ServerRequestContext) -> Connection | None:
+def connection_of(ctx: ServerRequestContext) -> Connection | None:
     """The long-lived connection behind a request's per-request session.
 
     SDK 2.3 builds a fresh `ServerSession` per request and exposes the connection (whose
@@ -83,7 +83,7 @@ class LiveSessions:
         """Track a handshake-era session; if its tools moved since its last request, say so now."""
         if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
             return
-        connection = _connection_of(ctx)
+        connection = connection_of(ctx)
         if connection is None:
             return
         watch = self._sessions.get(connection)
@@ -97,7 +97,7 @@ class LiveSessions:
 
     def subscribe(self, ctx: ServerRequestContext, caller: Caller, uri: str, on: bool = True) -> None:
         """resources/subscribe and unsubscribe, for handshake-era sessions."""
-        connection = _connection_of(ctx)
+        connection = connection_of(ctx)
         if connection is None:
             return
         watch = self._sessions.setdefault(connection, _Watch(caller, caller.tools))
