@@ -124,7 +124,7 @@ def change_feed(db: PostgresDatabase, live: LiveSessions) -> ChangeFeed:
 def build(settings: Settings | None = None) -> Parley:
     settings = settings or Settings.from_env()
     manifest = load_manifest(settings.manifest_path)
-    db = open_db(settings.store, create=False)
+    db = open_db(settings.store, create=False, pool_size=settings.db_pool)
     shared = settings.shared_store
     if shared:
         # Beside other processes: the schema `parley db migrate` made, and the keys and manifest it recorded.

@@ -35,6 +35,7 @@ class Settings:
     # Handshake-era MCP sessions pinned to the process that opened them (pushed notifications), or
     # none (any process takes any request). PARLEY_SESSIONS; default: stateless on PostgreSQL.
     stateless: bool = False
+    db_pool: int = 20  # pooled PostgreSQL connections a process (PARLEY_DB_POOL)
 
     @property
     def store(self) -> Path | str:
@@ -95,9 +96,12 @@ class Settings:
         sessions_mode = env.get("PARLEY_SESSIONS") or ("stateless" if database_url else "stateful")
         if sessions_mode not in ("stateless", "stateful"):
             raise ConfigError(f"PARLEY_SESSIONS must be stateless or stateful, not {sessions_mode!r}")
+        pool = env.get("PARLEY_DB_POOL") or "20"
+        if not pool.isdigit() or not 2 <= int(pool) <= 500:
+            raise ConfigError(f"PARLEY_DB_POOL must be a number from 2 to 500, not {pool!r}")
         return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
                    answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None, int(workers),
-                   int(sessions), database_url, sessions_mode == "stateless")
+                   int(sessions), database_url, sessions_mode == "stateless", int(pool))
 
     @property
     def embedded_issuer(self) -> bool:

@@ -440,6 +440,44 @@ async def test_healthz_and_metrics_of_a_process_with_two_workers(cluster):
         node.stop()
 
 
+async def test_an_unreachable_store_answers_503_and_the_process_recovers(cluster, postgres):
+    url = postgres.new_database()
+    env = {**cluster.env, "PARLEY_DATABASE_URL": url, "PARLEY_DB_POOL": "2"}
+    name = url.rsplit("/", 1)[-1]
+    assert parley(env, "db", "migrate").returncode == 0
+    demo_run = parley(env, "demo")
+    token = next(line.split()[2] for line in demo_run.stdout.splitlines() if "member lane" in line)
+    node = start_node(env, cluster.folder, "unreachable")
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    headers = {"Authorization": f"Bearer {token}", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2025-06-18"}
+    try:
+        assert httpx2.post(node.base + "/mcp", json=ping, headers=headers, timeout=30).status_code == 200
+        postgres.admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+        postgres.admin(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+        refused = httpx2.post(node.base + "/mcp", json=ping, headers=headers, timeout=60)
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "1", refused.text
+        assert refused.json()["error"] == "temporarily_unavailable"
+        postgres.admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        with anyio.fail_after(30):
+            while httpx2.post(node.base + "/mcp", json=ping, headers=headers, timeout=30).status_code != 200:
+                await anyio.sleep(0.2)
+        assert node.proc.poll() is None
+    finally:
+        postgres.admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        node.stop()
+        postgres.drop(url)
+
+
+def test_a_process_refuses_a_store_that_was_never_migrated(cluster, postgres):
+    url = postgres.new_database()
+    try:
+        with pytest.raises(RuntimeError, match="run 'parley db migrate' first"):
+            start_node({**cluster.env, "PARLEY_DATABASE_URL": url}, cluster.folder, "unmigrated")
+    finally:
+        postgres.drop(url)
+
+
 # --- a crash -------------------------------------------------------------------------------------
 
 async def test_kill_9_of_b_mid_request_leaves_a_with_every_committed_write_and_no_half_thread(cluster):

@@ -26,7 +26,7 @@ from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
 from server.metrics import TOOL_CALLS
 from server.router.catalogue import Catalogue
-from server.store.database import Database
+from server.store.database import Database, StoreUnavailable
 from server.tools import ToolContext, ToolSpec, specs_for
 
 log = logging.getLogger("parley.chokepoint")
@@ -149,8 +149,13 @@ class Chokepoint:
         finally:
             seconds = time.perf_counter() - started
             TOOL_CALLS.labels(name if name in self.specs else "unknown", outcome).observe(seconds)
-            if self.offload:
-                with anyio.CancelScope(shield=True):  # a cancelled call is still audited
-                    await anyio.to_thread.run_sync(audit.record, self.db, caller, name, outcome, seconds * 1000, rule)
-            else:
-                audit.record(self.db, caller, name, outcome, seconds * 1000, rule)
+            try:
+                if self.offload:
+                    with anyio.CancelScope(shield=True):  # a cancelled call is still audited
+                        await anyio.to_thread.run_sync(audit.record, self.db, caller, name, outcome, seconds * 1000,
+                                                       rule)
+                else:
+                    audit.record(self.db, caller, name, outcome, seconds * 1000, rule)
+            except StoreUnavailable:
+                log.error("audit row of a %s call to %s not written: the store is unavailable", caller.lane,
+                          audit.safe_name(name))

@@ -23,6 +23,7 @@ from server.http.ratelimit import Budget, retry_after_header
 from server.identity.credentials import CredentialRejected
 from server.manifest.schema import Manifest
 from server.metrics import RATE_LIMITED, REQUESTS
+from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
 
@@ -93,6 +94,9 @@ class Gate:
         client = scope.get("client") or ("unknown", 0)
         try:
             caller = await self._resolve(headers.get("authorization"))
+        except StoreUnavailable as exc:
+            await self._unavailable(send, str(exc))
+            return
         except CredentialRejected as exc:
             log.warning("rejected credential from %s: %s", client[0], exc.reason)
             # Failed credentials spend the address's guest budget, so guessing is throttled too.
@@ -110,7 +114,11 @@ class Gate:
             return
         key = f"token:{caller.token_hash}" if caller.token_hash else f"guest:{client[0]}"
         limiter = self.token_limiter if caller.token_hash else self.guest_limiter
-        wait = await self._spend(limiter, key)
+        try:
+            wait = await self._spend(limiter, key)
+        except StoreUnavailable as exc:
+            await self._unavailable(send, str(exc))
+            return
         if wait is not None:
             await self._too_many(send, caller.lane, wait)
             return
@@ -199,6 +207,11 @@ class Gate:
         )
         body = json.dumps({"error": "invalid_token", "error_description": reason}).encode()
         await _respond(send, 401, body, [(b"www-authenticate", challenge.encode())])
+
+    async def _unavailable(self, send: Send, description: str) -> None:
+        REQUESTS.labels("none", "unavailable").inc()
+        body = json.dumps({"error": "temporarily_unavailable", "error_description": description})
+        await _respond(send, 503, body.encode(), [(b"retry-after", b"1")])
 
     async def _too_many(self, send: Send, lane: str, wait: float) -> None:
         RATE_LIMITED.labels(lane).inc()

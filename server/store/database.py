@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from server.errors import ConfigError, Conflict
+from server.errors import ConfigError, Conflict, ParleyError
 
 
 class StoreMissing(ConfigError):
@@ -28,6 +28,13 @@ class Taken(Conflict):
     def __init__(self, message: str = "that name or value was just taken by another request; nothing changed, "
                                       "try again"):
         super().__init__(message)
+
+
+class StoreUnavailable(ParleyError):
+    """The store cannot be reached, or every pooled connection stayed busy: answered 503, never a 500
+    and never a guess about the caller."""
+
+    status = 503
 
 
 class Database(abc.ABC):

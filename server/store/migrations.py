@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from server.errors import ConfigError
 from server.store.database import Database
-from server.store.schema import POSTGRES_SCHEMA_VERSION, postgres_schema
+from server.store.schema import SCHEMA_VERSION, postgres_schema
 
 # pg_advisory_lock key that makes concurrent migrations wait for each other ("pmig").
 MIGRATE_LOCK = 0x706D6967
@@ -18,7 +18,7 @@ MIGRATE_LOCK = 0x706D6967
 def schema_version(db: Database) -> int | None:
     """The schema version a PostgreSQL store is at (None: never migrated); SQLite answers its own."""
     if db.backend == "sqlite":
-        return POSTGRES_SCHEMA_VERSION
+        return SCHEMA_VERSION
     if db.execute("SELECT to_regclass('parley_meta')").fetchone()[0] is None:
         return None
     value = meta(db, "schema_version")
@@ -42,7 +42,7 @@ def migrate(db: Database, recorded: dict[str, str]) -> tuple[int | None, int]:
         with db.unit():
             for key, value in recorded.items():
                 set_meta(db, key, value)
-        return POSTGRES_SCHEMA_VERSION, POSTGRES_SCHEMA_VERSION
+        return SCHEMA_VERSION, SCHEMA_VERSION
     from server.store.postgres import PostgresDatabase
 
     assert isinstance(db, PostgresDatabase)
@@ -50,29 +50,29 @@ def migrate(db: Database, recorded: dict[str, str]) -> tuple[int | None, int]:
         conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
         try:
             before = schema_version(db)
-            if before is not None and before > POSTGRES_SCHEMA_VERSION:
+            if before is not None and before > SCHEMA_VERSION:
                 raise ConfigError(f"the store's schema is version {before}, newer than this Parley's "
-                                  f"({POSTGRES_SCHEMA_VERSION}): upgrade Parley, never downgrade a store")
+                                  f"({SCHEMA_VERSION}): upgrade Parley, never downgrade a store")
             with conn.transaction():
-                if before != POSTGRES_SCHEMA_VERSION:
+                if before != SCHEMA_VERSION:
                     conn.execute(postgres_schema())
                     conn.execute("INSERT INTO parley_meta (key, value) VALUES ('schema_version', %s) "
                                  "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                                 (str(POSTGRES_SCHEMA_VERSION),))
+                                 (str(SCHEMA_VERSION),))
                 for key, value in recorded.items():
                     conn.execute("INSERT INTO parley_meta (key, value) VALUES (%s, %s) "
                                  "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
-    return before, POSTGRES_SCHEMA_VERSION
+    return before, SCHEMA_VERSION
 
 
 def require_current(db: Database) -> None:
     """Refuse to serve a PostgreSQL store whose schema is missing or not this Parley's version."""
     version = schema_version(db)
-    if version == POSTGRES_SCHEMA_VERSION:
+    if version == SCHEMA_VERSION:
         return
     if version is None:
         raise ConfigError("the PostgreSQL store has no Parley schema: run 'parley db migrate' first")
     raise ConfigError(f"the PostgreSQL store's schema is version {version} and this Parley needs "
-                      f"{POSTGRES_SCHEMA_VERSION}: run 'parley db migrate'")
+                      f"{SCHEMA_VERSION}: run 'parley db migrate'")

@@ -7,7 +7,7 @@ from pathlib import Path
 from server.store.database import Database
 
 
-def open_db(location: Path | str, create: bool = True) -> Database:
+def open_db(location: Path | str, create: bool = True, pool_size: int = 20) -> Database:
     """Open the club's store: PostgreSQL for a `postgresql://` URL, else the SQLite file at that path.
 
     `create=False` refuses a SQLite path with no store, naming it: an admin command run from the
@@ -17,7 +17,7 @@ def open_db(location: Path | str, create: bool = True) -> Database:
     if text.startswith(("postgresql://", "postgres://")):
         from server.store.postgres import PostgresDatabase
 
-        return PostgresDatabase(text)
+        return PostgresDatabase(text, pool_size)
     from server.store.sqlite import open_sqlite
 
     return open_sqlite(Path(location), create)

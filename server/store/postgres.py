@@ -19,10 +19,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from server.errors import ConfigError
-from server.store.database import Database, Taken
+from server.store.database import Database, StoreUnavailable, Taken
 
 # pg_advisory_xact_lock key of the store's one write lock ("parl").
 WRITE_LOCK = 0x7061726C
@@ -77,6 +77,8 @@ def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str
             cursor.execute(text, values)
         except psycopg.errors.UniqueViolation:
             raise Taken() from None
+        except psycopg.OperationalError:
+            raise StoreUnavailable("the store did not answer; nothing is known to have changed, retry shortly") from None
         if cursor.description is None:
             return Rows([], cursor.rowcount, [])
         return Rows(cursor.fetchall(), cursor.rowcount, [column.name for column in cursor.description])
@@ -85,11 +87,11 @@ def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str
 class PostgresDatabase(Database):
     backend = "postgresql"
 
-    def __init__(self, url: str, pool_size: int = 16):
+    def __init__(self, url: str, pool_size: int = 20):
         self.url = url
         try:
             self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, kwargs={"autocommit": True},
-                                       name="parley", timeout=15, open=False)
+                                       name="parley", timeout=10, open=False)
             self.pool.open(wait=True, timeout=15)
         except Exception as exc:  # the URL is never echoed: it may carry a password
             raise ConfigError(f"cannot reach the PostgreSQL store ({type(exc).__name__}); check "
@@ -97,6 +99,14 @@ class PostgresDatabase(Database):
         self._local = threading.local()
 
     # -- statements ---------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _borrowed(self) -> Iterator[psycopg.Connection]:
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except PoolTimeout:
+            raise StoreUnavailable("every connection to the store is busy; nothing changed, retry shortly") from None
+
     def _unit_conn(self) -> psycopg.Connection | None:
         return getattr(self._local, "conn", None)
 
@@ -104,7 +114,7 @@ class PostgresDatabase(Database):
         conn = self._unit_conn()
         if conn is not None:
             return _run(conn, sql, parameters)
-        with self.pool.connection() as conn:
+        with self._borrowed() as conn:
             return _run(conn, sql, parameters)
 
     def query(self, sql: str, params: Sequence | dict[str, Any] | None = None) -> Iterator[dict]:
@@ -129,7 +139,7 @@ class PostgresDatabase(Database):
             with conn.transaction():  # a savepoint inside the unit already open on this thread
                 yield self
             return
-        with self.pool.connection() as conn:
+        with self._borrowed() as conn:
             self._local.conn = conn
             try:
                 with conn.transaction():

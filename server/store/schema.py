@@ -277,7 +277,7 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
 
 # PostgreSQL: the same tables, translated where the dialects differ; every later column is part of
 # the first PostgreSQL schema. Versions count PostgreSQL migrations (`parley db migrate`).
-POSTGRES_SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1
 
 
 def _postgres_tables() -> str:
