@@ -29,8 +29,10 @@ sys.path.insert(0, str(ROOT))
 # --- the two servers -------------------------------------------------------------------------
 
 
-def serve_bare(port: int) -> None:
-    """A bare lowlevel SDK server: the same tool definitions, no identity, no scopes, no audit."""
+def serve_bare(port: int, payload_file: str | None = None) -> None:
+    """A bare lowlevel SDK server: the same tool definitions, no identity, no scopes, no audit.
+    `whoami` answers {"lane": "guest"}, or with `payload_file` the very payload Parley answered the
+    member (so the SDK serializes a result of the same size in both)."""
     import mcp_types as types
     import uvicorn
     from mcp.server.lowlevel import Server
@@ -45,7 +47,7 @@ def serve_bare(port: int) -> None:
 
     manifest = load_manifest()
     definitions = list(tools.definitions(manifest).values())
-    payload = {"lane": "guest"}
+    payload = json.loads(Path(payload_file).read_text()) if payload_file else {"lane": "guest"}
 
     async def list_tools(ctx, params):
         return types.ListToolsResult(tools=definitions)
@@ -307,9 +309,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--serve", choices=["bare", "full"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--payload", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve == "bare":
-        serve_bare(args.port)
+        serve_bare(args.port, args.payload)
         return 0
     if args.serve == "full":
         serve_full(args.port)
@@ -342,6 +345,16 @@ def main() -> int:
             for url in urls.values():
                 wait_up(url)
             sessions = {"bare": Session(urls["bare"], None), "full": Session(urls["full"], tokens.member.token)}
+            # a third server: bare, answering whoami with the payload Parley just gave the member
+            payload = Path(tmp) / "whoami.json"
+            answer = sessions["full"].rpc("tools/call", {"name": "whoami", "arguments": {}})["result"]
+            payload.write_text(json.dumps(answer["structuredContent"]))
+            ports["bare-same"] = free_port()
+            procs["bare-same"] = subprocess.Popen([sys.executable, __file__, "--serve", "bare", "--port",
+                                                   str(ports["bare-same"]), "--payload", str(payload)], env=env)
+            urls["bare-same"] = f"http://127.0.0.1:{ports['bare-same']}/mcp"
+            wait_up(urls["bare-same"])
+            sessions["bare-same"] = Session(urls["bare-same"], None)
             operations = {"tools/list": ("tools/list", {}), "tools/call whoami": ("tools/call", {"name": "whoami", "arguments": {}})}
             results: dict[tuple[str, str], list[float]] = {}
             for session in sessions.values():  # warm-up
@@ -358,14 +371,17 @@ def main() -> int:
 
     print(f"Parley full chain vs bare MCP SDK server, {args.rounds} rounds x {args.requests} requests, "
           "uvicorn on 127.0.0.1, sequential client")
-    print(f"{'operation':<20} {'server':<6} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9}")
+    print("(bare-same: the bare server answering whoami with the very payload Parley gives the member, so the "
+          "SDK serializes a result of the same size)")
+    print(f"{'operation':<20} {'server':<9} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9}")
     for op in operations:
-        figures = {name: summary(results[(op, name)]) for name in ("bare", "full")}
+        figures = {name: summary(results[(op, name)]) for name in ("bare", "bare-same", "full")}
         for name, fig in figures.items():
-            print(f"{op:<20} {name:<6} {fig['rps']:>9.0f} {fig['p50_ms']:>9.3f} {fig['p99_ms']:>9.3f}")
-        ratio = figures["full"]["p50_ms"] / figures["bare"]["p50_ms"]
-        print(f"{op:<20} ratio full/bare p50 = {ratio:.3f}x   p99 = "
-              f"{figures['full']['p99_ms'] / figures['bare']['p99_ms']:.3f}x")
+            print(f"{op:<20} {name:<9} {fig['rps']:>9.0f} {fig['p50_ms']:>9.3f} {fig['p99_ms']:>9.3f}")
+        for base in ("bare", "bare-same") if op == "tools/call whoami" else ("bare",):
+            ratio = figures["full"]["p50_ms"] / figures[base]["p50_ms"]
+            print(f"{op:<20} ratio full/{base} p50 = {ratio:.3f}x   p99 = "
+                  f"{figures['full']['p99_ms'] / figures[base]['p99_ms']:.3f}x")
     bench_credentials(args.rounds, args.requests)
     bench_router(max(3, args.rounds * 3))
     bench_rules(args.rounds, args.requests)

@@ -164,13 +164,23 @@ async def test_rules_drafted_and_published_from_the_cli_apply_from_the_next_call
                      "--when", "expedite is false")
     assert drafted.returncode == 0, drafted.stderr
     rule_id = drafted.stdout.split("drafted store:")[1].split(":")[0]
+
+    async def rules_whoami_names() -> list[str]:
+        async with connect(desk.url, desk.tokens.member.token) as member:
+            for _ in range(2):  # the second answer may come from the chokepoint's memory of the first
+                rules = (await member.call_tool("whoami", {})).structured_content["rules"]
+        return [rule["rule"] for rule in rules]
+
     assert not (await refund(desk.tokens.member.token, desk.url, expedite=True)).is_error  # a draft holds nothing
+    assert "No rush jobs" not in await rules_whoami_names()
     assert parley("rules", "publish", rule_id).returncode == 0
+    assert "No rush jobs" in await rules_whoami_names()  # whoami tells of the rule from the next call
     rushed = await refund(desk.tokens.member.token, desk.url, expedite=True)
     assert rushed.is_error and "Rule not met: expedite is false" in rushed.content[0].text
     listed = parley("rules", "list").stdout
     assert "No rush jobs" in listed and "reads as: expedite is false" in listed
     assert parley("rules", "remove", f"store:{rule_id}").returncode == 0
+    assert "No rush jobs" not in await rules_whoami_names()
     assert not (await refund(desk.tokens.member.token, desk.url, expedite=True)).is_error
     refused = parley("rules", "draft", "--agent", "desk", "--tool", "refund_order", "--name", "x",
                      "--cel", "subject.salary > 1")

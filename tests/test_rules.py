@@ -236,3 +236,31 @@ def test_a_manifest_rule_that_does_not_compile_is_named_by_its_own_message():
     (problem,) = manifest_rule_problems(manifest, schemas)
     assert problem.path == ("rules", 0)
     assert str(problem) == "rule 'Broken': the CEL expression must return a boolean, not int"
+
+
+async def test_whoami_tells_a_guest_of_a_rule_published_after_it_last_answered(tmp_path):
+    """A guest has no identity to tell one revision from the next: the chokepoint's memory of a pure
+    tool's answer is keyed on the rules in force too."""
+    from server.access import Access
+    from server.chokepoint.chokepoint import Chokepoint
+    from server.identity.mandates import SigningKey
+    from server.identity.resolver import Resolver
+    from server.manifest.loading import load_manifest
+
+    db = open_db(tmp_path / "club.db")
+    manifest = load_manifest()
+    key = SigningKey.load_or_create(tmp_path / "keys")
+    chokepoint = Chokepoint(db, key, manifest)
+    access = Access(manifest, Resolver(db, key, frozenset(manifest.scopes)))
+    guest = access.guest()
+
+    async def rule_names() -> list[str]:
+        answers = [await chokepoint.call(access.from_header(None), "whoami", {}) for _ in range(2)]
+        assert answers[0].structured_content == answers[1].structured_content
+        return [rule["rule"] for rule in answers[1].structured_content["rules"]]
+
+    assert "Say hello first" not in await rule_names()
+    ids = chokepoint.rulebook.draft(RuleDecl.model_validate({
+        "name": "Say hello first", "binding": {"agent": guest.entry_persona or "", "tool": "whoami"}, "cel": "true"}))
+    chokepoint.rulebook.publish(ids[0])
+    assert "Say hello first" in await rule_names()

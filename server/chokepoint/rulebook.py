@@ -68,6 +68,11 @@ class RuleBook:
             return []
         return [(rule_id, RuleDecl.model_validate_json(body)) for rule_id, body in rule_rows.bodies(self.db, state)]
 
+    @property
+    def in_force(self) -> int | None:
+        """The store's revision the rules in force were read at."""
+        return self._revision
+
     def current_at(self, known: int | None) -> bool:
         """Whether the rules in force were read at the revision `known` (no refresh needed)."""
         return known is not None and known == self._revision

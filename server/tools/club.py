@@ -34,7 +34,7 @@ class AboutClub(Output):
     evidence_kinds: list[str]
 
 
-@tool()
+@tool(pure=True)
 def about_club(ctx: ToolContext, args: NoArgs) -> AboutClub:
     """What the club is, how to join, and what each lane (guest, applicant, member) can do.
 
@@ -102,7 +102,7 @@ class WhoAmI(Output):
     how_to_leave: str = Field(description="How to reach a wider lane from here.")
 
 
-@tool()
+@tool(pure=True)
 def whoami(ctx: ToolContext, args: NoArgs) -> WhoAmI:
     """This connection's lane and why: the credential seen, the principal and agent behind it,
     the signed mandate's state, the effective scopes and how many tools are hidden.

@@ -72,6 +72,9 @@ class ToolSpec:
     handler: Callable[[ToolContext, Any], Output]
     writes: bool
     blocking: bool
+    # The answer depends only on the caller's resolved identity, the manifest and the rules in force
+    # (no store read, no clock): the chokepoint may answer it again for the same identity and revision.
+    pure: bool = False
 
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema()
@@ -88,7 +91,7 @@ class ToolSpec:
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-def tool(*, writes: bool = False, blocking: bool = False) -> Callable[[Callable], Callable]:
+def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) -> Callable[[Callable], Callable]:
     """Register a function `(ctx, args) -> Output` as a tool named after the function."""
 
     def register(func: Callable) -> Callable:
@@ -99,7 +102,7 @@ def tool(*, writes: bool = False, blocking: bool = False) -> Callable[[Callable]
             raise RuntimeError(f"tool {name} registered twice")
         REGISTRY[name] = ToolSpec(name=name, description=inspect.cleandoc(func.__doc__ or ""),
                                   input_model=hints[params[1]], output_model=hints["return"], handler=func,
-                                  writes=writes, blocking=blocking)
+                                  writes=writes, blocking=blocking, pure=pure)
         return func
 
     return register
