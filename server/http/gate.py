@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
+from typing import NamedTuple
 from urllib.parse import parse_qs
 
 import anyio
@@ -43,6 +44,12 @@ def _quote(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', "'")
 
 
+class _Admission(NamedTuple):
+    caller: Caller | None
+    rejected: CredentialRejected | None
+    wait: float | None  # seconds until the budget allows a request; None: allowed
+
+
 class Gate:
     def __init__(
         self,
@@ -61,20 +68,23 @@ class Gate:
         self.guest_limiter = guest_limiter
         self.token_limiter = token_limiter
         # A store across the network (PostgreSQL): resolving a credential and spending a budget wait on
-        # it, so they run in worker threads, never on the event loop.
+        # it, so admission runs in a worker thread, never on the event loop.
         self.offload = offload
         self.sessions = SessionOwners()
 
-    async def _resolve(self, authorization: str | None) -> Caller:
-        if self.offload or (authorization is not None and authorization.count(".") >= 2):
-            # An OAuth access token may need the issuer's keys fetched: never on the event loop.
-            return await anyio.to_thread.run_sync(self.access.from_header, authorization)
-        return self.access.from_header(authorization)
-
-    async def _spend(self, limiter: Budget, key: str) -> float | None:
-        if self.offload:
-            return await anyio.to_thread.run_sync(limiter.take, key)
-        return limiter.take(key)
+    def _admit(self, authorization: str | None, address: str, refuses_guest: bool) -> _Admission:
+        """Who is calling and whether their budget allows it: one pass, run in a worker thread when it
+        may wait (a store across the network, an OAuth issuer's keys)."""
+        try:
+            caller = self.access.from_header(authorization)
+        except CredentialRejected as exc:
+            # Failed credentials spend the address's guest budget, so guessing is throttled too.
+            return _Admission(None, exc, self.guest_limiter.take(f"guest:{address}"))
+        if caller.lane == "guest" and refuses_guest:
+            return _Admission(caller, None, None)  # answered 401 before any budget is spent
+        if caller.token_hash:
+            return _Admission(caller, None, self.token_limiter.take(f"token:{caller.token_hash}"))
+        return _Admission(caller, None, self.guest_limiter.take(f"guest:{address}"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -92,32 +102,30 @@ class Gate:
             await self._bad_request(send, "send the credential in the Authorization header, never in the URL")
             return
         client = scope.get("client") or ("unknown", 0)
+        authorization = headers.get("authorization")
+        refuses_guest = _refuses_guest(scope)
         try:
-            caller = await self._resolve(headers.get("authorization"))
+            if self.offload or (authorization is not None and authorization.count(".") >= 2):
+                admission = await anyio.to_thread.run_sync(self._admit, authorization, client[0], refuses_guest)
+            else:
+                admission = self._admit(authorization, client[0], refuses_guest)
         except StoreUnavailable as exc:
             await self._unavailable(send, str(exc))
             return
-        except CredentialRejected as exc:
-            log.warning("rejected credential from %s: %s", client[0], exc.reason)
-            # Failed credentials spend the address's guest budget, so guessing is throttled too.
-            wait = await self._spend(self.guest_limiter, f"guest:{client[0]}")
+        caller, rejected, wait = admission
+        if rejected is not None or caller is None:
+            rejected = rejected or CredentialRejected("no caller")  # fail closed
+            log.warning("rejected credential from %s: %s", client[0], rejected.reason)
             if wait is not None:
                 await self._too_many(send, "guest", wait)
                 return
             REQUESTS.labels("none", "rejected").inc()
-            await self._reject(send, exc.reason)
+            await self._reject(send, rejected.reason)
             return
-        if caller.lane == "guest" and _refuses_guest(scope):
+        if caller.lane == "guest" and refuses_guest:
             # The connection asked never to be a guest (?guest=no): a missing credential is a 401,
             # which is also what starts an MCP client's OAuth discovery.
             await self._challenge(send)
-            return
-        key = f"token:{caller.token_hash}" if caller.token_hash else f"guest:{client[0]}"
-        limiter = self.token_limiter if caller.token_hash else self.guest_limiter
-        try:
-            wait = await self._spend(limiter, key)
-        except StoreUnavailable as exc:
-            await self._unavailable(send, str(exc))
             return
         if wait is not None:
             await self._too_many(send, caller.lane, wait)
