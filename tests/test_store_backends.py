@@ -19,7 +19,7 @@ from server.store.database import Taken, write
 from server.store.migrations import migrate, require_current, schema_version
 from server.store.opening import open_db
 from server.store.postgres import PostgresDatabase, translate
-from server.store.schema import POSTGRES_SCHEMA_VERSION
+from server.store.schema import SCHEMA_VERSION
 
 
 def test_a_taken_unique_value_is_a_clean_refusal_that_writes_nothing(fresh_store):
@@ -95,8 +95,8 @@ def test_a_store_is_served_only_once_migrated_and_migrating_twice_at_once_is_saf
                 thread.start()
             for thread in threads:
                 thread.join(60)
-            assert sorted(results, key=str) == sorted([(None, POSTGRES_SCHEMA_VERSION)]
-                                                      + [(POSTGRES_SCHEMA_VERSION, POSTGRES_SCHEMA_VERSION)] * 2, key=str)
+            assert sorted(results, key=str) == sorted([(None, SCHEMA_VERSION)]
+                                                      + [(SCHEMA_VERSION, SCHEMA_VERSION)] * 2, key=str)
             require_current(db)
             db.execute("UPDATE parley_meta SET value = '99' WHERE key = 'schema_version'")
             with pytest.raises(ConfigError, match="newer than this Parley"):
