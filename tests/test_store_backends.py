@@ -10,11 +10,13 @@ from datetime import timedelta
 import pytest
 
 from server.errors import ConfigError
-from server.identity import mandates
+from server.identity import mandates, tokens
+from server.identity.credentials import digest
 from server.identity import principals as club_ops
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
 from server.store import principals as principal_rows
+from server.store import tokens as token_rows
 from server.store.database import Taken, write
 from server.store.migrations import migrate, require_current, schema_version
 from server.store.opening import open_db
@@ -70,6 +72,15 @@ def test_the_revision_moves_with_every_change_that_decides_scopes(fresh_store):
     assert after > before
     db.execute("INSERT INTO audit (ts, lane, tool, outcome, duration_ms) VALUES ('t', 'guest', 'x', 'ok', 1)")
     assert db.revision() == after  # the audit decides nothing
+    ana = club_ops.find_principal(db, "ana")
+    minted = tokens.mint(db, principal_id=ana.id, agent_id=club_ops.add_agent(db, "ana", "helper"),
+                         scopes={"club:read"})
+    minted_at = db.revision()
+    assert minted_at > after
+    token_rows.touch(db, digest(minted.token), "2026-12-03T00:00:00.000000Z")
+    assert db.revision() == minted_at  # a token's last use decides nothing either
+    tokens.revoke(db, minted.public_id)
+    assert db.revision() > minted_at
 
 
 # --- PostgreSQL only --------------------------------------------------------------------------
@@ -126,3 +137,18 @@ def test_a_shared_budget_allows_exactly_its_size_then_says_how_long_to_wait(post
             db.close()
     finally:
         postgres.drop(url)
+
+
+def test_a_store_made_by_an_earlier_version_gets_todays_triggers_when_opened(tmp_path):
+    db = open_db(tmp_path / "club.db")
+    db.execute("DROP TRIGGER bump_tokens_update")
+    db.execute("CREATE TRIGGER bump_tokens_update AFTER UPDATE ON tokens "
+               "BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END")  # as the first version made it
+    ana = club_ops.add_principal(db, "ana", "Ana", status="member")
+    minted = tokens.mint(db, principal_id=ana.id, agent_id=club_ops.add_agent(db, "ana", "helper"),
+                         scopes={"club:read"})
+    db.close()
+    db = open_db(tmp_path / "club.db")
+    before = db.revision()
+    token_rows.touch(db, digest(minted.token), "2026-12-03T00:00:00.000000Z")
+    assert db.revision() == before

@@ -250,16 +250,27 @@ CREATE INDEX IF NOT EXISTS evidence_principal ON evidence (principal_id);
 
 # Anything that can change a caller's lane or scopes bumps the revision.
 WATCHED = ("principals", "agents", "tokens", "mandates", "oauth_grants", "rules", "oauth_retired_keys")
+# Updates that decide nothing about a caller leave the revision alone: a token's last use is written
+# once a minute per token, and bumping the revision for it would drop every cached caller each time.
+WATCHED_UPDATES = {"tokens": ("public_id", "hash", "kind", "principal_id", "agent_id", "scopes", "created_at",
+                              "expires_at", "revoked_at")}
+
+
+def _update_event(table: str) -> str:
+    columns = WATCHED_UPDATES.get(table)
+    return f"UPDATE OF {', '.join(columns)}" if columns else "UPDATE"
 
 
 def revision_triggers() -> str:
+    """Dropped and made again at every open, so a store made by an earlier version gets today's."""
     parts = []
     for table in WATCHED:
         for event in ("INSERT", "UPDATE", "DELETE"):
-            parts.append(
-                f"CREATE TRIGGER IF NOT EXISTS bump_{table}_{event.lower()} AFTER {event} ON {table} "
-                f"BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END;"
-            )
+            name = f"bump_{table}_{event.lower()}"
+            when = _update_event(table) if event == "UPDATE" else event
+            parts.append(f"DROP TRIGGER IF EXISTS {name};\n"
+                         f"CREATE TRIGGER {name} AFTER {when} ON {table} "
+                         f"BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END;")
     return "\n".join(parts)
 
 
@@ -297,7 +308,7 @@ def postgres_schema() -> str:
     cluster-wide rate-limit buckets (UNLOGGED: a crash may reset budgets, never lose data)."""
     triggers = "\n".join(
         f"DROP TRIGGER IF EXISTS bump_{table} ON {table};\n"
-        f"CREATE TRIGGER bump_{table} AFTER INSERT OR UPDATE OR DELETE ON {table} "
+        f"CREATE TRIGGER bump_{table} AFTER INSERT OR {_update_event(table)} OR DELETE ON {table} "
         "FOR EACH STATEMENT EXECUTE FUNCTION parley_bump_revision();"
         for table in WATCHED)
     return _postgres_tables() + """
