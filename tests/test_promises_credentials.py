@@ -100,3 +100,25 @@ def test_an_applicants_own_token_is_capped_in_the_access_stage(club):
     assert caller.credential == "principal_token" and caller.lane == "applicant"
     assert caller.scopes == manifest.ceiling("applicant")
     assert caller.scopes == frozenset(APPLICANT_AGENT_SCOPES + ["mandate:write"])
+
+
+async def test_an_oauth_token_spends_its_own_budget_not_its_addresss_guest_budget(tmp_path):
+    """Requests with a verified OAuth access token count against that token, like any other token:
+    a client behind a busy address (or sharing it with guests) is not held to the guest budget."""
+    from tests.conftest import manifest_copy, running_club
+    from tests.test_oauth_flow import authorize, code_of, pkce, redeem, register
+
+    manifest = manifest_copy(tmp_path, lambda text: text.replace("guest_requests_per_minute: 120",
+                                                                 "guest_requests_per_minute: 2"))
+    with running_club(tmp_path, manifest) as club:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            client = await register(http, club.live.base)
+            verifier, challenge = pkce()
+            code = code_of(await authorize(club, http, client["client_id"], challenge))
+            issued = await redeem(http, club.live.base, client["client_id"], code, verifier)
+            assert issued.status_code == 200, issued.text
+            bearer = {**ACCEPT, "Authorization": f"Bearer {issued.json()['access_token']}"}
+            with_token = [(await http.post(club.url, json=INIT, headers=bearer)).status_code for _ in range(4)]
+            as_guest = [(await http.post(club.url, json=INIT, headers=ACCEPT)).status_code for _ in range(3)]
+    assert with_token == [200, 200, 200, 200]
+    assert as_guest == [200, 200, 429]  # the address's guest budget was still whole

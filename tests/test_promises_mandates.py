@@ -62,3 +62,20 @@ def test_a_row_without_its_body_signature_or_key_is_missing(world, missing):
     status = mandates.check(key, 1, parts["body"], parts["signature"], parts["key_id"])
     assert status == MandateStatus("missing", None)
     assert status.describe() == "no mandate has been signed"
+
+
+# A mandate row verifies only as it was written: a signature with a byte added, even one that a lenient
+# base64 reader would skip (so the same 64 signature bytes come out), is not the signature the key made.
+@pytest.mark.parametrize("respell", [lambda s: s + "!", lambda s: " " + s, lambda s: s[:12] + "\n" + s[12:],
+                                     lambda s: s.replace("=", "=*")])
+def test_a_signature_altered_in_any_byte_is_no_signature(world, respell):
+    db, key, manifest = world
+    bruno = principals.find_principal(db, "bruno").id
+    body, signature, key_id = db.execute("SELECT body, signature, key_id FROM mandates WHERE principal_id = ? "
+                                         "ORDER BY version DESC LIMIT 1", [bruno]).fetchone()
+    assert mandates.check(key, bruno, body, signature, key_id).state == "valid"
+    altered = respell(signature)
+    assert altered != signature
+    status = mandates.check(key, bruno, body, altered, key_id)
+    assert status == MandateStatus("invalid_signature", None)
+    assert mandates.check(key, bruno, body, signature, key_id).state == "valid"

@@ -34,6 +34,9 @@ ANY_FOLLOWER = [
     "Her day rate is 900 now.",
     "O cachê dela é 900 adiantado.",
     "Ana cobra 900 mensais.",  # a price verb's own object, even before a plural
+    # a word in -ss or -us is no plural, so it counts nothing: the amount is still a price
+    "Her rate for rush jobs is 1200 express.",
+    "Her fee is 900 bonus included.",
 ]
 
 

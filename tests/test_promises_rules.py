@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from http.server import ThreadingHTTPServer
 
+import anyio
+import httpx2
 import pytest
 
 from server.manifest.loading import default_manifest_path
@@ -80,3 +83,180 @@ async def test_a_tool_that_crashes_answers_a_fixed_message_and_is_audited_as_an_
     outcome = db.execute("SELECT outcome, tool, rule FROM audit ORDER BY id DESC LIMIT 1").fetchone()
     db.close()
     assert tuple(outcome) == ("internal_error", "about_club", None)
+
+
+# --- input exactly as the schema says, found by the mutation run (scripts/mutate) -----------------
+
+@pytest.mark.parametrize("limit", ["5", True, 5.5])
+async def test_an_argument_of_the_wrong_json_type_is_invalid_input_never_coerced(club, limit):
+    async with connect(club.url, club.tokens.member.token) as bruno:
+        refused = await bruno.call_tool("inbox", {"limit": limit})
+        fine = await bruno.call_tool("inbox", {"limit": 5})
+    assert refused.is_error and not fine.is_error, (refused.content, fine.content)
+    text = refused.content[0].text
+    assert text.startswith("Invalid arguments for inbox: limit: ") and text.endswith("Nothing was changed.")
+    assert str(limit) not in text.removeprefix("Invalid arguments for inbox: limit: ")  # the value is not echoed
+    db = club.db()
+    outcomes = [row[0] for row in db.execute("SELECT outcome FROM audit WHERE tool = 'inbox' ORDER BY id").fetchall()]
+    db.close()
+    assert outcomes == ["invalid_input", "ok"]
+
+
+# --- where a call waits, and what it records ------------------------------------------------------
+
+def _metric(text: str, name: str, labels: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(f"{name}{{{labels}}} "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+async def test_a_made_up_tool_name_is_counted_as_unknown_never_as_a_label_of_its_own(club):
+    from mcp.shared.exceptions import MCPError
+
+    made_up = "no_such_tool_4471"
+    labels = 'outcome="unknown_tool",tool="unknown"'
+    metrics = f"{club.live.base}/metrics"
+    async with httpx2.AsyncClient(timeout=30) as http:
+        before = _metric((await http.get(metrics)).text, "parley_tool_call_seconds_count", labels)
+        caller = club.live.parley.access.from_header(f"Bearer {club.tokens.member.token}")
+        with pytest.raises(MCPError, match=f"Unknown tool: {made_up}"):
+            await club.live.parley.chokepoint.call(caller, made_up, {})
+        text = (await http.get(metrics)).text
+    assert _metric(text, "parley_tool_call_seconds_count", labels) == before + 1
+    assert made_up not in text
+
+
+def _slow_tool(chokepoint, name: str, seconds: float, blocking: bool, seen: list | None = None):
+    from dataclasses import replace
+
+    spec = chokepoint.specs[name]
+
+    def slow(ctx, args):
+        if seen is not None:
+            seen.append(("handler", threading.current_thread()))
+        time.sleep(seconds)
+        return spec.handler(ctx, args)
+
+    chokepoint.specs[name] = replace(spec, handler=slow, blocking=blocking, pure=False)
+
+
+async def test_a_blocking_tool_waits_in_a_worker_thread_while_other_calls_are_answered(club):
+    """about_club made slow and marked blocking (as `ask` is, waiting on an answering agent): a call
+    that needs no wait, on another connection, is answered meanwhile, not after it."""
+    _slow_tool(club.live.parley.chokepoint, "about_club", 1.5, blocking=True)
+    finished: dict[str, float] = {}
+
+    async def call(tool: str, delay: float) -> None:
+        await anyio.sleep(delay)
+        async with connect(club.url, club.tokens.member.token) as client:
+            assert not (await client.call_tool(tool, {})).is_error
+        finished[tool] = time.monotonic()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call, "about_club", 0.0)
+        group.start_soon(call, "whoami", 0.3)
+    assert finished["whoami"] < finished["about_club"] - 0.5
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_the_audit_records_how_long_a_call_took_in_milliseconds(club, backend):
+    _slow_tool(club.live.parley.chokepoint, "about_club", 0.25, blocking=False)
+    async with connect(club.url, None) as guest:
+        assert not (await guest.call_tool("about_club", {})).is_error
+    db = club.db()
+    tool, outcome, duration_ms = db.execute("SELECT tool, outcome, duration_ms FROM audit ORDER BY id DESC LIMIT 1"
+                                            ).fetchone()
+    db.close()
+    assert (tool, outcome) == ("about_club", "ok")
+    assert 250 <= duration_ms < 10_000, duration_ms
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_event_loop(club, backend, monkeypatch):
+    """On PostgreSQL every step of a tools/call that reads or writes the store (the rules in force,
+    the handler, the audit row) runs in a worker thread: the loop serving every connection never waits."""
+    from server.chokepoint import audit
+
+    chokepoint = club.live.parley.chokepoint
+    assert chokepoint.offload
+    seen: list[tuple[str, threading.Thread]] = []
+    refresh, record = chokepoint.rulebook.refresh, audit.record
+
+    def watched_refresh(known=None):
+        seen.append(("rules", threading.current_thread()))
+        return refresh(known)
+
+    def watched_record(*args, **kwargs):
+        seen.append(("audit", threading.current_thread()))
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(chokepoint.rulebook, "refresh", watched_refresh)
+    monkeypatch.setattr(audit, "record", watched_record)
+    _slow_tool(chokepoint, "about_club", 0.0, blocking=False, seen=seen)
+    async with connect(club.url, None) as guest:  # a guest: no revision known, so the rules are read
+        assert not (await guest.call_tool("about_club", {})).is_error
+    assert {step for step, _ in seen} == {"rules", "handler", "audit"}, seen
+    assert all(thread is not club.live.thread for _, thread in seen), seen
+
+
+# --- the rule book as an operator reads it --------------------------------------------------------
+
+DESK = """
+club: {name: Desk, description: d, how_to_join: j}
+scopes:
+  refunds:write: {description: r}
+lanes:
+  guest: {ceiling: [], description: g, how_to_leave: l}
+  applicant: {ceiling: [], description: g, how_to_leave: l}
+  member: {ceiling: [refunds:write], description: g, how_to_leave: l}
+tools:
+  whoami: {access: public}
+  refund_order: {needs: refunds:write, access: private}
+agents:
+  desk: {name: Desk, instructions: i, tools: [whoami, refund_order]}
+entry: [{agent: desk}]
+"""
+
+
+def test_two_context_sources_providing_one_attribute_is_a_problem_of_the_context_sources():
+    from server import tools as registry
+    from server.chokepoint.rulebook import manifest_rule_problems
+    from server.manifest.loading import parse_manifest
+
+    manifest = parse_manifest(DESK + "context_sources:\n"
+                                     "  hr: {url: 'http://127.0.0.1:9/{subject.id}', attributes: {tier: text}}\n"
+                                     "  crm: {url: 'http://127.0.0.1:9/c/{subject.id}', attributes: {tier: text}}\n")
+    specs = registry.load_all()
+    (problem,) = manifest_rule_problems(manifest, {name: specs[name].input_schema() for name in manifest.tools})
+    assert str(problem) == "context_sources: context sources 'hr' and 'crm' both provide subject.tier"
+
+
+def test_a_stored_rule_that_no_longer_compiles_is_listed_saying_why(tmp_path):
+    from server import tools as registry
+    from server.chokepoint.context_sources import ContextSources
+    from server.chokepoint.rulebook import RuleBook
+    from server.chokepoint.rules import RuleDecl
+    from server.manifest.loading import parse_manifest
+    from server.store.opening import open_db
+
+    specs = registry.load_all()
+    db = open_db(tmp_path / "club.db")
+    try:
+        def book(text: str) -> RuleBook:
+            manifest = parse_manifest(text)
+            schemas = {name: specs[name].input_schema() for name in manifest.tools}
+            return RuleBook(manifest, db, ContextSources(manifest.context_sources, db), schemas)
+
+        book(DESK).draft(RuleDecl.model_validate({
+            "name": "Small refunds", "binding": {"agent": "desk", "tool": "refund_order"},
+            "conditions": [{"field": "amount", "op": "is at most", "value": 500}]}))
+        assert [row["reads_as"] for row in book(DESK).listing()] == ["amount is at most 500"]
+        # the manifest no longer has the tool: the stored rule stays listed, and says why it holds nothing back
+        without = DESK.replace("  refund_order: {needs: refunds:write, access: private}\n", "").replace(
+            "tools: [whoami, refund_order]", "tools: [whoami]")
+        (row,) = book(without).listing()
+    finally:
+        db.close()
+    assert row["name"] == "Small refunds" and row["state"] == "draft"
+    assert row["reads_as"] == "(does not compile: rule 'Small refunds': unknown tool 'refund_order')"
