@@ -127,6 +127,20 @@ async def test_cel_rules_and_their_reads_as():
     assert (await verdict(book, args(order_id="A7", amount=100.0))).startswith("Rule not met: CEL:")
 
 
+@pytest.mark.parametrize("cel", ['subject["status"] == "member"', '"status" in subject', 'size(args) > 0',
+                                 'resource == {}'])
+def test_a_cel_rule_that_reads_a_root_whole_is_refused_with_how_to_write_it(cel):
+    """Only named attributes tell the rule book which trusted attributes to fetch: read whole, the
+    rule would be evaluated against an empty subject and behave unlike its dotted twin."""
+    with pytest.raises(RuleError, match=r"as a whole; name each attribute it needs, as (subject|args|resource)\.name"):
+        book_with({"name": "Members only", "binding": BINDING, "cel": cel})
+
+
+def test_a_root_word_inside_a_string_is_no_read():
+    book = book_with({"name": "Not about subjects", "binding": BINDING, "cel": 'args.reason != "subject" && true'})
+    assert book.rules_for("desk", "refund_order")[0].is_cel
+
+
 async def test_rules_reading_the_builtin_source_about_the_subject(tmp_path):
     db = open_db(tmp_path / "club.db")
     db.execute("INSERT INTO principals (handle, name, status, created_at, admitted_at) "

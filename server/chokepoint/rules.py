@@ -26,6 +26,10 @@ OPERATORS: dict[str, dict[str, str]] = {
 }
 ROOTS = ("args", "subject", "resource")
 _PATH = re.compile(r"\b(args|subject|resource)\.([A-Za-z_][A-Za-z0-9_]*)")
+# A root read whole (`subject["status"]`, `"status" in subject`): the attributes it needs cannot be
+# known, so no context source would be asked for them; string literals are left out of the search.
+_WHOLE_ROOT = re.compile(r"\b(args|subject|resource)\b(?!\s*\.\s*[A-Za-z_])")
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 SAMPLE = {"text": "sample", "number": 1, "boolean": False}
 
 
@@ -135,6 +139,10 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> Any:
         program = cel.compile(expression)
     except (ValueError, RuntimeError):
         raise RuleError(f"rule '{name}': the CEL expression does not parse") from None
+    whole = _WHOLE_ROOT.search(_STRINGS.sub('""', expression))
+    if whole is not None:
+        raise RuleError(f"rule '{name}': reads {whole.group(1)} as a whole; name each attribute it needs, "
+                        f"as {whole.group(1)}.name")
     for root, attribute in _PATH.findall(expression):
         if f"{root}.{attribute}" not in types:
             raise RuleError(f"rule '{name}': reads unknown attribute '{root}.{attribute}'")
