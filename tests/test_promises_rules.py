@@ -16,6 +16,7 @@ import pytest
 from server.manifest.loading import default_manifest_path
 from tests.conftest import connect, running_club
 from tests.test_e2e_rules import HR
+from tests.test_rules import MANIFEST as RULES_MANIFEST
 
 SECRET = "secret-7731"
 RULE = "Reason reads as a duration"
@@ -202,21 +203,9 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
 
 # --- the rule book as an operator reads it --------------------------------------------------------
 
-DESK = """
-club: {name: Desk, description: d, how_to_join: j}
-scopes:
-  refunds:write: {description: r}
-lanes:
-  guest: {ceiling: [], description: g, how_to_leave: l}
-  applicant: {ceiling: [], description: g, how_to_leave: l}
-  member: {ceiling: [refunds:write], description: g, how_to_leave: l}
-tools:
-  whoami: {access: public}
-  refund_order: {needs: refunds:write, access: private}
-agents:
-  desk: {name: Desk, instructions: i, tools: [whoami, refund_order]}
-entry: [{agent: desk}]
-"""
+# The rule tests' desk club, without its context sources (each test here adds the ones it needs).
+DESK = RULES_MANIFEST.replace("context_sources:\n  club: {builtin: club}\n", "")
+assert "context_sources" not in DESK
 
 
 def test_two_context_sources_providing_one_attribute_is_a_problem_of_the_context_sources():
