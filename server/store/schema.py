@@ -261,17 +261,16 @@ def _update_event(table: str) -> str:
     return f"UPDATE OF {', '.join(columns)}" if columns else "UPDATE"
 
 
-def revision_triggers() -> str:
-    """Dropped and made again at every open, so a store made by an earlier version gets today's."""
-    parts = []
+def revision_triggers() -> dict[str, str]:
+    """Each trigger's name and the statement that makes it, as SQLite keeps it in sqlite_master."""
+    triggers = {}
     for table in WATCHED:
         for event in ("INSERT", "UPDATE", "DELETE"):
             name = f"bump_{table}_{event.lower()}"
             when = _update_event(table) if event == "UPDATE" else event
-            parts.append(f"DROP TRIGGER IF EXISTS {name};\n"
-                         f"CREATE TRIGGER {name} AFTER {when} ON {table} "
-                         f"BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END;")
-    return "\n".join(parts)
+            triggers[name] = (f"CREATE TRIGGER {name} AFTER {when} ON {table} "
+                              "BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END")
+    return triggers
 
 
 # Columns added after a table first shipped: (table, column, type). Older stores gain them at open.

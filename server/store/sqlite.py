@@ -54,20 +54,12 @@ class SqliteDatabase(sqlite_utils.Database, Database):
         self._local.conn = value
 
     def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> sqlite3.Cursor:
-        try:
+        with _unique_as_taken():
             return super().execute(sql, parameters)
-        except sqlite3.IntegrityError as exc:
-            if "UNIQUE" in str(exc):
-                raise Taken() from None
-            raise
 
     def insert(self, table: str, row: dict) -> int:
-        try:
+        with _unique_as_taken():
             pk = self.table(table).insert(row).last_pk
-        except sqlite3.IntegrityError as exc:
-            if "UNIQUE" in str(exc):
-                raise Taken() from None
-            raise
         if not isinstance(pk, int):
             raise RuntimeError(f"insert into {table} returned no row id")
         return pk
@@ -99,6 +91,30 @@ class SqliteDatabase(sqlite_utils.Database, Database):
         """Nothing to send: the deciding process tells its own sessions (the CLI's reach none)."""
 
 
+@contextlib.contextmanager
+def _unique_as_taken() -> Iterator[None]:
+    """A unique value written by another request meanwhile: the clean refusal both stores give."""
+    try:
+        yield
+    except sqlite3.IntegrityError as exc:
+        if "UNIQUE" in str(exc):
+            raise Taken() from None
+        raise
+
+
+def _current_triggers(db: SqliteDatabase) -> None:
+    """Make the revision triggers today's; a store made by an earlier version gets them here, and a
+    current one is left alone (a schema change makes every other connection prepare again)."""
+    wanted = revision_triggers()
+    present = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall())
+    stale = [name for name, statement in wanted.items() if present.get(name) != statement]
+    if stale:
+        with db.unit():
+            for name in stale:
+                db.execute(f"DROP TRIGGER IF EXISTS {name}")
+                db.execute(wanted[name])
+
+
 def _owner_only(path: Path) -> None:
     """Create the store file (and its WAL and shared-memory files) 0600 before SQLite opens them.
 
@@ -125,5 +141,5 @@ def open_sqlite(path: Path, create: bool = True) -> SqliteDatabase:
     for table, column, kind in LATER_COLUMNS:
         if column not in db[table].columns_dict:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-    db.executescript(revision_triggers())
+    _current_triggers(db)
     return db
