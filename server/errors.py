@@ -37,3 +37,12 @@ class ConfigError(ParleyError):
     """A setting or file the server needs is missing or wrong; the message names it."""
 
     status = 500
+
+
+class KeyMissing(ConfigError):
+    """A cluster's shared keys folder lacks a key; no process makes one on its own, or its key would
+    be one no other process has."""
+
+    def __init__(self, what: str, folder: object):
+        super().__init__(f"no {what} in {folder}: run 'parley keys init' once and give every process that folder "
+                         "(PARLEY_KEYS)")

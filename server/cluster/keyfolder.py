@@ -65,8 +65,7 @@ def check_cluster(db: Database, keys_dir: Path, manifest_path: Path) -> None:
     """Refuse to start beside processes with other keys or another manifest, naming what differs."""
     mine = cluster_record(keys_dir, manifest_path)
     recorded = {key: meta(db, key) for key in mine}
-    missing = sorted(key for key, value in recorded.items() if value is None)
-    if missing:
+    if None in recorded.values():
         raise ConfigError("the store has no record of the cluster's keys and manifest: run 'parley db migrate' "
                           "with the cluster's keys folder and manifest")
     differ = [NAMES.get(key, "the manifest") for key in mine if recorded[key] != mine[key]]

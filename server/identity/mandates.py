@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.errors import ConfigError, ParleyError
+from server.errors import KeyMissing, ParleyError
 from server.store import mandates as mandate_rows
 from server.store import principals as principal_rows
 from server.store.database import Database, format_time, now, parse_time, write
@@ -66,8 +66,7 @@ class SigningKey:
         no other process has."""
         path = Path(keys_dir) / KEY_FILE
         if not path.exists() and not create:
-            raise ConfigError(f"no mandate-signing key in {Path(keys_dir).resolve()}: run 'parley keys init' once "
-                              "and give every process that folder (PARLEY_KEYS)")
+            raise KeyMissing("mandate-signing key", Path(keys_dir).resolve())
         if path.exists():
             private = serialization.load_pem_private_key(path.read_bytes(), password=None)
             if not isinstance(private, Ed25519PrivateKey):

@@ -19,7 +19,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from server.errors import ConfigError
+from server.errors import KeyMissing
 from server.store import oauth as oauth_rows
 from server.store.database import Database, now
 
@@ -48,8 +48,7 @@ class KeyRing:
         self.reload()
         if not self._keys:
             if not create:
-                raise ConfigError(f"no OAuth signing keys in {self.dir.resolve()}: run 'parley keys init' once and "
-                                  "give every process that folder (PARLEY_KEYS)")
+                raise KeyMissing("OAuth signing keys", self.dir.resolve())
             self.rotate()
 
     def _index(self) -> Path:

@@ -30,9 +30,11 @@ def meta(db: Database, key: str) -> str | None:
     return row[0] if row else None
 
 
+_SET_META = "INSERT INTO parley_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+
+
 def set_meta(db: Database, key: str, value: str) -> None:
-    db.execute("INSERT INTO parley_meta (key, value) VALUES (?, ?) "
-               "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value])
+    db.execute(_SET_META, [key, value])
 
 
 def migrate(db: Database, recorded: dict[str, str]) -> tuple[int | None, int]:
@@ -43,7 +45,7 @@ def migrate(db: Database, recorded: dict[str, str]) -> tuple[int | None, int]:
             for key, value in recorded.items():
                 set_meta(db, key, value)
         return SCHEMA_VERSION, SCHEMA_VERSION
-    from server.store.postgres import PostgresDatabase
+    from server.store.postgres import PostgresDatabase, translate
 
     assert isinstance(db, PostgresDatabase)
     with db.pool.connection() as conn:
@@ -53,15 +55,13 @@ def migrate(db: Database, recorded: dict[str, str]) -> tuple[int | None, int]:
             if before is not None and before > SCHEMA_VERSION:
                 raise ConfigError(f"the store's schema is version {before}, newer than this Parley's "
                                   f"({SCHEMA_VERSION}): upgrade Parley, never downgrade a store")
+            # on the connection that holds the lock (a session lock, so not through a write unit)
             with conn.transaction():
                 if before != SCHEMA_VERSION:
                     conn.execute(postgres_schema())
-                    conn.execute("INSERT INTO parley_meta (key, value) VALUES ('schema_version', %s) "
-                                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                                 (str(SCHEMA_VERSION),))
+                    recorded = {"schema_version": str(SCHEMA_VERSION), **recorded}
                 for key, value in recorded.items():
-                    conn.execute("INSERT INTO parley_meta (key, value) VALUES (%s, %s) "
-                                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+                    conn.execute(translate(_SET_META), (key, value))
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
     return before, SCHEMA_VERSION

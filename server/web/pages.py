@@ -25,7 +25,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from server.errors import ConfigError
+from server.errors import KeyMissing
 from server.http.ratelimit import budget
 from server.identity.credentials import digest
 from server.identity.passwords import check_password
@@ -47,8 +47,7 @@ def session_secret(keys_dir: Path, create: bool = True) -> str:
     refuses a keys folder without one: `parley keys init` makes it once)."""
     path = Path(keys_dir) / SESSION_SECRET_FILE
     if not path.exists() and not create:
-        raise ConfigError(f"no console session secret in {Path(keys_dir).resolve()}: run 'parley keys init' once "
-                          "and give every process that folder (PARLEY_KEYS)")
+        raise KeyMissing("console session secret", Path(keys_dir).resolve())
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
