@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from server.cli.context import Context, emit_json, err
+from server.cli.context import Context, add_json, err, facts
 from server.cluster.keyfolder import cluster_record, fingerprints, init_keys
 from server.settings import Settings
 from server.store.migrations import migrate, schema_version
@@ -38,15 +38,11 @@ def db_status(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     db = open_db(settings.store, create=False)
     try:
-        facts = {"backend": db.backend, "store": settings.store_name, "schema_version": schema_version(db)}
+        found = {"backend": db.backend, "store": settings.store_name, "schema_version": schema_version(db)}
     finally:
         db.close()
-    if args.json:
-        emit_json(facts)
-    else:
-        for name, value in facts.items():
-            print(f"{name:<15} {value if value is not None else '(none: run parley db migrate)'}")
-    return 0
+    return facts(args, found,
+                 lambda name, value: (name, value if value is not None else "(none: run parley db migrate)"))
 
 
 def keys_init(args: argparse.Namespace) -> int:
@@ -62,13 +58,8 @@ def keys_init(args: argparse.Namespace) -> int:
 
 
 def keys_fingerprints(args: argparse.Namespace) -> int:
-    found = fingerprints(Settings.from_env().keys_dir)
-    if args.json:
-        emit_json(found)
-    else:
-        for name, value in found.items():
-            print(f"{name.removeprefix('fingerprint.'):<15} {value}")
-    return 0
+    return facts(args, fingerprints(Settings.from_env().keys_dir),
+                 lambda name, value: (name.removeprefix("fingerprint."), value))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,14 +69,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                                            "and manifest")
     s.set_defaults(func=db_migrate)
     s = actions.add_parser("status", help="the backend and the schema version")
-    s.add_argument("--json", action="store_true", help="print JSON")
+    add_json(s)
     s.set_defaults(func=db_status)
     p = sub.add_parser("keys", help="the keys folder every process shares (PARLEY_KEYS)")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     s = actions.add_parser("init", help="create the mandate key, the OAuth signing key and the console secret")
     s.set_defaults(func=keys_init)
     s = actions.add_parser("fingerprints", help="digests of the keys, as 'parley db migrate' records them")
-    s.add_argument("--json", action="store_true", help="print JSON")
+    add_json(s)
     s.set_defaults(func=keys_fingerprints)
 
 

@@ -86,6 +86,17 @@ def listing(args: argparse.Namespace, rows: list[dict], columns: list[str],
     return 0
 
 
+def facts(args: argparse.Namespace, data: dict[str, Any], shown: Callable[[str, Any], tuple[str, str]]) -> int:
+    """A command's named facts: JSON with --json, else one aligned `name value` line each as `shown`
+    words it for people."""
+    if getattr(args, "json", False):
+        emit_json(data)
+    else:
+        for name, value in (shown(name, value) for name, value in data.items()):
+            print(f"{name:<15} {value}")
+    return 0
+
+
 def table(rows: list[dict], columns: list[str]) -> None:
     """A plain aligned table: a header, then one line a row."""
     if not rows:
