@@ -134,21 +134,21 @@ class Gate:
         if session is not None and not self.sessions.admits(session, caller):
             # A session belongs to the principal and agent that first used it with a credential:
             # anyone else is told it does not exist, as the SDK's own auth answers.
-            await _respond(send, 404, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+            await respond(send, 404, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
                 "code": -32600, "message": "Session not found"}}).encode(), [])
             return
         scope[CALLER_KEY] = caller
         if scope["method"] == "POST" and (caller.credential == "oauth" or session is not None):
             body = await _read_body(receive)
             if body is None:
-                await _respond(send, 413, b'{"error": "request body too large"}', [])
+                await respond(send, 413, b'{"error": "request body too large"}', [])
                 return
             if session is not None:
                 # The SDK's session transport acknowledges some malformed messages with 202: answer them here.
                 problem = _envelope_problem(body)
                 if problem is not None:
                     code, message = problem
-                    await _respond(send, 400, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                    await respond(send, 400, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
                         "code": code, "message": message}}).encode(), [])
                     return
             if caller.credential == "oauth":
@@ -193,12 +193,12 @@ class Gate:
 
     async def _bad_request(self, send: Send, description: str) -> None:
         body = json.dumps({"error": "invalid_request", "error_description": description})
-        await _respond(send, 400, body.encode(), [])
+        await respond(send, 400, body.encode(), [])
 
     async def _challenge(self, send: Send) -> None:
         challenge = f'Bearer resource_metadata="{self.resource_metadata_url}"'
         body = json.dumps({"error": "unauthorized", "error_description": "this connection refuses the guest lane: send a credential"})
-        await _respond(send, 401, body.encode(), [(b"www-authenticate", challenge.encode())])
+        await respond(send, 401, body.encode(), [(b"www-authenticate", challenge.encode())])
 
     async def _insufficient_scope(self, send: Send, needed: str) -> None:
         challenge = (
@@ -206,7 +206,7 @@ class Gate:
             f'error_description="this call needs {needed}", resource_metadata="{self.resource_metadata_url}"'
         )
         body = json.dumps({"error": "insufficient_scope", "scope": needed})
-        await _respond(send, 403, body.encode(), [(b"www-authenticate", challenge.encode())])
+        await respond(send, 403, body.encode(), [(b"www-authenticate", challenge.encode())])
 
     async def _reject(self, send: Send, reason: str) -> None:
         challenge = (
@@ -214,12 +214,12 @@ class Gate:
             f'resource_metadata="{self.resource_metadata_url}"'
         )
         body = json.dumps({"error": "invalid_token", "error_description": reason}).encode()
-        await _respond(send, 401, body, [(b"www-authenticate", challenge.encode())])
+        await respond(send, 401, body, [(b"www-authenticate", challenge.encode())])
 
     async def _unavailable(self, send: Send, description: str) -> None:
         REQUESTS.labels("none", "unavailable").inc()
         body = json.dumps({"error": "temporarily_unavailable", "error_description": description})
-        await _respond(send, 503, body.encode(), [(b"retry-after", b"1")])
+        await respond(send, 503, body.encode(), [(b"retry-after", b"1")])
 
     async def _too_many(self, send: Send, lane: str, wait: float) -> None:
         RATE_LIMITED.labels(lane).inc()
@@ -227,10 +227,11 @@ class Gate:
         seconds = retry_after_header(wait)
         message = f"rate limit for the {lane} lane reached; retry after {seconds} second(s)"
         body = json.dumps({"error": "rate_limited", "error_description": message, "retry_after": int(seconds)})
-        await _respond(send, 429, body.encode(), [(b"retry-after", seconds.encode())])
+        await respond(send, 429, body.encode(), [(b"retry-after", seconds.encode())])
 
 
-async def _respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+async def respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    """A whole JSON answer, sent before the app ever sees the request."""
     await send(
         {
             "type": "http.response.start",

@@ -13,6 +13,8 @@ import asyncio
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.http.gate import respond
+
 MAX_BODY = 1_000_000
 
 
@@ -34,10 +36,7 @@ class InThread:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                body = b'{"error": "request body too large"}'
-                await send({"type": "http.response.start", "status": 413, "headers": [
-                    (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
+                await respond(send, 413, b'{"error": "request body too large"}', [])
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
