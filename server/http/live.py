@@ -141,15 +141,19 @@ class LiveSessions:
 
     async def sweep(self) -> int:
         """Recompute every live session's tools; notify those whose list changed. Returns how many."""
+        sessions, listeners = list(self._sessions.items()), list(self._listeners.values())
+        callers = [watch.caller for _, watch in sessions] + [watch.caller for watch, _ in listeners]
+        # every caller resolved again in one worker-thread pass: the store may be across the network
+        now_seeing = iter(await anyio.to_thread.run_sync(lambda: [self.current_tools(c) for c in callers]))
         notified = 0
-        for connection, watch in list(self._sessions.items()):
-            tools = await anyio.to_thread.run_sync(self.current_tools, watch.caller)
+        for connection, watch in sessions:
+            tools = next(now_seeing)
             if tools != watch.tools:
                 watch.tools = tools
                 await self._send_legacy(connection)
                 notified += 1
-        for watch, bus in list(self._listeners.values()):
-            tools = await anyio.to_thread.run_sync(self.current_tools, watch.caller)
+        for watch, bus in listeners:
+            tools = next(now_seeing)
             if tools != watch.tools:
                 watch.tools = tools
                 await bus.publish(ToolsListChanged())
