@@ -10,7 +10,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import anyio
 import httpx2
@@ -37,7 +37,7 @@ from server.settings import Settings
 from server.store import oauth as oauth_rows
 from server.store.database import Database
 from server.store.opening import open_db
-from tests.conftest import manifest_copy, prepare_store, tool_names
+from tests.conftest import bound_socket, manifest_copy, prepare_store, tool_names
 from tests.console_helpers import ConsoleUser
 from tests.pg_cluster import PostgresCluster
 from tests.test_e2e_ask import ask
@@ -48,8 +48,7 @@ GUEST_BUDGET = 30  # requests a minute for one guest address, cluster-wide (the 
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+    with bound_socket() as sock:
         return sock.getsockname()[1]
 
 
@@ -376,8 +375,7 @@ async def test_a_console_cookie_from_a_works_on_b(cluster):
 
 
 async def test_an_oauth_token_from_a_works_on_b_and_a_key_retired_anywhere_is_refused_everywhere(cluster):
-    club = type("Club", (), {"url": cluster.mcp, "tokens": cluster.tokens,
-                             "live": type("Live", (), {"base": cluster.a.base})()})()
+    club = SimpleNamespace(url=cluster.mcp, tokens=cluster.tokens, live=SimpleNamespace(base=cluster.a.base))
     async with httpx2.AsyncClient(timeout=30) as http:
         client = await register(http, cluster.a.base)
         verifier, challenge = pkce()
