@@ -101,24 +101,26 @@ class Chokepoint:
         # A store across the network (PostgreSQL): every handler and the audit row wait on it, so
         # they run in worker threads; on the embedded store only tools marked blocking do.
         self.offload = getattr(db, "backend", "sqlite") != "sqlite"
-        # (tool, id of the identity, revision) → (the identity itself, kept so its id is never reused, the answer)
-        self._pure_answers: dict[tuple[str, int, int | None], tuple[Any, types.CallToolResult]] = {}
+        # guests' answers to pure tools by (tool, rules in force); an identity carries its own
+        self._guest_answers: dict[tuple[str, int | None], types.CallToolResult] = {}
+
+    def _answers(self, caller: Caller) -> dict[tuple[str, int | None], types.CallToolResult]:
+        return self._guest_answers if caller.identity is None else caller.identity.answers
 
     def _answered(self, caller: Caller, name: str) -> types.CallToolResult | None:
         """A pure tool's earlier answer to this very identity (the resolver hands out one object per
         credential and revision, and a new one when anything about it changes) under the same rules;
         guests share one."""
-        identity = caller.identity
-        found = self._pure_answers.get((name, id(identity), self.rulebook.in_force))
-        return found[1] if found is not None and found[0] is identity else None
+        return self._answers(caller).get((name, self.rulebook.in_force))
 
     def _remember(self, caller: Caller, name: str, result: types.CallToolResult) -> None:
         identity = caller.identity
         if identity is not None and identity.revision != self.rulebook.in_force:
             return  # resolved at another revision than the rules were read at: answer afresh next time
-        if len(self._pure_answers) >= 4096:
-            self._pure_answers.clear()
-        self._pure_answers[(name, id(identity), self.rulebook.in_force)] = (identity, result)
+        answers = self._answers(caller)
+        if len(answers) >= 64:  # a few pure tools over a few revisions; guests' only while rules change
+            answers.clear()
+        answers[(name, self.rulebook.in_force)] = result
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]

@@ -137,7 +137,12 @@ class Gate:
             await respond(send, 404, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
                 "code": -32600, "message": "Session not found"}}).encode(), [])
             return
-        scope[CALLER_KEY] = caller
+        # The MCP app gets its own copy of the scope, and receive/send through relays let go of when
+        # the request ends: the SDK keeps each session's last message, and with it this request, until
+        # that session's next request. Released, the request's headers, body, caller and connection die
+        # with the request instead of ageing into the oldest GC generation, whose full collections
+        # grow with every open session (seconds, with 10,000 of them).
+        scope = {**scope, CALLER_KEY: caller}
         if scope["method"] == "POST" and (caller.credential == "oauth" or session is not None):
             body = await _read_body(receive)
             if body is None:
@@ -170,7 +175,12 @@ class Gate:
                 message = {**message, "headers": list(message.get("headers", [])) + extra}
             await send(message)
 
-        await self.app(scope, receive, send_with_lane)
+        relay = _Relay(receive, send_with_lane)
+        try:
+            await self.app(scope, relay.receive, relay.send)
+        finally:
+            relay.release()
+            scope.clear()
 
     def _step_up_scope(self, caller: Caller, body: bytes) -> str | None:
         """The scope a tools/call needs that this OAuth token lacks but its principal could grant.
@@ -321,6 +331,30 @@ async def _read_body(receive: Receive) -> bytes | None:
         if not message.get("more_body"):
             break
     return b"".join(chunks)
+
+
+class _Relay:
+    """The request's receive and send, until `release`: afterwards receive reports the client gone
+    and send refuses, as a server does once a response is complete."""
+
+    __slots__ = ("_receive", "_send")
+
+    def __init__(self, receive: Receive, send: Send):
+        self._receive: Receive | None = receive
+        self._send: Send | None = send
+
+    async def receive(self) -> Message:
+        if self._receive is None:
+            return {"type": "http.disconnect"}
+        return await self._receive()
+
+    async def send(self, message: Message) -> None:
+        if self._send is None:
+            raise RuntimeError(f"{message.get('type')!r} sent after the request ended")
+        await self._send(message)
+
+    def release(self) -> None:
+        self._receive = self._send = None
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -91,7 +91,10 @@ class LiveSessions:
             self._sessions[connection] = _Watch(caller, caller.tools)
             return
         changed = watch.tools != caller.tools
-        watch.caller, watch.tools = caller, caller.tools
+        if changed or watch.caller.identity is not caller.identity:
+            # the resolver hands out one identity per credential and revision: the same one means the
+            # same caller, and keeping the first spares a new object per request that outlives it
+            watch.caller, watch.tools = caller, caller.tools
         if changed and ctx.method != "tools/list":
             await self._send_legacy(connection)
 

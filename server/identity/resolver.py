@@ -50,6 +50,8 @@ class Identity:
     token_public_id: str | None = None  # a token id, or an OAuth grant family
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
     revision: int | None = field(default=None, compare=False)  # the store's revision it was resolved at
+    # pure tools' answers to this identity, by (tool, rules in force): they live as long as it is cached
+    answers: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     @property
     def acts_as_agent(self) -> bool:
