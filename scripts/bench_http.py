@@ -636,6 +636,9 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
             while cursor[label] < len(callers[label]):
                 warm = wrk_run(wrk, servers[label], conns, args.warmup, 1, work, tokens=callers[label],
                                offset=cursor[label], paired=paired[label])
+                if not warm.detail["requests"]:
+                    raise SystemExit(f"the {label}-principal server answered nothing in a warm-up run: "
+                                     f"{tail(servers[label].log)}")
                 cursor[label] += warm.detail["requests"]
         runs: dict[tuple[str, str], list[Run]] = {kind: [] for kind in kinds}
         for round_number in range(1, args.rounds + 1):

@@ -137,12 +137,13 @@ class Gate:
             await respond(send, 404, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
                 "code": -32600, "message": "Session not found"}}).encode(), [])
             return
-        # The MCP app gets its own copy of the scope, and receive/send through relays let go of when
+        # The MCP app gets its own copy of the scope, and receive/send through a relay let go of when
         # the request ends: the SDK keeps each session's last message, and with it this request, until
         # that session's next request. Released, the request's headers, body, caller and connection die
         # with the request instead of ageing into the oldest GC generation, whose full collections
         # grow with every open session (seconds, with 10,000 of them).
         scope = {**scope, CALLER_KEY: caller}
+        replayed: bytes | None = None  # a body the gate read to judge it, handed on as if never read
         if scope["method"] == "POST" and (caller.credential == "oauth" or session is not None):
             body = await _read_body(receive)
             if body is None:
@@ -161,7 +162,7 @@ class Gate:
                 if missing is not None:
                     await self._insufficient_scope(send, missing)
                     return
-            receive = _replay(body, receive)
+            replayed = body
         REQUESTS.labels(caller.lane, "admitted").inc()
 
         async def send_with_lane(message: Message) -> None:
@@ -175,7 +176,7 @@ class Gate:
                 message = {**message, "headers": list(message.get("headers", [])) + extra}
             await send(message)
 
-        relay = _Relay(receive, send_with_lane)
+        relay = _Relay(receive, send_with_lane, replayed)
         try:
             await self.app(scope, relay.receive, relay.send)
         finally:
@@ -335,15 +336,20 @@ async def _read_body(receive: Receive) -> bytes | None:
 
 class _Relay:
     """The request's receive and send, until `release`: afterwards receive reports the client gone
-    and send refuses, as a server does once a response is complete."""
+    and send refuses, as a server does once a response is complete. A body the gate already read
+    comes first, whole, as the client sent it."""
 
-    __slots__ = ("_receive", "_send")
+    __slots__ = ("_receive", "_send", "_body")
 
-    def __init__(self, receive: Receive, send: Send):
+    def __init__(self, receive: Receive, send: Send, body: bytes | None = None):
         self._receive: Receive | None = receive
         self._send: Send | None = send
+        self._body = body
 
     async def receive(self) -> Message:
+        if self._body is not None:
+            body, self._body = self._body, None
+            return {"type": "http.request", "body": body, "more_body": False}
         if self._receive is None:
             return {"type": "http.disconnect"}
         return await self._receive()
@@ -354,17 +360,4 @@ class _Relay:
         await self._send(message)
 
     def release(self) -> None:
-        self._receive = self._send = None
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
+        self._receive = self._send = self._body = None
