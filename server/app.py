@@ -165,6 +165,7 @@ def build(settings: Settings | None = None) -> Parley:
         manifest,
         guest_limiter=budget(db, manifest.limits.guest_requests_per_minute, "guest"),
         token_limiter=budget(db, manifest.limits.token_requests_per_minute, "token"),
+        audit=chokepoint.audit,
         offload=shared,
     )
     metadata = resource_metadata(settings, manifest)

@@ -8,6 +8,7 @@ Labels are bounded: lanes, outcomes, and only the manifest's tool names (`unknow
 
 from __future__ import annotations
 
+import functools
 import os
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -21,6 +22,11 @@ RATE_LIMITED = Counter("parley_rate_limited_total", "Requests refused for their 
 NOTIFICATION_LAG = Histogram("parley_notification_lag_seconds",
                              "From a change's commit to this process hearing of it, by channel", ["channel"],
                              buckets=(.0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1, 5))
+
+# Children by label values, each looked up once: `labels()` takes a lock and checks its arguments on
+# every call. The label sets are bounded (above), and nothing here ever removes a child.
+requests_by = functools.cache(REQUESTS.labels)
+tool_calls_by = functools.cache(TOOL_CALLS.labels)
 
 
 def exposition() -> tuple[bytes, str]:

@@ -164,8 +164,20 @@ class Club:
     def url(self) -> str:
         return self.live.url
 
+    def settled(self, timeout: float = 10.0) -> None:
+        """Wait until every answered call's audit row is written: the server writes it just after the
+        answer has left (server/chokepoint/audit.py), so a reader beside the server may be early."""
+        trail = self.live.parley.chokepoint.audit
+        deadline = time.monotonic() + timeout
+        while trail.waiting:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{trail.waiting} audit row(s) still unwritten after {timeout} s")
+            time.sleep(0.002)
+
     def db(self) -> Database:
-        """A store handle of the test's own (closed when the club stops)."""
+        """A store handle of the test's own (closed when the club stops), on the store as it is once
+        every answered call's audit row is written."""
+        self.settled()
         db = open_db(self.settings.store)
         self.handles.append(db)
         return db

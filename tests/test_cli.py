@@ -137,6 +137,7 @@ async def test_audit_tail_records_calls_without_values(club, tmp_path):
         with pytest.raises(MCPError, match="Unknown tool: search_directory"):
             await carla.call_tool("search_directory", {"query": secret_title})
     env = {"PARLEY_DB": str(club.settings.db_path)}
+    club.settled()
     out = run(tmp_path, "audit", "tail", "-n", "3", env=env).stdout
     lines = out.strip().splitlines()
     assert len(lines) == 3

@@ -173,6 +173,84 @@ async def test_the_audit_records_how_long_a_call_took_in_milliseconds(club, back
     assert 250 <= duration_ms < 10_000, duration_ms
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_follows(club, backend, monkeypatch):
+    """The caller never waits on the audit write: the answer arrives while the row's write is held up
+    here (on SQLite that stops the whole server, so the session speaks plain HTTP: the SDK's client
+    would ask for the tool list before returning), and the row is in the store once the request ended."""
+    from server.chokepoint import audit
+
+    insert = audit.audit_rows.insert
+    writing, release, written = threading.Event(), threading.Event(), threading.Event()
+
+    def held_up(db, rows):
+        writing.set()
+        release.wait(10)
+        insert(db, rows)
+        written.set()
+
+    db = club.db()
+    before = db.execute("SELECT COUNT(*) FROM audit").fetchone()[0]
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {club.tokens.member.token}"}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        opened = await http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "t", "version": "1"}}})
+        if "mcp-session-id" in opened.headers:  # stateless on PostgreSQL: no session to name
+            headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        await http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        monkeypatch.setattr(audit.audit_rows, "insert", held_up)
+        try:
+            answer = await http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                                                      "params": {"name": "whoami", "arguments": {}}})
+            assert answer.json()["result"]["structuredContent"]["principal"] == "bruno"
+            assert not written.is_set()  # answered with the row still unwritten
+            assert writing.wait(5)  # and its write under way
+            assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] == before
+        finally:
+            release.set()
+    club.settled()
+    assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] == before + 1
+    row = db.execute("SELECT tool, outcome, principal FROM audit ORDER BY id DESC LIMIT 1").fetchone()
+    assert tuple(row) == ("whoami", "ok", "bruno")
+
+
+async def test_a_row_recorded_outside_a_request_or_after_it_ended_is_written_at_once(club):
+    """Only a request the gate holds defers its rows: a call made in process, or one still running
+    when its request ended (the client went away), writes its row straight away."""
+    import asyncio
+
+    from server.chokepoint.audit import AuditTrail
+
+    db = club.db()
+    trail = AuditTrail(db, offload=False)
+    caller = club.live.parley.access.from_header(f"Bearer {club.tokens.member.token}")
+
+    def count() -> int:
+        return db.execute("SELECT COUNT(*) FROM audit").fetchone()[0]
+
+    start = count()
+    await trail.record(caller, "whoami", "ok", 1.0)
+    assert count() == start + 1  # no request: written now
+    held = trail.hold()
+    await trail.record(caller, "whoami", "ok", 1.0)
+    assert (count(), trail.waiting) == (start + 1, 1)  # held for after the answer
+    go = asyncio.Event()
+
+    async def late_call() -> None:  # a task started inside the request sees its held rows
+        await go.wait()
+        await trail.record(caller, "inbox", "ok", 1.0)
+
+    late = asyncio.create_task(late_call())
+    await trail.write_held(held)
+    assert (count(), trail.waiting) == (start + 2, 0)
+    go.set()
+    await late
+    assert count() == start + 3  # its request had ended: written at once, not lost in a closed hold
+    assert db.execute("SELECT tool FROM audit ORDER BY id DESC LIMIT 1").fetchone()[0] == "inbox"
+
+
 @pytest.mark.parametrize("backend", ["postgresql"])
 async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_event_loop(club, backend, monkeypatch):
     """On PostgreSQL every step of a tools/call that reads or writes the store (the rules in force,
@@ -182,21 +260,22 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
     chokepoint = club.live.parley.chokepoint
     assert chokepoint.offload
     seen: list[tuple[str, threading.Thread]] = []
-    refresh, record = chokepoint.rulebook.refresh, audit.record
+    refresh, insert = chokepoint.rulebook.refresh, audit.audit_rows.insert
 
     def watched_refresh(known=None):
         seen.append(("rules", threading.current_thread()))
         return refresh(known)
 
-    def watched_record(*args, **kwargs):
+    def watched_insert(*args, **kwargs):
         seen.append(("audit", threading.current_thread()))
-        return record(*args, **kwargs)
+        return insert(*args, **kwargs)
 
     monkeypatch.setattr(chokepoint.rulebook, "refresh", watched_refresh)
-    monkeypatch.setattr(audit, "record", watched_record)
+    monkeypatch.setattr(audit.audit_rows, "insert", watched_insert)
     _slow_tool(chokepoint, "about_club", 0.0, blocking=False, seen=seen)
     async with connect(club.url, None) as guest:  # a guest: no revision known, so the rules are read
         assert not (await guest.call_tool("about_club", {})).is_error
+    club.settled()  # the audit row is written just after the answer
     assert {step for step, _ in seen} == {"rules", "handler", "audit"}, seen
     assert all(thread is not club.live.thread for _, thread in seen), seen
 

@@ -39,6 +39,13 @@ class Access:
         return grantable_scopes(self.manifest, caller.lane, mandate.scopes if mandate else frozenset())
 
     def caller_for(self, identity: Identity) -> Caller:
+        """A pure function of the identity, so made once for each identity the resolver hands out."""
+        caller = identity.memo.get("caller")
+        if caller is None:
+            caller = identity.memo["caller"] = self._caller(identity)
+        return caller
+
+    def _caller(self, identity: Identity) -> Caller:
         manifest = self.manifest
         lane = lane_of(identity.principal_status)
         mandate = identity.mandate

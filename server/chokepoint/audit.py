@@ -2,15 +2,30 @@
 
 Argument values and tokens never reach this table; the outcome is a fixed word, and a tool name
 the caller made up is stored only as safe, bounded text.
+
+A request that came through the HTTP gate gets its answer first: the gate holds the rows its calls
+record (`AuditTrail.hold`) and writes them, in one transaction, the moment the answer has been
+handed to the connection, before the request ends. The caller never waits on that write. A row
+recorded outside any request (a call made in process), or after its request already ended (a
+client that went away mid-call), is written at once.
 """
 
 from __future__ import annotations
 
+import contextvars
+import logging
 import re
+import time
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+import anyio
 
 from server.access import Caller
 from server.store import audit as audit_rows
-from server.store.database import Database, now
+from server.store.database import Database, StoreUnavailable, format_time
+
+log = logging.getLogger("parley.audit")
 
 OUTCOMES = ("ok", "tool_error", "invalid_input", "unknown_tool", "internal_error",
             "rule_denied", "source_blocked", "rule_error")
@@ -24,17 +39,99 @@ def safe_name(name: str) -> str:
     return cleaned + ("…" if len(name) > NAME_LIMIT else "")
 
 
-def record(db: Database, caller: Caller, tool: str, outcome: str, duration_ms: float, rule: str | None = None) -> None:
-    """One row per tools/call: the binding and the rule's name, never the call's values or attributes."""
-    if outcome not in OUTCOMES:
-        raise ValueError(f"unknown audit outcome {outcome!r}")
-    name = safe_name(tool)
-    audit_rows.insert(db, {
-        "ts": now(), "lane": caller.lane, "principal": caller.principal, "agent": caller.agent, "tool": name,
-        "outcome": outcome, "duration_ms": round(duration_ms, 3),
-        "binding": f"{caller.entry_persona} · parley · {name}" if caller.entry_persona else None, "rule": rule,
-    })
+class Call(NamedTuple):
+    """What a call's row is made of, kept as it came until the row is written."""
+
+    moment: float  # time.time() when the call ended
+    caller: Caller
+    tool: str
+    outcome: str
+    duration_ms: float
+    rule: str | None
+
+
+def row(call: Call) -> tuple:
+    """The call's row, in `audit_rows.COLUMNS` order: the binding and the rule's name, never the call's
+    values or attributes."""
+    caller, name = call.caller, safe_name(call.tool)
+    binding = f"{caller.entry_persona} · parley · {name}" if caller.entry_persona else None
+    return (format_time(datetime.fromtimestamp(call.moment, UTC)), caller.lane, caller.principal, caller.agent,
+            name, call.outcome, round(call.duration_ms, 3), binding, call.rule)
+
+
+def _insert(db: Database, calls: list[Call]) -> None:
+    audit_rows.insert(db, [row(call) for call in calls])
 
 
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[dict]:
     return audit_rows.tail(db, limit, principal)
+
+
+class Held:
+    """The rows one request's calls recorded, until its answer has left (kept on the event loop)."""
+
+    __slots__ = ("open", "rows", "token")
+
+    def __init__(self) -> None:
+        self.rows: list[Call] = []
+        self.open = True
+        self.token: contextvars.Token | None = None
+
+
+# The SDK runs a request's handlers in the context of the task that carried its message in, so a
+# value set by the gate for its request is the one the chokepoint sees for that request's calls.
+_HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar("parley_audit_held", default=None)
+
+
+class AuditTrail:
+    """Where the chokepoint's rows go: held for after the request's answer, or written now."""
+
+    def __init__(self, db: Database, offload: bool):
+        self.db = db
+        self.offload = offload  # a store across the network: writes wait in a worker thread
+        self.waiting = 0  # rows held and not yet written: a reader beside the server waits for 0
+
+    def hold(self) -> Held:
+        """From here until `write_held`, this request's calls keep their rows instead of writing them."""
+        held = Held()
+        held.token = _HELD.set(held)
+        return held
+
+    async def write_held(self, held: Held) -> None:
+        """After the answer has left: write what the request's calls recorded; later ones write at once."""
+        if held.token is not None:
+            _HELD.reset(held.token)
+            held.token = None
+        held.open = False
+        calls, held.rows = held.rows, []
+        if calls:
+            try:
+                await self._write(calls)
+            except Exception:  # the answer has left: nobody to tell but the log
+                log.exception("%d audit row(s) not written", len(calls))
+            finally:
+                self.waiting -= len(calls)
+
+    async def record(self, caller: Caller, tool: str, outcome: str, duration_ms: float,
+                     rule: str | None = None) -> None:
+        if outcome not in OUTCOMES:
+            raise ValueError(f"unknown audit outcome {outcome!r}")
+        entry = Call(time.time(), caller, tool, outcome, duration_ms, rule)
+        held = _HELD.get()
+        if held is not None and held.open:
+            held.rows.append(entry)
+            self.waiting += 1
+            return
+        await self._write([entry])
+
+    async def _write(self, calls: list[Call]) -> None:
+        try:
+            if self.offload:
+                with anyio.CancelScope(shield=True):  # a cancelled request is still audited
+                    await anyio.to_thread.run_sync(_insert, self.db, calls)
+            else:
+                _insert(self.db, calls)
+        except StoreUnavailable:
+            for call in calls:
+                log.error("audit row of a %s call to %s not written: the store is unavailable", call.caller.lane,
+                          safe_name(call.tool))

@@ -24,9 +24,9 @@ from server.chokepoint.rulebook import RuleBook
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
-from server.metrics import TOOL_CALLS
+from server.metrics import tool_calls_by
 from server.router.catalogue import Catalogue
-from server.store.database import Database, StoreUnavailable
+from server.store.database import Database
 from server.tools import ToolContext, ToolSpec, specs_for
 
 log = logging.getLogger("parley.chokepoint")
@@ -55,7 +55,7 @@ def _validation_message(name: str, exc: ValidationError) -> str:
 def _validated(spec: ToolSpec, arguments: dict | None) -> Any:
     """Arguments exactly as the published inputSchema allows: strict JSON validation, so "7" is not
     an integer and true is not a number, as the schema says."""
-    return spec.input_model.model_validate_json(json.dumps(arguments or {}), strict=True)
+    return spec.input_model.model_validate_json(json.dumps(arguments) if arguments else "{}", strict=True)
 
 
 def _result(payload: dict) -> types.CallToolResult:
@@ -101,11 +101,12 @@ class Chokepoint:
         # A store across the network (PostgreSQL): every handler and the audit row wait on it, so
         # they run in worker threads; on the embedded store only tools marked blocking do.
         self.offload = getattr(db, "backend", "sqlite") != "sqlite"
+        self.audit = audit.AuditTrail(db, self.offload)
         # guests' answers to pure tools by (tool, rules in force); an identity carries its own
         self._guest_answers: dict[tuple[str, int | None], types.CallToolResult] = {}
 
     def _answers(self, caller: Caller) -> dict[tuple[str, int | None], types.CallToolResult]:
-        return self._guest_answers if caller.identity is None else caller.identity.answers
+        return self._guest_answers if caller.identity is None else caller.identity.memo
 
     def _answered(self, caller: Caller, name: str) -> types.CallToolResult | None:
         """A pure tool's earlier answer to this very identity (the resolver hands out one object per
@@ -145,10 +146,11 @@ class Chokepoint:
                 self.rulebook.refresh(known)
             elif not self.rulebook.current_at(known):
                 await anyio.to_thread.run_sync(self.rulebook.refresh, known)
-            denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
-            if denial is not None:
-                outcome, rule = denial.outcome, denial.rule
-                return _error(denial.message)
+            if self.rulebook.rules_for(caller.entry_persona, name):
+                denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
+                if denial is not None:
+                    outcome, rule = denial.outcome, denial.rule
+                    return _error(denial.message)
             if spec.pure:
                 again = self._answered(caller, name)
                 if again is not None:
@@ -176,14 +178,5 @@ class Chokepoint:
             return _error("Internal error while running the tool; nothing is known to have changed.")
         finally:
             seconds = time.perf_counter() - started
-            TOOL_CALLS.labels(name if name in self.specs else "unknown", outcome).observe(seconds)
-            try:
-                if self.offload:
-                    with anyio.CancelScope(shield=True):  # a cancelled call is still audited
-                        await anyio.to_thread.run_sync(audit.record, self.db, caller, name, outcome, seconds * 1000,
-                                                       rule)
-                else:
-                    audit.record(self.db, caller, name, outcome, seconds * 1000, rule)
-            except StoreUnavailable:
-                log.error("audit row of a %s call to %s not written: the store is unavailable", caller.lane,
-                          audit.safe_name(name))
+            tool_calls_by(name if name in self.specs else "unknown", outcome).observe(seconds)
+            await self.audit.record(caller, name, outcome, seconds * 1000, rule)

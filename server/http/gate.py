@@ -8,6 +8,7 @@ verifies → its lane, a credential that fails → 401 with the reason and `reso
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections import OrderedDict
@@ -15,15 +16,17 @@ from typing import NamedTuple
 from urllib.parse import parse_qs
 
 import anyio
+import pydantic_core
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp.server.context import ServerRequestContext
 
 from server.access import Access, Caller
+from server.chokepoint.audit import AuditTrail
 from server.http.ratelimit import Budget, retry_after_header
 from server.identity.credentials import CredentialRejected
 from server.manifest.schema import Manifest
-from server.metrics import RATE_LIMITED, REQUESTS
+from server.metrics import RATE_LIMITED, REQUESTS, requests_by
 from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
@@ -59,9 +62,11 @@ class Gate:
         manifest: Manifest,
         guest_limiter: Budget,
         token_limiter: Budget,
+        audit: AuditTrail,
         offload: bool = False,
     ):
         self.app = app
+        self.audit = audit
         self.access = access
         self.resource_metadata_url = resource_metadata_url
         self.manifest = manifest
@@ -90,20 +95,24 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers: dict[str, str] = {}
+        authorization: str | None = None
+        session: str | None = None
         for raw_name, raw_value in scope["headers"]:
-            name = raw_name.decode("latin-1").lower()
-            if name == "authorization" and name in headers:
-                await self._bad_request(send, "send one Authorization header, not several")
-                return
-            headers[name] = raw_value.decode("latin-1")
-        if _credential_in_query(scope):
+            name = raw_name.lower()
+            if name == b"authorization":
+                if authorization is not None:
+                    await self._bad_request(send, "send one Authorization header, not several")
+                    return
+                authorization = raw_value.decode("latin-1")
+            elif name == b"mcp-session-id":
+                session = raw_value.decode("latin-1")
+        query = _query_of(scope)
+        if any(name.lower() in _QUERY_CREDENTIALS for name in query):
             # RFC 6750 §2.3 is not for MCP: a token in a URL ends up in logs, histories and referrers.
             await self._bad_request(send, "send the credential in the Authorization header, never in the URL")
             return
         client = scope.get("client") or ("unknown", 0)
-        authorization = headers.get("authorization")
-        refuses_guest = _refuses_guest(scope)
+        refuses_guest = query.get("guest", [""])[-1].lower() in ("no", "false", "0")
         try:
             if self.offload or (authorization is not None and authorization.count(".") >= 2):
                 admission = await anyio.to_thread.run_sync(self._admit, authorization, client[0], refuses_guest)
@@ -130,7 +139,6 @@ class Gate:
         if wait is not None:
             await self._too_many(send, caller.lane, wait)
             return
-        session = headers.get("mcp-session-id")
         if session is not None and not self.sessions.admits(session, caller):
             # A session belongs to the principal and agent that first used it with a credential:
             # anyone else is told it does not exist, as the SDK's own auth answers.
@@ -163,25 +171,28 @@ class Gate:
                     await self._insufficient_scope(send, missing)
                     return
             replayed = body
-        REQUESTS.labels(caller.lane, "admitted").inc()
+        requests_by(caller.lane, "admitted").inc()
+        lane_headers = _lane_headers(caller.lane)
 
         async def send_with_lane(message: Message) -> None:
             if message["type"] == "http.response.start":
-                opened = _session_of(message)
-                if opened is not None:
-                    self.sessions.admits(opened, caller)  # binds a session opened with a credential
-                extra = [(b"parley-lane", caller.lane.encode())]
-                if caller.lane == "guest":
-                    extra.append((b"parley-lane-reason", b"no credential sent; send Authorization: Bearer <token>"))
-                message = {**message, "headers": list(message.get("headers", [])) + extra}
+                if session is None:  # a session opened with a credential is bound to it now
+                    opened = _session_of(message)
+                    if opened is not None:
+                        self.sessions.admits(opened, caller)
+                message = {**message, "headers": [*message.get("headers", ()), *lane_headers]}
             await send(message)
 
         relay = _Relay(receive, send_with_lane, replayed)
+        # Calls answer first: their audit rows are written once the answer has left, before the request ends.
+        held = self.audit.hold() if scope["method"] == "POST" else None
         try:
             await self.app(scope, relay.receive, relay.send)
         finally:
             relay.release()
             scope.clear()
+            if held is not None:
+                await self.audit.write_held(held)
 
     def _step_up_scope(self, caller: Caller, body: bytes) -> str | None:
         """The scope a tools/call needs that this OAuth token lacks but its principal could grant.
@@ -274,15 +285,12 @@ class SessionOwners:
         return owner == me
 
 
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _envelope_problem(body: bytes) -> tuple[int, str] | None:
-    """(JSON-RPC error code, message) for a body that is not a well-formed JSON-RPC message, else None."""
+    """(JSON-RPC error code, message) for a body that is not a well-formed JSON-RPC message, else None.
+    Parsed as the SDK parses it (pydantic-core), but with NaN and Infinity refused: they are not JSON."""
     try:
-        message = json.loads(body, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError):
+        message = pydantic_core.from_json(body, allow_inf_nan=False)
+    except ValueError:
         return -32700, "Parse error"
     for item in message if isinstance(message, list) else [message]:
         if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
@@ -292,6 +300,15 @@ def _envelope_problem(body: bytes) -> tuple[int, str] | None:
         if "method" in item and not isinstance(item["method"], str):
             return -32600, "Invalid Request: a method is a string"
     return None
+
+
+@functools.cache
+def _lane_headers(lane: str) -> tuple[tuple[bytes, bytes], ...]:
+    """The headers that tell a client its lane (and a guest why)."""
+    if lane == "guest":
+        return ((b"parley-lane", b"guest"),
+                (b"parley-lane-reason", b"no credential sent; send Authorization: Bearer <token>"))
+    return ((b"parley-lane", lane.encode()),)
 
 
 def _session_of(message: Message) -> str | None:
@@ -304,14 +321,10 @@ def _session_of(message: Message) -> str | None:
 _QUERY_CREDENTIALS = ("access_token", "token", "bearer", "authorization")
 
 
-def _credential_in_query(scope: Scope) -> bool:
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-    return any(name.lower() in _QUERY_CREDENTIALS for name in query)
-
-
-def _refuses_guest(scope: Scope) -> bool:
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    return query.get("guest", [""])[-1].lower() in ("no", "false", "0")
+def _query_of(scope: Scope) -> dict[str, list[str]]:
+    """The query string's parameters, blank ones kept; most requests have none."""
+    raw = scope.get("query_string")
+    return parse_qs(raw.decode("latin-1"), keep_blank_values=True) if raw else {}
 
 
 MAX_MCP_BODY = 4 * 1024 * 1024

@@ -50,8 +50,9 @@ class Identity:
     token_public_id: str | None = None  # a token id, or an OAuth grant family
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
     revision: int | None = field(default=None, compare=False)  # the store's revision it was resolved at
-    # pure tools' answers to this identity, by (tool, rules in force): they live as long as it is cached
-    answers: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
+    # what is derived from this identity alone, kept exactly as long as the resolver caches it: its
+    # caller under "caller" (lane, scopes, persona, tools), pure tools' answers by (tool, rules in force)
+    memo: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     @property
     def acts_as_agent(self) -> bool:
@@ -70,7 +71,7 @@ class Resolver:
         self.embedded_issuer = embedded_issuer
         # Resolved chains by credential, valid while the store's revision is unchanged (triggers bump it
         # in the same transaction as any change to tokens, agents, principals, mandates or grants).
-        self._chains: dict[tuple[str, str], tuple[int, Identity, str | None]] = {}
+        self._chains: dict[tuple[str, str], tuple[int, Identity, str | None]] = {}  # (revision, identity, ends at)
         self.cache_limit = cache_limit
         self._touched: dict[str, float] = {}  # token digest → when its last use was last written
 
@@ -88,19 +89,21 @@ class Resolver:
         hit = self._chains.get(key)
         if hit is None or hit[0] != current:
             return None
-        _, identity, expires_at = hit
-        stamp = now()
-        if expires_at is not None and expires_at <= stamp:
+        _, identity, deadline = hit
+        if deadline is not None and deadline <= now():
             return None  # resolved afresh, which refuses it with its reason
-        body = identity.mandate.body
-        if identity.mandate.valid and body is not None and body.expires_at <= stamp:
-            return None
         return identity
 
     def _remember(self, key: tuple[str, str], current: int, identity: Identity, expires_at: str | None) -> Identity:
+        """Kept until the store's revision moves or the token or the mandate it verified expires
+        (fixed-width UTC ISO text: the earliest is the smallest)."""
         if len(self._chains) >= self.cache_limit:
             self._chains.clear()
-        self._chains[key] = (current, identity, expires_at)
+        ends = [expires_at] if expires_at is not None else []
+        body = identity.mandate.body
+        if identity.mandate.valid and body is not None:
+            ends.append(body.expires_at)
+        self._chains[key] = (current, identity, min(ends, default=None))
         return identity
 
     def from_header(self, authorization: str | None) -> Identity | None:

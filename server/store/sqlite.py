@@ -84,8 +84,9 @@ class SqliteDatabase(sqlite_utils.Database, Database):
             conn.execute("COMMIT")
 
     def revision(self) -> int:
-        """Triggers bump the counter; every process on this host reads the same file."""
-        return self.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0]
+        """Triggers bump the counter; every process on this host reads the same file. Read for every
+        request, so straight on the connection: a plain read needs none of `execute`'s write handling."""
+        return self.conn.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0]
 
     def announce_inbox(self, principal_id: int) -> None:
         """Nothing to send: the deciding process tells its own sessions (the CLI's reach none)."""
