@@ -2,7 +2,7 @@
 
 Both run under uvicorn on 127.0.0.1 in their own processes, in one run, measured in alternating
 rounds so machine noise lands on both; the figure that matters is the ratio between them.
-Usage: scripts/bench [--requests N] [--rounds R]
+Usage: scripts/bench [--requests N] [--rounds R] [--turn T]
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import os
+import random
 import shutil
 import socket
 import statistics
@@ -307,6 +308,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=1500, help="requests per round per operation")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--turn", type=int, default=100, help="requests a server answers before the next one's turn")
     parser.add_argument("--serve", choices=["bare", "full"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--payload", help=argparse.SUPPRESS)
@@ -360,17 +362,24 @@ def main() -> int:
             for session in sessions.values():  # warm-up
                 for method, params in operations.values():
                     session.timed(method, params, 200)
+            # Short turns, in a new order each time, so a burst of noise from a neighbour on this shared
+            # machine lands on every server alike instead of on whichever one had the whole round.
+            order = random.Random(0)
             for _ in range(args.rounds):
                 for op, (method, params) in operations.items():
-                    for name, session in sessions.items():
-                        results.setdefault((op, name), []).extend(session.timed(method, params, args.requests))
+                    for start in range(0, args.requests, args.turn):
+                        names = list(sessions)
+                        order.shuffle(names)
+                        for name in names:
+                            results.setdefault((op, name), []).extend(
+                                sessions[name].timed(method, params, min(args.turn, args.requests - start)))
         finally:
             for proc in procs.values():
                 proc.terminate()
                 proc.wait(10)
 
-    print(f"Parley full chain vs bare MCP SDK server, {args.rounds} rounds x {args.requests} requests, "
-          "uvicorn on 127.0.0.1, sequential client")
+    print(f"Parley full chain vs bare MCP SDK server, {args.rounds} rounds x {args.requests} requests in turns of "
+          f"{args.turn}, servers in a new order each turn, uvicorn on 127.0.0.1, sequential client")
     print("(bare-same: the bare server answering whoami with the very payload Parley gives the member, so the "
           "SDK serializes a result of the same size)")
     print(f"{'operation':<20} {'server':<9} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9}")
