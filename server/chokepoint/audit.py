@@ -4,7 +4,7 @@ Argument values and tokens never reach this table; the outcome is a fixed word, 
 the caller made up is stored only as safe, bounded text.
 
 A request that came through the HTTP gate gets its answer first: the gate holds the rows its calls
-record (`AuditTrail.hold`) and writes them, in one transaction, the moment the answer has been
+record (`AuditTrail.hold`) and writes them, in one statement, the moment the answer has been
 handed to the connection, before the request ends. The caller never waits on that write. A row
 recorded outside any request (a call made in process), or after its request already ended (a
 client that went away mid-call), is written at once.

@@ -26,7 +26,7 @@ from server.chokepoint.audit import AuditTrail
 from server.http.ratelimit import Budget, retry_after_header
 from server.identity.credentials import CredentialRejected
 from server.manifest.schema import Manifest
-from server.metrics import RATE_LIMITED, REQUESTS, requests_by
+from server.metrics import RATE_LIMITED, requests_by
 from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
@@ -128,7 +128,7 @@ class Gate:
             if wait is not None:
                 await self._too_many(send, "guest", wait)
                 return
-            REQUESTS.labels("none", "rejected").inc()
+            requests_by("none", "rejected").inc()
             await self._reject(send, rejected.reason)
             return
         if caller.lane == "guest" and refuses_guest:
@@ -239,13 +239,13 @@ class Gate:
         await respond(send, 401, body, [(b"www-authenticate", challenge.encode())])
 
     async def _unavailable(self, send: Send, description: str) -> None:
-        REQUESTS.labels("none", "unavailable").inc()
+        requests_by("none", "unavailable").inc()
         body = json.dumps({"error": "temporarily_unavailable", "error_description": description})
         await respond(send, 503, body.encode(), [(b"retry-after", b"1")])
 
     async def _too_many(self, send: Send, lane: str, wait: float) -> None:
         RATE_LIMITED.labels(lane).inc()
-        REQUESTS.labels(lane, "rate_limited").inc()
+        requests_by(lane, "rate_limited").inc()
         seconds = retry_after_header(wait)
         message = f"rate limit for the {lane} lane reached; retry after {seconds} second(s)"
         body = json.dumps({"error": "rate_limited", "error_description": message, "retry_after": int(seconds)})
