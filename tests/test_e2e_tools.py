@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import httpx2
 import pytest
 
@@ -197,3 +199,78 @@ def test_a_repeated_listing_is_the_same_and_params_to_judge_still_reach_the_sdk(
         assert second["id"] == 2 and third["id"] == 3
         refused = listing(4, {"cursor": 5})
         assert refused["error"]["code"] == -32602 and "result" not in refused
+
+
+async def test_a_pure_tools_repeated_answer_is_its_first_wire_form_and_every_call_is_still_judged_and_audited(
+        club, monkeypatch):
+    """A pure tool's remembered answer goes out as the wire form the SDK shaped the first time
+    (server/http/endpoint.py `_KeptAnswers`), in both protocol eras; every call is still resolved,
+    judged and audited, a change to the caller makes a new answer, and params the SDK must judge
+    still get its refusal."""
+    from mcp_types import methods
+
+    from tests.test_fuzz import initialize_message, rpc_headers
+
+    shaped: list[str] = []
+    sdk_shapes = methods.serialize_server_result
+
+    def counting(method, version, result, **kwargs):
+        if method == "tools/call" and threading.current_thread() is club.live.thread:  # the server's, not the client's
+            shaped.append(version)
+        return sdk_shapes(method, version, result, **kwargs)
+
+    monkeypatch.setattr(methods, "serialize_server_result", counting)
+
+    def audited() -> int:
+        db = club.db()
+        return db.execute("SELECT COUNT(*) FROM audit WHERE tool = 'whoami'").fetchone()[0]
+
+    before = audited()
+    with httpx2.Client(timeout=30) as http:
+        opened = http.post(club.url, json=initialize_message(), headers=rpc_headers(club.tokens.member.token))
+        assert opened.status_code == 200
+        session = opened.headers.get("mcp-session-id")  # none when sessions are stateless (PostgreSQL)
+        headers = rpc_headers(club.tokens.member.token, session)
+        headers["Mcp-Protocol-Version"] = "2025-11-25"
+        if session:
+            http.post(club.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+
+        def calling(request_id: int, params: dict) -> dict:
+            message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+            return http.post(club.url, json=message, headers=headers).json()
+
+        answers = [calling(n, {"name": "whoami", "arguments": {}}) for n in (1, 2, 3)]
+        assert [answer["id"] for answer in answers] == [1, 2, 3]
+        assert answers[0]["result"] == answers[1]["result"] == answers[2]["result"]
+        assert answers[0]["result"]["structuredContent"]["lane"] == "member"
+        assert shaped == ["2025-11-25"], "the SDK shapes the first answer only"
+        club.settled()
+        assert audited() == before + 3, "every call is audited, kept answer or not"
+
+        for params in ({"name": "whoami", "arguments": [1]}, {"name": 5}, {"arguments": {}}):
+            refused = calling(9, params)
+            assert refused["error"]["code"] == -32602 and "result" not in refused, refused
+        unknown = calling(10, {"name": "no_such_tool", "arguments": {}})
+        assert unknown["error"]["code"] == -32602 and "Unknown tool" in unknown["error"]["message"]
+        for request_id in (12, 13):  # an answer that is not the remembered one is shaped afresh every time
+            wrong = calling(request_id, {"name": "whoami", "arguments": {"lane": "steward"}})
+            assert wrong["result"]["isError"]
+            assert "Invalid arguments for whoami" in wrong["result"]["content"][0]["text"]
+        assert len(shaped) == 3
+        assert calling(14, {"name": "whoami", "arguments": {}})["result"] == answers[0]["result"] and len(shaped) == 3
+
+        db = club.db()
+        club_ops.set_status(db, "bruno", "applicant")  # moves the store's revision: a new caller
+        changed = calling(11, {"name": "whoami", "arguments": {}})
+        assert changed["result"]["structuredContent"]["lane"] == "applicant"
+        assert changed["result"] != answers[0]["result"] and len(shaped) == 4
+        club_ops.set_status(db, "bruno", "member")
+
+    async with connect(club.url, club.tokens.member.token, mode="auto") as modern:
+        assert modern.protocol_version == "2026-07-28"
+        first, second = (await call(modern, "whoami")), (await call(modern, "whoami"))
+        assert first.structured_content == second.structured_content
+        assert first.structured_content["lane"] == "member"
+    assert shaped[4:] == ["2026-07-28"], "shaped once for the 2026-07-28 era too"
+    club.settled()
+    assert audited() == before + 9

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import mcp_types as types
+from mcp_types import methods
+from pydantic import BaseModel
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -121,6 +123,49 @@ class _ListingCache:
         return wire
 
 
+ANSWER_KEY = "parley.answer"
+
+
+class _KeptAnswers:
+    """`tools/call`: the chokepoint judges, runs and audits every call here; when its answer is a
+    pure tool's remembered one that the SDK has shaped before (at this protocol version), that wire
+    form is answered again instead of the SDK validating and dumping the same result anew.
+
+    Only a call the SDK itself would take is taken here: its params pass the SDK's own validation
+    (the version's surface, then the handler's params model) on a connection past initialize;
+    anything else goes the SDK's way, which refuses it as ever. A new answer is shaped by the SDK:
+    the handler hands back the answer this middleware got, so a call runs and is audited once."""
+
+    def __init__(self, chokepoint: Chokepoint, live: LiveSessions, params_type: type[BaseModel]):
+        self.chokepoint = chokepoint
+        self.live = live
+        self.params_type = params_type
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        if ctx.method != "tools/call" or ctx.request is None:
+            return await call_next(ctx)
+        connection = connection_of(ctx)
+        if connection is None or not connection.initialize_accepted:
+            return await call_next(ctx)
+        try:
+            methods.validate_client_request("tools/call", ctx.protocol_version, ctx.params)
+            params = cast(types.CallToolRequestParams,
+                          self.params_type.model_validate({} if ctx.params is None else ctx.params, by_name=False))
+        except (KeyError, ValueError):  # pydantic's ValidationError is a ValueError
+            return await call_next(ctx)  # the SDK refuses it with its own error
+        caller = caller_of(ctx)
+        await self.live.seen(ctx, caller)
+        result = await self.chokepoint.call(caller, params.name, params.arguments)
+        wire = self.chokepoint.shaped(caller, params.name, result, ctx.protocol_version)
+        if wire is not None:
+            return wire  # read-only from here, as the listing cache's: the runner copies it
+        ctx.request.scope[ANSWER_KEY] = result
+        shaped = await call_next(ctx)
+        if isinstance(shaped, dict):
+            self.chokepoint.keep_shape(caller, params.name, result, ctx.protocol_version, shaped)
+        return shaped
+
+
 def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
     manifest = chokepoint.manifest
 
@@ -130,6 +175,9 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         return types.ListToolsResult(tools=chokepoint.listing(caller), ttl_ms=0, cache_scope="private")
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        answered = ctx.request.scope.pop(ANSWER_KEY, None) if ctx.request is not None else None
+        if isinstance(answered, types.CallToolResult):
+            return answered  # judged, run and audited for this very request by _KeptAnswers
         caller = caller_of(ctx)
         await live.seen(ctx, caller)
         return await chokepoint.call(caller, params.name, params.arguments)
@@ -203,6 +251,9 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
     )
     server.middleware.append(_PerCallerInstructions(manifest, live))
     server.middleware.append(_ListingCache(live))
+    calls = server.get_request_handler("tools/call")
+    assert calls is not None
+    server.middleware.append(_KeptAnswers(chokepoint, live, calls.params_type))
     return server
 
 
