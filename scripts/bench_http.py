@@ -6,8 +6,9 @@ settings (log level warning, no access log, one loop/http implementation for all
 in interleaved rounds so machine noise lands on all of them.
 
 Parley is driven only through its console script (`parley demo`, `parley serve`, the PARLEY_*
-variables) and over HTTP; nothing here imports the `server` package, except the one small file
-scripts/bench_peers/populate.py the scale section runs to fill a store fast.
+variables) and over HTTP; nothing here imports the `server` package, except the two small files
+the scale section runs: scripts/bench_peers/populate.py to fill a store fast, and
+scripts/bench_peers/resolve_scale.py to time resolving a caller in process on that store.
 
 Contenders (--only takes these names):
   full         Parley: `parley serve`, run through its console script with uvicorn's settings set to
@@ -591,10 +592,12 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
     stores = {"10": 10, big: args.scale_principals}
     servers: dict[str, Contender] = {}
     callers: dict[str, list[str]] = {}
+    envs: dict[str, dict[str, str]] = {}
     try:
         for label, principals in stores.items():
             folder = work / f"scale-{label}"
             env, token = prepare_store(folder, manifest)
+            envs[label] = env
             started = time.perf_counter()
             done = subprocess.run(
                 [str(PYTHON), str(PEERS / "populate.py"), "--db", env["PARLEY_DB"], "--keys", env["PARLEY_KEYS"],
@@ -658,6 +661,13 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
     finally:
         for server in servers.values():
             server.stop()
+    # The figure the issue names: resolving a caller, in process, on the big store the server just served.
+    done = subprocess.run([str(PYTHON), str(PEERS / "resolve_scale.py"), "--rounds", str(args.rounds),
+                           "--callers", str(work / f"scale-{big}" / "callers.txt")],
+                          env={**os.environ, **envs[big]}, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit(f"resolve_scale.py failed: {done.stderr[-2000:]}")
+    resolved = json.loads(done.stdout.strip().splitlines()[-1])
 
     print(f"\ncallers in turn walked the {len(callers[big]):,} callers of the {big}-principal store "
           f"{cursor[big] / len(callers[big]):.2f} times ({cursor[big]:,} requests, warm-up included)")
@@ -681,6 +691,15 @@ def scale(args, wrk: str, loop: str, http_impl: str, work: Path) -> None:
           f"p99 = {ratio((big, 'one'), (small, 'one'), 1)}")
     print(f"ratio {args.scale_principals}/10 principals callers-in-turn p50 = {ratio((big, 'turn'), (small, 'turn'), 0)} "
           f"p99 = {ratio((big, 'turn'), (small, 'turn'), 1)}")
+    one, turn = resolved["one"], resolved["turn"]
+    print(f"\nResolve a caller in process (Access.from_header: the token's digest, the store's revision, the cached "
+          f"chain, mandate and caller), {args.scale_principals:,}-principal store, heap kept as `parley serve` keeps "
+          f"it, {one['n']:,} resolutions each way in shuffled turns (callers in turn walked the "
+          f"{resolved['callers']:,} callers {resolved['walked']} times; full collections: {resolved['full_passes']})")
+    print(f"  one caller        p50 {one['p50_us']:6.2f} µs   p99 {one['p99_us']:6.2f} µs")
+    print(f"  callers in turn   p50 {turn['p50_us']:6.2f} µs   p99 {turn['p99_us']:6.2f} µs")
+    print(f"ratio resolve callers-in-turn/one-caller p50 = {turn['p50_us'] / one['p50_us']:.3f} "
+          f"p99 = {turn['p99_us'] / one['p99_us']:.3f}")
 
 
 def main() -> int:

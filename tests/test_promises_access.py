@@ -175,6 +175,47 @@ def test_a_tokens_last_use_is_written_once_a_minute_not_on_every_request(world):
     assert last_used() == first
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_over_http_a_tokens_last_use_is_written_once_the_answer_has_left(club, backend, monkeypatch):
+    """A request through the gate never waits on its token's last-use write: the answer arrives while
+    that write is held up here, and the stamp is in the store once the request has ended."""
+    import threading
+
+    import httpx2
+
+    from server.store import tokens as token_rows
+
+    db = club.db()
+    spare = _brunos_spare_token(db)
+    touch = token_rows.touch
+    writing, release, written = threading.Event(), threading.Event(), threading.Event()
+
+    def held_up(db, digest, stamp):
+        writing.set()
+        release.wait(10)
+        touch(db, digest, stamp)
+        written.set()
+
+    def last_used() -> str | None:
+        return db.execute("SELECT last_used_at FROM tokens WHERE public_id = ?", [spare.public_id]).fetchone()[0]
+
+    monkeypatch.setattr(token_rows, "touch", held_up)
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {spare.token}"}
+    try:
+        with httpx2.Client(timeout=30) as http:
+            opened = http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                          "clientInfo": {"name": "t", "version": "1"}}})
+        assert opened.status_code == 200 and opened.headers["parley-lane"] == "member"
+        assert writing.wait(5) and not written.is_set()  # answered, with the write under way
+        assert last_used() is None
+    finally:
+        release.set()
+    assert written.wait(10)
+    assert last_used() is not None
+
+
 def test_a_token_that_expires_between_two_requests_is_refused_on_the_second(world):
     db, access, minted = world
     spare = _brunos_spare_token(db, ttl=timedelta(milliseconds=400))

@@ -25,6 +25,7 @@ from server.access import Access, Caller
 from server.chokepoint.audit import AuditTrail
 from server.http.ratelimit import Budget, retry_after_header
 from server.identity.credentials import CredentialRejected
+from server.identity.resolver import last_use_deferred
 from server.manifest.schema import Manifest
 from server.metrics import RATE_LIMITED, requests_by
 from server.store.database import StoreUnavailable
@@ -95,6 +96,29 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if scope["method"] != "POST":  # a stream may stay open for hours: its token's last use is written now
+            await self._serve(scope, receive, send)
+            return
+        # A message answers first: its token's last use, like its calls' audit rows, is written once the
+        # answer has left.
+        with last_use_deferred() as last_use:
+            try:
+                await self._serve(scope, receive, send)
+            finally:
+                if last_use:
+                    await self._write_last_use(last_use)
+
+    async def _write_last_use(self, stamps: dict[str, str]) -> None:
+        try:
+            if self.offload:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(self.access.resolver.write_last_use, stamps)
+            else:
+                self.access.resolver.write_last_use(stamps)
+        except Exception:  # the answer has left: nobody to tell but the log
+            log.exception("%d token last use(s) not written", len(stamps))
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         authorization: str | None = None
         session: str | None = None
         for raw_name, raw_value in scope["headers"]:

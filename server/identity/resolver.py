@@ -8,8 +8,11 @@ What the caller may reach (lane, scopes, tools) is decided next, in `server.acce
 
 from __future__ import annotations
 
+import contextvars
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from server.identity import mandates
@@ -31,6 +34,22 @@ from server.store.database import Database, now, revision
 
 
 TOUCH_EVERY = 60.0  # seconds between writes of one token's last use
+
+# A request the HTTP gate serves collects its token's last use here (digest → when) and has it
+# written once its answer has left: a stamp the console shows decides nothing, so no caller waits
+# on it. Outside such a request (in process, the CLI) it is written at once.
+_DEFERRED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("parley_last_use", default=None)
+
+
+@contextmanager
+def last_use_deferred() -> Iterator[dict[str, str]]:
+    """Within this block, tokens' last uses wait in the dict yielded (write it with `write_last_use`)."""
+    stamps: dict[str, str] = {}
+    token = _DEFERRED.set(stamps)
+    try:
+        yield stamps
+    finally:
+        _DEFERRED.reset(token)
 
 
 @dataclass(frozen=True)
@@ -83,7 +102,16 @@ class Resolver:
         if len(self._touched) >= self.cache_limit:
             self._touched.clear()
         self._touched[token_hash] = moment
-        token_rows.touch(self.db, token_hash, now())
+        deferred = _DEFERRED.get()
+        if deferred is not None:
+            deferred[token_hash] = now()
+        else:
+            token_rows.touch(self.db, token_hash, now())
+
+    def write_last_use(self, stamps: dict[str, str]) -> None:
+        """The last uses a request deferred (see `last_use_deferred`)."""
+        for token_hash, stamp in stamps.items():
+            token_rows.touch(self.db, token_hash, stamp)
 
     def _remembered(self, key: tuple[str, str], current: int) -> Identity | None:
         hit = self._chains.get(key)
