@@ -203,6 +203,7 @@ def build(settings: Settings | None = None) -> Parley:
         feed = change_feed(db, live) if isinstance(db, PostgresDatabase) else None
         async with manager.run(), anyio.create_task_group() as group:
             group.start_soon(live.watch)
+            group.start_soon(chokepoint.audit.run_writer)
             if feed is not None:
                 feed.start()
             log.info("Parley serving MCP at %s (store: %s)", settings.mcp_url, settings.store_name)

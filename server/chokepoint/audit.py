@@ -4,10 +4,12 @@ Argument values and tokens never reach this table; the outcome is a fixed word, 
 the caller made up is stored only as safe, bounded text.
 
 A request that came through the HTTP gate gets its answer first: the gate holds the rows its calls
-record (`AuditTrail.hold`) and writes them, in one statement, the moment the answer has been
-handed to the connection, before the request ends. The caller never waits on that write. A row
-recorded outside any request (a call made in process), or after its request already ended (a
-client that went away mid-call), is written at once.
+record (`AuditTrail.hold`) and lets go of them the moment the answer has been handed to the
+connection. While the server runs, its audit writer (`AuditTrail.run_writer`) writes what every
+request let go of since its last write in one statement, so calls answered together under load
+share one commit; without a writer the gate writes them itself, before the request ends. The
+caller never waits on either. A row recorded outside any request (a call made in process), or
+after its request already ended (a client that went away mid-call), is written at once.
 """
 
 from __future__ import annotations
@@ -83,6 +85,9 @@ class Held:
 _HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar("parley_audit_held", default=None)
 
 
+QUEUE_LIMIT = 10_000  # rows let go of and not yet written: beyond this a request writes its own
+
+
 class AuditTrail:
     """Where the chokepoint's rows go: held for after the request's answer, or written now."""
 
@@ -90,6 +95,36 @@ class AuditTrail:
         self.db = db
         self.offload = offload  # a store across the network: writes wait in a worker thread
         self.waiting = 0  # rows held and not yet written: a reader beside the server waits for 0
+        self._queue: list[Call] = []  # let go of by answered requests, for the writer
+        self._wake: anyio.Event | None = None  # set when there is something to write; None: no writer runs
+
+    async def run_writer(self) -> None:
+        """Write what answered requests let go of, all of it at each turn, until cancelled; then what
+        is left, and from then on each request writes its own."""
+        self._wake = anyio.Event()
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake = anyio.Event()
+                await self._write_queued()
+        finally:
+            self._wake = None
+            with anyio.CancelScope(shield=True):
+                await self._write_queued()
+
+    async def _write_queued(self) -> None:
+        calls, self._queue = self._queue, []
+        await self._write_counted(calls)
+
+    async def _write_counted(self, calls: list[Call]) -> None:
+        if not calls:
+            return
+        try:
+            await self._write(calls)
+        except Exception:  # the answer has left: nobody to tell but the log
+            log.exception("%d audit row(s) not written", len(calls))
+        finally:
+            self.waiting -= len(calls)
 
     def hold(self) -> Held:
         """From here until `write_held`, this request's calls keep their rows instead of writing them."""
@@ -98,19 +133,18 @@ class AuditTrail:
         return held
 
     async def write_held(self, held: Held) -> None:
-        """After the answer has left: write what the request's calls recorded; later ones write at once."""
+        """After the answer has left: hand what the request's calls recorded to the writer (or write it,
+        when none runs); calls recorded later write at once."""
         if held.token is not None:
             _HELD.reset(held.token)
             held.token = None
         held.open = False
         calls, held.rows = held.rows, []
-        if calls:
-            try:
-                await self._write(calls)
-            except Exception:  # the answer has left: nobody to tell but the log
-                log.exception("%d audit row(s) not written", len(calls))
-            finally:
-                self.waiting -= len(calls)
+        if calls and self._wake is not None and len(self._queue) < QUEUE_LIMIT:
+            self._queue.extend(calls)  # still counted as waiting until the writer has written them
+            self._wake.set()
+            return
+        await self._write_counted(calls)
 
     async def record(self, caller: Caller, tool: str, outcome: str, duration_ms: float,
                      rule: str | None = None) -> None:
