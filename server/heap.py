@@ -13,11 +13,11 @@ schemas), which lives as long as the process (measured in process: the longest p
 first contacts fell from 183 to 77 ms). Then it moves what has survived into the permanent
 generation once a second (`gc.freeze`, a constant-time list splice), so the collector's own passes
 only ever look at recent objects. An object frozen this way is still freed the moment nothing
-refers to it; only garbage held in reference cycles waits. The keeper runs one full collection when the heap has really grown: when
-the interpreter's allocated memory blocks (`sys.getallocatedblocks`, a walk over arenas, not
-objects) have doubled since their lowest count after the last one, as Go's collector does by
-default (GOGC=100). Caches filling as callers first arrive are growth too, and the memory cyclic
-garbage can hold is at most what is live.
+refers to it; only garbage held in reference cycles waits. The keeper runs one full collection
+when the heap has really grown: when the interpreter's allocated memory blocks
+(`sys.getallocatedblocks`, a walk over arenas, not objects) have doubled since their lowest count
+after the last one, as Go's collector does by default (GOGC=100). Caches filling as callers first
+arrive are growth too, and the memory cyclic garbage can hold is at most what is live.
 """
 
 from __future__ import annotations

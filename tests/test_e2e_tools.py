@@ -173,19 +173,25 @@ async def test_inbox_lists_threads_both_ways(club):
         assert (await call(carla, "inbox")).structured_content["threads"] == []
 
 
+def member_session(http: httpx2.Client, club) -> dict:
+    """Plain-HTTP headers of a handshake-era session opened with the member's agent token."""
+    from tests.test_fuzz import initialize_message, rpc_headers
+
+    opened = http.post(club.url, json=initialize_message(), headers=rpc_headers(club.tokens.member.token))
+    assert opened.status_code == 200
+    session = opened.headers.get("mcp-session-id")  # none when sessions are stateless (PostgreSQL)
+    headers = rpc_headers(club.tokens.member.token, session)
+    headers["Mcp-Protocol-Version"] = "2025-11-25"
+    if session:
+        http.post(club.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
+
+
 def test_a_repeated_listing_is_the_same_and_params_to_judge_still_reach_the_sdk(club):
     """tools/list answers a tool set it listed before from the SDK's own earlier answer; anything the
     SDK must judge (a cursor of the wrong type) still gets the SDK's refusal, cached or not."""
-    from tests.test_fuzz import initialize_message, rpc_headers
-
     with httpx2.Client(timeout=30) as http:
-        opened = http.post(club.url, json=initialize_message(), headers=rpc_headers(club.tokens.member.token))
-        assert opened.status_code == 200
-        session = opened.headers.get("mcp-session-id")  # none when sessions are stateless (PostgreSQL)
-        headers = rpc_headers(club.tokens.member.token, session)
-        headers["Mcp-Protocol-Version"] = "2025-11-25"
-        if session:
-            http.post(club.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        headers = member_session(http, club)
 
         def listing(request_id: int, params: dict | None = None) -> dict:
             message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}
@@ -209,8 +215,6 @@ async def test_a_pure_tools_repeated_answer_is_its_first_wire_form_and_every_cal
     still get its refusal."""
     from mcp_types import methods
 
-    from tests.test_fuzz import initialize_message, rpc_headers
-
     shaped: list[str] = []
     sdk_shapes = methods.serialize_server_result
 
@@ -227,13 +231,7 @@ async def test_a_pure_tools_repeated_answer_is_its_first_wire_form_and_every_cal
 
     before = audited()
     with httpx2.Client(timeout=30) as http:
-        opened = http.post(club.url, json=initialize_message(), headers=rpc_headers(club.tokens.member.token))
-        assert opened.status_code == 200
-        session = opened.headers.get("mcp-session-id")  # none when sessions are stateless (PostgreSQL)
-        headers = rpc_headers(club.tokens.member.token, session)
-        headers["Mcp-Protocol-Version"] = "2025-11-25"
-        if session:
-            http.post(club.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        headers = member_session(http, club)
 
         def calling(request_id: int, params: dict) -> dict:
             message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}

@@ -96,15 +96,17 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["method"] != "POST":  # a stream may stay open for hours: its token's last use is written now
+        if scope["method"] != "POST":  # a stream may stay open for hours: what it leaves to write is written now
             await self._serve(scope, receive, send)
             return
-        # A message answers first: its token's last use, like its calls' audit rows, is written once the
-        # answer has left.
+        # A message answers first: what it leaves to write (its calls' audit rows, its token's last use)
+        # is written once the answer has left, before the request ends.
+        held = self.audit.hold()
         with last_use_deferred() as last_use:
             try:
                 await self._serve(scope, receive, send)
             finally:
+                await self.audit.write_held(held)
                 if last_use:
                     await self._write_last_use(last_use)
 
@@ -208,15 +210,11 @@ class Gate:
             await send(message)
 
         relay = _Relay(receive, send_with_lane, replayed)
-        # Calls answer first: their audit rows are written once the answer has left, before the request ends.
-        held = self.audit.hold() if scope["method"] == "POST" else None
         try:
             await self.app(scope, relay.receive, relay.send)
         finally:
             relay.release()
             scope.clear()
-            if held is not None:
-                await self.audit.write_held(held)
 
     def _step_up_scope(self, caller: Caller, body: bytes) -> str | None:
         """The scope a tools/call needs that this OAuth token lacks but its principal could grant.
