@@ -157,6 +157,32 @@ def test_a_credential_is_read_from_the_store_once_while_nothing_changes(world, m
     assert len(reads) == 2
 
 
+def test_a_chain_read_while_a_change_lands_is_remembered_as_of_the_revision_read_before_it(world, monkeypatch):
+    """Requests resolve side by side (worker threads on PostgreSQL): one reads the revision, then the
+    chain; meanwhile a change commits and another request resolves under the new revision. The
+    first one's chain must not pass for current: the revocation it missed holds on the next request."""
+    from server.store import chains
+
+    db, access, minted = world
+    spare = _brunos_spare_token(db)
+    header = f"Bearer {spare.token}"
+    read = chains.token
+    landed: list[str] = []
+
+    def read_then_change_lands(db_, digest_):
+        row = read(db_, digest_)  # the chain as it was: not yet revoked
+        if not landed:
+            landed.append(tokens.revoke(db, spare.public_id))
+            assert access.from_header(f"Bearer {minted.member.token}").lane == "member"  # another request
+        return row
+
+    monkeypatch.setattr(chains, "token", read_then_change_lands)
+    assert access.from_header(header).lane == "member"  # answered as of the revision it read first
+    assert landed == [spare.public_id]
+    with pytest.raises(CredentialRejected, match="token was revoked"):
+        access.from_header(header)
+
+
 def test_a_tokens_last_use_is_written_once_a_minute_not_on_every_request(world):
     db, access, minted = world
     spare = _brunos_spare_token(db)
@@ -232,10 +258,13 @@ def test_a_token_is_refused_from_the_very_instant_it_expires(world, monkeypatch)
     spare = _brunos_spare_token(db, ttl=timedelta(hours=1))
     assert spare.expires_at is not None
     expiry = parse_time(spare.expires_at)
-    just_before = (expiry - timedelta(microseconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    monkeypatch.setattr(resolver_module, "now", lambda: just_before)
-    assert access.from_header(f"Bearer {spare.token}").lane == "member"
+    just_before = expiry - timedelta(microseconds=1)
+    monkeypatch.setattr(resolver_module, "now", lambda: just_before.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    monkeypatch.setattr(resolver_module, "wall_clock", just_before.timestamp)
+    assert access.from_header(f"Bearer {spare.token}").lane == "member"  # resolved, and remembered
+    assert access.from_header(f"Bearer {spare.token}").lane == "member"  # the remembered chain, still valid
     monkeypatch.setattr(resolver_module, "now", lambda: spare.expires_at)
+    monkeypatch.setattr(resolver_module, "wall_clock", expiry.timestamp)
     with pytest.raises(CredentialRejected, match="token expired at"):
         access.from_header(f"Bearer {spare.token}")
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from server.identity.credentials import AccessClaims
 from server.identity.mandates import MandateStatus
 from server.identity.resolver import Identity
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Caller:
     identity: Identity | None  # None: the guest lane, no credential sent
     lane: str
@@ -17,6 +18,9 @@ class Caller:
     scopes: frozenset[str]
     tools: tuple[str, ...]
     entry_persona: str | None  # the manifest persona the entry table chose
+    # pure tools' answers to this caller by (tool, rules in force), and their wire forms (see
+    # `server.chokepoint`): a caller is made once an identity, and guests share one
+    answers: dict[tuple, Any] = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     # who is calling, read through: guests have none of it
     @property

@@ -40,9 +40,10 @@ class Access:
 
     def caller_for(self, identity: Identity) -> Caller:
         """A pure function of the identity, so made once for each identity the resolver hands out."""
-        caller = identity.memo.get("caller")
+        caller = identity.caller
         if caller is None:
-            caller = identity.memo["caller"] = self._caller(identity)
+            caller = self._caller(identity)
+            identity.remember_caller(caller)
         return caller
 
     def _caller(self, identity: Identity) -> Caller:

@@ -102,12 +102,6 @@ class Chokepoint:
         # they run in worker threads; on the embedded store only tools marked blocking do.
         self.offload = getattr(db, "backend", "sqlite") != "sqlite"
         self.audit = audit.AuditTrail(db, self.offload)
-        # guests' answers to pure tools by (tool, rules in force), and their wire forms; an identity
-        # carries its own
-        self._guest_answers: dict[tuple, Any] = {}
-
-    def _answers(self, caller: Caller) -> dict[tuple, Any]:
-        return self._guest_answers if caller.identity is None else caller.identity.memo
 
     @staticmethod
     def _keep(answers: dict[tuple, Any], key: tuple, value: Any) -> None:
@@ -119,24 +113,24 @@ class Chokepoint:
         """A pure tool's earlier answer to this very identity (the resolver hands out one object per
         credential and revision, and a new one when anything about it changes) under the same rules;
         guests share one."""
-        return self._answers(caller).get((name, self.rulebook.in_force))
+        return caller.answers.get((name, self.rulebook.in_force))
 
     def _remember(self, caller: Caller, name: str, result: types.CallToolResult) -> None:
         identity = caller.identity
         if identity is not None and identity.revision != self.rulebook.in_force:
             return  # resolved at another revision than the rules were read at: answer afresh next time
-        self._keep(self._answers(caller), (name, self.rulebook.in_force), result)
+        self._keep(caller.answers, (name, self.rulebook.in_force), result)
 
     def shaped(self, caller: Caller, name: str, result: types.CallToolResult, version: str) -> dict | None:
         """The protocol's wire form of `result` at `version`, if `result` is a pure tool's remembered
         answer that the SDK has already shaped once: the very object, so never another answer's."""
-        kept = self._answers(caller).get(("wire", name, version))
+        kept = caller.answers.get(("wire", name, version))
         return kept[1] if kept is not None and kept[0] is result else None
 
     def keep_shape(self, caller: Caller, name: str, result: types.CallToolResult, version: str, wire: dict) -> None:
         """Keep the SDK's wire form of a remembered answer (and of nothing else) beside it."""
         if self._answered(caller, name) is result:
-            self._keep(self._answers(caller), ("wire", name, version), (result, wire))
+            self._keep(caller.answers, ("wire", name, version), (result, wire))
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]

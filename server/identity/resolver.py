@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextvars
 import json
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from server.identity import mandates
 from server.identity.credentials import (
@@ -30,10 +32,11 @@ from server.identity.credentials import (
 from server.identity.mandates import MandateStatus, SigningKey
 from server.store import chains
 from server.store import tokens as token_rows
-from server.store.database import Database, now, revision
+from server.store.database import Database, now, parse_time, revision
 
 
 TOUCH_EVERY = 60.0  # seconds between writes of one token's last use
+wall_clock = time.time  # epoch seconds: what a remembered chain's expiry is checked against
 
 # A request the HTTP gate serves collects its token's last use here (digest → when) and has it
 # written once its answer has left: a stamp the console shows decides nothing, so no caller waits
@@ -52,10 +55,15 @@ def last_use_deferred() -> Iterator[dict[str, str]]:
         _DEFERRED.reset(token)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Identity:
     """A verified credential and the party behind it."""
 
+    # the caller `server.access` derives from this identity alone (lane, scopes, persona, tools), made
+    # once and kept exactly as long as the resolver keeps the identity: the one field set after the
+    # identity is made (see `remember_caller`), a slot so a caller seen again is one read away
+    # (the first slot: on the cache line the object's header is)
+    caller: Any = field(default=None, init=False, repr=False, compare=False)
     credential: str  # agent_token | principal_token | oauth
     principal_id: int
     principal: str
@@ -69,9 +77,9 @@ class Identity:
     token_public_id: str | None = None  # a token id, or an OAuth grant family
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
     revision: int | None = field(default=None, compare=False)  # the store's revision it was resolved at
-    # what is derived from this identity alone, kept exactly as long as the resolver caches it: its
-    # caller under "caller" (lane, scopes, persona, tools), pure tools' answers by (tool, rules in force)
-    memo: dict = field(default_factory=dict, repr=False, compare=False, hash=False)
+
+    def remember_caller(self, caller: Any) -> None:
+        object.__setattr__(self, "caller", caller)
 
     @property
     def acts_as_agent(self) -> bool:
@@ -79,16 +87,29 @@ class Identity:
 
 
 class _Remembered:
-    """A resolved chain as the resolver keeps it: one small record a token, so a caller seen again
-    costs as few memory reads as can be (10,000 callers in turn read them from all over the heap)."""
+    """A resolved chain as the resolver keeps it: one small record a token, read with as few
+    memory reads as can be (10,000 callers in turn read them from all over the heap). `due` is
+    the one number the common case reads: until then (wall clock, epoch seconds) the chain is
+    valid and its last use needs no write (a clock set back delays a stamp, never a refusal:
+    expiry is on the wall clock, as the store's rows are)."""
 
-    __slots__ = ("revision", "identity", "ends", "touched")
+    __slots__ = ("generation", "due", "identity", "ends", "touched")  # what the common case reads first
 
-    def __init__(self, revision: int, identity: Identity, ends: str | None, touched: float):
-        self.revision = revision
+    def __init__(self, generation: object, identity: Identity, ends: float | None, touched: float):
+        self.generation = generation  # the resolver's generation it was resolved in (compared by identity)
         self.identity = identity
-        self.ends = ends  # the earlier of the token's and the mandate's expiry
-        self.touched = touched  # time.monotonic() when the token's last use was last written
+        self.ends = ends  # the earlier of the token's and the mandate's expiry, epoch seconds
+        self.touched = touched  # wall_clock() when the token's last use was last written
+        self.due = min(touched + TOUCH_EVERY, ends if ends is not None else math.inf)
+
+
+def _epoch(text: str) -> float:
+    """An expiry as epoch seconds; one not in the store's format counts as passed (resolved
+    afresh each time, so `mandates.check` and the token row give the verdict)."""
+    try:
+        return parse_time(text).timestamp()
+    except ValueError:
+        return 0.0
 
 
 class Resolver:
@@ -102,16 +123,19 @@ class Resolver:
         self.verifier = verifier
         self.embedded_issuer = embedded_issuer
         # Resolved chains by token digest, valid while the store's revision is unchanged (triggers bump it
-        # in the same transaction as any change to tokens, agents, principals, mandates or grants).
+        # in the same transaction as any change to tokens, agents, principals, mandates or grants). A
+        # record is of this generation or stale: a new revision starts a new generation (a fresh
+        # object, so checking a record costs an identity comparison, no read of a number).
         self._chains: dict[str, _Remembered] = {}
+        self._generation: tuple[int | None, object] = (None, object())  # (revision, its token), swapped whole
         self.cache_limit = cache_limit
 
-    def _touch(self, token_hash: str, entry: _Remembered) -> None:
+    def _touch(self, token_hash: str, entry: _Remembered, moment: float) -> None:
         """Stamp a token's last use, at most once a minute a token: a write, not one per request."""
-        moment = time.monotonic()
         if moment - entry.touched < TOUCH_EVERY:
             return
         entry.touched = moment
+        entry.due = min(moment + TOUCH_EVERY, entry.ends if entry.ends is not None else math.inf)
         deferred = _DEFERRED.get()
         if deferred is not None:
             deferred[token_hash] = now()
@@ -123,18 +147,17 @@ class Resolver:
         for token_hash, stamp in stamps.items():
             token_rows.touch(self.db, token_hash, stamp)
 
-    def _remember(self, token_hash: str, current: int, identity: Identity, expires_at: str | None,
+    def _remember(self, token_hash: str, generation: object, identity: Identity, expires_at: str | None,
                   before: _Remembered | None) -> _Remembered:
-        """Kept until the store's revision moves or the token or the mandate it verified expires
-        (fixed-width UTC ISO text: the earliest is the smallest); when the token's last use was
-        written carries over from the entry it replaces."""
+        """Kept until the store's revision moves or the token or the mandate it verified expires;
+        when the token's last use was written carries over from the entry it replaces."""
         if len(self._chains) >= self.cache_limit:
             self._chains.clear()
-        ends = [expires_at] if expires_at is not None else []
+        ends = [_epoch(expires_at)] if expires_at is not None else []
         body = identity.mandate.body
         if identity.mandate.valid and body is not None:
-            ends.append(body.expires_at)
-        entry = _Remembered(current, identity, min(ends, default=None),
+            ends.append(_epoch(body.expires_at))
+        entry = _Remembered(generation, identity, min(ends, default=None),
                             before.touched if before is not None else -TOUCH_EVERY)
         self._chains[token_hash] = entry
         return entry
@@ -162,12 +185,20 @@ class Resolver:
 
     def from_hash(self, token_hash: str) -> Identity:
         current = revision(self.db)
+        state = self._generation
+        if state[0] != current:
+            state = self._generation = (current, object())
+        generation = state[1]
         entry = self._chains.get(token_hash)
         # kept while nothing changed, until the token or the mandate expires (then resolved afresh,
         # which refuses it with its reason)
-        if entry is not None and entry.revision == current and (entry.ends is None or entry.ends > now()):
-            self._touch(token_hash, entry)
-            return entry.identity
+        if entry is not None and entry.generation is generation:
+            moment = wall_clock()
+            if moment < entry.due:
+                return entry.identity
+            if entry.ends is None or entry.ends > moment:
+                self._touch(token_hash, entry, moment)
+                return entry.identity
         row = chains.token(self.db, token_hash)
         if row is None:
             raise CredentialRejected("unknown token")
@@ -179,7 +210,7 @@ class Resolver:
         credential = "agent_token" if kind == "agent" else "principal_token"
         identity = self._party(party, credential, principal_id, agent_id, frozenset(json.loads(scopes_json)),
                                token_hash, public_id, None, current)
-        self._touch(token_hash, self._remember(token_hash, current, identity, expires_at, entry))
+        self._touch(token_hash, self._remember(token_hash, generation, identity, expires_at, entry), wall_clock())
         return identity
 
     def from_claims(self, claims: AccessClaims, token_hash: str | None) -> Identity:
