@@ -214,6 +214,45 @@ async def test_draft_publish_remove_and_published_rules_are_never_edited(tmp_pat
     assert db.execute("SELECT COUNT(*) FROM rules WHERE name = 'bad'").fetchone()[0] == 0
 
 
+async def test_a_bindings_rules_run_as_one_program_and_judge_exactly_as_one_by_one(monkeypatch):
+    from server.chokepoint import rulebook as rulebook_module
+
+    book = book_with(
+        {"name": "Refund up to 500", "binding": BINDING, "conditions": [{"field": "amount", "op": "is at most", "value": 500}]},
+        {"name": "Reason is short", "binding": BINDING, "cel": "size(args.reason) < 5 // a note ends at the line"},
+        {"name": "No rush", "binding": BINDING, "conditions": [{"field": "expedite", "op": "is false"}]},
+    )
+    rules = book.rules_for("desk", "refund_order")
+    one_by_one: list[str] = []
+    for rule in rules:  # count the rules that run on their own (a compiled rule is frozen)
+        object.__setattr__(rule, "program", _Counted(rule.program, rule.name, one_by_one))
+    assert await verdict(book, args()) is None
+    assert 'rule "No rush"' in await verdict(book, args(expedite=True))  # the comment swallowed nothing
+    assert 'rule "Refund up to 500"' in await verdict(book, args(amount=501.0, expedite=True))  # the first that failed
+    assert one_by_one == []  # all three judged by the binding's one program
+    # one that cannot be evaluated: they run one by one, and the first to fail in order is named
+    assert await verdict(book, {**args(), "reason": None}) == \
+        'Rule could not be evaluated: "Reason is short". The call was not made.'
+    assert one_by_one == ["Refund up to 500", "Reason is short"]
+    assert 'rule "Refund up to 500"' in await verdict(book, {**args(amount=501.0), "reason": None})
+    # rules that do not compile together: one by one, every time
+    monkeypatch.setattr(rulebook_module, "together", lambda rules: None)
+    book._revision = None
+    book.refresh()
+    one_by_one.clear()
+    assert 'rule "No rush"' in await verdict(book, args(expedite=True))
+    assert one_by_one == ["Refund up to 500", "Reason is short", "No rush"]
+
+
+class _Counted:
+    def __init__(self, program, name: str, ran: list[str]):
+        self.program, self.name, self.ran = program, name, ran
+
+    def execute(self, context):
+        self.ran.append(self.name)
+        return self.program.execute(context)
+
+
 async def test_an_evaluation_error_is_a_denial_without_the_librarys_text():
     book = book_with({"name": "Reason is short", "binding": BINDING, "cel": "size(args.reason) < 5"})
     message = await verdict(book, {**args(), "reason": None})

@@ -9,10 +9,11 @@ values, and neither does the audit log.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from server.access import Caller
 from server.chokepoint.context_sources import ContextSources, SourceFailed
-from server.chokepoint.rules import Rule, RuleError, argument_types, compile_rule
+from server.chokepoint.rules import Rule, RuleError, argument_types, compile_rule, together
 from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, now, revision, write
@@ -34,6 +35,8 @@ class RuleBook:
         self.input_schemas = input_schemas
         self._revision: int | None = None
         self._by_binding: dict[tuple[str, str], list[Rule]] = {}
+        # a binding's rules as one program (see `rules.together`), beside the very list it was made of
+        self._together: dict[tuple[str, str], tuple[list[Rule], Any]] = {}
         self.manifest_rules = self._compile_all(
             [(decl, f"manifest:{i}") for i, decl in enumerate(manifest.rules)]) if compile_manifest else []
         self.refresh()
@@ -92,7 +95,8 @@ class RuleBook:
         by_binding: dict[tuple[str, str], list[Rule]] = {}
         for rule in self.manifest_rules + published:
             by_binding.setdefault((rule.binding.agent, rule.binding.tool), []).append(rule)
-        self._by_binding = by_binding
+        combined = {key: (rules, together(rules)) for key, rules in by_binding.items() if len(rules) > 1}
+        self._by_binding, self._together = by_binding, combined
         self._revision = current
 
     def rules_for(self, agent: str | None, tool: str) -> list[Rule]:
@@ -117,16 +121,33 @@ class RuleBook:
             return Denial("source_blocked", f"Blocked: {failure}. Rules on this tool need it, so the call was not "
                                             "made (fail closed).")
         context = {"args": args, **attributes}
-        for rule in rules:
-            try:
-                passed = rule.program.execute(context)
-            except Exception:  # noqa: BLE001 - the library's text may hold input values: never passed on
-                return Denial("rule_error", f'Rule could not be evaluated: "{rule.name}". The call was not made.',
-                              rule.name)
+        verdicts = self._all_at_once(caller.entry_persona, tool, rules, context)
+        for index, rule in enumerate(rules):
+            if verdicts is not None:
+                passed = verdicts[index]
+            else:
+                try:
+                    passed = rule.program.execute(context)
+                except Exception:  # noqa: BLE001 - the library's text may hold input values: never passed on
+                    return Denial("rule_error", f'Rule could not be evaluated: "{rule.name}". The call was not made.',
+                                  rule.name)
             if passed is not True:
                 return Denial("rule_denied", f'Rule not met: {rule.reads_as} (rule "{rule.name}"). '
                                              "The call was not made.", rule.name)
         return None
+
+    def _all_at_once(self, agent: str | None, tool: str, rules: list[Rule], context: dict) -> list | None:
+        """Every rule's verdict from the binding's one program; None when there is none (one rule, or
+        a refresh in between) or when any rule fails to evaluate: then they run one by one, in order,
+        which finds the rule that failed and says so, exactly as if they had never run together."""
+        kept = self._together.get((agent or "", tool))
+        if kept is None or kept[0] is not rules or kept[1] is None:
+            return None
+        try:
+            verdicts = kept[1].execute(context)
+        except Exception:  # noqa: BLE001 - found again rule by rule, whose errors are handled there
+            return None
+        return verdicts if isinstance(verdicts, list) and len(verdicts) == len(rules) else None
 
     def _store(self) -> Database:
         if self.db is None:
