@@ -19,8 +19,9 @@ class Caller:
     tools: tuple[str, ...]
     entry_persona: str | None  # the manifest persona the entry table chose
     # pure tools' answers to this caller by (tool, rules in force), and their wire forms (see
-    # `server.chokepoint`): a caller is made once an identity, and guests share one
-    answers: dict[tuple, Any] = field(default_factory=dict, repr=False, compare=False, hash=False)
+    # `server.chokepoint`): a caller is made once an identity, and guests share one; not an init
+    # field, so a copy made with `dataclasses.replace` (another identity, perhaps) starts with none
+    answers: dict[tuple, Any] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     # who is calling, read through: guests have none of it
     @property
