@@ -240,7 +240,7 @@ def bench_router(rounds: int) -> None:
           f"   (targets: ≥ 5,000 plans/s, p99 < 1,000 µs)")
 
 
-def bench_rules(rounds: int, n: int) -> None:
+def bench_rules(rounds: int, n: int, turn: int) -> None:
     """A call through three rules (one reading a built-in trusted attribute) against the same call with none."""
     import asyncio
     import time as clock
@@ -289,7 +289,6 @@ rules:
                 for _ in range(200):
                     await parley.chokepoint.call(caller, "inbox", {"limit": 5})
             order = random.Random(0)
-            turn = 100
             for _ in range(0, rounds * n, turn):
                 labels = list(setups)
                 order.shuffle(labels)
@@ -312,7 +311,7 @@ rules:
     base_call = summary(results["no rules"][0])["p50_ms"] * 1000
     rule_call = summary(results["three rules"][0])["p50_ms"] * 1000
     check = summary(results["three rules"][1])["p50_ms"] * 1000
-    print(f"\nRules: tools/call inbox in process, {rounds * n} calls each, the two setups in turns of 100")
+    print(f"\nRules: tools/call inbox in process, {rounds * n} calls each, the two setups in turns of {turn}")
     print(f"no rules     p50 {base_call:8.1f} µs")
     print(f"three rules  p50 {rule_call:8.1f} µs   (rule step alone p50 {check:.1f} µs = {check / 3:.1f} µs a rule)")
     print(f"overhead {rule_call - base_call:.1f} µs a call, ratio {rule_call / base_call:.3f}x   (target: < 10 µs a rule)")
@@ -407,7 +406,7 @@ def main() -> int:
                   f"{figures['full']['p99_ms'] / figures[base]['p99_ms']:.3f}x")
     bench_credentials(args.rounds, args.requests)
     bench_router(max(3, args.rounds * 3))
-    bench_rules(args.rounds, args.requests)
+    bench_rules(args.rounds, args.requests, args.turn)
     return 0
 
 

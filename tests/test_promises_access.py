@@ -210,6 +210,7 @@ def test_over_http_a_tokens_last_use_is_written_once_the_answer_has_left(club, b
     import httpx2
 
     from server.store import tokens as token_rows
+    from tests.test_fuzz import initialize_message, rpc_headers
 
     db = club.db()
     spare = _brunos_spare_token(db)
@@ -226,13 +227,9 @@ def test_over_http_a_tokens_last_use_is_written_once_the_answer_has_left(club, b
         return db.execute("SELECT last_used_at FROM tokens WHERE public_id = ?", [spare.public_id]).fetchone()[0]
 
     monkeypatch.setattr(token_rows, "touch", held_up)
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "Authorization": f"Bearer {spare.token}"}
     try:
         with httpx2.Client(timeout=30) as http:
-            opened = http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                          "clientInfo": {"name": "t", "version": "1"}}})
+            opened = http.post(club.url, headers=rpc_headers(spare.token), json=initialize_message())
         assert opened.status_code == 200 and opened.headers["parley-lane"] == "member"
         assert writing.wait(5) and not written.is_set()  # answered, with the write under way
         assert last_used() is None

@@ -95,7 +95,8 @@ class RuleBook:
         by_binding: dict[tuple[str, str], list[Rule]] = {}
         for rule in self.manifest_rules + published:
             by_binding.setdefault((rule.binding.agent, rule.binding.tool), []).append(rule)
-        combined = {key: (rules, together(rules)) for key, rules in by_binding.items() if len(rules) > 1}
+        combined = {key: (rules, program) for key, rules in by_binding.items()
+                    if (program := together(rules)) is not None}
         self._by_binding, self._together = by_binding, combined
         self._revision = current
 
@@ -137,11 +138,12 @@ class RuleBook:
         return None
 
     def _all_at_once(self, agent: str | None, tool: str, rules: list[Rule], context: dict) -> list | None:
-        """Every rule's verdict from the binding's one program; None when there is none (one rule, or
-        a refresh in between) or when any rule fails to evaluate: then they run one by one, in order,
-        which finds the rule that failed and says so, exactly as if they had never run together."""
+        """Every rule's verdict from the binding's one program; None when there is none (one rule, rules
+        that do not compile together, or a refresh in between) or when any rule fails to evaluate:
+        then they run one by one, in order, which finds the rule that failed and says so, exactly as
+        if they had never run together."""
         kept = self._together.get((agent or "", tool))
-        if kept is None or kept[0] is not rules or kept[1] is None:
+        if kept is None or kept[0] is not rules:
             return None
         try:
             verdicts = kept[1].execute(context)

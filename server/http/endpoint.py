@@ -126,6 +126,13 @@ class _ListingCache:
 ANSWER_KEY = "parley.answer"
 
 
+async def _answer_call(chokepoint: Chokepoint, live: LiveSessions, ctx: ServerRequestContext[Any, Any],
+                       caller: Caller, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    """A tools/call: the caller's session noted as seen, then the chokepoint's whole step."""
+    await live.seen(ctx, caller)
+    return await chokepoint.call(caller, name, arguments)
+
+
 class _KeptAnswers:
     """`tools/call`: the chokepoint judges, runs and audits every call here; when its answer is a
     pure tool's remembered one that the SDK has shaped before (at this protocol version), that wire
@@ -154,8 +161,7 @@ class _KeptAnswers:
         except (KeyError, ValueError):  # pydantic's ValidationError is a ValueError
             return await call_next(ctx)  # the SDK refuses it with its own error
         caller = caller_of(ctx)
-        await self.live.seen(ctx, caller)
-        result = await self.chokepoint.call(caller, params.name, params.arguments)
+        result = await _answer_call(self.chokepoint, self.live, ctx, caller, params.name, params.arguments)
         wire = self.chokepoint.shaped(caller, params.name, result, ctx.protocol_version)
         if wire is not None:
             return wire  # read-only from here, as the listing cache's: the runner copies it
@@ -178,9 +184,7 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         answered = ctx.request.scope.pop(ANSWER_KEY, None) if ctx.request is not None else None
         if isinstance(answered, types.CallToolResult):
             return answered  # judged, run and audited for this very request by _KeptAnswers
-        caller = caller_of(ctx)
-        await live.seen(ctx, caller)
-        return await chokepoint.call(caller, params.name, params.arguments)
+        return await _answer_call(chokepoint, live, ctx, caller_of(ctx), params.name, params.arguments)
 
     def inbox_visible(caller: Caller) -> bool:
         return "inbox" in caller.tools

@@ -99,8 +99,12 @@ class _Remembered:
         self.generation = generation  # the resolver's generation it was resolved in (compared by identity)
         self.identity = identity
         self.ends = ends  # the earlier of the token's and the mandate's expiry, epoch seconds
-        self.touched = touched  # wall_clock() when the token's last use was last written
-        self.due = min(touched + TOUCH_EVERY, ends if ends is not None else math.inf)
+        self.stamped(touched)
+
+    def stamped(self, touched: float) -> None:
+        """The token's last use was written at `touched` (wall_clock()): the next is due a minute on."""
+        self.touched = touched
+        self.due = min(touched + TOUCH_EVERY, self.ends if self.ends is not None else math.inf)
 
 
 def _epoch(text: str) -> float:
@@ -134,8 +138,7 @@ class Resolver:
         """Stamp a token's last use, at most once a minute a token: a write, not one per request."""
         if moment - entry.touched < TOUCH_EVERY:
             return
-        entry.touched = moment
-        entry.due = min(moment + TOUCH_EVERY, entry.ends if entry.ends is not None else math.inf)
+        entry.stamped(moment)
         deferred = _DEFERRED.get()
         if deferred is not None:
             deferred[token_hash] = now()
