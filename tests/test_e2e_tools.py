@@ -272,3 +272,111 @@ async def test_a_pure_tools_repeated_answer_is_its_first_wire_form_and_every_cal
     assert shaped[4:] == ["2026-07-28"], "shaped once for the 2026-07-28 era too"
     club.settled()
     assert audited() == before + 9
+
+
+def test_a_plain_call_is_one_every_protocol_versions_validation_parses_to_the_same_name_and_arguments():
+    """The kept-answers middleware reads a tools/call's name and arguments straight from params that
+    hold only those two (`plain_call`), without the SDK's two validations: for every params object
+    it takes so, in every handshake-era protocol version, both the version's surface and the
+    handler's params model must accept it and parse the same two values. Anything else (a `_meta`, a
+    `task`, a name that is not a string, any 2026-07-28 call) is validated the SDK's way, and the SDK
+    refuses what fails (tested above)."""
+    import mcp_types as types
+    from hypothesis import given, settings, strategies as st
+    from mcp.server.lowlevel import Server
+    from mcp_types import methods
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from server.http.endpoint import plain_call
+
+    async def handler(ctx, params):
+        return types.CallToolResult(content=[])
+
+    params_type = Server("probe", on_call_tool=handler).get_request_handler("tools/call").params_type
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                               lambda inner: st.lists(inner, max_size=3)
+                               | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6)
+    params = st.fixed_dictionaries({}, optional={
+        "name": st.text(max_size=8) | json_values,
+        "arguments": st.dictionaries(st.text(max_size=5), json_values, max_size=3) | json_values,
+        "_meta": st.dictionaries(st.sampled_from(["progressToken", "x"]), json_values, max_size=2) | json_values,
+        "task": st.fixed_dictionaries({}, optional={"ttl": st.integers()}) | json_values,
+    }) | json_values
+    plain = st.fixed_dictionaries({"name": st.text(max_size=8)}, optional={
+        "arguments": st.none() | st.dictionaries(st.text(max_size=5), json_values, max_size=3)})
+    taken: list[bool] = []
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(plain | params)
+    def same_values(raw):
+        plain = plain_call(raw)
+        taken.append(plain is not None)
+        if plain is None:
+            return
+        for version in HANDSHAKE_PROTOCOL_VERSIONS:
+            methods.validate_client_request("tools/call", version, raw)
+            parsed = params_type.model_validate(raw, by_name=False)
+            assert (parsed.name, parsed.arguments) == plain == (raw["name"], raw.get("arguments"))
+
+    same_values()
+    assert 30 < sum(taken) < len(taken), "the strategy reaches plain calls and others"
+    assert plain_call({"name": "whoami", "arguments": {}, "_meta": {"progressToken": None}}) is None
+    assert plain_call({"name": "whoami"}) == ("whoami", None)
+    with pytest.raises(ValueError):  # why the 2026-07-28 era is never taken plainly
+        methods.validate_client_request("tools/call", "2026-07-28", {"name": "whoami", "arguments": {}})
+
+
+def test_the_sdks_message_span_runs_only_when_a_tracer_provider_is_set(club, tmp_path):
+    """Without a tracer provider the SDK's OpenTelemetry middleware would record nothing, so the server
+    leaves it out; with one set before the server is built, every message gets its span."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from mcp.server._otel import OpenTelemetryMiddleware
+    from server.http.endpoint import build_mcp_server, tracing_configured
+
+    parley = club.live.parley
+
+    def spans(tracing=None) -> int:
+        server = build_mcp_server(parley.chokepoint, parley.live, tracing)
+        return sum(isinstance(layer, OpenTelemetryMiddleware) for layer in server.middleware)
+
+    assert not tracing_configured()
+    assert (spans(), spans(tracing=False), spans(tracing=True)) == (0, 0, 1)
+
+    # A provider is process-wide, so the traced server runs in a process of its own.
+    script = """
+import asyncio, sys
+from pathlib import Path
+from opentelemetry import trace
+
+names = []
+
+class Recording(trace.NoOpTracer):
+    def start_as_current_span(self, name, *args, **kwargs):
+        names.append(name)
+        return super().start_as_current_span(name, *args, **kwargs)
+
+class Provider(trace.NoOpTracerProvider):
+    def get_tracer(self, *args, **kwargs):
+        return Recording()
+
+trace.set_tracer_provider(Provider())
+from tests.conftest import connect, running_club
+
+async def main(url, token):
+    async with connect(url, token) as agent:
+        await agent.call_tool("whoami", {})
+        await agent.call_tool("whoami", {})
+
+with running_club(Path(sys.argv[1])) as club:
+    asyncio.run(main(club.url, club.tokens.member.token))
+print(names.count("tools/call whoami"))
+"""
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "traced").mkdir()
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "traced")], cwd=root, capture_output=True,
+                          text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == "2", done.stdout

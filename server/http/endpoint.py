@@ -14,13 +14,16 @@ from urllib.parse import urlsplit
 
 import mcp_types as types
 from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
+from mcp.server._otel import OpenTelemetryMiddleware  # the SDK's docs: drop it from `middleware` to opt out
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from mcp.shared.exceptions import MCPError
+from opentelemetry import trace
 
 from server import __version__
 from server.access import Caller
@@ -133,20 +136,49 @@ async def _answer_call(chokepoint: Chokepoint, live: LiveSessions, ctx: ServerRe
     return await chokepoint.call(caller, name, arguments)
 
 
+_PLAIN_PARAMS = frozenset({"name", "arguments"})
+
+
+def plain_call(params: Any) -> tuple[str, dict[str, Any] | None] | None:
+    """The name and arguments of a handshake-era tools/call whose params hold nothing else, in the
+    types every such version's surface and the handler's params model accept as they are; None for
+    any other params, which are validated the SDK's way (as is every 2026-07-28 call: its params
+    carry a `_meta`)."""
+    if type(params) is not dict or not params.keys() <= _PLAIN_PARAMS:
+        return None
+    name, arguments = params.get("name"), params.get("arguments")
+    if type(name) is not str or not (arguments is None or type(arguments) is dict):
+        return None
+    return name, arguments
+
+
 class _KeptAnswers:
     """`tools/call`: the chokepoint judges, runs and audits every call here; when its answer is a
     pure tool's remembered one that the SDK has shaped before (at this protocol version), that wire
     form is answered again instead of the SDK validating and dumping the same result anew.
 
     Only a call the SDK itself would take is taken here: its params pass the SDK's own validation
-    (the version's surface, then the handler's params model) on a connection past initialize;
-    anything else goes the SDK's way, which refuses it as ever. A new answer is shaped by the SDK:
-    the handler hands back the answer this middleware got, so a call runs and is audited once."""
+    (the version's surface, then the handler's params model), or are plainly a name and arguments,
+    on a connection past initialize; anything else goes the SDK's way, which refuses it as ever. A
+    new answer is shaped by the SDK: the handler hands back the answer this middleware got, so a
+    call runs and is audited once."""
 
     def __init__(self, chokepoint: Chokepoint, live: LiveSessions, params_type: type[BaseModel]):
         self.chokepoint = chokepoint
         self.live = live
         self.params_type = params_type
+
+    def _name_and_arguments(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, dict[str, Any] | None] | None:
+        plain = plain_call(ctx.params)
+        if plain is not None and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            return plain
+        try:
+            methods.validate_client_request("tools/call", ctx.protocol_version, ctx.params)
+            params = cast(types.CallToolRequestParams,
+                          self.params_type.model_validate({} if ctx.params is None else ctx.params, by_name=False))
+        except (KeyError, ValueError):  # pydantic's ValidationError is a ValueError
+            return None
+        return params.name, params.arguments
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         if ctx.method != "tools/call" or ctx.request is None:
@@ -154,25 +186,33 @@ class _KeptAnswers:
         connection = connection_of(ctx)
         if connection is None or not connection.initialize_accepted:
             return await call_next(ctx)
-        try:
-            methods.validate_client_request("tools/call", ctx.protocol_version, ctx.params)
-            params = cast(types.CallToolRequestParams,
-                          self.params_type.model_validate({} if ctx.params is None else ctx.params, by_name=False))
-        except (KeyError, ValueError):  # pydantic's ValidationError is a ValueError
+        called = self._name_and_arguments(ctx)
+        if called is None:
             return await call_next(ctx)  # the SDK refuses it with its own error
+        name, arguments = called
         caller = caller_of(ctx)
-        result = await _answer_call(self.chokepoint, self.live, ctx, caller, params.name, params.arguments)
-        wire = self.chokepoint.shaped(caller, params.name, result, ctx.protocol_version)
+        result = await _answer_call(self.chokepoint, self.live, ctx, caller, name, arguments)
+        wire = self.chokepoint.shaped(caller, name, result, ctx.protocol_version)
         if wire is not None:
             return wire  # read-only from here, as the listing cache's: the runner copies it
         ctx.request.scope[ANSWER_KEY] = result
         shaped = await call_next(ctx)
         if isinstance(shaped, dict):
-            self.chokepoint.keep_shape(caller, params.name, result, ctx.protocol_version, shaped)
+            self.chokepoint.keep_shape(caller, name, result, ctx.protocol_version, shaped)
         return shaped
 
 
-def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
+def tracing_configured() -> bool:
+    """Whether an OpenTelemetry tracer provider was set (by `opentelemetry-instrument`, by
+    OTEL_PYTHON_TRACER_PROVIDER, or by code before the server is built)."""
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool | None = None) -> Server:
+    """The SDK's server with Parley's handlers and middleware. The SDK's own middleware opens an
+    OpenTelemetry span for every message; without a tracer provider that span records nothing, yet
+    builds its attributes and enters its context all the same, so it runs only when `tracing` (by
+    default: when a provider is set as the server is built)."""
     manifest = chokepoint.manifest
 
     async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -253,6 +293,8 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions) -> Server:
         on_unsubscribe_resource=unsubscribe,
         on_subscriptions_listen=live.listen,
     )
+    if not (tracing_configured() if tracing is None else tracing):
+        server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
     server.middleware.append(_PerCallerInstructions(manifest, live))
     server.middleware.append(_ListingCache(live))
     calls = server.get_request_handler("tools/call")
