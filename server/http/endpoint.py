@@ -73,7 +73,7 @@ class _PerCallerInstructions:
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         result = await call_next(ctx)
-        if ctx.method in ("initialize", "server/discover") and isinstance(result, dict):
+        if isinstance(result, dict):
             caller = caller_of(ctx)
             result = dict(result)
             result["instructions"] = instructions_for(caller, self.manifest)
@@ -107,7 +107,7 @@ class _ListingCache:
         self._wire: dict[tuple[str, tuple[str, ...]], dict] = {}
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
-        if ctx.method != "tools/list" or (ctx.params and set(ctx.params) - {"_meta"}):
+        if ctx.params and set(ctx.params) - {"_meta"}:
             return await call_next(ctx)
         connection = connection_of(ctx)
         if connection is None or not connection.initialize_accepted:
@@ -181,7 +181,7 @@ class _KeptAnswers:
         return params.name, params.arguments
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
-        if ctx.method != "tools/call" or ctx.request is None:
+        if ctx.request is None:
             return await call_next(ctx)
         connection = connection_of(ctx)
         if connection is None or not connection.initialize_accepted:
@@ -200,6 +200,20 @@ class _KeptAnswers:
         if isinstance(shaped, dict):
             self.chokepoint.keep_shape(caller, name, result, ctx.protocol_version, shaped)
         return shaped
+
+
+class _ByMethod:
+    """Parley's one layer in the SDK's middleware chain: a message goes straight to the step for its
+    method, and any other on down the chain, so no message passes through steps that are not its."""
+
+    def __init__(self, steps: dict[str, Any]):
+        self.steps = steps
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        step = self.steps.get(ctx.method)
+        if step is None:
+            return await call_next(ctx)
+        return await step(ctx, call_next)
 
 
 def tracing_configured() -> bool:
@@ -295,12 +309,16 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
     )
     if not (tracing_configured() if tracing is None else tracing):
         server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
-    server.middleware.append(_PerCallerInstructions(manifest, live))
-    server.middleware.append(_ListingCache(live))
     calls = server.get_request_handler("tools/call")
     if calls is None:  # registered above: only an SDK that changed how handlers are kept gets here
         raise RuntimeError("the SDK kept no tools/call handler")
-    server.middleware.append(_KeptAnswers(chokepoint, live, calls.params_type))
+    instructions = _PerCallerInstructions(manifest, live)
+    server.middleware.append(_ByMethod({
+        "initialize": instructions,
+        "server/discover": instructions,
+        "tools/list": _ListingCache(live),
+        "tools/call": _KeptAnswers(chokepoint, live, calls.params_type),
+    }))
     return server
 
 
