@@ -17,7 +17,7 @@ from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 from mcp.server._otel import OpenTelemetryMiddleware  # the SDK's docs: drop it from `middleware` to opt out
-from mcp.server.context import CallNext, ServerRequestContext
+from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -206,7 +206,7 @@ class _ByMethod:
     """Parley's one layer in the SDK's middleware chain: a message goes straight to the step for its
     method, and any other on down the chain, so no message passes through steps that are not its."""
 
-    def __init__(self, steps: dict[str, Any]):
+    def __init__(self, steps: dict[str, ServerMiddleware[Any]]):
         self.steps = steps
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
