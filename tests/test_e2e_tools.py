@@ -309,14 +309,14 @@ def test_a_plain_call_is_one_every_protocol_versions_validation_parses_to_the_sa
     @settings(max_examples=400, deadline=None, derandomize=True)
     @given(plain | params)
     def same_values(raw):
-        plain = plain_call(raw)
-        taken.append(plain is not None)
-        if plain is None:
+        read = plain_call(raw)
+        taken.append(read is not None)
+        if read is None:
             return
         for version in HANDSHAKE_PROTOCOL_VERSIONS:
             methods.validate_client_request("tools/call", version, raw)
             parsed = params_type.model_validate(raw, by_name=False)
-            assert (parsed.name, parsed.arguments) == plain == (raw["name"], raw.get("arguments"))
+            assert (parsed.name, parsed.arguments) == read == (raw["name"], raw.get("arguments"))
 
     same_values()
     assert 30 < sum(taken) < len(taken), "the strategy reaches plain calls and others"
