@@ -26,6 +26,11 @@ class Denial:
     rule: str | None = None
 
 
+def _binding(agent: str | None, tool: str) -> tuple[str, str]:
+    """The key a binding's rules (and their one program) are kept under: no persona is ""."""
+    return (agent or "", tool)
+
+
 class RuleBook:
     def __init__(self, manifest: Manifest, db: Database | None, sources: ContextSources,
                  input_schemas: dict[str, dict], compile_manifest: bool = True):
@@ -102,7 +107,7 @@ class RuleBook:
 
     def rules_for(self, agent: str | None, tool: str) -> list[Rule]:
         """The rules in force as of the last `refresh`."""
-        return self._by_binding.get((agent or "", tool), [])
+        return self._by_binding.get(_binding(agent, tool), [])
 
     def explain(self, caller: Caller) -> list[dict]:
         """The rules on this caller's bindings, as sentences: for whoami."""
@@ -142,7 +147,7 @@ class RuleBook:
         that do not compile together, or a refresh in between) or when any rule fails to evaluate:
         then they run one by one, in order, which finds the rule that failed and says so, exactly as
         if they had never run together."""
-        kept = self._together.get((agent or "", tool))
+        kept = self._together.get(_binding(agent, tool))
         if kept is None or kept[0] is not rules:
             return None
         try:

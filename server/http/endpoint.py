@@ -92,6 +92,12 @@ class _PerCallerInstructions:
         return result
 
 
+def _past_initialize(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether this message's connection finished its handshake: before that, only the SDK judges."""
+    connection = connection_of(ctx)
+    return connection is not None and connection.initialize_accepted
+
+
 class _ListingCache:
     """`tools/list` for a tool set the server has listed before answers the SDK's own wire result
     for it again, instead of building, validating and dumping the same result per request.
@@ -109,8 +115,7 @@ class _ListingCache:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         if ctx.params and set(ctx.params) - {"_meta"}:
             return await call_next(ctx)
-        connection = connection_of(ctx)
-        if connection is None or not connection.initialize_accepted:
+        if not _past_initialize(ctx):
             return await call_next(ctx)
         caller = caller_of(ctx)
         key = (ctx.protocol_version, caller.tools)
@@ -183,8 +188,7 @@ class _KeptAnswers:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         if ctx.request is None:
             return await call_next(ctx)
-        connection = connection_of(ctx)
-        if connection is None or not connection.initialize_accepted:
+        if not _past_initialize(ctx):
             return await call_next(ctx)
         called = self._name_and_arguments(ctx)
         if called is None:
