@@ -152,7 +152,8 @@ def build(settings: Settings | None = None) -> Parley:
     live = LiveSessions(access, db.revision, caller_of)
     pool = answerer_pool(settings)
     # On PostgreSQL every process hears of a decision through the change feed, this one included.
-    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live))
+    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live),
+                              answer_async=pool.answer)
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     # Several processes: no session pinned to one (each request is resolved again wherever it lands).
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,
