@@ -90,9 +90,11 @@ def flags(text: str, who: str = "") -> frozenset[Flag]:
         found.add("commitment")
     if quotes_price(text):
         found.add("price")
-    reason = instructions(text)
-    if reason is not None:
-        found.add(reason)
+    folded = fold(text)
+    if INSTRUCTIONS.search(folded):
+        found.add("instructions")
+    if LINK.search(folded):
+        found.add("link")
     if invisible(text):
         found.add("invisible")
     if lookalikes(text):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from server.cli import cluster, members, operations, rules
+from server.cli import cluster, members, notes, operations, rules
 from server.cli.context import UsageError, err
 from server.errors import ParleyError
 
@@ -22,6 +22,7 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
     operations.register(sub)
     members.register(sub)
+    notes.register(sub)
     rules.register(sub)
     cluster.register(sub)
     return top

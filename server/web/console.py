@@ -9,6 +9,7 @@ not exist.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import anyio
@@ -21,9 +22,11 @@ from server.errors import NotFound, ParleyError
 from server.identity import mandates
 from server.store import agents as agent_rows
 from server.store import console as console_rows
+from server.store import records
 from server.web.agents import AgentPages
 from server.web.club import ClubPages
 from server.web.frame import Frame, path_id
+from server.web.notes import NotePages
 
 REASONS = {
     "commitment": "It asks for a commitment — your agent informs, it never agrees, books, buys or promises.",
@@ -52,8 +55,14 @@ class Console(Frame):
 
     def _open_items(self, me) -> list[dict]:
         return [{**item, "thread": self.escalations.thread(item["thread_id"]),
-                 "why": REASONS.get(item["reason"], REASONS["mandate"]), "can_widen": item["reason"] != "commitment"}
+                 "why": REASONS.get(item["reason"], REASONS["mandate"]), "can_widen": item["reason"] != "commitment",
+                 "attached": self._attached(me, item.get("notes"))}
                 for item in self.escalations.queue(me.id)]
+
+    def _attached(self, me, ids: str | None) -> list[dict]:
+        """The member's notes an escalated question came with (the ones it would have quoted)."""
+        found = (records.note_of(self.db, me.id, int(i)) for i in json.loads(ids or "[]") if str(i).isdigit())
+        return [note for note in found if note is not None]
 
     def _decided(self, me) -> list[dict]:
         decided = [item for status in DECIDED for item in self.escalations.queue(me.id, status)]
@@ -156,6 +165,7 @@ class Console(Frame):
     def routes(self) -> list[Route]:
         agents = AgentPages(self.pages, self.escalations, self.manifest, self.key, self.rule_sentence)
         club = ClubPages(self.pages, self.escalations, self.manifest, self.key, self.rule_sentence)
+        notes = NotePages(self.pages, self.escalations, self.manifest, self.key, self.rule_sentence)
         return [
             Route("/console", self.home, methods=["GET"]),
             Route("/console/queue", self.queue, methods=["GET"]),
@@ -164,5 +174,6 @@ class Console(Frame):
             Route("/console/mandate", self.sign, methods=["POST"]),
             Route("/console/mandate/member-scopes", self.member_scopes, methods=["POST"]),
             *agents.routes(),
+            *notes.routes(),
             *club.routes(),
         ]

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from server.access import default_scopes
-from server.asking import Escalations
+from server.asking import Escalations, briefing
 from server.errors import NotFound
 from server.identity import mandates, principals
 from server.manifest.schema import Manifest
@@ -60,7 +60,8 @@ class Frame:
         flash = request.session.pop("flash", None)
         open_count = self.escalations.open_count(me.id)
         return self.pages.render(request, template, status_code=status_code, me=me, csrf=self.pages.csrf(request),
-                                 flash=flash, open_count=open_count, languages=LANGUAGES,
+                                 flash=flash, open_count=open_count, notes_waiting=briefing.pending_count(self.db, me.id),
+                                 languages=LANGUAGES,
                                  section=template.removeprefix("console_").removesuffix(".html"), **context)
 
     def _done(self, request: Request, message: str, to: str) -> Response:
