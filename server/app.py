@@ -17,6 +17,7 @@ from starlette.routing import Mount, Route
 from server.access import Access
 from server.answering.pool import AnswererConfig, AnswererPool
 from server.asking import Escalations
+from server.asking.escalations import AskLimits
 from server.errors import ConfigError
 from server.heap import kept
 from server.chokepoint.chokepoint import Chokepoint
@@ -153,7 +154,7 @@ def build(settings: Settings | None = None) -> Parley:
     pool = answerer_pool(settings)
     # On PostgreSQL every process hears of a decision through the change feed, this one included.
     escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live),
-                              answer_async=pool.answer)
+                              answer_async=pool.answer, limits=AskLimits(total=8 * settings.answerer_workers))
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     # Several processes: no session pinned to one (each request is resolved again wherever it lands).
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,

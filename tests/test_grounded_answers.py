@@ -133,3 +133,23 @@ async def test_a_selection_of_notes_not_handed_escalates_and_quotes_nothing(demo
         model.answer = lambda system, question: f'{{"notes": ["{available}"]}}'
         asked = await service.ask(ids["bruno"], "assistant", True, "ana", "How does Ana like to work?", "en")
         assert assert_grounded(asked.answer.findings, "ana", _approved(db, ids["ana"])) == (str(available),)
+
+
+def test_questions_in_flight_are_bounded_per_asker_per_member_and_in_all():
+    from server.asking.escalations import AskLimits, Busy, InFlight
+
+    flight = InFlight(AskLimits(per_asker=2, per_member=3, total=4, retry_after=7))
+    with flight.hold(1, 10), flight.hold(1, 11):
+        with pytest.raises(Busy, match="2 of your questions.*retry in 7 s"):
+            with flight.hold(1, 12):
+                pass
+        with flight.hold(2, 10), flight.hold(3, 10):
+            with pytest.raises(Busy, match="this member's agent"):
+                with flight.hold(4, 10):
+                    pass
+            with pytest.raises(Busy, match="questions in hand"):
+                with flight.hold(4, 12):
+                    pass
+        with flight.hold(4, 12):  # one finished: room again
+            pass
+    assert (flight.total, dict(flight.askers), dict(flight.members)) == (0, {}, {})

@@ -77,7 +77,8 @@ class AskLimits:
     queued without end."""
 
     per_asker: int = 4
-    per_member: int = 16
+    per_member: int = 8
+    total: int = 16  # in this process: beyond what the answering workers can clear in a few seconds' turns
     retry_after: int = 5  # seconds: what a refused ask is told to wait
 
 
@@ -88,6 +89,7 @@ class InFlight:
         self.limits = limits
         self.askers: Counter[int] = Counter()
         self.members: Counter[int] = Counter()
+        self.total = 0
 
     @contextmanager
     def hold(self, asker_id: int, member_id: int) -> Iterator[None]:
@@ -98,11 +100,16 @@ class InFlight:
         if self.members[member_id] >= limits.per_member:
             raise Busy(f"busy: this member's agent is answering {limits.per_member} questions already; retry in "
                        f"{limits.retry_after} s", limits.retry_after)
+        if self.total >= limits.total:
+            raise Busy(f"busy: the club's answering agents have {limits.total} questions in hand; retry in "
+                       f"{limits.retry_after} s", limits.retry_after)
         self.askers[asker_id] += 1
         self.members[member_id] += 1
+        self.total += 1
         try:
             yield
         finally:
+            self.total -= 1
             for counter, key in ((self.askers, asker_id), (self.members, member_id)):
                 counter[key] -= 1
                 if counter[key] <= 0:
