@@ -74,7 +74,7 @@ class Grounded:
 
 def consent_needed(note: Note, who: str) -> frozenset[Flag]:
     """What in this note only the principal's "relay as written" lets an agent repeat."""
-    return flags(f"{note.topic}: {note.text}", who) & CONSENT_FLAGS
+    return (flags(note.topic, who) | flags(note.text, who)) & CONSENT_FLAGS
 
 
 def escalation(request: ScopedRequest, terms: Terms, reason: Escalation, attached: tuple[str, ...] = ()) -> Grounded:

@@ -46,7 +46,7 @@ class Concern:
 
 def concerns(topic: str, text: str, who: str) -> list[Concern]:
     """What a person should look at twice in this note before approving it, in plain words."""
-    found = flags(f"{topic}: {text}", who)
+    found = flags(topic, who) | flags(text, who)
     out = []
     for flag in ("instructions", "link", "price", "commitment", "invisible", "lookalike"):
         if flag not in found:
