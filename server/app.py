@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -191,6 +192,10 @@ def build(settings: Settings | None = None) -> Parley:
     async def health(request: Request) -> JSONResponse:
         return JSONResponse(health_facts, headers={"cache-control": "no-store"})
 
+    async def alive(request: Request) -> JSONResponse:
+        """Liveness: this process answers (whether its store does is readiness's question)."""
+        return JSONResponse({"status": "alive", "pid": os.getpid()}, headers={"cache-control": "no-store"})
+
     async def metrics(request: Request) -> Response:
         body, content_type = await anyio.to_thread.run_sync(exposition)
         return Response(body, media_type=content_type)
@@ -206,7 +211,7 @@ def build(settings: Settings | None = None) -> Parley:
             group.start_soon(chokepoint.audit.run_writer)
             if feed is not None:
                 feed.start()
-            log.info("Parley serving MCP at %s (store: %s)", settings.mcp_url, settings.store_name)
+            log.info("Parley application started in process %d (store: %s)", os.getpid(), settings.store_name)
             try:
                 yield
             finally:
@@ -223,6 +228,7 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/mcp", endpoint=gate),
             Route("/.well-known/oauth-protected-resource", protected_resource),
             Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
+            Route("/livez", alive),
             Route("/healthz", health),
             Route("/metrics", metrics),
             Route("/", root),
