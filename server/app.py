@@ -23,6 +23,7 @@ from server.heap import kept
 from server.chokepoint.chokepoint import Chokepoint
 from server.cluster.feed import ChangeFeed
 from server.cluster.keyfolder import check_cluster, manifest_digest
+from server.http.edge import PlainText
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
 from server.http.in_thread import InThread
@@ -232,7 +233,7 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/healthz", health),
             Route("/metrics", metrics),
             Route("/", root),
-            Mount("", app=browser if not shared else InThread(browser)),
+            Mount("", app=PlainText(browser if not shared else InThread(browser))),
         ],
         lifespan=lifespan,
     )

@@ -68,10 +68,14 @@ def session_middleware(keys_dir: Path, public_url: str, create: bool = True) -> 
 
 
 def safe_next(target: str | None) -> str:
-    """Only same-site relative paths: never an open redirect."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    """Only a path on this site, else Home: never an open redirect. Browsers drop tabs and line breaks
+    from a URL ("/\t/evil" becomes "//evil", another host), so a target holding any whitespace or control
+    character is refused whole, and what is kept must parse as a bare path beginning with one slash."""
+    if not target or any(char.isspace() or not char.isprintable() for char in target) or "\\" in target:
         return "/console"
     parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/") or parts.path.startswith("//"):
+        return "/console"
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
