@@ -4,6 +4,7 @@ changes nothing; none reaches a 500."""
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import urlencode
 
 import httpx2
@@ -101,3 +102,27 @@ async def test_a_signin_next_outside_this_site_goes_home(club, target):
         location = signin.headers["location"]
         assert location.startswith("/") and not location.startswith("//"), location
         assert httpx2.URL(club.live.base).join(location).host == "127.0.0.1", location
+
+
+async def test_a_tools_call_sent_as_a_notification_is_dropped_quietly_and_changes_nothing(club, caplog):
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {club.tokens.member.token}"}
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    note = {"name": "update_briefing", "arguments": {"topic": "quietly", "text": "sent as a notification"}}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        opened = await http.post(club.url, json=initialize, headers=headers)
+        session = {**headers, "Mcp-Protocol-Version": "2025-06-18"}
+        if "mcp-session-id" in opened.headers:  # none on PostgreSQL: its sessions are stateless
+            session["Mcp-Session-Id"] = opened.headers["mcp-session-id"]
+        await http.post(club.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        for params in ({"name": "whoami", "arguments": {}}, note):
+            sent = await http.post(club.url, json={"jsonrpc": "2.0", "method": "tools/call", "params": params},
+                                   headers=session)
+            assert sent.status_code == 202, sent.text
+        after = await http.post(club.url, headers=session, json={
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}})
+        assert after.status_code == 200 and "member" in after.text
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING], caplog.text
+    db = club.db()
+    assert db.execute("SELECT COUNT(*) FROM briefing WHERE topic = 'quietly'").fetchone()[0] == 0
