@@ -3,10 +3,12 @@ answered when it is printed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -114,3 +116,54 @@ def test_workers_that_import_slowly_start_and_the_printed_url_answers_when_print
     finally:
         stop(proc)
     assert not any("died" in line or "Traceback" in line for line in seen), "".join(seen)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """`parley serve` on an SQLite store of its own; yields its base URL once it has said where it serves."""
+    env = {**os.environ, "PARLEY_DB": str(tmp_path / "club.db"), "PARLEY_KEYS": str(tmp_path / "keys"),
+           "PYTHONUNBUFFERED": "1"}
+    for name in ("PARLEY_DATABASE_URL", "PARLEY_PUBLIC_URL", "PARLEY_SESSIONS"):
+        env.pop(name, None)
+    assert parley(env, "init").returncode == 0
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    seen: list[str] = []
+    try:
+        lines = lines_of(proc)
+        while not any(line.startswith("Parley serving MCP at") for line in seen):
+            seen.append(lines.get(timeout=90))
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+
+
+def raw_exchange(base: str, head: bytes) -> bytes:
+    """Send a request head as raw bytes (whatever a client library would refuse to send); the answer."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        try:
+            sock.sendall(head)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # answered and closed before the whole head was sent: the answer is still there to read
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                answer += chunk
+        return answer
+
+
+@pytest.mark.parametrize("head", [
+    b"GET /livez HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 4_000_000 + b"\r\n\r\n",
+    b"GET /livez HTTP/1.1\r\nHost: x\r\n" + b"X-Many: a\r\n" * 20_000 + b"\r\n",
+    b"GET /livez?" + b"q" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+])
+def test_an_oversized_request_line_or_head_is_a_431_and_the_server_still_answers(served, head):
+    answer = raw_exchange(served, head)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert httpx2.get(served + "/livez").status_code == 200
+    # a head within the bound followed by a large body in the same read is a body, not a large head
+    big_body = httpx2.post(served + "/mcp", content=b"{" + b" " * 200_000 + b"}",
+                           headers={"content-type": "application/json", "accept": "application/json, text/event-stream"})
+    assert big_body.status_code != 431

@@ -16,6 +16,7 @@ from server.chokepoint.rulebook import manifest_rule_problems
 from server.cli import demo, doctor
 from server.cli.announce import announce_when_answering, drop_early_banner
 from server.http import request_log
+from server.http.head_limit import BoundedHead
 from server.cli.context import Context, UsageError, add_json, emit_json, err
 from server.cluster.keyfolder import check_cluster, cluster_record
 from server.store.migrations import migrate
@@ -84,7 +85,7 @@ def serve(args: argparse.Namespace) -> int:
                                          f"Console: {served.public_url}/console"])
     uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
                 access_log=args.access_log, workers=args.workers if args.workers > 1 else None,
-                timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS)
+                timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS, http=BoundedHead)
     return 0
 
 
