@@ -28,6 +28,7 @@ from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
 from server.http.in_thread import InThread
 from server.http.live import LiveSessions
+from server.http.session_quota import SessionQuota, SessionShares
 from server.http.ratelimit import budget
 from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
@@ -160,8 +161,11 @@ def build(settings: Settings | None = None) -> Parley:
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,
                               stateless=settings.stateless)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
+    # Shares of the session table per lane, address and principal; which sessions the SDK still holds
+    # is read from its manager's dict (it publishes no other way to know that a session ended).
+    quota = SessionQuota(settings.max_sessions, lambda session: session in manager._server_instances)
     gate = Gate(
-        manager.handle_request,
+        manager.handle_request if settings.stateless else SessionShares(manager.handle_request, quota),
         access,
         metadata_url,
         manifest,

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import httpx2
 import pytest
 
-from tests.conftest import connect
+from tests.conftest import connect, running_club
 from tests.console_helpers import ConsoleUser, csrf_of
 from tests.oauth_helpers import hidden
 from tests.test_oauth_flow import REDIRECT_URI, pkce, register
@@ -126,3 +126,31 @@ async def test_a_tools_call_sent_as_a_notification_is_dropped_quietly_and_change
     assert not [record for record in caplog.records if record.levelno >= logging.WARNING], caplog.text
     db = club.db()
     assert db.execute("SELECT COUNT(*) FROM briefing WHERE topic = 'quietly'").fetchone()[0] == 0
+
+
+def initialize_body(n: int) -> dict:
+    return {"jsonrpc": "2.0", "id": n, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": f"c{n}", "version": "1"}}}
+
+
+async def test_guests_cannot_take_the_sessions_a_member_needs(tmp_path):
+    capacity = 40
+    with running_club(tmp_path, env={"PARLEY_MAX_SESSIONS": str(capacity)}) as club:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        async with httpx2.AsyncClient(timeout=30) as http:
+            guests = [await http.post(club.url, json=initialize_body(n), headers=headers) for n in range(capacity + 5)]
+            opened = [r for r in guests if r.status_code == 200]
+            refused = [r for r in guests if r.status_code != 200]
+            assert 0 < len(opened) < capacity // 2 and refused, [r.status_code for r in guests]
+            assert all(r.status_code == 429 and r.headers["retry-after"] and
+                       "guest sessions are at their limit" in r.json()["error_description"] for r in refused)
+            member = {**headers, "Authorization": f"Bearer {club.tokens.member.token}"}
+            for n in range(3):  # a member always gets a session while guests hold all they may
+                answer = await http.post(club.url, json=initialize_body(100 + n), headers=member)
+                assert answer.status_code == 200 and answer.headers.get("mcp-session-id"), answer.text
+            # a guest session ended gives its slot back
+            ended = await http.delete(club.url, headers={**headers, "Mcp-Session-Id": opened[0].headers["mcp-session-id"],
+                                                         "Mcp-Protocol-Version": "2025-06-18"})
+            assert ended.status_code == 200, ended.text
+            again = await http.post(club.url, json=initialize_body(200), headers=headers)
+            assert again.status_code == 200, again.text
