@@ -11,6 +11,7 @@ import httpx2
 import pytest
 
 from tests.conftest import connect, running_club
+from server.web.pages import ACCOUNT_ATTEMPTS_PER_MINUTE
 from tests.console_helpers import ConsoleUser, csrf_of
 from tests.oauth_helpers import hidden
 from tests.test_oauth_flow import REDIRECT_URI, pkce, register
@@ -154,3 +155,31 @@ async def test_guests_cannot_take_the_sessions_a_member_needs(tmp_path):
             assert ended.status_code == 200, ended.text
             again = await http.post(club.url, json=initialize_body(200), headers=headers)
             assert again.status_code == 200, again.text
+
+
+async def signin_attempt(http: httpx2.AsyncClient, handle: str, password: str) -> httpx2.Response:
+    page = await http.get("/signin")
+    return await http.post("/signin", data={"csrf": csrf_of(page.text), "next": "/console", "handle": handle,
+                                            "password": password})
+
+
+@pytest.mark.parametrize("handle", ["bruno", "nobody-here"])
+async def test_password_guessing_is_limited_per_account_and_says_nothing_of_whether_it_exists(club, handle):
+    """The same answers, in the same order, for an account that exists and one that does not."""
+    async with httpx2.AsyncClient(base_url=club.live.base, timeout=30) as http:
+        statuses = [await signin_attempt(http, handle, f"guess-{n}") for n in range(ACCOUNT_ATTEMPTS_PER_MINUTE + 1)]
+        assert [r.status_code for r in statuses] == [401] * ACCOUNT_ATTEMPTS_PER_MINUTE + [429]
+        refused = statuses[-1]
+        assert int(refused.headers["retry-after"]) >= 1
+        assert "Too many password attempts; wait" in refused.text and handle not in refused.text
+        if handle == "bruno":  # the right password waits out the limit too: guessing cannot race the owner
+            assert (await signin_attempt(http, "bruno", club.tokens.passwords["bruno"])).status_code == 429
+
+
+async def test_the_change_password_form_spends_the_same_attempts(club):
+    async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
+        statuses = [(await ana.post("/console/password", {"current": f"wrong-{n}", "new": "a-new-pass-phrase-1",
+                                                          "again": "a-new-pass-phrase-1"}, page="/console/settings"))
+                    for n in range(ACCOUNT_ATTEMPTS_PER_MINUTE)]
+        assert [r.status_code for r in statuses] == [400] * (ACCOUNT_ATTEMPTS_PER_MINUTE - 1) + [429]
+        assert statuses[-1].headers["retry-after"]
