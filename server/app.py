@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -23,10 +24,12 @@ from server.heap import kept
 from server.chokepoint.chokepoint import Chokepoint
 from server.cluster.feed import ChangeFeed
 from server.cluster.keyfolder import check_cluster, manifest_digest
+from server.http.edge import PlainText
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
 from server.http.in_thread import InThread
 from server.http.live import LiveSessions
+from server.http.session_quota import SessionQuota, SessionShares
 from server.http.ratelimit import budget
 from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
@@ -160,8 +163,11 @@ def build(settings: Settings | None = None) -> Parley:
     manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,
                               stateless=settings.stateless)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
+    # Shares of the session table per lane, address and principal; which sessions the SDK still holds
+    # is read from its manager's dict (it publishes no other way to know that a session ended).
+    quota = SessionQuota(settings.max_sessions, lambda session: session in manager._server_instances)
     gate = Gate(
-        manager.handle_request,
+        manager.handle_request if settings.stateless else SessionShares(manager.handle_request, quota),
         access,
         metadata_url,
         manifest,
@@ -193,6 +199,10 @@ def build(settings: Settings | None = None) -> Parley:
     async def health(request: Request) -> JSONResponse:
         return JSONResponse(health_facts, headers={"cache-control": "no-store"})
 
+    async def alive(request: Request) -> JSONResponse:
+        """Liveness: this process answers (whether its store does is readiness's question)."""
+        return JSONResponse({"status": "alive", "pid": os.getpid()}, headers={"cache-control": "no-store"})
+
     async def metrics(request: Request) -> Response:
         body, content_type = await anyio.to_thread.run_sync(exposition)
         return Response(body, media_type=content_type)
@@ -208,7 +218,7 @@ def build(settings: Settings | None = None) -> Parley:
             group.start_soon(chokepoint.audit.run_writer)
             if feed is not None:
                 feed.start()
-            log.info("Parley serving MCP at %s (store: %s)", settings.mcp_url, settings.store_name)
+            log.info("Parley application started in process %d (store: %s)", os.getpid(), settings.store_name)
             try:
                 yield
             finally:
@@ -225,10 +235,11 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/mcp", endpoint=gate),
             Route("/.well-known/oauth-protected-resource", protected_resource),
             Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
+            Route("/livez", alive),
             Route("/healthz", health),
             Route("/metrics", metrics),
             Route("/", root),
-            Mount("", app=browser if not shared else InThread(browser)),
+            Mount("", app=PlainText(browser if not shared else InThread(browser))),
         ],
         lifespan=lifespan,
     )

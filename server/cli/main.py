@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from server.cli import cluster, members, notes, operations, rules
-from server.cli.context import UsageError, err
-from server.errors import ParleyError
-
 
 def parser() -> argparse.ArgumentParser:
+    # Imported here, not above: `parley serve --workers N` spawns each worker with this module as its
+    # `__main__`, and a worker must answer its supervisor's health check before it has imported the club.
+    from server.cli import cluster, members, notes, operations, rules
+
     top = argparse.ArgumentParser(
         prog="parley", description="Parley: an MCP club for agents and their principals.",
         epilog="The store is PARLEY_DB (default .parley/club.db); run 'parley COMMAND --help' for a command's flags.")
@@ -29,6 +29,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from server.cli.context import UsageError, err
+    from server.errors import ParleyError
+
     top = parser()
     args = top.parse_args(argv)
     if getattr(args, "func", None) is None:

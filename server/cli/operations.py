@@ -14,7 +14,9 @@ from server.chokepoint.audit import safe_name
 from server.chokepoint.chokepoint import Catalogues
 from server.chokepoint.rulebook import manifest_rule_problems
 from server.cli import demo, doctor
+from server.cli.announce import announce_when_answering, drop_early_banner
 from server.http import request_log
+from server.http.head_limit import BoundedHead
 from server.cli.context import Context, UsageError, add_json, emit_json, err
 from server.cluster.keyfolder import check_cluster, cluster_record
 from server.store.migrations import migrate
@@ -37,6 +39,13 @@ def _rule_problems(manifest: Manifest) -> list[Problem]:
 
 def findings(path: Path) -> list[Finding]:
     return check(path, more=_rule_problems)
+
+
+# uvicorn's supervisor kills a worker that does not answer its ping within this many seconds, and
+# waits as long for a replacement to start on SIGHUP. A worker answers pings from a thread as soon as
+# its process runs (its `__main__`, server.cli.main, imports nothing heavy), but importing and building
+# the club takes 6-8 s on a loaded 2-core machine: uvicorn's default of 5 s killed workers in a loop.
+WORKER_HEALTH_CHECK_SECONDS = 30
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -70,8 +79,13 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.access_log:
         request_log.install()
+    drop_early_banner()
+    served = Settings.from_env()  # the URLs follow the host and port chosen above, or PARLEY_PUBLIC_URL
+    announce_when_answering(host, port, [f"Parley serving MCP at {served.mcp_url}",
+                                         f"Console: {served.public_url}/console"])
     uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
-                access_log=args.access_log, workers=args.workers if args.workers > 1 else None)
+                access_log=args.access_log, workers=args.workers if args.workers > 1 else None,
+                timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS, http=BoundedHead)
     return 0
 
 

@@ -214,7 +214,9 @@ class _ByMethod:
         self.steps = steps
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
-        step = self.steps.get(ctx.method)
+        # every step answers a request; a request's method sent as a notification (no id) is not one,
+        # and goes on to the SDK, which drops it quietly (nothing to answer, no caller resolved for it)
+        step = self.steps.get(ctx.method) if ctx.request_id is not None else None
         if step is None:
             return await call_next(ctx)
         return await step(ctx, call_next)

@@ -79,6 +79,9 @@ class ClubPages(Frame):
         me, form, stop = await self._begin(request, form=True)
         if stop is not None:
             return stop
+        refused = await self.pages.guessing_refused(request, me.handle)
+        if refused is not None:
+            return refused
         record = principal_rows.sign_in_record(self.db, me.handle)
         current, new, again = (str(form.get(name, ""))[:1024] for name in ("current", "new", "again"))
         if record is None or not await anyio.to_thread.run_sync(check_password, current, record[2]):

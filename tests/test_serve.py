@@ -1,0 +1,169 @@
+"""`parley serve` as an operator runs it: its workers start on a slow machine, and the URL it prints is
+answered when it is printed."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.pg_cluster import PostgresCluster
+from tests.test_cluster import ROOT, free_port, parley
+
+# Loaded by every Python process started with this folder on PYTHONPATH: in the worker processes
+# uvicorn spawns (their command line ends in --multiprocessing-fork), the first import of the MCP SDK
+# takes SLOW_SECONDS longer, as a worker's imports do on a loaded 2-core machine (6-8 s were seen).
+SLOW_SECONDS = 7
+SLOW_IMPORTS = f"""
+import sys
+import time
+
+
+class SlowFirstImport:
+    done = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "mcp" and not self.done:
+            self.done = True
+            time.sleep({SLOW_SECONDS})
+        return None
+
+
+if sys.argv[-1:] == ["--multiprocessing-fork"]:
+    sys.meta_path.insert(0, SlowFirstImport())
+"""
+
+
+@pytest.fixture
+def cluster_env(tmp_path: Path, postgres: PostgresCluster) -> Iterator[dict[str, str]]:
+    """A migrated PostgreSQL store and its keys folder, as `parley serve --workers 2` needs them."""
+    url = postgres.new_database()
+    env = {**os.environ, "PARLEY_DATABASE_URL": url, "PARLEY_KEYS": str(tmp_path / "keys"),
+           "PARLEY_SESSIONS": "stateless", "PARLEY_DB": str(tmp_path / "never-used.db")}
+    env.pop("PARLEY_PUBLIC_URL", None)
+    assert parley(env, "keys", "init").returncode == 0
+    assert parley(env, "db", "migrate").returncode == 0
+    try:
+        yield env
+    finally:
+        postgres.drop(url)
+
+
+def lines_of(proc: subprocess.Popen) -> queue.Queue[str]:
+    """Every line the process writes, as it writes it (read by a thread, so a test can wait on one)."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_workers_that_import_slowly_start_and_the_printed_url_answers_when_printed(tmp_path, cluster_env):
+    (tmp_path / "slow").mkdir()
+    (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_IMPORTS)
+    port = free_port()
+    env = {**cluster_env, "PYTHONPATH": str(tmp_path / "slow"), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port), "--workers", "2"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    seen: list[str] = []
+    try:
+        lines = lines_of(proc)
+        announced = None
+        while announced is None:
+            try:
+                line = lines.get(timeout=90)
+            except queue.Empty:
+                raise AssertionError("parley serve never said where it serves:\n" + "".join(seen)) from None
+            seen.append(line)
+            assert "died" not in line, "".join(seen)  # uvicorn killed a worker that was still importing
+            if "http://" in line:
+                announced = line
+        # printed only once a worker answers there: the first request after the line is served at once,
+        # not queued in the listen backlog while the workers import (they take SLOW_SECONDS longer)
+        base = re.search(r"http://[^/\s]+", announced).group(0)  # type: ignore[union-attr]
+        assert httpx2.get(base + "/livez", timeout=SLOW_SECONDS - 2).status_code == 200
+        assert announced.startswith(f"Parley serving MCP at http://127.0.0.1:{port}/mcp"), "".join(seen)
+        # both workers come up and stay up: none is killed while it imports
+        while sum("Application startup complete" in line for line in seen) < 2:
+            line = lines.get(timeout=90)
+            seen.append(line)
+            assert "died" not in line, "".join(seen)
+    finally:
+        stop(proc)
+    assert not any("died" in line or "Traceback" in line for line in seen), "".join(seen)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """`parley serve` on an SQLite store of its own; yields its base URL once it has said where it serves."""
+    env = {**os.environ, "PARLEY_DB": str(tmp_path / "club.db"), "PARLEY_KEYS": str(tmp_path / "keys"),
+           "PYTHONUNBUFFERED": "1"}
+    for name in ("PARLEY_DATABASE_URL", "PARLEY_PUBLIC_URL", "PARLEY_SESSIONS"):
+        env.pop(name, None)
+    assert parley(env, "init").returncode == 0
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    seen: list[str] = []
+    try:
+        lines = lines_of(proc)
+        while not any(line.startswith("Parley serving MCP at") for line in seen):
+            seen.append(lines.get(timeout=90))
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+
+
+def raw_exchange(base: str, head: bytes) -> bytes:
+    """Send a request head as raw bytes (whatever a client library would refuse to send); the answer."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        try:
+            sock.sendall(head)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # answered and closed before the whole head was sent: the answer is still there to read
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                answer += chunk
+        return answer
+
+
+@pytest.mark.parametrize("head", [
+    b"GET /livez HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 4_000_000 + b"\r\n\r\n",
+    b"GET /livez HTTP/1.1\r\nHost: x\r\n" + b"X-Many: a\r\n" * 20_000 + b"\r\n",
+    b"GET /livez?" + b"q" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+])
+def test_an_oversized_request_line_or_head_is_a_431_and_the_server_still_answers(served, head):
+    answer = raw_exchange(served, head)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert httpx2.get(served + "/livez").status_code == 200
+    # a head within the bound followed by a large body in the same read is a body, not a large head
+    big_body = httpx2.post(served + "/mcp", content=b"{" + b" " * 200_000 + b"}",
+                           headers={"content-type": "application/json", "accept": "application/json, text/event-stream"})
+    assert big_body.status_code != 431
