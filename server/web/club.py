@@ -22,7 +22,7 @@ from server.store.database import now
 from server.web.frame import Frame
 
 ON_UNREAD = {
-    "refuse": "Refuse it: the router says it could not read the turn and does nothing.",
+    "refuse": "Refuse it: say it could not be read, and do nothing.",
     "model": "Hand it to your model, which chooses what to do; every tool call it makes is still checked.",
     "ask": "Ask you first whether your model may receive it.",
     "answer": "Answer it from your documents, without calling a tool.",
@@ -73,6 +73,25 @@ class ClubPages(Frame):
         done = ("The club's defaults are saved: they hold for every member who set none." if club else
                 "Settings saved: your agents' next conversations start with them.")
         return self._done(request, done, "/console/settings")
+
+    async def reset_settings(self, request: Request) -> Response:
+        """Back to the club's defaults: the member's own choice is forgotten, after a confirmation."""
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        if not console_rows.has_own_router_settings(self.db, me.id):
+            return self._done(request, "You already follow the club's defaults.", "/console/settings")
+        if not self.confirmed(form):
+            club = setting_rows.router_settings(self.db, setting_rows.CLUB)
+            language = {"en": "English", "pt-BR": "Português (Brasil)"}.get(club["language"], club["language"])
+            return self._confirm(request, me, title="Go back to the club's defaults?", lines=[
+                f"Your own choice is forgotten. Your agents' next conversations are read in {language}, and a "
+                f"message nothing could read, twice: {ON_UNREAD[club['on_unread']][:1].lower()}"
+                f"{ON_UNREAD[club['on_unread']][1:]}", "When a steward changes the club's defaults, yours follow."],
+                action="/console/settings/reset", button="Use the club's defaults", back="/console/settings",
+                danger=False)
+        setting_rows.clear_router_settings(self.db, me.id)
+        return self._done(request, "You follow the club's defaults again.", "/console/settings")
 
     async def password(self, request: Request) -> Response:
         """Change the password: every session ends, this browser's included, then it signs in afresh."""
@@ -166,11 +185,17 @@ class ClubPages(Frame):
             return self._applicants_page(
                 request, me, 400, f"Give the applicant a reason (1 to {REASON_LIMIT} characters); nothing changed.",
                 {"handle": person.handle, "reason": reason[:REASON_LIMIT * 2]})
+        if not self.confirmed(form):
+            return self._confirm(request, me, title=f"Decline {person.name} (@{person.handle})?", lines=[
+                f"{person.name}'s agent delivers your reason to them: “{reason}”",
+                "They stay an applicant and can apply again. If you change your mind, the Declined list lets you "
+                "reconsider."], action=f"/console/applicants/{person.handle}/decline",
+                button=f"Decline {person.handle}", back="/console/applicants", fields=[("reason", [reason])])
         stamp = now()
         if console_rows.decide_application(self.db, person.id, "declined", reason, stamp) == 0:
             records.add_application(self.db, person.id, "", stamp)  # no open application: record the decision
             console_rows.decide_application(self.db, person.id, "declined", reason, stamp)
-        return self._done(request, f"Application of @{person.handle} declined; their agent reads your reason in its "
+        return self._done(request, f"{person.name}'s application is declined; their agent reads your reason in its "
                                    "inbox.", "/console/applicants")
 
     def routes(self) -> list[Route]:
@@ -178,6 +203,7 @@ class ClubPages(Frame):
             Route("/console/settings", self.settings, methods=["GET"]),
             Route("/console/settings", self.save_settings, methods=["POST"]),
             Route("/console/settings/club", self.save_club_settings, methods=["POST"]),
+            Route("/console/settings/reset", self.reset_settings, methods=["POST"]),
             Route("/console/password", self.password, methods=["POST"]),
             Route("/console/activity", self.activity, methods=["GET"]),
             Route("/console/applicants", self.applicants, methods=["GET"]),
