@@ -85,9 +85,9 @@ class ClubPages(Frame):
             club = setting_rows.router_settings(self.db, setting_rows.CLUB)
             language = {"en": "English", "pt-BR": "Português (Brasil)"}.get(club["language"], club["language"])
             return self._confirm(request, me, title="Go back to the club's defaults?", lines=[
-                f"Your own choice is forgotten. Your agents' next conversations are read in {language}, and a "
-                f"message nothing could read, twice: {ON_UNREAD[club['on_unread']][:1].lower()}"
-                f"{ON_UNREAD[club['on_unread']][1:]}", "When a steward changes the club's defaults, yours follow."],
+                f"Your own choice is forgotten. From their next conversation your agents read messages in {language}.",
+                f"A message nothing could read, even after asking to rephrase: {ON_UNREAD[club['on_unread']]}",
+                "When a steward changes the club's defaults, yours follow."],
                 action="/console/settings/reset", button="Use the club's defaults", back="/console/settings",
                 danger=False)
         setting_rows.clear_router_settings(self.db, me.id)

@@ -22,7 +22,7 @@ from server.identity import mandates
 from server.store import agents as agent_rows
 from server.store import console as console_rows
 from server.store import week as week_rows
-from server.store.database import parse_time
+from server.store.database import now, parse_time
 from server.web.agents import AgentPages
 from server.web.club import ClubPages
 from server.web.connect import connection
@@ -56,7 +56,9 @@ class Console(Frame):
                           application=console_rows.application_decision(self.db, me.id),
                           connect=connection(request, self.public_url), week=picture(self.db, me, open_items,
                                                                                      self.say_rule),
-                          standing=week_rows.standing(self.db) if me.steward else None)
+                          standing=week_rows.standing(self.db) if me.steward else None,
+                          has_token=any(not t["revoked_at"] and (not t["expires_at"] or t["expires_at"] > now())
+                                        for t in console_rows.tokens_of(self.db, me.id)))
 
     # --- queue -------------------------------------------------------------------------------
 
