@@ -256,10 +256,10 @@ async def test_a_new_member_is_told_of_missing_scopes_and_re_signs_with_one_acti
     async with ConsoleUser(club.live.base, "carla", club.tokens.passwords["carla"]) as carla:
         home = await carla.get("/console")
         assert "you are a member now" in home.text and "directory:read" in home.text
-        assert "Re-sign with the member scopes" in (await carla.get("/console/mandate")).text
+        assert "Re-sign with everything members can do" in (await carla.get("/console/mandate")).text
         signed = await carla.post("/console/mandate/member-scopes", {})
         assert signed.status_code == 303 and signed.headers["location"] == "/console"
-        assert "Re-sign with the member scopes" not in (await carla.get("/console")).text
+        assert "Re-sign with everything members can do" not in (await carla.get("/console")).text
     async with connect(club.url, club.tokens.applicant.token) as agent:
         who = (await agent.call_tool("whoami", {})).structured_content
         assert who["lane"] == "member" and "directory:read" in who["effective_scopes"]

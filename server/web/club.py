@@ -37,11 +37,13 @@ REASON_LIMIT = 1000
 class ClubPages(Frame):
     # --- settings ----------------------------------------------------------------------------
 
-    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200) -> Response:
+    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200,
+                       errors: dict[str, str] | None = None) -> Response:
         own = setting_rows.router_settings(self.db, me.id)
         club = setting_rows.router_settings(self.db, setting_rows.CLUB)
         return self._page(request, me, "console_settings.html", status_code=status_code, own=own, club=club,
-                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id))
+                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id),
+                          errors=errors or {}, first_error=next(iter(errors or {}), None))
 
     async def settings(self, request: Request) -> Response:
         me, _, stop = await self._begin(request)
@@ -101,14 +103,15 @@ class ClubPages(Frame):
         record = principal_rows.sign_in_record(self.db, me.handle)
         current, new, again = (str(form.get(name, ""))[:1024] for name in ("current", "new", "again"))
         if record is None or not await anyio.to_thread.run_sync(check_password, current, record[2]):
-            return self._settings_page(request, me, "Your current password is not right; nothing changed.", 400)
+            return self._settings_page(request, me, None, 400,
+                                       {"current": "Your current password is not right; nothing changed."})
         if new != again:
-            return self._settings_page(request, me, "The two new passwords differ; nothing changed.", 400)
+            return self._settings_page(request, me, None, 400, {"again": "The two new passwords differ; nothing changed."})
         try:
             # scrypt, then the write: in a worker thread. It ends every console session of this principal.
             await anyio.to_thread.run_sync(principals.set_password, self.db, me.handle, new)
         except ParleyError as exc:
-            return self._settings_page(request, me, str(exc)[:1].upper() + str(exc)[1:] + ".", 400)
+            return self._settings_page(request, me, None, 400, {"new": str(exc)[:1].upper() + str(exc)[1:] + "."})
         self.pages.start_session(request, me.id)
         return self._done(request, "Password changed. Every other browser signed in as you was signed out.",
                           "/console/settings")

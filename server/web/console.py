@@ -21,6 +21,7 @@ from server.errors import NotFound, ParleyError
 from server.identity import mandates
 from server.store import agents as agent_rows
 from server.store import console as console_rows
+from server.store import records
 from server.store import week as week_rows
 from server.store.database import now, parse_time
 from server.web.agents import AgentPages
@@ -36,6 +37,7 @@ REASONS = {
     "mandate": "Your mandate does not cover this topic, so your agent did not answer it.",
 }
 DECIDED = ("answered", "declined", "widened")
+STATEMENT_LIMIT = 2000
 KINDS = {"question": "Asked", "answer": "Your agent answered", "decline": "Your agent told them",
          "decision": "You decided"}
 
@@ -47,11 +49,17 @@ class Console(Frame):
         me, _, stop = await self._begin(request)
         if stop is not None:
             return stop
+        return self._home_page(request, me)
+
+    def _home_page(self, request: Request, me, status_code: int = 200, errors: dict[str, str] | None = None,
+                   form=None) -> Response:
         status = mandates.current(self.db, self.key, me.id)
         seen = console_rows.last_activity(self.db, me.handle)
         agents = [{**agent, "last_seen": seen.get(agent["name"])} for agent in agent_rows.of_principal(self.db, me.id)]
         open_items = self._open_items(me)
-        return self._page(request, me, "console_home.html", mandate=status, open_items=open_items[:3],
+        return self._page(request, me, "console_home.html", status_code=status_code, errors=errors or {},
+                          first_error=next(iter(errors or {}), None), form=form, mandate=status,
+                          open_items=open_items[:3],
                           decided=self._decided(me)[:3], agents=agents, missing=self.missing_member_scopes(me),
                           application=console_rows.application_decision(self.db, me.id),
                           connect=connection(request, self.public_url), week=picture(self.db, me, open_items,
@@ -59,6 +67,22 @@ class Console(Frame):
                           standing=week_rows.standing(self.db) if me.steward else None,
                           has_token=any(not t["revoked_at"] and (not t["expires_at"] or t["expires_at"] > now())
                                         for t in console_rows.tokens_of(self.db, me.id)))
+
+    async def apply_again(self, request: Request) -> Response:
+        """A declined applicant sends a new application saying what changed; it waits for a steward."""
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        latest = console_rows.application_decision(self.db, me.id)
+        if me.status != "applicant" or latest is None or latest["status"] != "declined":
+            return self._done(request, "You have no declined application to follow up.", "/console")
+        statement = str(form.get("statement", "")).strip()
+        if not statement or len(statement) > STATEMENT_LIMIT:
+            return self._home_page(request, me, 400, {
+                "statement": f"Say what changed, in 1 to {STATEMENT_LIMIT} characters; nothing was sent."}, form)
+        records.add_application(self.db, me.id, statement, now())
+        return self._done(request, "Your new application is with the stewards. You will see their decision here.",
+                          "/console")
 
     # --- queue -------------------------------------------------------------------------------
 
@@ -184,7 +208,7 @@ class Console(Frame):
         missing = self.missing_member_scopes(me)
         back = "/console/mandate" if form.get("back") == "mandate" else "/console"
         if not missing:
-            return self._done(request, "Your mandate already grants every member scope.", back)
+            return self._done(request, "Your mandate already lets your agents do everything members can.", back)
         status = mandates.current(self.db, self.key, me.id)
         scopes = sorted(set(status.scopes) | set(missing))
         try:
@@ -193,14 +217,15 @@ class Console(Frame):
                                   valid_for=None if status.valid else timedelta(days=365))
         except ParleyError as exc:
             return self._mandate_page(request, me, str(exc), exc.status if exc.status < 500 else 400)
-        return self._done(request, f"Signed mandate version {body.version} with the member scopes "
-                                   f"({', '.join(missing)} added). Your agents get them on their next request.", back)
+        return self._done(request, f"Signed mandate version {body.version}: your agents can now do everything members can "
+                                   f"({', '.join(missing)} added) from their next request.", back)
 
     def routes(self) -> list[Route]:
         shared = (self.pages, self.escalations, self.manifest, self.key, self.rule_sentence, self.public_url)
         agents, club, members = AgentPages(*shared), ClubPages(*shared), MemberPages(*shared)
         return [
             Route("/console", self.home, methods=["GET"]),
+            Route("/console/application", self.apply_again, methods=["POST"]),
             Route("/console/queue", self.queue, methods=["GET"]),
             Route("/console/queue/{escalation_id}", self.decide, methods=["POST"]),
             Route("/console/mandate", self.mandate, methods=["GET"]),

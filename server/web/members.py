@@ -1,6 +1,5 @@
 """Console, for stewards: the members list with search, and suspending or reinstating someone (after a
-confirmation that says what it does); for a declined applicant: applying again; for stewards: taking
-back a decline (the application waits again)."""
+confirmation that says what it does), and taking back a decline (the application waits again)."""
 
 from __future__ import annotations
 
@@ -11,12 +10,9 @@ from starlette.routing import Route
 from server.identity import principals
 from server.store import console as console_rows
 from server.store import principals as principal_rows
-from server.store import records
-from server.store.database import now
 from server.web.frame import Frame
 
 SHOWN = 200
-STATEMENT_LIMIT = 2000
 STATUS_WORDS = {"member": "member", "applicant": "applying", "suspended": "suspended"}
 
 
@@ -83,27 +79,10 @@ class MemberPages(Frame):
             return self._not_found(request)
         return self._done(request, f"{person.name}'s application waits for a decision again.", "/console/applicants")
 
-    async def apply_again(self, request: Request) -> Response:
-        """A declined applicant sends a new application, saying what changed."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
-        latest = console_rows.application_decision(self.db, me.id)
-        if me.status != "applicant" or latest is None or latest["status"] != "declined":
-            return self._done(request, "You have no declined application to follow up.", "/console")
-        statement = str(form.get("statement", "")).strip()
-        if not statement or len(statement) > STATEMENT_LIMIT:
-            return self._done(request, f"Say what changed, in 1 to {STATEMENT_LIMIT} characters; nothing was sent.",
-                              "/console")
-        records.add_application(self.db, me.id, statement, now())
-        return self._done(request, "Your new application is with the stewards. You will see their decision here.",
-                          "/console")
-
     def routes(self) -> list[Route]:
         return [
             Route("/console/members", self.members, methods=["GET"]),
             Route("/console/members/{handle}/suspend", self.suspend, methods=["POST"]),
             Route("/console/members/{handle}/reinstate", self.reinstate, methods=["POST"]),
             Route("/console/applicants/{handle}/reconsider", self.reconsider, methods=["POST"]),
-            Route("/console/application", self.apply_again, methods=["POST"]),
         ]

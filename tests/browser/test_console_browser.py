@@ -85,7 +85,7 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         names = await tool_names(agent)  # the same open session, its very next request
         assert "search_directory" not in names and "view_member" not in names and "my_profile" in names
         await looked_at(page, "mandate-narrowed")  # now it offers the member scopes back, in one action
-        await page.get_by_role("button", name="Re-sign with the member scopes").click()
+        await page.get_by_role("button", name="Re-sign with everything members can do").click()
         await page.wait_for_url(f"{club.live.base}/console/mandate")
         assert "directory:read" in await page.locator("#mandate-scopes").inner_text()
         assert "search_directory" in await tool_names(agent)
