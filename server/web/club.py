@@ -190,7 +190,7 @@ class ClubPages(Frame):
                 {"handle": person.handle, "reason": reason[:REASON_LIMIT * 2]})
         if not self.confirmed(form):
             return self._confirm(request, me, title=f"Decline {person.name} (@{person.handle})?", lines=[
-                f"{person.name}'s agent delivers your reason to them: “{reason}”",
+                f"{person.name} reads your reason on their console Home, and their agent in its inbox: “{reason}”",
                 "They stay an applicant and can apply again. If you change your mind, the Declined list lets you "
                 "reconsider."], action=f"/console/applicants/{person.handle}/decline",
                 button=f"Decline {person.handle}", back="/console/applicants", fields=[("reason", [reason])])

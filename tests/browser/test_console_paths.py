@@ -143,7 +143,7 @@ async def test_settings_go_back_to_the_clubs_defaults_after_a_confirmation(club,
     await page.get_by_role("button", name="Save my settings").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
     await page.get_by_role("button", name="Go back to the club's defaults…").click()
-    assert "read in English" in await page.locator("main").inner_text()
+    assert "read messages in English" in await page.locator("main").inner_text()
     await looked_at(page, "settings-reset-confirm")
     await page.get_by_role("button", name="Use the club's defaults").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
