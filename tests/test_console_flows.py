@@ -128,3 +128,14 @@ async def test_home_draws_the_week_with_refusals_in_the_rules_words(club):
     asked = home.split('id="week-q-h"')[1].split("</section>")[0]
     assert "1 asked" in asked.replace("</span> ", " ").replace('<span class="stat">', "")
     assert "waiting for you, by how long: under an hour: 1" in home.split('id="week-w-h"')[1]
+
+
+async def test_a_member_who_narrowed_on_purpose_is_not_nagged_on_home(club):
+    async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
+        narrowed = await bruno.post("/console/mandate", {"topics": "databases", "reveal": ["public"],
+                                                          "scope": ["club:read"], "days": "", "confirm": "yes"},
+                                    page="/console/mandate")
+        assert narrowed.status_code == 303
+        assert "Re-sign with everything members can do" not in (await bruno.get("/console")).text
+        mandate = (await bruno.get("/console/mandate")).text  # offered back there, quietly
+        assert "Re-sign with everything members can do" in mandate and "you are a member now" not in mandate
