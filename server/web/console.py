@@ -186,7 +186,7 @@ class Console(Frame):
             fields = [("topics", [", ".join(topics)]), ("reveal", reveal), ("scope", scopes),
                       ("quotable", ["yes"] if quotable else []), ("days", [text])]
             return self._confirm(request, me, title="Sign this new version of your mandate?",
-                                 lines=["What changes:", *lines], action="/console/mandate",
+                                 lines=["What changes:"], items=lines, action="/console/mandate",
                                  button="Sign the new version", back="/console/mandate", fields=fields, danger=False)
         try:
             body = mandates.sign_mandate(

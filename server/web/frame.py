@@ -85,11 +85,12 @@ class Frame:
         return me, data, None
 
     def _confirm(self, request: Request, me, *, title: str, lines: list[str], action: str, button: str, back: str,
-                 fields: list[tuple[str, list[str]]] | None = None, danger: bool = True) -> Response:
+                 fields: list[tuple[str, list[str]]] | None = None, danger: bool = True,
+                 items: list[str] | None = None) -> Response:
         """The "are you sure?" step of a destructive form, without JavaScript: the same form again with
         `confirm=yes`, saying what will happen, and a way back that changes nothing."""
         return self._page(request, me, "console_confirm.html", title=title, lines=lines, action=action, button=button,
-                          back=back, fields=fields or [], danger=danger)
+                          back=back, fields=fields or [], danger=danger, items=items or [])
 
     @staticmethod
     def confirmed(form) -> bool:
