@@ -16,7 +16,7 @@ from html import unescape
 from starlette.requests import Request
 
 from server.web.connect import PLACEHOLDER, mcp_url, snippets
-from tests.conftest import connect, tool_names
+from tests.conftest import connect, running_club, tool_names
 from tests.console_helpers import ConsoleUser
 from tests.test_inspector import INSPECTOR, TS, node22
 
@@ -116,3 +116,13 @@ def test_a_url_or_token_cannot_break_out_of_its_snippet():
         tree = ast.parse(made[key])
         assert not any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "system" for n in ast.walk(tree))
         assert hostile in {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+
+
+async def test_with_parley_public_url_set_pages_give_that_address(tmp_path):
+    """Behind a proxy the request's own host is the proxy's: PARLEY_PUBLIC_URL, when set, is what members paste."""
+    with running_club(tmp_path, env={"PARLEY_PUBLIC_URL": "http://club.example.org/"}) as club:
+        direct = f"http://127.0.0.1:{club.live.sock.getsockname()[1]}"
+        async with ConsoleUser(direct, "bruno", club.tokens.passwords["bruno"]) as bruno:
+            home = (await bruno.get("/console")).text
+        assert unescape(home.split('id="connect-url">')[1].split("<")[0]) == "http://club.example.org/mcp"
+        assert "127.0.0.1" not in shown(home, "claude-code")
