@@ -183,7 +183,9 @@ def build(settings: Settings | None = None) -> Parley:
         return next((r.reads_as for r in chokepoint.rulebook.rules_for(persona, tool) if r.name == name), None)
 
     browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key,
-                                                    rule_sentence=rule_sentence).routes()
+                                                    rule_sentence=rule_sentence,
+                                                    public_url=settings.public_url if settings.public_url_given else None
+                                                    ).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)
