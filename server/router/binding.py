@@ -25,8 +25,9 @@ from typing import Literal, TypeGuard
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
 from server.router.dates import as_described
+from server.router.formats import fits
 from server.router.kinds import FLAG_NOISE, KindBinding
-from server.router.names import singular
+from server.router.names import singular, split_words
 from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
@@ -107,6 +108,9 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.lone_name()
         self.free_text(verb_end)
         self.named_but_unbound()
+        self.certain()
+        self.values_left()
+        self.restriction_left()
 
     def noun(self, token: Token) -> str:
         """A label word as the tool names it: the vocabulary's noun ("altura" is height), else singular."""
@@ -376,6 +380,70 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             elif units and "unit" in param.words:
                 self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
 
+
+    # --- what a run must be sure of ----------------------------------------------------------
+
+    def certain(self) -> None:
+        """A value from the turn that is not written as its parameter asks (the format its description
+        names, a number for a number) is taken back and asked for: converting it would be a guess."""
+        for name in [n for n, source in self.sources.items() if source == "turn"]:
+            param = self.tool.param(name)
+            value = self.arguments[name]
+            if param is None:
+                continue
+            wrong = bool(param.formats) and not fits(value, param.formats)
+            if param.type in ("number", "integer") and not _NUMBER.fullmatch(value):
+                wrong = True
+            if wrong:
+                del self.arguments[name], self.sources[name]
+                self.unsure.add(name)
+
+    def values_left(self) -> None:
+        """A value the turn gives that no parameter took (a quoted text, a date) while parameters that
+        could take it are still free: the plan would run without something the turn asked, so it asks."""
+        left = [t for t in self.tokens if t.index not in self.used and t.kind in ("quoted", "date", *NUMERIC)]
+        if not left:
+            return
+        for token in left:
+            if token.kind == "quoted":
+                takers = [p for p in self.free() if p.type in ("string", "array") and p.kind != "flag"]
+            elif token.kind == "date":
+                takers = [p for p in self.free() if p.kind == "time" or p.date_format]
+            else:
+                takers = [p for p in self.free() if p.type in ("number", "integer") or p.kind == "identifier"]
+            self.unsure.update(p.name for p in takers)
+
+    def restriction_left(self) -> None:
+        """"list all openai servers": a word that narrows the thing the tool is about, right before the
+        turn names it, that neither the tool's name nor any value took. Running would drop it; the
+        parameters that could carry it are asked for (a kind already chosen is asked about again)."""
+        if not self.tool.nouns:
+            return
+        head = self.tool.nouns[0]
+        own = {*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace, *split_words(self.tool.name),
+               *(w for p in self.tool.params for w in p.words)}
+        for token in self.tokens:
+            if token.kind != "word" or singular(token.norm) != head:
+                continue
+            before = self.by_index.get(token.index - 1)
+            if not self._content(before) or before.index in self.used or before.index <= self.first_word \
+                    or singular(before.norm) in own or before.norm in lx.NAME_ADJECTIVES \
+                    or before.norm in lx.EVALUATIVES or not before.norm.isalpha() or before.norm.endswith("ing"):
+                continue
+            spelled, i = "", before.index
+            while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].text[:1].isupper():
+                spelled, i = self.by_index[i].norm[0] + spelled, i - 1
+            if spelled == head:
+                continue  # "the Body Mass Index (BMI)": the words the thing's abbreviation spells out
+            takers = [p for p in self.tool.params if p.type == "string" and p.kind in ("text", "choice", "name")
+                      and (p.name not in self.arguments or (p.kind == "choice" and self.sources.get(p.name) == "turn"))]
+            for param in takers:
+                self.arguments.pop(param.name, None)
+                self.sources.pop(param.name, None)
+                self.unsure.add(param.name)
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 _AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia", "salary",
                            "income", "budget", "payment", "balance", "principal", "investment", "loan"})

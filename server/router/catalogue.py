@@ -11,15 +11,20 @@ that list (see binding.py; `plan(..., context={"known_values": {...}})` adds val
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from threading import Lock
 
 from server.router import lexicon as lx
 from server.router.dates import date_format
+from server.router.formats import value_formats
 from server.router.names import parse_name, singular, split_words
 from server.router.tokens import fold
 
-ID_NAMES = ("id", "number", "code", "ref", "reference")
+ID_NAMES = ("id", "number", "no", "num", "nr", "code", "ref", "reference")
 AMOUNT_NAMES = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia"})
 DESTINATION_NAMES = frozenset({"email", "to", "recipient", "destination", "address", "url", "webhook", "target"})
 TIME_NAMES = frozenset({"date", "time", "when", "at", "day", "deadline", "start", "end"})
@@ -46,6 +51,7 @@ class Param:
     percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
     examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
     date_format: tuple | None = None  # the order and separator its description asks dates in (dates.py)
+    formats: tuple[str, ...] = ()  # the shapes its description asks values in (formats.py); () for any
 
 
 @dataclass(frozen=True)
@@ -164,11 +170,16 @@ def _param(name: str, schema: dict, required: bool) -> Param:
     known = schema.get("x-known-values")
     enum = schema.get("enum") or (items.get("enum") if kind == "array" else None) or ()
     description = str(schema.get("description") or "")
+    dated = date_format(description)
+    formats = value_formats(description) if not enum else ()
+    if dated and not formats:
+        fields, separator = dated
+        formats = (re.escape(separator).join(r"\d{4}" if f == "YYYY" else r"\d{2}" for f in fields),)
     return Param(name, kind, required, noun, tuple(str(v) for v in enum),
                  tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
                  tuple(str(v) for v in known) if isinstance(known, list) else (),
                  _described(description), _listed(description), _percent(description), _examples(description),
-                 date_format(description))
+                 dated, formats)
 
 
 def tool_from_declaration(declaration: dict) -> CatalogueTool:
@@ -212,6 +223,26 @@ class Catalogue:
 
     @classmethod
     def from_declarations(cls, declarations: list[dict]) -> Catalogue:
+        """The catalogue these declarations make, built once per content: a caller that plans many
+        turns against one catalogue pays for reading its names and schemas on the first turn only.
+        A catalogue is immutable, so one built earlier from the same content is the same catalogue."""
+        key = _content_key(declarations)
+        if key is None:
+            return cls._build(declarations)
+        with _BUILT_LOCK:
+            built = _BUILT.get(key)
+            if built is not None:
+                _BUILT.move_to_end(key)
+                return built
+        built = cls._build(declarations)
+        with _BUILT_LOCK:
+            _BUILT[key] = built
+            while len(_BUILT) > BUILT_KEPT:
+                _BUILT.popitem(last=False)
+        return built
+
+    @classmethod
+    def _build(cls, declarations: list[dict]) -> Catalogue:
         tools = sorted((tool_from_declaration(d) for d in declarations), key=lambda t: t.name)
         names = [t.name for t in tools]
         if len(set(names)) != len(names):
@@ -220,3 +251,19 @@ class Catalogue:
 
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
+
+
+# Catalogues built, by the digest of their declarations' content (least recently used dropped first)
+BUILT_KEPT = 512
+_BUILT: OrderedDict[str, Catalogue] = OrderedDict()
+_BUILT_LOCK = Lock()
+
+
+def _content_key(declarations: list[dict]) -> str | None:
+    """A digest of the declarations as data: the same content in any key order is the same key.
+    Declarations that are not JSON data (they could not have come over MCP) get no key and are not kept."""
+    try:
+        text = json.dumps(declarations, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()

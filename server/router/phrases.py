@@ -324,6 +324,8 @@ class PhraseBinding(BindingState):
             if not run:
                 # "in Los Angeles court": a name, then the word of the parameter it is the value of
                 run = self._phrase(token.index, open_end=True) if token.kind == "word" else None
+                if run and all(t.kind == "word" and t.norm in self.function for t in run):
+                    continue  # "The nickname will be …": a sentence's first word, capitalised, is no name
                 after = self.by_index.get(run[-1].index + 1) if run else None
                 best = self._best([self.noun(after)], params) if self._content(after) \
                     and not self._tool_word(after) else None  # "C scale" where scale is the tool's own thing

@@ -1,0 +1,116 @@
+"""A run only with values the router is sure of: formats its descriptions ask, values the turn gives
+that no parameter took, words that narrow the thing and that nothing carries; and catalogue builds
+shared by content."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from server.router import Catalogue, plan
+from server.router.formats import fits, shape, value_formats
+from server.router.vocabulary import parse
+
+EMPTY = parse({"language": "en"})
+
+WEATHER = {
+    "name": "Weather_1_GetWeather",
+    "description": "Retrieves the weather conditions for a specified city and date.",
+    "inputSchema": {"type": "object", "required": ["city"], "properties": {
+        "city": {"type": "string", "description": "The city, in the format 'City, State' or 'City, Country'. "
+                                                  "Examples: 'Austin, TX' or 'Lyon, FR'."},
+        "date": {"type": "string", "description": "The date of the forecast, in the format 'YYYY-MM-DD'."}}},
+}
+SERVERS = {
+    "name": "list_servers",
+    "description": "Lists the servers, optionally of one type.",
+    "inputSchema": {"type": "object", "properties": {
+        "type": {"type": "string", "enum": ["all", "graphql", "rds"], "description": "The type of server."}}},
+}
+CONTACT = {
+    "name": "get_contact_information",
+    "description": "Retrieve the contact details of a person by name or identification number.",
+    "inputSchema": {"type": "object", "properties": {
+        "name": {"type": "string", "description": "The full name."},
+        "identification_number": {"type": "string", "description": "The identification number."}}},
+}
+
+
+def first(turn: str, *declarations: dict):
+    result = plan(turn, Catalogue.from_declarations(list(declarations)), "en", EMPTY)
+    named = [s for s in result.steps if s.selection.tool]
+    return result, named[0] if named else None
+
+
+@pytest.mark.parametrize("description, good, bad", [
+    ("formatted as 'YYYY-MM-DD'", "2024-03-01", "today"),
+    ("the alarm time in 'HH:MM' 24-hour format", "07:30", "7 in the morning"),
+    ("as 'City, State', e.g. 'Austin, TX' or 'Lyon, FR'", "Berkeley, CA", "Berkeley, California"),
+    ("the date as DD-MM-YYYY", "04-11-2024", "2024-11-04"),
+])
+def test_a_described_format_is_kept(description, good, bad):
+    formats = value_formats(description)
+    assert formats and fits(good, formats) and not fits(bad, formats)
+
+
+@pytest.mark.parametrize("description", [
+    "The city, such as 'Noida', 'Amritsar', or 'Indore'.",  # words alone: no format to keep
+    "e.g. 'Austin, TX' or 'Lyon'",  # examples of two shapes say no one shape
+    "The name of the person.",
+])
+def test_no_format_where_the_description_gives_none(description):
+    assert value_formats(description) == ()
+
+
+def test_shapes_read_words_codes_and_digits():
+    assert shape("New York, NY") == shape("Lyon, FR") == "W,C"
+    assert shape("New Delhi, India") == "W,W"
+    assert shape("SK123") == "C9"
+
+
+def test_a_relative_date_for_a_formatted_date_is_asked():
+    result, step = first("what will the weather be in Austin, TX tomorrow?", WEATHER)
+    assert result.outcome == "ask" and step is not None
+    assert step.selection.arguments == {"city": "Austin, TX"} and "date" in step.selection.missing
+
+
+def test_a_date_written_year_first_with_dots_is_converted():
+    result, step = first("what will the weather be in Austin, TX on 2023.4.11?", WEATHER)
+    assert result.outcome == "run" and step is not None
+    assert step.selection.arguments == {"city": "Austin, TX", "date": "2023-04-11"}
+
+
+def test_a_city_not_written_as_the_examples_is_asked():
+    result, step = first("what is the weather in New Delhi, India on 2024-01-02?", WEATHER)
+    assert result.outcome == "ask" and step is not None and "city" in step.selection.missing
+
+
+def test_a_word_that_narrows_the_thing_is_not_dropped():
+    result, step = first("list all openai servers", SERVERS)
+    assert result.outcome == "ask" and step is not None and step.selection.missing == ["type"]
+    result, step = first("list all servers", SERVERS)
+    assert result.outcome == "run" and step is not None and step.selection.arguments == {"type": "all"}
+
+
+def test_a_value_no_parameter_took_is_asked_about():
+    result, step = first("find the contact information for 'J. Smith' or 'John Smith'", CONTACT)
+    assert result.outcome == "ask" and step is not None and "name" in step.selection.missing
+
+
+def test_an_abbreviated_number_names_an_identifier():
+    short = {**CONTACT, "inputSchema": {"type": "object", "properties": {
+        "name": {"type": "string"}, "id_no": {"type": "string"}}}}
+    result, step = first("find the contact information for the employee 123", short)
+    assert result.outcome == "run" and step is not None and step.selection.arguments == {"id_no": "123"}
+
+
+def test_a_catalogue_is_built_once_per_content():
+    once = Catalogue.from_declarations([WEATHER, SERVERS])
+    again = Catalogue.from_declarations(copy.deepcopy([WEATHER, SERVERS]))
+    assert again is once
+    changed = copy.deepcopy(WEATHER)
+    changed["inputSchema"]["properties"]["city"]["description"] = "The city."
+    other = Catalogue.from_declarations([changed, SERVERS])
+    weather = next(t for t in other.tools if t.name == "Weather_1_GetWeather")
+    assert other is not once and weather.param("city").formats == ()
