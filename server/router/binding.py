@@ -410,7 +410,9 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             elif token.kind == "date":
                 takers = [p for p in self.free() if p.kind == "time" or p.date_format]
             else:
-                takers = [p for p in self.free() if p.type in ("number", "integer") or p.kind == "identifier"]
+                year = token.text.isdigit() and len(token.text) == 4 and 1000 <= int(token.text) <= 2999
+                takers = [p for p in self.free() if p.type in ("number", "integer") or p.kind == "identifier"
+                          or (year and (p.kind == "time" or p.date_format))]  # "2023 .10.01": a date's year
             self.unsure.update(p.name for p in takers)
 
     def restriction_left(self) -> None:

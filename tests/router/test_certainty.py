@@ -114,3 +114,35 @@ def test_a_catalogue_is_built_once_per_content():
     other = Catalogue.from_declarations([changed, SERVERS])
     weather = next(t for t in other.tools if t.name == "Weather_1_GetWeather")
     assert other is not once and weather.param("city").formats == ()
+
+
+MOVIES = {
+    "name": "Movies_3_FindMovies",
+    "description": "Search for movies by genre and cast.",
+    "inputSchema": {"type": "object", "properties": {
+        "genre": {"type": "string", "enum": ["Drama", "Comedy"], "description": "The genre."}}},
+}
+PROJECTS = [
+    {"name": "project_api.ProjectApi.get_projects_by_tag", "description": "Projects with a tag.",
+     "inputSchema": {"type": "object", "required": ["tag"], "properties": {"tag": {"type": "string"}}}},
+    {"name": "project_api.ProjectApi.get_children_projects_by_tag", "description": "Child projects with a tag.",
+     "inputSchema": {"type": "object", "required": ["tag", "uuid"],
+                     "properties": {"tag": {"type": "string"}, "uuid": {"type": "string"}}}},
+]
+
+
+def test_a_plural_in_ies_names_the_tool_its_singular_names():
+    result, step = first("find a comedy movie", MOVIES)
+    assert result.outcome == "run" and step is not None and step.selection.arguments == {"genre": "Comedy"}
+
+
+def test_an_irregular_plural_names_its_singular():
+    result, step = first("retrieve the child projects with the tag 'env' for the parent with UUID 'a-1'", *PROJECTS)
+    assert step is not None and step.selection.tool == "project_api.ProjectApi.get_children_projects_by_tag"
+
+
+def test_a_verb_alone_does_not_reach_a_tool_of_another_action():
+    professional = {"name": "getDataForProfessional", "description": "Professionals by criteria.",
+                    "inputSchema": {"type": "object", "properties": {"province_id": {"type": "integer"}}}}
+    result, step = first("looking for someone", professional)
+    assert step is None and result.outcome == "unread"
