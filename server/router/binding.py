@@ -217,6 +217,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
         for token in values:
+            if self._date_part(token):
+                # "the 9th of March", "March 8th": a day of a date, never a count; a date without its year
+                # is no date a parameter can be sure of
+                self.unsure.update(p.name for p in self.free() if p.kind == "time" or p.date_format)
+                continue
             if token.index in listed:
                 claimed.setdefault(listed[token.index].name, []).append(token)
                 continue
@@ -252,11 +257,40 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             unlabelled.remove(money[0])
             left.remove(amounts[0])
         if len(unlabelled) == 1 and len(left) == 1 and (left[0].required or len(numeric) == 1):
-            self._number(left[0], unlabelled[0])
+            if self._counts_other(unlabelled[0], left[0]):
+                self.unsure.add(left[0].name)  # "a three star hotel" is no count of rooms
+            else:
+                self._number(left[0], unlabelled[0])
         elif len(unlabelled) > 1 and self._in_sequence(left, unlabelled):
             pass
         elif unlabelled:
             self.unsure.update(p.name for p in left)
+
+    def _date_part(self, token: Token) -> bool:
+        """A day written beside a month's name: "the 9th of March", "March 8th", "2 de março"."""
+        after, then = self.by_index.get(token.index + 1), self.by_index.get(token.index + 2)
+        before = self.by_index.get(token.index - 1)
+        if after is not None and after.norm in MONTHS:
+            return True
+        if after is not None and after.norm in OF and then is not None and then.norm in MONTHS:
+            return True
+        if token.kind == "number" and len(token.text) == 4 and token.text.isdigit() and 1000 <= int(token.text) <= 2999:
+            # "the 2023 1st of March", "April 22nd 2023": a year beside a month's name
+            return any(self.by_index[i].norm in MONTHS for i in range(token.index - 3, token.index + 4)
+                       if i in self.by_index and i != token.index)
+        return token.kind == "ordinal" and before is not None and before.norm in MONTHS
+
+    def _counts_other(self, token: Token, param: Param) -> bool:
+        """Whether a lone number and the noun after it qualify the tool's thing as one modifier that
+        the parameter does not name: "a three star hotel" is not number_of_rooms."""
+        after, then = self.by_index.get(token.index + 1), self.by_index.get(token.index + 2)
+        if not self._content(after) or after.glued or after.norm in lx.TIME_WORDS[self.language] \
+                or after.norm in lx.NAME_ADJECTIVES or after.norm in lx.EVALUATIVES \
+                or then is None or singular(then.norm) not in (*self.tool.nouns, *self.tool.adjectives):
+            return False
+        noun = self.noun(after)
+        return noun not in param.words and noun not in param.described and not any(
+            stem_shared(noun, w) or w.startswith(noun) or noun.startswith(w) for w in param.words if len(w) > 3)
 
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)

@@ -146,3 +146,36 @@ def test_a_verb_alone_does_not_reach_a_tool_of_another_action():
                     "inputSchema": {"type": "object", "properties": {"province_id": {"type": "integer"}}}}
     result, step = first("looking for someone", professional)
     assert step is None and result.outcome == "unread"
+
+
+TRAINS = {
+    "name": "Trains_1_FindTrains",
+    "description": "Find trains to a destination city on a date.",
+    "inputSchema": {"type": "object", "required": ["to", "date_of_journey"], "properties": {
+        "to": {"type": "string", "description": "The destination city."},
+        "date_of_journey": {"type": "string", "description": "The date of the journey, in the format 'YYYY-MM-DD'."},
+        "number_of_adults": {"type": "integer", "description": "The number of adults."}}},
+}
+HOTELS = {
+    "name": "Hotels_4_SearchHotel",
+    "description": "Search for hotels in a location.",
+    "inputSchema": {"type": "object", "required": ["location", "number_of_rooms"], "properties": {
+        "location": {"type": "string", "description": "The city."},
+        "number_of_rooms": {"type": "integer", "description": "The number of rooms to reserve."}}},
+}
+
+
+@pytest.mark.parametrize("turn", ["find me a train for the 9th of March to Boston",
+                                  "find me a train to Boston on March 9th",
+                                  "find me a train to Boston on the 2023 1st of March"])
+def test_a_day_beside_a_month_is_no_count(turn):
+    result, step = first(turn, TRAINS)
+    assert result.outcome == "ask" and step is not None
+    assert "number_of_adults" not in step.selection.arguments and "date_of_journey" in step.selection.missing
+
+
+def test_a_number_that_grades_the_thing_is_no_count():
+    result, step = first("can you locate a 4 star hotel in Boston", HOTELS)
+    assert step is not None and "number_of_rooms" not in step.selection.arguments
+    result, step = first("can you locate a hotel in Boston with 2 rooms", HOTELS)
+    assert step is not None and step.selection.arguments.get("number_of_rooms") == "2"
