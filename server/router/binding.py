@@ -107,6 +107,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.named_list()
         self.lone_name()
         self.free_text(verb_end)
+        self.examples()
         self.named_but_unbound()
         self.certain()
         self.values_left()
@@ -414,6 +415,25 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             elif units and "unit" in param.words:
                 self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
 
+
+    def examples(self) -> None:
+        """A word of the turn that the description gives as one of its parameter's examples ("a simple
+        piano melody", "e.g. 'Piano'"): that parameter's value, where one word names one parameter."""
+        claimed: dict[str, list[Token]] = {}
+        for param in self.free():
+            if param.type != "string" or not param.example_values:
+                continue
+            folded = {v.lower() for v in param.example_values}
+            hits = [t for t in self.tokens if t.kind == "word" and t.index not in self.used and t.norm in folded
+                    and not self._tool_word(t)]
+            if hits:
+                claimed[param.name] = hits
+        taken = [t.index for hits in claimed.values() for t in hits]
+        for name, hits in claimed.items():
+            if len({t.norm for t in hits}) == 1 and all(taken.count(t.index) == 1 for t in hits):
+                param = self.tool.param(name)
+                assert param is not None  # claimed only for the tool's own parameters
+                self.put(param, hits[0].text, "turn", *hits)
 
     # --- what a run must be sure of ----------------------------------------------------------
 

@@ -50,6 +50,7 @@ class Param:
     listed: tuple[str, ...] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
     percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
     examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
+    example_values: tuple[str, ...] = ()  # its one-word examples as written ("e.g. 'Piano'": Piano)
     date_format: tuple | None = None  # the order and separator its description asks dates in (dates.py)
     formats: tuple[str, ...] = ()  # the shapes its description asks values in (formats.py); () for any
 
@@ -152,6 +153,22 @@ def _examples(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
+def _example_values(text: str) -> tuple[str, ...]:
+    """The one-word examples a description gives, as written: "e.g. 'Piano', 'Violin'" gives Piano, Violin.
+    A value of several words is left out: one of its words alone is no value."""
+    values: list[str] = []
+    for found in _EXAMPLES.findall(text):
+        quoted = [a or b for a, b in _QUOTED.findall(found)]
+        items = quoted or re.split(r",|\bor\b|\band\b|\bou\b|\be\b", found)
+        if not quoted and any(re.fullmatch(r"[A-Z]{2,3}", i.strip()) for i in items):
+            continue  # "e.g. Denver, CO": one value written with a comma, not a list of two
+        for item in items:
+            item = item.strip().strip("'\"“”").strip()
+            if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}", item) and item.lower() not in ("etc", "default"):
+                values.append(item)
+    return tuple(dict.fromkeys(values))
+
+
 def _percent(text: str) -> str | None:
     """'as a decimal', 'from 0 to 1': a percent is given as a fraction; 'in percentage': as the number.
     A description that says both says neither."""
@@ -179,7 +196,8 @@ def _param(name: str, schema: dict, required: bool) -> Param:
                  tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
                  tuple(str(v) for v in known) if isinstance(known, list) else (),
                  _described(description), _listed(description), _percent(description), _examples(description),
-                 dated, formats)
+                 date_format=dated, formats=formats,
+                 example_values=_example_values(description) if not enum else ())
 
 
 def tool_from_declaration(declaration: dict) -> CatalogueTool:
