@@ -20,6 +20,7 @@ from server.router.reader import Clause, Token
 from server.router.vocabulary import Vocabulary
 
 _OF = frozenset({"of", "de", "do", "da", "dos", "das"})
+OBJECT_PRONOUNS = {"en": frozenset({"me", "us", "him", "them"}), "pt-BR": frozenset({"me", "nos", "lhe", "lhes"})}
 _ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma"})
 
 # Verbs of one action that serve each other most closely: the turn's "show" is the tool's "get".
@@ -44,7 +45,11 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
     """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
     found: list[tuple[Token, str]] = []
     function = lx.FUNCTION_WORDS[language]
-    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span]
+    objects = OBJECT_PRONOUNS[language]
+    by_index = {t.index: t for t in tokens}
+    # a word right before an object pronoun is a verb ("help me", "assist us"), never the thing asked about
+    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span
+             and not (t.index + 1 in by_index and by_index[t.index + 1].norm in objects and t.norm not in objects)]
     if not vocabulary.nouns:
         return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
