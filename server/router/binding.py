@@ -24,10 +24,10 @@ from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
+from server.router.certainty import CertaintyBinding
 from server.router.dates import as_described
-from server.router.formats import fits
 from server.router.kinds import FLAG_NOISE, KindBinding
-from server.router.names import singular, split_words
+from server.router.names import singular
 from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
@@ -60,7 +60,7 @@ def numeric_text(token: Token, param: Param, language: str) -> str:
     return text.replace(",", "")
 
 
-class Binder(PhraseBinding, RowBinding, KindBinding):
+class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
@@ -267,32 +267,6 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         elif unlabelled:
             self.unsure.update(p.name for p in left)
 
-    def _date_part(self, token: Token) -> bool:
-        """A day written beside a month's name: "the 9th of March", "March 8th", "2 de março"."""
-        after, then = self.by_index.get(token.index + 1), self.by_index.get(token.index + 2)
-        before = self.by_index.get(token.index - 1)
-        if after is not None and after.norm in MONTHS:
-            return True
-        if after is not None and after.norm in OF and then is not None and then.norm in MONTHS:
-            return True
-        if token.kind == "number" and len(token.text) == 4 and token.text.isdigit() and 1000 <= int(token.text) <= 2999:
-            # "the 2023 1st of March", "April 22nd 2023": a year beside a month's name
-            return any(self.by_index[i].norm in MONTHS for i in range(token.index - 3, token.index + 4)
-                       if i in self.by_index and i != token.index)
-        return token.kind == "ordinal" and before is not None and before.norm in MONTHS
-
-    def _counts_other(self, token: Token, param: Param) -> bool:
-        """Whether a lone number and the noun after it qualify the tool's thing as one modifier that
-        the parameter does not name: "a three star hotel" is not number_of_rooms."""
-        after, then = self.by_index.get(token.index + 1), self.by_index.get(token.index + 2)
-        if not self._content(after) or after.glued or after.norm in lx.TIME_WORDS[self.language] \
-                or after.norm in lx.NAME_ADJECTIVES or after.norm in lx.EVALUATIVES \
-                or then is None or singular(then.norm) not in (*self.tool.nouns, *self.tool.adjectives):
-            return False
-        noun = self.noun(after)
-        return noun not in param.words and noun not in param.described and not any(
-            stem_shared(noun, w) or w.startswith(noun) or noun.startswith(w) for w in param.words if len(w) > 3)
-
     def _number(self, param: Param, token: Token) -> None:
         unit = self.by_index.get(token.index + 1)
         if unit is not None and unit.norm in lx.MAGNITUDES and not token.text.endswith("%"):
@@ -415,91 +389,6 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             elif units and "unit" in param.words:
                 self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
 
-
-    def examples(self) -> None:
-        """A word of the turn that the description gives as one of its parameter's examples ("a simple
-        piano melody", "e.g. 'Piano'"): that parameter's value, where one word names one parameter."""
-        claimed: dict[str, list[Token]] = {}
-        for param in self.free():
-            if param.type != "string" or not param.example_values:
-                continue
-            folded = {v.lower() for v in param.example_values}
-            hits = [t for t in self.tokens if t.kind == "word" and t.index not in self.used and t.norm in folded
-                    and not self._tool_word(t)]
-            if hits:
-                claimed[param.name] = hits
-        taken = [t.index for hits in claimed.values() for t in hits]
-        for name, hits in claimed.items():
-            if len({t.norm for t in hits}) == 1 and all(taken.count(t.index) == 1 for t in hits):
-                param = self.tool.param(name)
-                assert param is not None  # claimed only for the tool's own parameters
-                self.put(param, hits[0].text, "turn", *hits)
-
-    # --- what a run must be sure of ----------------------------------------------------------
-
-    def certain(self) -> None:
-        """A value from the turn that is not written as its parameter asks (the format its description
-        names, a number for a number) is taken back and asked for: converting it would be a guess."""
-        for name in [n for n, source in self.sources.items() if source == "turn"]:
-            param = self.tool.param(name)
-            value = self.arguments[name]
-            if param is None:
-                continue
-            wrong = bool(param.formats) and not fits(value, param.formats)
-            if param.type in ("number", "integer") and not _NUMBER.fullmatch(value):
-                wrong = True
-            if wrong:
-                del self.arguments[name], self.sources[name]
-                self.unsure.add(name)
-
-    def values_left(self) -> None:
-        """A value the turn gives that no parameter took (a quoted text, a date) while parameters that
-        could take it are still free: the plan would run without something the turn asked, so it asks."""
-        left = [t for t in self.tokens if t.index not in self.used and t.kind in ("quoted", "date", *NUMERIC)]
-        if not left:
-            return
-        for token in left:
-            if token.kind == "quoted":
-                takers = [p for p in self.free() if p.type in ("string", "array") and p.kind != "flag"]
-            elif token.kind == "date":
-                takers = [p for p in self.free() if p.kind == "time" or p.date_format]
-            else:
-                year = token.text.isdigit() and len(token.text) == 4 and 1000 <= int(token.text) <= 2999
-                takers = [p for p in self.free() if p.type in ("number", "integer") or p.kind == "identifier"
-                          or (year and (p.kind == "time" or p.date_format))]  # "2023 .10.01": a date's year
-            self.unsure.update(p.name for p in takers)
-
-    def restriction_left(self) -> None:
-        """"list all openai servers": a word that narrows the thing the tool is about, right before the
-        turn names it, that neither the tool's name nor any value took. Running would drop it; the
-        parameters that could carry it are asked for (a kind already chosen is asked about again)."""
-        if not self.tool.nouns:
-            return
-        head = self.tool.nouns[0]
-        own = {*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace, *split_words(self.tool.name),
-               *(w for p in self.tool.params for w in p.words)}
-        for token in self.tokens:
-            if token.kind != "word" or singular(token.norm) != head:
-                continue
-            before = self.by_index.get(token.index - 1)
-            if not self._content(before) or before.index in self.used or before.index <= self.first_word \
-                    or singular(before.norm) in own or before.norm in lx.NAME_ADJECTIVES \
-                    or before.norm in lx.EVALUATIVES or not before.norm.isalpha() or before.norm.endswith("ing"):
-                continue
-            spelled, i = "", before.index
-            while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].text[:1].isupper():
-                spelled, i = self.by_index[i].norm[0] + spelled, i - 1
-            if spelled == head:
-                continue  # "the Body Mass Index (BMI)": the words the thing's abbreviation spells out
-            takers = [p for p in self.tool.params if p.type == "string" and p.kind in ("text", "choice", "name")
-                      and (p.name not in self.arguments or (p.kind == "choice" and self.sources.get(p.name) == "turn"))]
-            for param in takers:
-                self.arguments.pop(param.name, None)
-                self.sources.pop(param.name, None)
-                self.unsure.add(param.name)
-
-
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 _AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia", "salary",
                            "income", "budget", "payment", "balance", "principal", "investment", "loan"})

@@ -46,10 +46,10 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
     found: list[tuple[Token, str]] = []
     function = lx.FUNCTION_WORDS[language]
     objects = OBJECT_PRONOUNS[language]
-    by_index = {t.index: t for t in tokens}
     # a word right before an object pronoun is a verb ("help me", "assist us"), never the thing asked about
-    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span
-             and not (t.index + 1 in by_index and by_index[t.index + 1].norm in objects and t.norm not in objects)]
+    words = [t for t, after in zip(tokens, [*tokens[1:], None]) if t.kind == "word" and t.index not in verb_span
+             and not (after is not None and after.norm in objects and after.index == t.index + 1
+                      and t.norm not in objects)]
     if not vocabulary.nouns:
         return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
