@@ -66,6 +66,7 @@ class CatalogueTool:
     adjectives: tuple[str, ...] = field(default=())  # the name's qualifiers (public in share_event_public)
     namespace: tuple[str, ...] = ()  # words before the last dot (soccer in soccer.get_player_stats)
     verb: str = ""  # the word of its name that says its action (estimate in estimate_fund_return)
+    purpose: str | None = None  # the thing its description says it acts on ("Discover therapists in …")
 
     @property
     def display(self) -> str:
@@ -200,6 +201,51 @@ def _param(name: str, schema: dict, required: bool) -> Param:
                  example_values=_example_values(description) if not enum else ())
 
 
+# Words between a description's verb and the thing it acts on, and words that end that thing's phrase
+_LEAD = frozenset({"for", "a", "an", "the", "and", "or", "all", "any", "some", "up", "new", "out", "available",
+                   "specific", "specified", "given", "one", "more", "multiple", "relevant"})
+_PHRASE_END = frozenset({"that", "which", "who", "based", "with", "to", "by", "in", "on", "for", "from", "within",
+                         "using", "matching", "according", "at", "of", "as", "and", "or", "if", "whose", "where",
+                         "when", "via", "into", "under", "near", "around", "between", "across", "per", "is", "are"})
+_CONTAINERS = frozenset({"list", "set", "collection", "number", "detail", "details", "information", "info",
+                         "summary", "series", "group", "selection", "range", "variety", "catalog", "catalogue"})
+_SUBJECTS = frozenset({"this", "the", "a", "an", "function", "tool", "endpoint", "api", "method", "it", "that"})
+
+
+def _purpose(description: str) -> str | None:
+    """The thing a description says its tool acts on: the last noun of the phrase after its first verb
+    ("Discover therapists in a city": therapist; "Retrieves a list of songs": song); None where it
+    does not open with a verb."""
+    sentence = re.split(r"(?<=[a-z])\.\s|[.;:\n]", description.strip(), maxsplit=1)[0]
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*|,", sentence)
+    i = 0
+    while i < len(words) and words[i].lower() in _SUBJECTS:
+        i += 1  # "This function retrieves …"
+    if i >= len(words) or not words[i][:1].isalpha() or words[i].lower() in _CONTAINERS \
+            or words[i].lower() in lx.NAME_ADJECTIVES or words[i].lower() in GENERIC:
+        return None  # "Data for the current user": a noun first, no verb to read the thing after
+    i += 1  # the verb
+    while i < len(words) and words[i].lower() in _LEAD:
+        i += 1
+    phrase: list[str] = []
+    while i < len(words):
+        word = words[i].lower()
+        if word == "," or word in _PHRASE_END:
+            if word == "of" and phrase and phrase[-1] in _CONTAINERS:
+                phrase = []  # "a list of songs": the songs
+                i += 1
+                continue
+            break
+        phrase.append(word)
+        i += 1
+    while phrase and (phrase[-1].endswith("ly") or phrase[-1] in ("online", "now", "today")):
+        phrase.pop()  # "discover movies online": the movies
+    if not phrase or len(phrase) > 4:
+        return None
+    head = singular(phrase[-1])
+    return head if len(head) > 2 and head not in _CONTAINERS and head not in GENERIC else None
+
+
 def tool_from_declaration(declaration: dict) -> CatalogueTool:
     """From an MCP tool declaration: {name, description, inputSchema, annotations}."""
     name = declaration["name"]
@@ -223,6 +269,7 @@ def tool_from_declaration(declaration: dict) -> CatalogueTool:
         adjectives=parsed.qualifiers,
         namespace=parsed.namespace,
         verb=parsed.verb or "",
+        purpose=_purpose(str(declaration.get("description") or "")),
     )
 
 

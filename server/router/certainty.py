@@ -80,6 +80,8 @@ class CertaintyBinding(BindingState):
             wrong = bool(param.formats) and not fits(value, param.formats)
             if param.type in ("number", "integer") and not _NUMBER.fullmatch(value):
                 wrong = True
+            if split_words(param.name)[-1:] == ["year"] and value.isdigit() and len(value) != 4:
+                wrong = True  # "from '19": a year written without its century is not sure
             if wrong:
                 del self.arguments[name], self.sources[name]
                 self.unsure.add(name)

@@ -113,6 +113,9 @@ class PhraseBinding(BindingState):
             while i in self.by_index:
                 nxt = self.by_index[i]
                 if nxt.kind == "word" and nxt.text[:1].isupper():
+                    then = self.by_index.get(i + 1)
+                    if run[-1].norm == "." and then is not None and then.kind == "word" and then.text[:1].islower():
+                        break  # "Liverpool F.C. Include its statistics": a new sentence after the initials
                     run.append(nxt)
                 elif nxt.norm == "." and nxt.glued and _initial(run[-1]) and (
                         _initial(self.by_index.get(i + 1), glued=True) or (len(run) > 1 and run[-2].norm == ".")):

@@ -20,7 +20,7 @@ from server.router.model import (Act, Frame, FormModel, Guidance, Handoff, Langu
 from server.router.model import Outcome as OutcomeKind
 from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
 from server.router.render import Renderer
-from server.router.selection import CLOSE, TurnWords, clause_span, compatible, rank, things
+from server.router.selection import CLOSE, TurnWords, by_purpose, clause_span, compatible, rank, things
 from server.router.vocabulary import Vocabulary
 
 ON_UNREAD = ("refuse", "model", "ask", "answer")
@@ -135,6 +135,10 @@ class Planner:
             chosen, rule = by_action, rule or "tool: derived"
         elif not found and len(by_action) > 1 and action is not None:
             chosen, rule = by_action, "ask: ambiguous"
+        elif action is not None and (served := by_purpose(by_action, found)):
+            # no tool's name names the thing, but one's description says it acts on it ("find a therapist":
+            # "Discover therapists in a city"); two such are asked about
+            chosen, rule = served, rule or "tool: purpose"
         else:
             chosen = []
 

@@ -74,6 +74,12 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
     return found
 
 
+def by_purpose(tools: list[CatalogueTool], found: list[tuple[Token, str]]) -> list[CatalogueTool]:
+    """The tools whose description's thing (catalogue.py's purpose) the turn names as a thing of its own."""
+    named = {noun for _, noun in found}
+    return [t for t in tools if t.purpose and t.purpose in named]
+
+
 def compatible(action: str | None, tool: CatalogueTool) -> bool:
     """Read verbs reach every tool that reads; other verbs only tools of their own action."""
     if action is None:

@@ -10,6 +10,7 @@ import pytest
 
 from server.router import Catalogue, plan
 from server.router.formats import fits, shape, value_formats
+from server.router.names import singular
 from server.router.vocabulary import parse
 
 EMPTY = parse({"language": "en"})
@@ -179,3 +180,46 @@ def test_a_number_that_grades_the_thing_is_no_count():
     assert step is not None and "number_of_rooms" not in step.selection.arguments
     result, step = first("can you locate a hotel in Boston with 2 rooms", HOTELS)
     assert step is not None and step.selection.arguments.get("number_of_rooms") == "2"
+
+
+THERAPISTS = {
+    "name": "Services_4_FindProvider",
+    "description": "Discover therapists in a specified city based on the user's preferences.",
+    "inputSchema": {"type": "object", "required": ["city"], "properties": {
+        "city": {"type": "string", "description": "The city, e.g. 'Berkeley, CA'."}}},
+}
+SONGS = {
+    "name": "Music_3_LookupMusic",
+    "description": "Retrieves a list of songs that match the user's preferences.",
+    "inputSchema": {"type": "object", "properties": {
+        "genre": {"type": "string", "description": "The genre, e.g. 'Pop'."},
+        "year": {"type": "integer", "description": "The year the song was released."}}},
+}
+
+
+@pytest.mark.parametrize("description, purpose", [
+    ("Search for a hair stylist by city and optionally filter", "stylist"),
+    ("Retrieves a list of songs that match the user's preferences.", "song"),
+    ("Finds and lists cultural events, such as concerts", "event"),
+    ("This function retrieves the current weather for a city.", "weather"),
+    ("Explore and discover movies online based on preferences", singular("movie")),
+    ("Data for the current user.", None),  # no verb first: no purpose read
+])
+def test_a_description_says_what_its_tool_acts_on(description, purpose):
+    from server.router.catalogue import _purpose
+    assert _purpose(description) == purpose
+
+
+def test_a_tool_is_reached_by_what_its_description_says_it_acts_on():
+    result, step = first("could you find me a therapist in Berkeley, CA?", THERAPISTS, SONGS)
+    assert step is not None and step.selection.tool == "Services_4_FindProvider" and step.decided_by == "tool: purpose"
+    assert result.outcome == "run" and step.selection.arguments == {"city": "Berkeley, CA"}
+    result, step = first("could you find me a plumber in Berkeley, CA?", THERAPISTS, SONGS)
+    assert step is None  # nothing here acts on plumbers
+
+
+def test_a_year_without_its_century_is_asked():
+    result, step = first("find me some Pop songs from '19", SONGS)
+    assert result.outcome == "ask" and step is not None and step.selection.missing == ["year"]
+    result, step = first("find me some Pop songs from 2019", SONGS)
+    assert result.outcome == "run" and step is not None and step.selection.arguments == {"genre": "Pop", "year": "2019"}
