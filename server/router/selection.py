@@ -45,11 +45,15 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
     """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
     found: list[tuple[Token, str]] = []
     function = lx.FUNCTION_WORDS[language]
-    objects = OBJECT_PRONOUNS[language]
-    # a word right before an object pronoun is a verb ("help me", "assist us"), never the thing asked about
-    words = [t for t, after in zip(tokens, [*tokens[1:], None]) if t.kind == "word" and t.index not in verb_span
+    objects, operators = OBJECT_PRONOUNS[language], lx.COMPUTE_OPERATORS[language]
+    # a word right before an object pronoun is a verb ("help me", "assist us"), and an operator between two
+    # numbers is arithmetic ("394 times 213"): never the thing asked about
+    words = [t for t, before, after in zip(tokens, [None, *tokens[:-1]], [*tokens[1:], None])
+             if t.kind == "word" and t.index not in verb_span
              and not (after is not None and after.norm in objects and after.index == t.index + 1
-                      and t.norm not in objects)]
+                      and t.norm not in objects)
+             and not (t.norm in operators and before is not None and after is not None
+                      and before.kind in ("number", "decimal") and after.kind in ("number", "decimal"))]
     if not vocabulary.nouns:
         return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
