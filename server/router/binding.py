@@ -218,6 +218,8 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
         for token in values:
+            if self._in_name(token):
+                continue  # "540 El Camino Real", "Century 20": a number inside a name is no count
             if self._date_part(token):
                 # "the 9th of March", "March 8th": a day of a date, never a count; a date without its year
                 # is no date a parameter can be sure of
@@ -318,7 +320,9 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
             if len(dated) == 1:
                 value = as_described(dates[0].text, self.language, dated[0].date_format)
-                if value is None:
+                if value is None or any(t.kind == "word" and t.norm in lx.DAY_WORDS and t.index not in self.used
+                                        for t in self.tokens):
+                    # "this Sunday? Today is 2023-09-29": a date and a day said another way, so no sure date
                     self.unsure.add(dated[0].name)  # "03/04/2025" where the tool wants YYYY-MM-DD
                 else:
                     self.put(dated[0], value, "turn", dates[0])

@@ -7,9 +7,10 @@ thing rather than count it, and one-word examples the description gives. A mixin
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 from server.router import lexicon as lx
-from server.router.catalogue import Param
+from server.router.catalogue import ID_NAMES, Param
 from server.router.formats import fits
 from server.router.names import singular, split_words
 from server.router.reader import Token
@@ -38,6 +39,25 @@ class CertaintyBinding(BindingState):
             return any(self.by_index[i].norm in MONTHS for i in range(token.index - 3, token.index + 4)
                        if i in self.by_index and i != token.index)
         return token.kind == "ordinal" and before is not None and before.norm in MONTHS
+
+    def _in_name(self, token: Token) -> bool:
+        """A number written against a capitalised word other than a sentence's first: part of a name."""
+        if token.kind != "number":
+            return False
+        before, after = self.by_index.get(token.index - 1), self.by_index.get(token.index + 1)
+        then = self.by_index.get(token.index + 2)
+        # "Century 20", "Windows 10": a name, then its number (not a label such as ID, a month or a unit after it)
+        if self._capital(before) and len(before.text) > 3 and before.norm not in ID_NAMES:
+            return True
+        # "540 El Camino Real": a number that opens a name of several capitalised words
+        return self._capital(after) and self._capital(then)
+
+    def _capital(self, token: Token | None) -> TypeGuard[Token]:
+        if token is None or token.kind != "word" or not token.text[:1].isupper() or token.index == self.first_word \
+                or token.norm in MONTHS or token.norm in lx.TIME_WORDS[self.language] or token.norm in self.function:
+            return False
+        before = self.by_index.get(token.index - 1)
+        return before is None or before.norm not in (".", "!", "?")
 
     def _counts_other(self, token: Token, param: Param) -> bool:
         """Whether a lone number and the noun after it qualify the tool's thing as one modifier that
@@ -95,8 +115,16 @@ class CertaintyBinding(BindingState):
         for token in left:
             if token.kind == "quoted":
                 takers = [p for p in self.free() if p.type in ("string", "array") and p.kind != "flag"]
+                quoted = {t.text for t in self.tokens if t.kind == "quoted"}
+                for param in [p for p in self.tool.params if p.kind in ("text", "name") and p.type == "string"
+                              and self.sources.get(p.name) == "turn" and self.arguments[p.name] not in quoted]:
+                    # "statistics of 'Zelda' on Switch": an unquoted word took the place the quote was for
+                    del self.arguments[param.name], self.sources[param.name]
+                    takers.append(param)
             elif token.kind == "date":
                 takers = [p for p in self.free() if p.kind == "time" or p.date_format]
+            elif self._in_name(token):
+                continue  # "Windows 11": the name's, asked for with the name
             else:
                 year = token.text.isdigit() and len(token.text) == 4 and 1000 <= int(token.text) <= 2999
                 takers = [p for p in self.free() if p.type in ("number", "integer") or p.kind == "identifier"

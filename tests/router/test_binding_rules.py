@@ -307,7 +307,9 @@ def test_the_second_word_of_a_contraction_is_not_a_name():
 @pytest.mark.parametrize("turn, language, arguments, outcome", [
     ("get the league standings of the 2023 season", "en", {"season": "2023"}, "run"),
     ("mostre a classificação da liga da temporada 2023", "pt-BR", {"season": "2023"}, "run"),
-    ("get the league standings of the 2022-2023 season", "en", {}, "ask"),  # one value written as two numbers
+    # numbers joined by a dash are one value, taken as typed by a text parameter
+    ("get the league standings of the 2022-2023 season", "en", {"season": "2022-2023"}, "run"),
+    ("get the league standings of the 2022 - 2023 season", "en", {}, "ask"),  # one value written as two numbers
 ])
 def test_a_number_labelled_for_a_text_parameter(turn, language, arguments, outcome):
     tools = [_decl("league.get_standings", {"season": TEXT}, ["season"])]

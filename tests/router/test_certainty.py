@@ -223,3 +223,45 @@ def test_a_year_without_its_century_is_asked():
     assert result.outcome == "ask" and step is not None and step.selection.missing == ["year"]
     result, step = first("find me some Pop songs from 2019", SONGS)
     assert result.outcome == "run" and step is not None and step.selection.arguments == {"genre": "Pop", "year": "2019"}
+
+
+EVENTS = {
+    "name": "Events_3_FindEvents",
+    "description": "Finds cultural events in a city on a date.",
+    "inputSchema": {"type": "object", "required": ["city"], "properties": {
+        "city": {"type": "string", "description": "The city, e.g. 'Austin, TX' or 'Lyon, FR'."},
+        "date": {"type": "string", "description": "The date, formatted as 'YYYY-MM-DD'."}}},
+}
+STATS = {
+    "name": "game_stats.fetch_player_statistics",
+    "description": "Fetch a player's statistics for a game on a platform.",
+    "inputSchema": {"type": "object", "required": ["game", "username"], "properties": {
+        "game": {"type": "string", "description": "The game."},
+        "username": {"type": "string", "description": "The player's username."},
+        "platform": {"type": "string", "description": "The platform."}}},
+}
+RIDES = {
+    "name": "RideSharing_2_GetRide",
+    "description": "Book a cab ride to a destination.",
+    "inputSchema": {"type": "object", "required": ["destination", "number_of_seats"], "properties": {
+        "destination": {"type": "string", "description": "The address."},
+        "number_of_seats": {"type": "integer", "description": "The number of seats."}}},
+}
+
+
+def test_a_date_and_a_day_said_otherwise_give_no_sure_date():
+    result, step = first("any events in Austin, TX this Sunday? Today is Friday 2023-09-29.", EVENTS)
+    assert result.outcome == "ask" and step is not None and "date" in step.selection.missing
+    result, step = first("any events in Austin, TX on 2023-10-01?", EVENTS)
+    assert result.outcome == "run" and step is not None and step.selection.arguments["date"] == "2023-10-01"
+
+
+def test_a_quote_left_over_takes_back_an_unquoted_guess():
+    result, step = first("fetch player statistics of 'Zelda' on Switch for user 'Sam'", STATS)
+    assert result.outcome == "ask" and step is not None
+    assert step.selection.arguments.get("game") != "Switch" and "game" in step.selection.missing
+
+
+def test_a_number_inside_a_name_is_no_count():
+    result, step = first("I would like to get a ride to 540 El Camino Real", RIDES)
+    assert step is not None and "number_of_seats" not in step.selection.arguments
