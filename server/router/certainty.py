@@ -138,11 +138,12 @@ class CertaintyBinding(BindingState):
         if not self.tool.nouns:
             return
         head = self.tool.nouns[0]
+        named = [t for t in self.tokens if t.kind == "word" and singular(t.norm) == head]
+        if not named:
+            return
         own = {*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace, *split_words(self.tool.name),
                *(w for p in self.tool.params for w in p.words)}
-        for token in self.tokens:
-            if token.kind != "word" or singular(token.norm) != head:
-                continue
+        for token in named:
             before = self.by_index.get(token.index - 1)
             if not self._content(before) or before.index in self.used or before.index <= self.first_word \
                     or singular(before.norm) in own or before.norm in lx.NAME_ADJECTIVES \
