@@ -217,10 +217,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
+        months = not self.norms.isdisjoint(MONTHS)
         for token in values:
             if self._in_name(token):
                 continue  # "540 El Camino Real", "Century 20": a number inside a name is no count
-            if self._date_part(token):
+            if months and self._date_part(token):
                 # "the 9th of March", "March 8th": a day of a date, never a count; a date without its year
                 # is no date a parameter can be sure of
                 self.unsure.update(p.name for p in self.free() if p.kind == "time" or p.date_format)
