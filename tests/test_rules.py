@@ -276,7 +276,8 @@ def test_the_listing_names_manifest_rules_by_origin_as_published():
     book = book_with({"name": "Refund up to 500", "binding": BINDING,
                       "conditions": [{"field": "amount", "op": "is at most", "value": 500}]})
     assert book.listing() == [{"id": "manifest:0", "state": "published", "binding": "desk · parley · refund_order",
-                               "name": "Refund up to 500", "reads_as": "amount is at most 500"}]
+                               "name": "Refund up to 500", "reads_as": "amount is at most 500",
+                               "problem": None}]
 
 
 def test_a_manifest_rule_that_does_not_compile_is_named_by_its_own_message():

@@ -30,7 +30,7 @@ from server.store.database import Database, StoreUnavailable, format_time
 log = logging.getLogger("parley.audit")
 
 OUTCOMES = ("ok", "tool_error", "invalid_input", "unknown_tool", "internal_error",
-            "rule_denied", "source_blocked", "rule_error")
+            "rule_denied", "source_blocked", "rule_error", "rule_broken")
 NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]")
 

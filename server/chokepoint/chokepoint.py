@@ -155,7 +155,7 @@ class Chokepoint:
                 self.rulebook.refresh(known)
             elif not self.rulebook.current_at(known):
                 await anyio.to_thread.run_sync(self.rulebook.refresh, known)
-            if self.rulebook.rules_for(caller.entry_persona, name):
+            if self.rulebook.guards(caller.entry_persona, name):
                 denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
                 if denial is not None:
                     outcome, rule = denial.outcome, denial.rule

@@ -4,12 +4,19 @@ Rules come from the manifest (published with it) and from the store, where `parl
 adds a draft and `publish` puts it in force. A published rule is never edited: it is removed and
 replaced. A denial names the rule and reads it as a sentence; it never carries the evaluated
 values, and neither does the audit log.
+
+A stored rule that no longer compiles (the manifest renamed an argument, changed a type, or lost the
+context source of an attribute it reads) fails closed: its binding's tool refuses every call, naming
+the rule, until a steward fixes or removes it. It is never skipped.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import ValidationError
 
 from server.access import Caller
 from server.chokepoint.context_sources import ContextSources, SourceFailed
@@ -19,11 +26,36 @@ from server.store import rules as rule_rows
 from server.store.database import Database, now, revision, write
 
 
+log = logging.getLogger("parley.rules")
+
+BROKEN = "this rule no longer compiles; a steward must fix or remove it"
+
+
 @dataclass(frozen=True)
 class Denial:
-    outcome: str  # rule_denied | source_blocked | rule_error
+    outcome: str  # rule_denied | source_blocked | rule_error | rule_broken
     message: str
     rule: str | None = None
+
+
+@dataclass(frozen=True)
+class BrokenRule:
+    """A published rule in the store that no longer compiles: while it stays, its binding's tool refuses
+    every call (fail closed). `reason` is the compiler's message: names and types, never a call's values."""
+
+    rule_id: int
+    agent: str
+    tool: str
+    name: str
+    reason: str
+
+    @property
+    def binding(self) -> str:
+        return f"{self.agent} · parley · {self.tool}"
+
+    @property
+    def denial(self) -> Denial:
+        return Denial("rule_broken", f'Blocked by rule "{self.name}": {BROKEN}. The call was not made.', self.name)
 
 
 def _binding(agent: str | None, tool: str) -> tuple[str, str]:
@@ -42,6 +74,8 @@ class RuleBook:
         self._by_binding: dict[tuple[str, str], list[Rule]] = {}
         # a binding's rules as one program (see `rules.together`), beside the very list it was made of
         self._together: dict[tuple[str, str], tuple[list[Rule], Any]] = {}
+        self._broken: dict[tuple[str, str], list[BrokenRule]] = {}
+        self._guarded: frozenset[tuple[str, str]] = frozenset()
         self.manifest_rules = self._compile_all(
             [(decl, f"manifest:{i}") for i, decl in enumerate(manifest.rules)]) if compile_manifest else []
         self.refresh()
@@ -71,10 +105,21 @@ class RuleBook:
 
     # --- what is in force ----------------------------------------------------------------------
 
-    def _stored(self, state: str) -> list[tuple[int, RuleDecl]]:
-        if self.db is None:
-            return []
-        return [(rule_id, RuleDecl.model_validate_json(body)) for rule_id, body in rule_rows.bodies(self.db, state)]
+    def _rows(self, state: str) -> list[dict]:
+        return rule_rows.in_state(self.db, state) if self.db is not None else []
+
+    def _compiled(self, row: dict) -> list[Rule] | BrokenRule:
+        """A stored rule compiled against today's manifest, or what keeps it from compiling."""
+        try:
+            return self.compile(RuleDecl.model_validate_json(row["body"]), f"store:{row['id']}")
+        except RuleError as exc:
+            reason = str(exc)
+        except ValidationError:
+            reason = f"rule '{row['name']}': its stored form no longer reads as a rule"
+        except Exception:  # noqa: BLE001 - whatever fails, the rule still holds its tool back
+            log.exception("stored rule %s failed to compile", row["id"])
+            reason = f"rule '{row['name']}': it failed to compile"
+        return BrokenRule(row["id"], row["agent"], row["tool"], row["name"], reason)
 
     @property
     def in_force(self) -> int | None:
@@ -91,32 +136,50 @@ class RuleBook:
         current = known if known is not None else (revision(self.db) if self.db is not None else 0)
         if current == self._revision:
             return
-        published = []
-        for rule_id, decl in self._stored("published"):
-            try:
-                published += self.compile(decl, f"store:{rule_id}")
-            except RuleError:
-                pass  # a stored rule that no longer compiles (the manifest changed) holds no call back
+        published: list[Rule] = []
+        broken: dict[tuple[str, str], list[BrokenRule]] = {}
+        for row in self._rows("published"):
+            compiled = self._compiled(row)
+            if isinstance(compiled, BrokenRule):  # fail closed: it holds its whole tool back
+                broken.setdefault(_binding(compiled.agent, compiled.tool), []).append(compiled)
+            else:
+                published += compiled
         by_binding: dict[tuple[str, str], list[Rule]] = {}
         for rule in self.manifest_rules + published:
             by_binding.setdefault((rule.binding.agent, rule.binding.tool), []).append(rule)
         combined = {key: (rules, program) for key, rules in by_binding.items()
                     if (program := together(rules)) is not None}
-        self._by_binding, self._together = by_binding, combined
+        self._by_binding, self._together, self._broken = by_binding, combined, broken
+        self._guarded = frozenset(by_binding) | frozenset(broken)
         self._revision = current
 
     def rules_for(self, agent: str | None, tool: str) -> list[Rule]:
         """The rules in force as of the last `refresh`."""
         return self._by_binding.get(_binding(agent, tool), [])
 
+    def guards(self, agent: str | None, tool: str) -> bool:
+        """Whether a call on this binding must pass `check`: it has rules in force, or a broken one."""
+        return _binding(agent, tool) in self._guarded
+
+    def broken(self, agent: str | None = None, tool: str | None = None) -> list[BrokenRule]:
+        """Published rules that no longer compile, as of the last `refresh` (one binding's, when named)."""
+        if tool is not None:
+            return list(self._broken.get(_binding(agent, tool), []))
+        return [rule for rules in self._broken.values() for rule in rules]
+
     def explain(self, caller: Caller) -> list[dict]:
         """The rules on this caller's bindings, as sentences: for whoami."""
-        return [{"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
-                for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
+        found = [{"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
+                 for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
+        return found + [{"tool": tool, "rule": rule.name, "reads_as": f"({BROKEN}: every call to {tool} is refused)"}
+                        for tool in caller.tools for rule in self.broken(caller.entry_persona, tool)]
 
     # --- the chokepoint step --------------------------------------------------------------------
 
     async def check(self, caller: Caller, tool: str, args: dict) -> Denial | None:
+        broken = self._broken.get(_binding(caller.entry_persona, tool))
+        if broken:
+            return broken[0].denial
         rules = self.rules_for(caller.entry_persona, tool)
         if not rules:
             return None
@@ -175,16 +238,21 @@ class RuleBook:
         return ids
 
     def publish(self, rule_id: int | None = None) -> list[int]:
-        drafts = [(i, d) for i, d in self._stored("draft") if rule_id is None or i == rule_id]
+        """Put drafts in force, each checked again first (boolean, attributes that exist): a draft that
+        stopped compiling since it was drafted is refused, naming why, and nothing is published."""
+        drafts = [row for row in self._rows("draft") if rule_id is None or row["id"] == rule_id]
         if rule_id is not None and not drafts:
             raise RuleError(f"no draft rule {rule_id}")
-        for i, decl in drafts:
-            self.compile(decl, f"store:{i}")  # checked again at publish: boolean, attributes that exist
+        for row in drafts:
+            compiled = self._compiled(row)
+            if isinstance(compiled, BrokenRule):
+                raise RuleError(f"draft store:{row['id']} no longer compiles, so nothing was published: "
+                                f"{compiled.reason}; remove it and draft it again")
         with write(self._store()):
-            for i, _ in drafts:
-                rule_rows.publish(self._store(), i, now())
+            for row in drafts:
+                rule_rows.publish(self._store(), row["id"], now())
         self.refresh()
-        return [i for i, _ in drafts]
+        return [row["id"] for row in drafts]
 
     def remove(self, rule_id: int) -> None:
         removed = rule_rows.remove(self._store(), rule_id, now())
@@ -196,16 +264,16 @@ class RuleBook:
     def listing(self) -> list[dict]:
         self.refresh()
         rows = [{"id": rule.origin, "state": "published", "binding": str(rule.binding), "name": rule.name,
-                 "reads_as": rule.reads_as} for rule in self.manifest_rules]
+                 "reads_as": rule.reads_as, "problem": None} for rule in self.manifest_rules]
         if self.db is not None:
             for row in rule_rows.live(self.db):
-                decl = RuleDecl.model_validate_json(row["body"])
-                try:
-                    reads_as = self.compile(decl, str(row["id"]))[0].reads_as
-                except RuleError as exc:
-                    reads_as = f"(does not compile: {exc})"
-                rows.append({"id": f"store:{row['id']}", "state": row["state"], "binding": str(decl.bindings()[0]),
-                             "name": decl.name, "reads_as": reads_as})
+                compiled = self._compiled(row)
+                problem = compiled.reason if isinstance(compiled, BrokenRule) else None
+                reads_as = f"(does not compile: {problem})" if isinstance(compiled, BrokenRule) else \
+                    compiled[0].reads_as
+                rows.append({"id": f"store:{row['id']}", "state": row["state"],
+                             "binding": f"{row['agent']} · parley · {row['tool']}", "name": row["name"],
+                             "reads_as": reads_as, "problem": problem})
         return rows
 
 

@@ -6,14 +6,13 @@ from server.store.database import Database
 from server.store.database import insert as insert_row
 
 
-def bodies(db: Database, state: str) -> list[tuple[int, str]]:
-    """(id, JSON body) of every rule in this state, oldest first."""
-    return [(row[0], row[1]) for row in
-            db.execute("SELECT id, body FROM rules WHERE state = ? ORDER BY id", [state]).fetchall()]
+def in_state(db: Database, state: str) -> list[dict]:
+    """id, agent, tool, name and JSON body of every rule in this state, oldest first."""
+    return list(db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id", [state]))
 
 
 def live(db: Database) -> list[dict]:
-    return list(db.query("SELECT id, state, body FROM rules WHERE state != 'removed' ORDER BY id"))
+    return list(db.query("SELECT id, state, agent, tool, name, body FROM rules WHERE state != 'removed' ORDER BY id"))
 
 
 def add_draft(db: Database, agent: str, tool: str, name: str, body: str, stamp: str) -> int:

@@ -29,7 +29,8 @@ ON_UNREAD = {
 }
 OUTCOMES = {"ok": "done", "tool_error": "refused by the tool", "invalid_input": "invalid input",
             "unknown_tool": "unknown tool", "internal_error": "server error", "rule_denied": "denied by a rule",
-            "source_blocked": "blocked: a source did not answer", "rule_error": "a rule failed to run"}
+            "source_blocked": "blocked: a source did not answer", "rule_error": "a rule failed to run",
+            "rule_broken": "blocked: a rule no longer compiles"}
 ACTIVITY_LIMIT = 100
 REASON_LIMIT = 1000
 
