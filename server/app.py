@@ -45,6 +45,7 @@ from server.store.migrations import require_current, schema_version
 from server.store.postgres import PostgresDatabase
 from server.web.console import Console
 from server.web.pages import Pages, session_middleware
+from server.web.activity import ActivityPages
 from server.web.rules import RulePages
 
 log = logging.getLogger("parley.app")
@@ -178,6 +179,7 @@ def build(settings: Settings | None = None) -> Parley:
     browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key,
                                                     rule_sentence=rule_sentence).routes()
     browser_routes += RulePages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
+    browser_routes += ActivityPages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)

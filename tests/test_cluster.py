@@ -419,7 +419,7 @@ async def test_healthz_and_metrics_of_a_process_with_two_workers(cluster):
     try:
         health = httpx2.get(node.base + "/healthz").json()
         recorded = cluster.db.execute("SELECT value FROM parley_meta WHERE key = 'manifest_digest'").fetchone()[0]
-        assert health["backend"] == "postgresql" and health["schema_version"] == 1
+        assert health["backend"] == "postgresql" and health["schema_version"] == 2
         assert health["manifest_digest"] == recorded
         assert "postgresql://" not in json.dumps(health)  # no URL, so no credential in it
         token = spare_token(cluster, "bruno").token

@@ -13,13 +13,14 @@ the rule, until a steward fixes or removes it. It is never skipped.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
 from server.access import Caller
-from server.chokepoint.context_sources import ContextSources, SourceFailed
+from server.chokepoint.context_sources import IDENTITY, ContextSources, SourceFailed
 from server.chokepoint.rules import Rule, RuleError, argument_types, compile_rule, together
 from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
@@ -29,6 +30,8 @@ from server.store.database import Database, now, revision, write
 log = logging.getLogger("parley.rules")
 
 BROKEN = "this rule no longer compiles; a steward must fix or remove it"
+# the path of one decision: ("rule" | "source", its name, what happened), never a value
+Trail = list[tuple[str, str, str]]
 
 
 @dataclass(frozen=True)
@@ -176,19 +179,28 @@ class RuleBook:
 
     # --- the chokepoint step --------------------------------------------------------------------
 
-    async def check(self, caller: Caller, tool: str, args: dict) -> Denial | None:
+    async def check(self, caller: Caller, tool: str, args: dict, trail: Trail | None = None) -> Denial | None:
+        """None when every rule on the binding passes, else the denial. `trail`, when given, receives the
+        path of the decision for the audit: each context source reached or failed, each rule by name
+        passed, not met, or not reached — names and verdicts, never a value."""
+        trail = trail if trail is not None else []
         broken = self._broken.get(_binding(caller.entry_persona, tool))
-        if broken:
-            return broken[0].denial
         rules = self.rules_for(caller.entry_persona, tool)
+        if broken:
+            trail += [("rule", rule.name, "no longer compiles") for rule in broken]
+            trail += [("rule", rule.name, "not reached") for rule in rules]
+            return broken[0].denial
         if not rules:
             return None
         needed = frozenset(path for rule in rules for path in rule.attributes)
         try:
             attributes = await self.sources.fetch(needed, caller, args) if needed else {"subject": {}, "resource": {}}
         except SourceFailed as failure:
+            trail += self._sources_trail(needed, failure)
+            trail += [("rule", rule.name, "not reached") for rule in rules]
             return Denial("source_blocked", f"Blocked: {failure}. Rules on this tool need it, so the call was not "
                                             "made (fail closed).")
+        trail += self._sources_trail(needed, None)
         context = {"args": args, **attributes}
         verdicts = self._all_at_once(caller.entry_persona, tool, rules, context)
         for index, rule in enumerate(rules):
@@ -198,12 +210,33 @@ class RuleBook:
                 try:
                     passed = rule.program.execute(context)
                 except Exception:  # noqa: BLE001 - the library's text may hold input values: never passed on
+                    trail.append(("rule", rule.name, "could not be evaluated"))
+                    trail += [("rule", later.name, "not reached") for later in rules[index + 1:]]
                     return Denial("rule_error", f'Rule could not be evaluated: "{rule.name}". The call was not made.',
                                   rule.name)
             if passed is not True:
+                trail.append(("rule", rule.name, "not met"))
+                trail += [("rule", later.name, "not reached") for later in rules[index + 1:]]
                 return Denial("rule_denied", f'Rule not met: {rule.reads_as} (rule "{rule.name}"). '
                                              "The call was not made.", rule.name)
+            trail.append(("rule", rule.name, "passed"))
         return None
+
+    def _sources_trail(self, needed: frozenset[str], failure: SourceFailed | None) -> Trail:
+        """Each context source these attributes come from, in the order they are asked: reached, failed
+        (with the source's reason, which never holds its data), or not asked after a failure."""
+        names = sorted({self.sources.provider[path] for path in needed if path in self.sources.provider} - {IDENTITY})
+        found: Trail = []
+        for name in names:
+            if failure is None:
+                found.append(("source", name, "reached"))
+            elif found and found[-1][2].startswith("failed") or name > failure.source:
+                found.append(("source", name, "not asked"))
+            elif name == failure.source:
+                found.append(("source", name, f"failed: {failure.reason}"))
+            else:
+                found.append(("source", name, "reached"))
+        return found
 
     def _all_at_once(self, agent: str | None, tool: str, rules: list[Rule], context: dict) -> list | None:
         """Every rule's verdict from the binding's one program; None when there is none (one rule, rules
@@ -237,12 +270,18 @@ class RuleBook:
                                                single.model_dump_json(), now()))
         return ids
 
-    def publish(self, rule_id: int | None = None) -> list[int]:
-        """Put drafts in force, each checked again first (boolean, attributes that exist): a draft that
-        stopped compiling since it was drafted is refused, naming why, and nothing is published."""
-        drafts = [row for row in self._rows("draft") if rule_id is None or row["id"] == rule_id]
+    def publish(self, rule_id: int | None = None, ids: Collection[int] | None = None) -> list[int]:
+        """Put drafts in force (one, the `ids` a steward reviewed, or all), each checked again first
+        (boolean, attributes that exist): a draft that stopped compiling since it was drafted is
+        refused, naming why, and nothing is published."""
+        wanted = {rule_id} if rule_id is not None else set(ids) if ids is not None else None
+        drafts = [row for row in self._rows("draft") if wanted is None or row["id"] in wanted]
         if rule_id is not None and not drafts:
             raise RuleError(f"no draft rule {rule_id}")
+        gone = sorted((wanted or set()) - {row["id"] for row in drafts})
+        if gone:
+            raise RuleError(f"draft {', '.join(f'store:{i}' for i in gone)} was published or removed since you "
+                            "looked, so nothing was published; review the draft again")
         for row in drafts:
             compiled = self._compiled(row)
             if isinstance(compiled, BrokenRule):
@@ -260,6 +299,10 @@ class RuleBook:
         if not removed:
             raise RuleError(f"no draft or published rule {rule_id} in the store (manifest rules are removed by "
                             "editing the manifest)")
+
+    def drafts(self) -> list[tuple[dict, list[Rule] | BrokenRule]]:
+        """Every draft in the store (id, agent, tool, name) with what it compiles to today, or why not."""
+        return [(row, self._compiled(row)) for row in self._rows("draft")]
 
     def listing(self) -> list[dict]:
         self.refresh()

@@ -282,12 +282,14 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
                  # tokens: a label the principal chose, and when the token was last used
                  ("tokens", "label", "TEXT"), ("tokens", "last_used_at", "TEXT"),
                  # inbox messages: answered | escalated | declined | decided, and who decided
-                 ("messages", "status", "TEXT"), ("messages", "decided_by", "TEXT"))
+                 ("messages", "status", "TEXT"), ("messages", "decided_by", "TEXT"),
+                 # audit: the path of the decision (scopes, mandate, each rule and context source by name), JSON
+                 ("audit", "path", "TEXT"))
 
 
 # PostgreSQL: the same tables, translated where the dialects differ; every later column is part of
 # the first PostgreSQL schema. Versions count PostgreSQL migrations (`parley db migrate`).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: audit.path
 
 
 def _postgres_tables() -> str:
