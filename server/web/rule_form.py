@@ -164,7 +164,7 @@ class Editor:
         """A structural change the form asked for (add, remove, compare, use a value, a chip, CEL or back)."""
         match = _ACTION.fullmatch(action)
         verb, index = (match.group(2), int(match.group(3))) if match and match.group(2) else (action, -1)
-        if verb == "unchip" and match:
+        if match and match.group(4):
             index, item = int(match.group(4)), int(match.group(5))
             if index < len(state.rows) and item < len(state.rows[index].items):
                 del state.rows[index].items[item]

@@ -7,6 +7,8 @@
   if (!form || !window.fetch || !window.FormData) { return; }
   form.classList.add("live");
   var timer = null;
+  // not form.action: the buttons named "action" shadow that property
+  var target = form.getAttribute("action");
 
   function body(action) {
     var data = new FormData(form);
@@ -21,17 +23,18 @@
   }
 
   function swap(action) {
-    fetch(form.action, {method: "POST", body: body(action), credentials: "same-origin",
+    form.setAttribute("aria-busy", "true");
+    fetch(target, {method: "POST", body: body(action), credentials: "same-origin",
                         headers: {"X-Parley-Fragment": "1"}})
       .then(function (response) { return response.text(); })
-      .then(function (html) { form.innerHTML = html; focusAfter(); })
-      .catch(function () { form.submit(); });
+      .then(function (html) { form.innerHTML = html; form.removeAttribute("aria-busy"); focusAfter(); })
+      .catch(function () { form.removeAttribute("aria-busy"); form.submit(); });
   }
 
   function preview() {
     clearTimeout(timer);
     timer = setTimeout(function () {
-      fetch(form.action, {method: "POST", body: body("preview"), credentials: "same-origin"})
+      fetch(target, {method: "POST", body: body("preview"), credentials: "same-origin"})
         .then(function (response) { return response.json(); })
         .then(function (found) {
           var out = document.getElementById("reads-as");
