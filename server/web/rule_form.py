@@ -240,7 +240,8 @@ class Editor:
         elif len(state.name) > NAME_LIMIT:
             state.errors["name"] = f"Keep the name under {NAME_LIMIT} characters."
         if state.mode == "cel":
-            if not state.cel.strip():
+            state.cel = state.cel.strip()  # as the rule book compiles it: lines and columns then agree
+            if not state.cel:
                 state.errors["cel"] = "Write a CEL expression that returns true when the call may go ahead."
                 return None
             if len(state.cel) > MAX_CEL:

@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.asking import Escalations
+from server.errors import NotFound
 from server.chokepoint.context_sources import IDENTITY
 from server.chokepoint.rulebook import BrokenRule, RuleBook
 from server.chokepoint.rules import OPERATORS, Rule, RuleError
@@ -227,7 +228,7 @@ class RulePages(Frame):
             if rule_id not in names:
                 return self._not_found(request)
             await anyio.to_thread.run_sync(self.rulebook.remove, rule_id)
-        except RuleError:
+        except (NotFound, RuleError):  # a bad id, or one removed in between: nothing here
             return self._not_found(request)
         name, tool = names[rule_id]
         return self._done(request, f"Removed “{name}” from {tool}: from the next call it holds nothing back.",
