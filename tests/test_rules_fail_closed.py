@@ -138,7 +138,7 @@ async def test_an_argument_renamed_under_a_published_rule_blocks_the_tool_after_
         assert audited(live, tmp_path) == ("rule_broken", "Refund up to 500", "desk · parley · refund_order")
         home = await steward_home(live, desk.tokens.passwords["ana"])
         assert "1 rule no longer compiles" in home and "Refund up to 500" in home
-        assert "unknown field &#39;amount&#39;" in home
+        assert "Unknown field &#39;amount&#39;" in home
         assert "no longer compile" not in await member_home(live, desk.tokens.passwords["bruno"])
         checked = parley(desk, "tools", "check", check=False)
         assert checked.returncode == 1
@@ -173,7 +173,7 @@ async def test_a_cel_rule_whose_context_source_was_removed_blocks_the_tool_after
         await refused_naming(live.url, member, "Only the analysts' department", {"order_id": "4411", "amount": 1.0})
         assert audited(live, tmp_path)[:2] == ("rule_broken", "Only the analysts' department")
         home = await steward_home(live, desk.tokens.passwords["ana"])
-        assert "Only the analysts&#39; department" in home and "reads unknown attribute" in home
+        assert "Only the analysts&#39; department" in home and "Reads unknown attribute" in home
         async with connect(live.url, member) as agent:  # whoami tells the agent why its tool refuses
             rules = (await agent.call_tool("whoami", {})).structured_content["rules"]
         assert {"tool": "refund_order", "rule": "Only the analysts' department",

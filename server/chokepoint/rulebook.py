@@ -57,6 +57,12 @@ class BrokenRule:
         return f"{self.agent} · parley · {self.tool}"
 
     @property
+    def problem(self) -> str:
+        """The reason without the rule's name in front, for a page that names the rule already."""
+        text = self.reason.removeprefix(f"rule '{self.name}': ")
+        return text[:1].upper() + text[1:]
+
+    @property
     def denial(self) -> Denial:
         return Denial("rule_broken", f'Blocked by rule "{self.name}": {BROKEN}. The call was not made.', self.name)
 

@@ -96,11 +96,11 @@ class RulePages(Frame):
         for agent in self._bindings(tool):
             cards = [_card(rule, "manifest" if rule.origin.startswith("manifest:") else "published")
                      for rule in self.rulebook.rules_for(agent, tool)]
-            cards += [Card(rule.name, "broken", "", False, rule.rule_id, rule.reason)
+            cards += [Card(rule.name, "broken", "", False, rule.rule_id, rule.problem)
                       for rule in self.rulebook.broken(agent, tool)]
             for row, compiled in drafts:
                 if (row["agent"], row["tool"]) == (agent, tool):
-                    cards.append(Card(row["name"], "draft", "", False, row["id"], compiled.reason)
+                    cards.append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
                                  if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
             panel.append({"agent": agent, "binding": f"{agent} · parley · {tool}", "cards": cards})
         return panel
@@ -193,7 +193,7 @@ class RulePages(Frame):
             entry = by_binding.setdefault((row["agent"], row["tool"]), {
                 "binding": f"{row['agent']} · parley · {row['tool']}", "tool": row["tool"], "adds": [],
                 "kept": [_card(rule, "published") for rule in self.rulebook.rules_for(row["agent"], row["tool"])]})
-            entry["adds"].append(Card(row["name"], "draft", "", False, row["id"], compiled.reason)
+            entry["adds"].append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
                                  if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
         return list(by_binding.values())
 
