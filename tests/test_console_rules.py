@@ -39,7 +39,10 @@ async def test_only_stewards_see_rules_and_members_get_403_and_no_link(club):
 
 
 async def test_draft_publish_and_remove_from_the_console_are_the_clis_rules(club):
-    env = {"PARLEY_DB": str(club.settings.db_path), "PARLEY_MANIFEST": str(club.settings.manifest_path)}
+    settings = club.settings
+    env = {"PARLEY_DB": str(settings.db_path), "PARLEY_MANIFEST": str(settings.manifest_path),
+           "PARLEY_KEYS": str(settings.keys_dir), **({"PARLEY_DATABASE_URL": settings.database_url}
+                                                     if settings.database_url else {})}
     async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
         editor = await ana.get("/console/rules/new?agent=member&tool=log_evidence")
         assert editor.status_code == 200

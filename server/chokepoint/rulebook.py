@@ -67,6 +67,18 @@ class BrokenRule:
         return Denial("rule_broken", f'Blocked by rule "{self.name}": {BROKEN}. The call was not made.', self.name)
 
 
+@dataclass(frozen=True)
+class InForce:
+    """Everything that holds calls back as of one refresh, replaced whole: a call read beside a refresh
+    (on PostgreSQL both run in worker threads) sees the old book or the new, never half of each."""
+
+    by_binding: dict[tuple[str, str], list[Rule]]
+    # a binding's rules as one program (see `rules.together`), beside the very list it was made of
+    together: dict[tuple[str, str], tuple[list[Rule], Any]]
+    broken: dict[tuple[str, str], list[BrokenRule]]
+    guarded: frozenset[tuple[str, str]]  # bindings a call must be checked on: rules, or a broken one
+
+
 def _binding(agent: str | None, tool: str) -> tuple[str, str]:
     """The key a binding's rules (and their one program) are kept under: no persona is ""."""
     return (agent or "", tool)
@@ -80,11 +92,7 @@ class RuleBook:
         self.sources = sources
         self.input_schemas = input_schemas
         self._revision: int | None = None
-        self._by_binding: dict[tuple[str, str], list[Rule]] = {}
-        # a binding's rules as one program (see `rules.together`), beside the very list it was made of
-        self._together: dict[tuple[str, str], tuple[list[Rule], Any]] = {}
-        self._broken: dict[tuple[str, str], list[BrokenRule]] = {}
-        self._guarded: frozenset[tuple[str, str]] = frozenset()
+        self._in_force = InForce({}, {}, {}, frozenset())
         self.manifest_rules = self._compile_all(
             [(decl, f"manifest:{i}") for i, decl in enumerate(manifest.rules)]) if compile_manifest else []
         self.refresh()
@@ -158,23 +166,23 @@ class RuleBook:
             by_binding.setdefault((rule.binding.agent, rule.binding.tool), []).append(rule)
         combined = {key: (rules, program) for key, rules in by_binding.items()
                     if (program := together(rules)) is not None}
-        self._by_binding, self._together, self._broken = by_binding, combined, broken
-        self._guarded = frozenset(by_binding) | frozenset(broken)
+        self._in_force = InForce(by_binding, combined, broken, frozenset(by_binding) | frozenset(broken))
         self._revision = current
 
     def rules_for(self, agent: str | None, tool: str) -> list[Rule]:
         """The rules in force as of the last `refresh`."""
-        return self._by_binding.get(_binding(agent, tool), [])
+        return self._in_force.by_binding.get(_binding(agent, tool), [])
 
     def guards(self, agent: str | None, tool: str) -> bool:
         """Whether a call on this binding must pass `check`: it has rules in force, or a broken one."""
-        return _binding(agent, tool) in self._guarded
+        return _binding(agent, tool) in self._in_force.guarded
 
     def broken(self, agent: str | None = None, tool: str | None = None) -> list[BrokenRule]:
         """Published rules that no longer compile, as of the last `refresh` (one binding's, when named)."""
+        broken = self._in_force.broken
         if tool is not None:
-            return list(self._broken.get(_binding(agent, tool), []))
-        return [rule for rules in self._broken.values() for rule in rules]
+            return list(broken.get(_binding(agent, tool), []))
+        return [rule for rules in broken.values() for rule in rules]
 
     def explain(self, caller: Caller) -> list[dict]:
         """The rules on this caller's bindings, as sentences: for whoami."""
@@ -190,8 +198,9 @@ class RuleBook:
         path of the decision for the audit: each context source reached or failed, each rule by name
         passed, not met, or not reached — names and verdicts, never a value."""
         trail = trail if trail is not None else []
-        broken = self._broken.get(_binding(caller.entry_persona, tool))
-        rules = self.rules_for(caller.entry_persona, tool)
+        state, key = self._in_force, _binding(caller.entry_persona, tool)  # one book for the whole call
+        broken = state.broken.get(key)
+        rules = state.by_binding.get(key, [])
         if broken:
             trail += [("rule", rule.name, "no longer compiles") for rule in broken]
             trail += [("rule", rule.name, "not reached") for rule in rules]
@@ -208,7 +217,7 @@ class RuleBook:
                                             "made (fail closed).")
         trail += self._sources_trail(needed, None)
         context = {"args": args, **attributes}
-        verdicts = self._all_at_once(caller.entry_persona, tool, rules, context)
+        verdicts = self._all_at_once(state.together.get(key), rules, context)
         for index, rule in enumerate(rules):
             if verdicts is not None:
                 passed = verdicts[index]
@@ -244,12 +253,12 @@ class RuleBook:
                 found.append(("source", name, "reached"))
         return found
 
-    def _all_at_once(self, agent: str | None, tool: str, rules: list[Rule], context: dict) -> list | None:
+    @staticmethod
+    def _all_at_once(kept: tuple[list[Rule], Any] | None, rules: list[Rule], context: dict) -> list | None:
         """Every rule's verdict from the binding's one program; None when there is none (one rule, rules
         that do not compile together, or a refresh in between) or when any rule fails to evaluate:
         then they run one by one, in order, which finds the rule that failed and says so, exactly as
         if they had never run together."""
-        kept = self._together.get(_binding(agent, tool))
         if kept is None or kept[0] is not rules:
             return None
         try:
