@@ -66,7 +66,7 @@ async def test_draft_publish_and_remove_from_the_console_are_the_clis_rules(club
         assert "Adds 1 rule" in review.text and f'name="id" value="{rule_id}"' in review.text
         # a stale review (a draft published since) publishes nothing and says why
         stale = await ana.post("/console/rules/publish", {"id": [str(rule_id), "999999"]}, page="/console/rules/publish")
-        assert stale.status_code == 409 and "was published or removed since you looked" in stale.text
+        assert stale.status_code == 409 and "changed since you looked, so nothing was published" in stale.text
         published = await ana.post("/console/rules/publish", {"id": str(rule_id)}, page="/console/rules/publish")
         assert published.status_code == 303
         async with connect(club.url, club.tokens.member.token) as bruno:
@@ -75,11 +75,27 @@ async def test_draft_publish_and_remove_from_the_console_are_the_clis_rules(club
                 "Rule not met: kind is one of [portfolio, reference]")
             panel = (await ana.get("/console/rules?tool=log_evidence")).text
             assert "Portfolios only" in panel and "In force" in panel
+            # replaced, never edited: its removal and the new rule are drafted, and go live in one publish
             removed = await ana.post(f"/console/rules/{rule_id}/remove", {}, page="/console/rules")
             assert removed.status_code == 303
-            assert not (await bruno.call_tool("log_evidence", {"kind": "portfolio", "title": "Work"})).is_error
-            assert (await ana.post(f"/console/rules/{rule_id}/remove", {}, page="/console/rules")).status_code == 404
-    assert "Portfolios only" not in run(club.settings.db_path.parent, "rules", "list", env=env).stdout
+            again = await ana.post(f"/console/rules/{rule_id}/remove", {}, page="/console/rules")
+            assert again.status_code == 404  # a second click removes nothing at once
+            assert "Removed at the next publish" in (await ana.get("/console/rules?tool=log_evidence")).text
+            assert (await bruno.call_tool("log_evidence", {"kind": "event", "title": "A talk"})).is_error  # in force
+            form = {**EDITOR, "csrf": csrf, "name": "Portfolios and events", "field_0": "args.kind",
+                    "op_0": "is one of", "list_0": ["portfolio", "event"], "action": "draft"}
+            assert (await ana.http.post("/console/rules/new", data=form)).status_code == 303
+            review = (await ana.get("/console/rules/publish")).text
+            assert "Adds 1 rule, removes 1" in review and "Publish 2 changes" in review
+            new_id = re.search(r'name="id" value="(\d+)"', review).group(1)
+            published = await ana.post("/console/rules/publish", {"id": new_id, "remove": str(rule_id)},
+                                       page="/console/rules/publish")
+            assert published.status_code == 303
+            assert not (await bruno.call_tool("log_evidence", {"kind": "event", "title": "A talk"})).is_error
+            refused = await bruno.call_tool("log_evidence", {"kind": "reference", "title": "A letter"})
+            assert refused.is_error and "Portfolios and events" in refused.content[0].text
+    listed = run(club.settings.db_path.parent, "rules", "list", env=env).stdout
+    assert "Portfolios only" not in listed and "Portfolios and events" in listed
 
 
 async def test_the_editor_refuses_what_cannot_be_a_rule_where_it_is_wrong(club):

@@ -285,35 +285,66 @@ class RuleBook:
                                                single.model_dump_json(), now()))
         return ids
 
-    def publish(self, rule_id: int | None = None, ids: Collection[int] | None = None) -> list[int]:
-        """Put drafts in force (one, the `ids` a steward reviewed, or all), each checked again first
-        (boolean, attributes that exist): a draft that stopped compiling since it was drafted is
-        refused, naming why, and nothing is published."""
-        wanted = {rule_id} if rule_id is not None else set(ids) if ids is not None else None
+    def publish(self, rule_id: int | None = None, ids: Collection[int] | None = None,
+                removals: Collection[int] | None = None) -> list[int]:
+        """Put drafts in force and drafted removals into effect, in one unit: one draft, or the `ids` and
+        `removals` a steward reviewed, or (neither named) everything drafted. Each draft is checked again
+        first (boolean, attributes that exist): a draft that stopped compiling since it was drafted is
+        refused, naming why, and nothing changes. Returns the ids put in force."""
+        everything = rule_id is None and ids is None and removals is None
+        wanted = {rule_id} if rule_id is not None else set(ids or ()) if not everything else None
         drafts = [row for row in self._rows("draft") if wanted is None or row["id"] in wanted]
         if rule_id is not None and not drafts:
             raise RuleError(f"no draft rule {rule_id}")
-        gone = sorted((wanted or set()) - {row["id"] for row in drafts})
+        marked = {row["id"] for row in rule_rows.marked(self._store())}
+        retiring = marked if everything else set(removals or ()) & marked
+        gone = sorted((wanted or set()) - {row["id"] for row in drafts}) + sorted(set(removals or ()) - marked)
         if gone:
-            raise RuleError(f"draft {', '.join(f'store:{i}' for i in gone)} was published or removed since you "
-                            "looked, so nothing was published; review the draft again")
+            raise RuleError(f"rule {', '.join(f'store:{i}' for i in gone)} changed since you looked, so nothing was "
+                            "published; review the draft again")
         for row in drafts:
             compiled = self._compiled(row)
             if isinstance(compiled, BrokenRule):
                 raise RuleError(f"draft store:{row['id']} no longer compiles, so nothing was published: "
                                 f"{compiled.reason}; remove it and draft it again")
         with write(self._store()):
+            stamp = now()
             for row in drafts:
-                rule_rows.publish(self._store(), row["id"], now())
+                rule_rows.publish(self._store(), row["id"], stamp)
+            for removed in sorted(retiring):
+                rule_rows.remove(self._store(), removed, stamp)
         self.refresh()
         return [row["id"] for row in drafts]
 
-    def remove(self, rule_id: int) -> None:
+    def remove(self, rule_id: int, at_publish: bool = False) -> None:
+        """Remove a rule from the store: at once, or (`at_publish`, for a rule in force) at the next publish,
+        so that a replacement drafted beside it goes into force in the same unit, with no gap between.
+        A draft holds nothing back, so it always goes at once."""
+        if at_publish:
+            with write(self._store()):
+                marked = rule_rows.mark_removal(self._store(), rule_id, now())
+            if marked:
+                self.refresh()
+                return
+            if any(row["id"] == rule_id for row in rule_rows.marked(self._store())):
+                raise RuleError(f"the removal of rule {rule_id} is in the draft already: publish it, or keep the rule")
         removed = rule_rows.remove(self._store(), rule_id, now())
         self.refresh()
         if not removed:
             raise RuleError(f"no draft or published rule {rule_id} in the store (manifest rules are removed by "
                             "editing the manifest)")
+
+    def keep(self, rule_id: int) -> None:
+        """Withdraw a drafted removal: the rule stays in force."""
+        with write(self._store()):
+            kept = rule_rows.unmark_removal(self._store(), rule_id)
+        self.refresh()
+        if not kept:
+            raise RuleError(f"rule {rule_id} has no drafted removal")
+
+    def removals(self) -> list[dict]:
+        """Published rules whose removal is drafted (id, agent, tool, name): in force until the next publish."""
+        return rule_rows.marked(self.db) if self.db is not None else []
 
     def drafts(self) -> list[tuple[dict, list[Rule] | BrokenRule]]:
         """Every draft in the store (id, agent, tool, name) with what it compiles to today, or why not."""
@@ -322,7 +353,8 @@ class RuleBook:
     def listing(self) -> list[dict]:
         self.refresh()
         rows = [{"id": rule.origin, "state": "published", "binding": str(rule.binding), "name": rule.name,
-                 "reads_as": rule.reads_as, "problem": None} for rule in self.manifest_rules]
+                 "reads_as": rule.reads_as, "problem": None,
+                 "removal_drafted": False} for rule in self.manifest_rules]
         if self.db is not None:
             for row in rule_rows.live(self.db):
                 compiled = self._compiled(row)
@@ -331,7 +363,8 @@ class RuleBook:
                     compiled[0].reads_as
                 rows.append({"id": f"store:{row['id']}", "state": row["state"],
                              "binding": f"{row['agent']} · parley · {row['tool']}", "name": row["name"],
-                             "reads_as": reads_as, "problem": problem})
+                             "reads_as": reads_as, "problem": problem,
+                             "removal_drafted": row["removal_drafted_at"] is not None})
         return rows
 
 

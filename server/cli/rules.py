@@ -107,7 +107,8 @@ def rules_list(args: argparse.Namespace) -> int:
         emit_json(rows)
         return 0
     for row in rows:
-        print(f"{row['id']:<12} {row['state']:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
+        state = "removing" if row["removal_drafted"] else row["state"]  # removed at the next publish
+        print(f"{row['id']:<12} {state:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
               f"{row['reads_as']}")
     return 0
 
@@ -137,8 +138,9 @@ def rules_publish(args: argparse.Namespace) -> int:
 
 
 def rules_remove(args: argparse.Namespace) -> int:
-    _book(Context()).remove(_rule_id(args.id))
-    print(f"removed {args.id}")
+    _book(Context()).remove(_rule_id(args.id), at_publish=args.at_publish)
+    print(f"removal of {args.id} drafted: it stays in force until the next publish" if args.at_publish
+          else f"removed {args.id}")
     return 0
 
 
@@ -162,4 +164,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=rules_publish)
     s = actions.add_parser("remove", help="remove a draft or published rule")
     s.add_argument("id", help="the rule's id (N or store:N)")
+    s.add_argument("--at-publish", action="store_true", help="a rule in force stays so until the next publish, "
+                                                             "which also puts its replacement in force")
     s.set_defaults(func=rules_remove)

@@ -284,12 +284,14 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
                  # inbox messages: answered | escalated | declined | decided, and who decided
                  ("messages", "status", "TEXT"), ("messages", "decided_by", "TEXT"),
                  # audit: the path of the decision (scopes, mandate, each rule and context source by name), JSON
-                 ("audit", "path", "TEXT"))
+                 ("audit", "path", "TEXT"),
+                 # rules: a published rule's removal drafted (it stays in force until the next publish)
+                 ("rules", "removal_drafted_at", "TEXT"))
 
 
 # PostgreSQL: the same tables, translated where the dialects differ; every later column is part of
 # the first PostgreSQL schema. Versions count PostgreSQL migrations (`parley db migrate`).
-SCHEMA_VERSION = 2  # 2: audit.path
+SCHEMA_VERSION = 2  # 2: audit.path, rules.removal_drafted_at
 
 
 def _postgres_tables() -> str:

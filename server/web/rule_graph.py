@@ -75,6 +75,7 @@ class ToolFacts:
     offered: bool
     in_force: int
     drafts: int
+    removals: int  # rules in force whose removal is drafted
     broken: int
     sources: tuple[str, ...]
 
@@ -93,6 +94,7 @@ def layout(agents: list[str], tools: list[ToolFacts], sources: list[str], select
     for facts, y in zip(tools, _column(len(tools), height)):
         marks = [f"{{}} {facts.in_force}"] if facts.in_force else []
         marks += [f"+{facts.drafts} draft"] if facts.drafts else []
+        marks += [f"−{facts.removals} at publish"] if facts.removals else []
         marks += ["blocked"] if facts.broken else []
         tool_nodes.append(Node("tool", facts.name, y, href=f"/console/rules?tool={facts.name}#panel", marks=marks,
                                selected=facts.name == selected, idle=not facts.offered))

@@ -37,11 +37,13 @@ class Card:
     cel: bool
     rule_id: int | None = None
     problem: str | None = None
+    removing: bool = False  # in force until the next publish removes it
 
 
-def _card(rule: Rule, state: str) -> Card:
+def _card(rule: Rule, state: str, removing: frozenset[int] = frozenset()) -> Card:
     rule_id = int(rule.origin.removeprefix("store:")) if rule.origin.startswith("store:") else None
-    return Card(rule.name, state, rule.expression if rule.is_cel else rule.reads_as, rule.is_cel, rule_id)
+    return Card(rule.name, state, rule.expression if rule.is_cel else rule.reads_as, rule.is_cel, rule_id,
+                removing=rule_id in removing)
 
 
 class RulePages(Frame):
@@ -76,28 +78,30 @@ class RulePages(Frame):
 
     def _overview(self, selected: str | None) -> dict:
         self.rulebook.refresh()
-        drafts = self.rulebook.drafts()
+        drafts, removals = self.rulebook.drafts(), self.rulebook.removals()
         facts = []
         for tool in self.manifest.tools:
             agents = self._bindings(tool)
             in_force = [rule for agent in agents for rule in self.rulebook.rules_for(agent, tool)]
             drafted = [compiled for row, compiled in drafts if row["tool"] == tool and row["agent"] in agents]
             read = self._sources_read(in_force + [rule for c in drafted if isinstance(c, list) for rule in c])
-            facts.append(ToolFacts(tool, bool(agents), len(in_force), len(drafted),
+            leaving = sum(1 for row in removals if row["tool"] == tool and row["agent"] in agents)
+            facts.append(ToolFacts(tool, bool(agents), len(in_force), len(drafted), leaving,
                                    sum(len(self.rulebook.broken(agent, tool)) for agent in agents),
                                    tuple(sorted(read))))
         sources = sorted(name for name in self.manifest.context_sources)
         return {"graph": layout(list(self.manifest.agents), facts, sources, selected),
-                "draft_count": len(drafts), "facts": facts}
+                "draft_count": len(drafts) + len(removals), "facts": facts}
 
     def _panel(self, tool: str) -> list[dict]:
         drafts = self.rulebook.drafts()
+        removing = frozenset(row["id"] for row in self.rulebook.removals())
         panel = []
         for agent in self._bindings(tool):
-            cards = [_card(rule, "manifest" if rule.origin.startswith("manifest:") else "published")
+            cards = [_card(rule, "manifest" if rule.origin.startswith("manifest:") else "published", removing)
                      for rule in self.rulebook.rules_for(agent, tool)]
-            cards += [Card(rule.name, "broken", "", False, rule.rule_id, rule.problem)
-                      for rule in self.rulebook.broken(agent, tool)]
+            cards += [Card(rule.name, "broken", "", False, rule.rule_id, rule.problem,
+                           removing=rule.rule_id in removing) for rule in self.rulebook.broken(agent, tool)]
             for row, compiled in drafts:
                 if (row["agent"], row["tool"]) == (agent, tool):
                     cards.append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
@@ -188,13 +192,26 @@ class RulePages(Frame):
     def _summary(self) -> list[dict]:
         """What publishing changes, per binding: the rules it adds, and the rules already in force."""
         self.rulebook.refresh()
+        removing = frozenset(row["id"] for row in self.rulebook.removals())
         by_binding: dict[tuple[str, str], dict] = {}
+
+        def entry(agent: str, tool: str) -> dict:
+            if (agent, tool) not in by_binding:
+                cards = [_card(rule, "published", removing) for rule in self.rulebook.rules_for(agent, tool)]
+                by_binding[(agent, tool)] = {"binding": f"{agent} · parley · {tool}", "tool": tool, "adds": [],
+                                             "removes": [card for card in cards if card.removing],
+                                             "kept": [card for card in cards if not card.removing]}
+            return by_binding[(agent, tool)]
+
         for row, compiled in self.rulebook.drafts():
-            entry = by_binding.setdefault((row["agent"], row["tool"]), {
-                "binding": f"{row['agent']} · parley · {row['tool']}", "tool": row["tool"], "adds": [],
-                "kept": [_card(rule, "published") for rule in self.rulebook.rules_for(row["agent"], row["tool"])]})
-            entry["adds"].append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
-                                 if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
+            entry(row["agent"], row["tool"])["adds"].append(
+                Card(row["name"], "draft", "", False, row["id"], compiled.problem)
+                if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
+        for row in self.rulebook.removals():
+            found = entry(row["agent"], row["tool"])
+            if all(card.rule_id != row["id"] for card in found["removes"]):  # one that no longer compiles
+                found["removes"].append(Card(row["name"], "broken", "", False, row["id"], "It no longer compiles",
+                                             removing=True))
         return list(by_binding.values())
 
     async def review(self, request: Request) -> Response:
@@ -208,15 +225,18 @@ class RulePages(Frame):
         if stop is not None:
             return stop
         ids = [found for value in form.getlist("id")[:200] if (found := bounded_id(value)) is not None]
-        if not ids:
+        gone = [found for value in form.getlist("remove")[:200] if (found := bounded_id(value)) is not None]
+        if not ids and not gone:
             return self._done(request, "Nothing to publish: the draft is empty.", "/console/rules")
         try:
-            published = await anyio.to_thread.run_sync(lambda: self.rulebook.publish(ids=ids))
+            published = await anyio.to_thread.run_sync(lambda: self.rulebook.publish(ids=ids, removals=gone))
         except RuleError as exc:
             return self._page(request, me, "rules_publish.html", status_code=409, summary=self._summary(),
                               error=str(exc)[:1].upper() + str(exc)[1:] + ".")
-        return self._done(request, f"Published {len(published)} rule{'s' if len(published) != 1 else ''}: in force "
-                                   "from the next call.", "/console/rules")
+        said = [f"{len(published)} rule{'s' if len(published) != 1 else ''} in force" if published else "",
+                f"{len(gone)} removed" if gone else ""]
+        return self._done(request, f"Published: {' and '.join(s for s in said if s)}, from the next call.",
+                          "/console/rules")
 
     async def remove(self, request: Request) -> Response:
         me, form, stop = await self._steward(request, form=True)
@@ -224,18 +244,36 @@ class RulePages(Frame):
             return stop
         try:
             rule_id = path_id(request, "rule_id")
-            names = {row["id"]: (row["name"], row["tool"]) for row in self._live_rows()}
-            if rule_id not in names:
+            rows = {row["id"]: row for row in self._live_rows()}
+            if rule_id not in rows:
                 return self._not_found(request)
-            await anyio.to_thread.run_sync(self.rulebook.remove, rule_id)
+            # a rule in force stays so until the next publish, which can put its replacement in force with no gap
+            await anyio.to_thread.run_sync(lambda: self.rulebook.remove(rule_id, at_publish=True))
         except (NotFound, RuleError):  # a bad id, or one removed in between: nothing here
             return self._not_found(request)
-        name, tool = names[rule_id]
-        return self._done(request, f"Removed “{name}” from {tool}: from the next call it holds nothing back.",
-                          f"/console/rules?tool={tool}#panel")
+        row = rows[rule_id]
+        said = (f"The removal of “{row['name']}” is in the draft: it stays in force until you publish." if
+                row["state"] == "published" else f"Removed the draft “{row['name']}”.")
+        return self._done(request, said, f"/console/rules?tool={row['tool']}#panel")
+
+    async def keep(self, request: Request) -> Response:
+        me, form, stop = await self._steward(request, form=True)
+        if stop is not None:
+            return stop
+        try:
+            rule_id = path_id(request, "rule_id")
+            rows = {row["id"]: row for row in self._live_rows()}
+            if rule_id not in rows:
+                return self._not_found(request)
+            await anyio.to_thread.run_sync(self.rulebook.keep, rule_id)
+        except (NotFound, RuleError):
+            return self._not_found(request)
+        row = rows[rule_id]
+        return self._done(request, f"“{row['name']}” stays in force: its removal is out of the draft.",
+                          f"/console/rules?tool={row['tool']}#panel")
 
     def _live_rows(self) -> list[dict]:
-        return [{"id": int(row["id"].removeprefix("store:")), "name": row["name"],
+        return [{"id": int(row["id"].removeprefix("store:")), "name": row["name"], "state": row["state"],
                  "tool": row["binding"].rsplit(" · ", 1)[-1]}
                 for row in self.rulebook.listing() if row["id"].startswith("store:")]
 
@@ -247,4 +285,5 @@ class RulePages(Frame):
             Route("/console/rules/publish", self.review, methods=["GET"]),
             Route("/console/rules/publish", self.publish, methods=["POST"]),
             Route("/console/rules/{rule_id}/remove", self.remove, methods=["POST"]),
+            Route("/console/rules/{rule_id}/keep", self.keep, methods=["POST"]),
         ]
