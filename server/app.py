@@ -49,6 +49,8 @@ from server.store.migrations import require_current, schema_version
 from server.store.postgres import PostgresDatabase
 from server.web.console import Console
 from server.web.pages import Pages, session_middleware
+from server.web.activity import ActivityPages
+from server.web.rules import RulePages
 
 log = logging.getLogger("parley.app")
 
@@ -186,6 +188,8 @@ def build(settings: Settings | None = None) -> Parley:
                                                     rule_sentence=rule_sentence,
                                                     public_url=settings.public_url if settings.public_url_given else None
                                                     ).routes()
+    browser_routes += RulePages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
+    browser_routes += ActivityPages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)

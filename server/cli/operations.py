@@ -15,6 +15,7 @@ from server.chokepoint.chokepoint import Catalogues
 from server.chokepoint.rulebook import manifest_rule_problems
 from server.cli import demo, doctor
 from server.cli.announce import announce_when_answering, drop_early_banner
+from server.cli.rules import store_findings, stored_rule_findings
 from server.http import request_log
 from server.http.head_limit import BoundedHead
 from server.cli.context import Context, UsageError, add_json, emit_json, err
@@ -66,9 +67,12 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1 and not settings.stateless:
         raise UsageError("several worker processes need PARLEY_SESSIONS=stateless: a session pinned to one worker "
                          "answers 404 on the others")
-    db = Context().db  # refuse a store that does not exist (naming it) or a schema that is not current
+    ctx = Context()
+    db = ctx.db  # refuse a store that does not exist (naming it) or a schema that is not current
     if settings.shared_store:
         check_cluster(db, settings.keys_dir, settings.manifest_path)  # say it here, not once per worker
+    for finding in stored_rule_findings(ctx.manifest, db):  # served, failing closed: say so at start
+        err(f"{settings.store_name}: {finding}")
     db.close()
     host = args.host or settings.host
     port = args.port or settings.port
@@ -195,7 +199,7 @@ def oauth_retire(args: argparse.Namespace) -> int:
 
 def tools_check(args: argparse.Namespace) -> int:
     path = Path(args.manifest) if args.manifest else Settings.from_env().manifest_path
-    found = findings(path)
+    found = findings(path) + store_findings(path)  # the store's rules, checked against this manifest
     errors = sum(1 for f in found if f.level == "error")
     if args.json:
         emit_json({"manifest": str(path), "findings": [f.__dict__ for f in found]})

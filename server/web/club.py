@@ -1,6 +1,5 @@
 """Console: Settings (the router's language and what it does with a twice-unread turn, per member and,
-for stewards, the club's defaults; the password), Activity (the member's own agents' calls, never
-their values) and, for stewards, Applicants (admit, or decline with a reason the applicant reads)."""
+for stewards, the club's defaults; the password) and, for stewards, Applicants (admit, or decline with a reason the applicant reads)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from server.store import console as console_rows
 from server.store import principals as principal_rows
 from server.store import records
 from server.store import settings as setting_rows
-from server.store.audit import tail
 from server.store.database import now
 from server.web.frame import Frame
 
@@ -27,10 +25,6 @@ ON_UNREAD = {
     "ask": "Ask you first whether your model may receive it.",
     "answer": "Answer it from your documents, without calling a tool.",
 }
-OUTCOMES = {"ok": "done", "tool_error": "refused by the tool", "invalid_input": "invalid input",
-            "unknown_tool": "unknown tool", "internal_error": "server error", "rule_denied": "denied by a rule",
-            "source_blocked": "blocked: a source did not answer", "rule_error": "a rule failed to run"}
-ACTIVITY_LIMIT = 100
 REASON_LIMIT = 1000
 
 
@@ -119,28 +113,6 @@ class ClubPages(Frame):
         return self._done(request, "Password changed. Every other browser signed in as you was signed out.",
                           "/console/settings")
 
-    # --- activity ----------------------------------------------------------------------------
-
-    async def activity(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
-        calls = list(reversed(tail(self.db, ACTIVITY_LIMIT, principal=me.handle)))
-        for call in calls:
-            call["sentence"] = self._sentence(call) if call.get("rule") else None
-        return self._page(request, me, "console_activity.html", calls=calls, limit=ACTIVITY_LIMIT,
-                          outcomes=OUTCOMES)
-
-    def _sentence(self, call: dict) -> str | None:
-        if self.rule_sentence is None:
-            return None
-        binding = str(call.get("binding") or "")
-        persona = binding.split(" · ")[0] if " · " in binding else None
-        try:
-            return self.rule_sentence(persona, call["tool"], call["rule"])
-        except Exception:  # a rule book that cannot say: show the rule's name alone
-            return None
-
     # --- applicants (stewards) ---------------------------------------------------------------
 
     async def applicants(self, request: Request) -> Response:
@@ -211,7 +183,6 @@ class ClubPages(Frame):
             Route("/console/settings/club", self.save_club_settings, methods=["POST"]),
             Route("/console/settings/reset", self.reset_settings, methods=["POST"]),
             Route("/console/password", self.password, methods=["POST"]),
-            Route("/console/activity", self.activity, methods=["GET"]),
             Route("/console/applicants", self.applicants, methods=["GET"]),
             Route("/console/applicants/{handle}/admit", self.admit, methods=["POST"]),
             Route("/console/applicants/{handle}/decline", self.decline, methods=["POST"]),

@@ -35,7 +35,8 @@ from server.store.database import Database, format_time
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
-STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8"}
+STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8",
+          "rules.css": "text/css; charset=utf-8", "rules.js": "text/javascript; charset=utf-8"}
 SESSION_SECRET_FILE = "session-secret"
 SESSION_HOURS = 8
 CSP = ("default-src 'self'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; "
