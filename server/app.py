@@ -47,7 +47,8 @@ from server.store.opening import open_db
 from server.store.migrations import require_current, schema_version
 from server.store.postgres import PostgresDatabase
 from server.web.console import Console
-from server.web.pages import Pages, session_middleware
+from server.web.pages import Pages, session_middleware, session_secret
+from server.web.sealed import Sealer
 
 log = logging.getLogger("parley.app")
 
@@ -175,7 +176,7 @@ def build(settings: Settings | None = None) -> Parley:
         offload=shared,
     )
     metadata = resource_metadata(settings, manifest)
-    pages = Pages(db, manifest.club.name)
+    pages = Pages(db, manifest.club.name, Sealer(session_secret(settings.keys_dir, create=not shared)))
     def rule_sentence(persona: str | None, tool: str, name: str) -> str | None:
         """The sentence a rule reads as, for the console's Activity page (the audit keeps only its name)."""
         return next((r.reads_as for r in chokepoint.rulebook.rules_for(persona, tool) if r.name == name), None)
