@@ -24,6 +24,7 @@ from server.chokepoint.chokepoint import Chokepoint
 from server.cluster.feed import ChangeFeed
 from server.cluster.keyfolder import check_cluster, manifest_digest
 from server.http.edge import PlainText
+from server.http.health import Health
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
 from server.http.in_thread import InThread
@@ -42,7 +43,7 @@ from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, Url
 from server.router import vocabulary
 from server.router.reader import LANGUAGES
 from server.settings import Settings
-from server.store.database import Database
+from server.store.database import Database, StoreUnavailable
 from server.store.opening import open_db
 from server.store.migrations import require_current, schema_version
 from server.store.postgres import PostgresDatabase
@@ -126,6 +127,12 @@ def change_feed(db: PostgresDatabase, live: LiveSessions) -> ChangeFeed:
     return ChangeFeed(db, on_revision, on_inbox, on_lag)
 
 
+async def store_unavailable_page(request: Request, exc: Exception) -> Response:
+    """A console or authorization page while the store is down: 503 saying so, never a 500."""
+    return Response(f"Parley cannot reach its store right now ({exc}).", status_code=503,
+                    media_type="text/plain; charset=utf-8", headers={"retry-after": "1", "cache-control": "no-store"})
+
+
 def build(settings: Settings | None = None) -> Parley:
     settings = settings or Settings.from_env()
     manifest = load_manifest(settings.manifest_path)
@@ -192,15 +199,8 @@ def build(settings: Settings | None = None) -> Parley:
     async def protected_resource(request: Request) -> JSONResponse:
         return JSONResponse(metadata, headers={"cache-control": "public, max-age=300"})
 
-    health_facts = {"status": "ok", "mcp": settings.mcp_url, "backend": db.backend,
-                    "schema_version": schema_version(db), "manifest_digest": manifest_digest(settings.manifest_path)}
-
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse(health_facts, headers={"cache-control": "no-store"})
-
-    async def alive(request: Request) -> JSONResponse:
-        """Liveness: this process answers (whether its store does is readiness's question)."""
-        return JSONResponse({"status": "alive", "pid": os.getpid()}, headers={"cache-control": "no-store"})
+    health = Health(db, pool, {"mcp": settings.mcp_url, "backend": db.backend, "schema_version": schema_version(db),
+                               "manifest_digest": manifest_digest(settings.manifest_path)})
 
     async def metrics(request: Request) -> Response:
         body, content_type = await anyio.to_thread.run_sync(exposition)
@@ -217,6 +217,7 @@ def build(settings: Settings | None = None) -> Parley:
             group.start_soon(chokepoint.audit.run_writer)
             if feed is not None:
                 feed.start()
+                health.listening = feed.connected.is_set
             log.info("Parley application started in process %d (store: %s)", os.getpid(), settings.store_name)
             try:
                 yield
@@ -228,14 +229,16 @@ def build(settings: Settings | None = None) -> Parley:
                 pool.close()
 
     browser = Starlette(routes=browser_routes,
-                        middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)])
+                        middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)],
+                        exception_handlers={StoreUnavailable: store_unavailable_page})
     app = Starlette(
         routes=[
             Route("/mcp", endpoint=gate),
             Route("/.well-known/oauth-protected-resource", protected_resource),
             Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
-            Route("/livez", alive),
-            Route("/healthz", health),
+            Route("/livez", health.live),
+            Route("/readyz", health.ready),
+            Route("/healthz", health.ready),
             Route("/metrics", metrics),
             Route("/", root),
             Mount("", app=PlainText(browser if not shared else InThread(browser))),
@@ -248,6 +251,8 @@ def build(settings: Settings | None = None) -> Parley:
 def create_app() -> Starlette:
     """Factory for `uvicorn --factory server.app:create_app` (`parley serve`): the app, with a heap
     keeper beside it while it serves (`server.heap`)."""
+    if not logging.getLogger().handlers:  # a worker spawned by `parley serve --workers N` logs as its parent
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     app = build().app
     app.router.lifespan_context = kept(app.router.lifespan_context)
     return app
