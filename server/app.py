@@ -166,8 +166,8 @@ def build(settings: Settings | None = None) -> Parley:
     escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live))
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     # Several processes: no session pinned to one (each request is resolved again wherever it lands).
-    manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,
-                              stateless=settings.stateless)
+    manager = session_manager(build_mcp_server(chokepoint, live, public_url=settings.public_url), settings.public_url,
+                              settings.max_sessions, stateless=settings.stateless)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     # Shares of the session table per lane, address and principal; which sessions the SDK still holds
     # is read from its manager's dict (it publishes no other way to know that a session ended).

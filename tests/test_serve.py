@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from tests.conftest import connect, running_club
 from tests.pg_cluster import PostgresCluster
 from tests.test_cluster import ROOT, free_port, parley
 
@@ -244,3 +245,33 @@ def test_with_postgresql_stopped_every_answer_is_a_quick_503_that_says_so_and_th
     assert 1 <= text.count("store unavailable (") <= 2, text
     assert 1 <= text.count("store reachable again") <= 2, text
     assert text.count("change feed disconnected") <= 2, text
+
+
+URL = re.compile(r"https?://[^\s\"'<>)`]+")
+
+
+async def test_every_link_an_agent_is_given_follows_the_port_the_club_is_served_on(tmp_path):
+    """Served on a free port (never 8765): the steward's instructions, every lane's instructions and the
+    OAuth metadata give URLs on that port only, and each of them leads somewhere."""
+    with running_club(tmp_path) as club:
+        base = club.live.base
+        assert not base.endswith(":8765")
+        given: set[str] = set()
+        for token in (None, club.tokens.applicant.token, club.tokens.member.token,
+                      club.tokens.steward_principal.token):
+            async with connect(club.url, token) as client:
+                given |= set(URL.findall(client.instructions or ""))
+        async with httpx2.AsyncClient(timeout=30, follow_redirects=True) as http:
+            for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server"):
+                metadata = (await http.get(base + path)).json()
+                given |= {value for value in metadata.values() if isinstance(value, str) and "://" in value}
+                given |= {item for value in metadata.values() if isinstance(value, list)
+                          for item in value if isinstance(item, str) and "://" in item}
+            assert f"{base}/console/applicants" in given  # the steward's console link, declared as a path
+            for url in sorted(given):
+                assert url.startswith(base), f"{url} is not on {base}"
+                if url.rstrip("/").endswith("/mcp"):
+                    continue  # the endpoint itself: a GET without a session is not a page
+                answer = await http.get(url)
+                assert answer.status_code < 400 or url.endswith(("/oauth/token", "/oauth/register", "/oauth/revoke",
+                                                                 "/oauth/authorize")), (url, answer.status_code)
