@@ -17,7 +17,7 @@ from server.cli import demo, doctor
 from server.cli.announce import announce_when_answering, drop_early_banner
 from server.http import request_log
 from server.http.head_limit import BoundedHead
-from server.cli.context import Context, UsageError, add_json, emit_json, err
+from server.cli.context import Context, UsageError, add_json, command, emit_json, err
 from server.cluster.keyfolder import check_cluster, cluster_record
 from server.store.migrations import migrate
 from server.manifest.check import Finding, check
@@ -56,7 +56,7 @@ def serve(args: argparse.Namespace) -> int:
     if errors:
         for finding in errors:
             err(f"{settings.manifest_path}: {finding}")
-        err("not serving: fix the manifest (parley tools check shows every finding)")
+        err(f"not serving: fix the manifest ({command()} tools check shows every finding)")
         return 1
     if args.workers < 1 or args.workers > 64:
         raise UsageError("--workers takes 1 to 64")
@@ -99,9 +99,9 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"MCP endpoint: {settings.mcp_url}")
         print(f"Console:      {console}")
         print("Tokens and passwords are shown once, when made. New ones:")
-        print("  parley token mint bruno                      (a member's agent token)")
-        print("  parley token mint carla                      (an applicant's agent token)")
-        print("  parley principal password ana               (a new console password for ana)")
+        print(f"  {command()} token mint bruno          (a member's agent token)")
+        print(f"  {command()} token mint carla          (an applicant's agent token)")
+        print(f"  {command()} principal password ana    (a new console password for ana)")
         return 0
     print(f"Demo club prepared in {settings.store_name} (members ana, bruno; applicant carla).")
     print(f"MCP endpoint: {settings.mcp_url}")
@@ -114,7 +114,7 @@ def demo_command(args: argparse.Namespace) -> int:
     print(f"Console sign-in at {console}, passwords also shown once:")
     for handle, password in prepared.passwords.items():
         print(f"  {handle:<6} {password}")
-    print("Connect with header  Authorization: Bearer <token>;  check with  parley doctor --token <token>")
+    print(f"Connect with header  Authorization: Bearer <token>;  check with  {command()} doctor --token <token>")
     return 0
 
 
@@ -127,13 +127,18 @@ def init(args: argparse.Namespace) -> int:
         print(f"Club store ready at {place} (schema migrated, keys in {ctx.settings.keys_dir})")
     else:
         print(f"{'Store already there' if existed else 'Created an empty club store'} at {place}")
-    err("next: parley principal add HANDLE --member --steward   (the first steward)")
+    err(f"next: {command()} principal add HANDLE --member --steward   (the first steward)")
     return 0
 
 
 def doctor_command(args: argparse.Namespace) -> int:
     url = args.url or Settings.from_env().mcp_url
-    return doctor.run(url, args.token or os.environ.get("PARLEY_TOKEN") or None, args.expect, args.json)
+    token = args.token if args.token is not None else os.environ.get("PARLEY_TOKEN")
+    if token is not None and not token.strip():
+        # an empty token is a mistake (an unset shell variable), not a request to be a guest
+        raise UsageError(f"{'--token' if args.token is not None else 'PARLEY_TOKEN'} is empty; give a token, "
+                         "or leave it out to ask as a guest")
+    return doctor.run(url, token, args.expect, args.json)
 
 
 def audit_tail(args: argparse.Namespace) -> int:
@@ -180,7 +185,8 @@ def oauth_rotate(args: argparse.Namespace) -> int:
     if ctx.settings.shared_store:
         # the cluster's record follows the folder; every server started from now on must have this key
         migrate(ctx.db, cluster_record(ctx.settings.keys_dir, ctx.settings.manifest_path))
-        err("recorded the new key's fingerprint; restart the other processes with this keys folder")
+        err(f"recorded the new key's fingerprint; restart the other processes ({command()} serve) with this keys "
+            "folder")
     return 0
 
 
