@@ -35,7 +35,7 @@ from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
-from server.metrics import NOTIFICATION_LAG, exposition
+from server.metrics import NOTIFICATION_LAG, announce_series, exposition, process_exited
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
@@ -183,6 +183,7 @@ def build(settings: Settings | None = None) -> Parley:
         offload=shared,
     )
     metadata = resource_metadata(settings, manifest)
+    announce_series(list(manifest.lanes), list(manifest.tools))
     pages = Pages(db, manifest.club.name, Sealer(session_secret(settings.keys_dir, create=not shared)))
     def rule_sentence(persona: str | None, tool: str, name: str) -> str | None:
         """The sentence a rule reads as, for the console's Activity page (the audit keeps only its name)."""
@@ -203,6 +204,7 @@ def build(settings: Settings | None = None) -> Parley:
                                "manifest_digest": manifest_digest(settings.manifest_path)})
 
     async def metrics(request: Request) -> Response:
+        health.sample()
         body, content_type = await anyio.to_thread.run_sync(exposition)
         return Response(body, media_type=content_type)
 
@@ -215,6 +217,7 @@ def build(settings: Settings | None = None) -> Parley:
         async with manager.run(), anyio.create_task_group() as group:
             group.start_soon(live.watch)
             group.start_soon(chokepoint.audit.run_writer)
+            group.start_soon(health.keep_sampling)
             if feed is not None:
                 feed.start()
                 health.listening = feed.connected.is_set
@@ -227,6 +230,7 @@ def build(settings: Settings | None = None) -> Parley:
                     with anyio.CancelScope(shield=True):  # the group above is cancelled already
                         await anyio.to_thread.run_sync(feed.stop)
                 pool.close()
+                process_exited()
 
     browser = Starlette(routes=browser_routes,
                         middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)],

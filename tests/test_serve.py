@@ -275,3 +275,37 @@ async def test_every_link_an_agent_is_given_follows_the_port_the_club_is_served_
                 answer = await http.get(url)
                 assert answer.status_code < 400 or url.endswith(("/oauth/token", "/oauth/register", "/oauth/revoke",
                                                                  "/oauth/authorize")), (url, answer.status_code)
+
+
+def series(text: str) -> dict[str, float]:
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+            if line and not line.startswith("#")}
+
+
+def test_metrics_are_complete_from_the_first_scrape_and_their_folder_goes_with_the_server(tmp_path, cluster_env):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {**cluster_env, "TMPDIR": str(scratch)}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    port = free_port()
+    proc, log = serve_and_wait(env, port, "--workers", "2")
+    try:
+        deadline = time.monotonic() + 30  # both workers have sampled themselves (every 2 s)
+        while True:
+            found = series(httpx2.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text)
+            pids = {name for name in found if name.startswith("parley_process_up{")}
+            if len(pids) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert len(pids) == 2, found  # one series per worker, labelled with its pid
+        for name in ("parley_store_up", "parley_change_listener_connected"):
+            values = [value for key, value in found.items() if key.startswith(name + "{")]
+            assert values == [1.0, 1.0], (name, found)
+        assert any(key.startswith('parley_store_pool_connections{') and 'state="open"' in key for key in found)
+        # no request was made: every series is there already, at zero
+        assert found['parley_requests_total{lane="member",outcome="admitted"}'] == 0
+        assert found['parley_tool_call_seconds_count{outcome="ok",tool="whoami"}'] == 0
+        assert [p.name for p in scratch.iterdir() if p.name.startswith("parley-metrics-")]
+    finally:
+        stop(proc)
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("parley-metrics-")], "".join(log)

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -73,9 +74,10 @@ def serve(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     os.environ["PARLEY_HOST"], os.environ["PARLEY_PORT"] = host, str(port)
+    made_metrics_dir = None
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        # /metrics adds up every worker's counts from this folder
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-")
+        # /metrics adds up every worker's counts from this folder, removed when serving ends
+        made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.access_log:
         request_log.install()
@@ -83,9 +85,13 @@ def serve(args: argparse.Namespace) -> int:
     served = Settings.from_env()  # the URLs follow the host and port chosen above, or PARLEY_PUBLIC_URL
     announce_when_answering(host, port, [f"Parley serving MCP at {served.mcp_url}",
                                          f"Console: {served.public_url}/console"])
-    uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
-                access_log=args.access_log, workers=args.workers if args.workers > 1 else None,
-                timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS, http=BoundedHead)
+    try:
+        uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
+                    access_log=args.access_log, workers=args.workers if args.workers > 1 else None,
+                    timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS, http=BoundedHead)
+    finally:
+        if made_metrics_dir is not None:
+            shutil.rmtree(made_metrics_dir, ignore_errors=True)
     return 0
 
 
