@@ -9,6 +9,7 @@ import logging
 import re
 from urllib.parse import urlencode
 
+import anyio
 import httpx2
 import pytest
 
@@ -209,3 +210,22 @@ async def test_a_freshly_minted_tokens_secret_is_never_readable_in_the_session_c
         assert secret_part not in session_cookie_text(cookie)
         again = (await bruno.get("/console/agents")).text  # shown once
         assert token not in again
+
+
+async def test_requests_of_the_2026_era_take_no_share_of_the_session_table(tmp_path):
+    with running_club(tmp_path, env={"PARLEY_MAX_SESSIONS": "16"}) as club:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                   "Mcp-Protocol-Version": "2026-07-28"}
+        async with httpx2.AsyncClient(timeout=30) as http:
+            async def discover(n: int) -> int:
+                answer = await http.post(club.url, headers=headers, json={
+                    "jsonrpc": "2.0", "id": n, "method": "server/discover", "params": {}})
+                return answer.status_code
+            async with anyio.create_task_group() as group:
+                statuses: list[int] = []
+
+                async def one(n: int) -> None:
+                    statuses.append(await discover(n))
+                for n in range(40):  # far more at once than one guest address may hold sessions
+                    group.start_soon(one, n)
+        assert 429 not in statuses and 503 not in statuses, statuses
