@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route
 from server.access import Access
 from server.answering.pool import AnswererConfig, AnswererPool
 from server.asking import Escalations
+from server.asking.escalations import AskLimits
 from server.errors import ConfigError
 from server.heap import kept
 from server.chokepoint.chokepoint import Chokepoint
@@ -163,7 +164,8 @@ def build(settings: Settings | None = None) -> Parley:
     live = LiveSessions(access, db.revision, caller_of)
     pool = answerer_pool(settings)
     # On PostgreSQL every process hears of a decision through the change feed, this one included.
-    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live))
+    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live),
+                              answer_async=pool.answer, limits=AskLimits(total=8 * settings.answerer_workers))
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     # Several processes: no session pinned to one (each request is resolved again wherever it lands).
     manager = session_manager(build_mcp_server(chokepoint, live, public_url=settings.public_url), settings.public_url,
@@ -190,7 +192,9 @@ def build(settings: Settings | None = None) -> Parley:
         return next((r.reads_as for r in chokepoint.rulebook.rules_for(persona, tool) if r.name == name), None)
 
     browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key,
-                                                    rule_sentence=rule_sentence).routes()
+                                                    rule_sentence=rule_sentence,
+                                                    public_url=settings.public_url if settings.public_url_given else None
+                                                    ).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)

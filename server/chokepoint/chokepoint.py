@@ -168,7 +168,9 @@ class Chokepoint:
             ctx = ToolContext(self.db, self.key, self.manifest, caller, self.vocabularies, self.catalogue_for,
                               self.asking, self.rulebook.explain)
             try:
-                if spec.blocking or self.offload:
+                if spec.awaits:
+                    output = await spec.handler(ctx, args)  # type: ignore[misc]
+                elif spec.blocking or self.offload:
                     output = await anyio.to_thread.run_sync(spec.handler, ctx, args)
                 else:
                     output = spec.handler(ctx, args)

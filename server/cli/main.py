@@ -15,7 +15,7 @@ import sys
 def parser() -> argparse.ArgumentParser:
     # Imported here, not above: `parley serve --workers N` spawns each worker with this module as its
     # `__main__`, and a worker must answer its supervisor's health check before it has imported the club.
-    from server.cli import cluster, members, operations, rules
+    from server.cli import cluster, members, notes, operations, rules
 
     top = argparse.ArgumentParser(
         prog="parley", description="Parley: an MCP club for agents and their principals.",
@@ -23,6 +23,7 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
     operations.register(sub)
     members.register(sub)
+    notes.register(sub)
     rules.register(sub)
     cluster.register(sub)
     return top

@@ -22,7 +22,7 @@ from server.store.database import now
 from server.web.frame import Frame
 
 ON_UNREAD = {
-    "refuse": "Refuse it: the router says it could not read the turn and does nothing.",
+    "refuse": "Refuse it: say it could not be read, and do nothing.",
     "model": "Hand it to your model, which chooses what to do; every tool call it makes is still checked.",
     "ask": "Ask you first whether your model may receive it.",
     "answer": "Answer it from your documents, without calling a tool.",
@@ -37,11 +37,13 @@ REASON_LIMIT = 1000
 class ClubPages(Frame):
     # --- settings ----------------------------------------------------------------------------
 
-    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200) -> Response:
+    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200,
+                       errors: dict[str, str] | None = None) -> Response:
         own = setting_rows.router_settings(self.db, me.id)
         club = setting_rows.router_settings(self.db, setting_rows.CLUB)
         return self._page(request, me, "console_settings.html", status_code=status_code, own=own, club=club,
-                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id))
+                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id),
+                          errors=errors or {}, first_error=next(iter(errors or {}), None))
 
     async def settings(self, request: Request) -> Response:
         me, _, stop = await self._begin(request)
@@ -74,6 +76,25 @@ class ClubPages(Frame):
                 "Settings saved: your agents' next conversations start with them.")
         return self._done(request, done, "/console/settings")
 
+    async def reset_settings(self, request: Request) -> Response:
+        """Back to the club's defaults: the member's own choice is forgotten, after a confirmation."""
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        if not console_rows.has_own_router_settings(self.db, me.id):
+            return self._done(request, "You already follow the club's defaults.", "/console/settings")
+        if not self.confirmed(form):
+            club = setting_rows.router_settings(self.db, setting_rows.CLUB)
+            language = {"en": "English", "pt-BR": "Português (Brasil)"}.get(club["language"], club["language"])
+            return self._confirm(request, me, title="Go back to the club's defaults?", lines=[
+                f"Your own choice is forgotten. From their next conversation your agents read messages in {language}.",
+                f"A message nothing could read, even after asking to rephrase: {ON_UNREAD[club['on_unread']]}",
+                "When a steward changes the club's defaults, yours follow."],
+                action="/console/settings/reset", button="Use the club's defaults", back="/console/settings",
+                danger=False)
+        setting_rows.clear_router_settings(self.db, me.id)
+        return self._done(request, "You follow the club's defaults again.", "/console/settings")
+
     async def password(self, request: Request) -> Response:
         """Change the password: every session ends, this browser's included, then it signs in afresh."""
         me, form, stop = await self._begin(request, form=True)
@@ -85,14 +106,15 @@ class ClubPages(Frame):
         record = principal_rows.sign_in_record(self.db, me.handle)
         current, new, again = (str(form.get(name, ""))[:1024] for name in ("current", "new", "again"))
         if record is None or not await anyio.to_thread.run_sync(check_password, current, record[2]):
-            return self._settings_page(request, me, "Your current password is not right; nothing changed.", 400)
+            return self._settings_page(request, me, None, 400,
+                                       {"current": "Your current password is not right; nothing changed."})
         if new != again:
-            return self._settings_page(request, me, "The two new passwords differ; nothing changed.", 400)
+            return self._settings_page(request, me, None, 400, {"again": "The two new passwords differ; nothing changed."})
         try:
             # scrypt, then the write: in a worker thread. It ends every console session of this principal.
             await anyio.to_thread.run_sync(principals.set_password, self.db, me.handle, new)
         except ParleyError as exc:
-            return self._settings_page(request, me, str(exc)[:1].upper() + str(exc)[1:] + ".", 400)
+            return self._settings_page(request, me, None, 400, {"new": str(exc)[:1].upper() + str(exc)[1:] + "."})
         self.pages.start_session(request, me.id)
         return self._done(request, "Password changed. Every other browser signed in as you was signed out.",
                           "/console/settings")
@@ -169,11 +191,17 @@ class ClubPages(Frame):
             return self._applicants_page(
                 request, me, 400, f"Give the applicant a reason (1 to {REASON_LIMIT} characters); nothing changed.",
                 {"handle": person.handle, "reason": reason[:REASON_LIMIT * 2]})
+        if not self.confirmed(form):
+            return self._confirm(request, me, title=f"Decline {person.name} (@{person.handle})?", lines=[
+                f"{person.name} reads your reason on their console Home, and their agent in its inbox: “{reason}”",
+                "They stay an applicant and can apply again. If you change your mind, the Declined list lets you "
+                "reconsider."], action=f"/console/applicants/{person.handle}/decline",
+                button=f"Decline {person.handle}", back="/console/applicants", fields=[("reason", [reason])])
         stamp = now()
         if console_rows.decide_application(self.db, person.id, "declined", reason, stamp) == 0:
             records.add_application(self.db, person.id, "", stamp)  # no open application: record the decision
             console_rows.decide_application(self.db, person.id, "declined", reason, stamp)
-        return self._done(request, f"Application of @{person.handle} declined; their agent reads your reason in its "
+        return self._done(request, f"{person.name}'s application is declined; their agent reads your reason in its "
                                    "inbox.", "/console/applicants")
 
     def routes(self) -> list[Route]:
@@ -181,6 +209,7 @@ class ClubPages(Frame):
             Route("/console/settings", self.settings, methods=["GET"]),
             Route("/console/settings", self.save_settings, methods=["POST"]),
             Route("/console/settings/club", self.save_club_settings, methods=["POST"]),
+            Route("/console/settings/reset", self.reset_settings, methods=["POST"]),
             Route("/console/password", self.password, methods=["POST"]),
             Route("/console/activity", self.activity, methods=["GET"]),
             Route("/console/applicants", self.applicants, methods=["GET"]),
