@@ -4,9 +4,12 @@ changes nothing; none reaches a 500."""
 
 from __future__ import annotations
 
+import base64
 import logging
+import re
 from urllib.parse import urlencode
 
+import anyio
 import httpx2
 import pytest
 
@@ -183,3 +186,46 @@ async def test_the_change_password_form_spends_the_same_attempts(club):
                     for n in range(ACCOUNT_ATTEMPTS_PER_MINUTE)]
         assert [r.status_code for r in statuses] == [400] * (ACCOUNT_ATTEMPTS_PER_MINUTE - 1) + [429]
         assert statuses[-1].headers["retry-after"]
+
+
+def session_cookie_text(value: str) -> str:
+    """What anyone who sees Starlette's session cookie can read: its payload is base64 JSON, signed only."""
+    payload = value.split(".", 1)[0]
+    return base64.b64decode(payload + "=" * (-len(payload) % 4)).decode("utf-8", "replace")
+
+
+async def test_a_freshly_minted_tokens_secret_is_never_readable_in_the_session_cookie(club):
+    async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
+        page = (await bruno.get("/console/agents")).text
+        agent = re.search(r'id="mint-agent" name="agent"><option value="(\d+)"', page).group(1)  # type: ignore[union-attr]
+        minted = await bruno.post("/console/tokens", {"agent": agent, "scope": ["club:read"], "expires": "30",
+                                                      "label": "sealed"}, page="/console/agents")
+        assert minted.status_code == 303, minted.text
+        cookie = bruno.http.cookies["parley_session"]
+        shown = (await bruno.get("/console/agents")).text
+        token = re.search(r'id="minted-token">([^<]+)<', shown).group(1)  # type: ignore[union-attr]
+        assert token.startswith("pa_")
+        assert token not in cookie and token not in session_cookie_text(cookie)
+        secret_part = token.rsplit("_", 1)[-1]
+        assert secret_part not in session_cookie_text(cookie)
+        again = (await bruno.get("/console/agents")).text  # shown once
+        assert token not in again
+
+
+async def test_requests_of_the_2026_era_take_no_share_of_the_session_table(tmp_path):
+    with running_club(tmp_path, env={"PARLEY_MAX_SESSIONS": "16"}) as club:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                   "Mcp-Protocol-Version": "2026-07-28"}
+        async with httpx2.AsyncClient(timeout=30) as http:
+            async def discover(n: int) -> int:
+                answer = await http.post(club.url, headers=headers, json={
+                    "jsonrpc": "2.0", "id": n, "method": "server/discover", "params": {}})
+                return answer.status_code
+            async with anyio.create_task_group() as group:
+                statuses: list[int] = []
+
+                async def one(n: int) -> None:
+                    statuses.append(await discover(n))
+                for n in range(40):  # far more at once than one guest address may hold sessions
+                    group.start_soon(one, n)
+        assert 429 not in statuses and 503 not in statuses, statuses

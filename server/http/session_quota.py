@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.access import Caller
@@ -104,8 +105,11 @@ class SessionShares:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         caller = scope.get(CALLER_KEY)
-        if scope["method"] != "POST" or not isinstance(caller, Caller) or \
-                any(name.lower() == b"mcp-session-id" for name, _ in scope["headers"]):
+        headers = {name.lower(): value for name, value in scope["headers"]}
+        version = headers.get(b"mcp-protocol-version")
+        # only a handshake-era POST without a session may open one (a 2026-07-28 request never does)
+        if scope["method"] != "POST" or not isinstance(caller, Caller) or b"mcp-session-id" in headers or \
+                (version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS):
             await self.app(scope, receive, send)
             return
         address = (scope.get("client") or ("unknown", 0))[0]

@@ -1,9 +1,9 @@
 """Console: agents, their tokens (labelled, with expiry and last use) and OAuth grants by client name.
 
 A new token's secret is shown once. Minting answers with a redirect (Post/Redirect/Get); the secret
-waits in a one-time slot of the signed session cookie for at most `SHOW_FOR` seconds and the next
-page read removes it, so a reload shows nothing and mints nothing. It is never in a URL, a flash
-message, the store or a log.
+waits in a one-time slot of the signed session cookie, sealed with a server-side key, for at most
+`SHOW_FOR` seconds and the next page read removes it, so a reload shows nothing and mints nothing.
+It is never in clear in the cookie, a URL, a flash message, the store or a log.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ class AgentPages(Frame):
         if not isinstance(minted, dict) or not isinstance(minted.get("until"), (int, float)) \
                 or minted["until"] < time.time():
             minted = None
+        else:  # sealed in the cookie (server/web/sealed.py): opened here, shown once
+            token = self.pages.sealer.open(minted.get("token"))
+            minted = {**minted, "token": token} if token is not None else None
         return self._agents_page(request, me, None, minted=minted)
 
     def _agents_page(self, request: Request, me, error: str | None, status_code: int = 200, minted=None,
@@ -93,7 +96,7 @@ class AgentPages(Frame):
         label = label or f"{row['name']} token"
         minted = tokens.mint(self.db, principal_id=me.id, agent_id=row["id"], scopes=scopes,
                              ttl=timedelta(days=days) if days else None, label=label)
-        request.session["minted"] = {"token": minted.token, "public_id": minted.public_id, "label": label,
+        request.session["minted"] = {"token": self.pages.sealer.seal(minted.token), "public_id": minted.public_id, "label": label,
                                      "agent": row["name"], "scopes": list(minted.scopes),
                                      "expires_at": minted.expires_at, "until": time.time() + SHOW_FOR}
         return self._done(request, f"Token “{label}” minted for {row['name']}. Copy it now: it is shown once.",

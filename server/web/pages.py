@@ -32,6 +32,7 @@ from server.identity.passwords import check_password
 from server.store import principals as principal_rows
 from server.store import sessions
 from server.store.database import Database, format_time
+from server.web.sealed import Sealer
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -122,9 +123,11 @@ def ago(value: str | None) -> str:
 
 
 class Pages:
-    def __init__(self, db: Database, club_name: str):
+    def __init__(self, db: Database, club_name: str, sealer: Sealer | None = None):
         self.db = db
         self.club_name = club_name
+        # seals one-time secrets for the cookie; a cluster's processes share the key (its session secret)
+        self.sealer = sealer or Sealer(secrets.token_urlsafe(32))
         self.templates = Jinja2Templates(directory=str(TEMPLATES))
         self.templates.env.filters["when"] = when
         self.templates.env.filters["ago"] = ago
