@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.http.gate import respond
+from server.http.gate import read_bounded, respond
 from server.plaintext import control_character
 
 MAX_PAGE_BODY = 256 * 1024  # a console form or an OAuth request; far above any real one
@@ -57,21 +57,9 @@ class PlainText:
         if scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                await respond(send, 413, b'{"error": "request body too large"}', [])
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        body = await read_bounded(receive, send, self.max_body)
+        if body is None:
+            return
         content_type = dict(scope["headers"]).get(b"content-type", b"").lower()
         found = _found_in_body(content_type, body)
         if found is not None:
