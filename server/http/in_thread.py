@@ -13,7 +13,7 @@ import asyncio
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.http.gate import read_bounded
+from server.http.bodies import read_bounded
 
 MAX_BODY = 1_000_000
 
