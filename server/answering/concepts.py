@@ -15,7 +15,7 @@ GROUPS: dict[str, str] = {
     "occupation": "profession profissao occupation ocupacao career carreira living designer engineer engenheiro "
                   "engenheira developer desenvolvedor desenvolvedora programmer programador programadora translator translation "
                   "tradutor tradutora interpreter interprete consultant consultora consultor",
-    "software": "software programs aplicativo app apps tool tools ferramenta ferramentas adobe indesign illustrator "
+    "software": "software programs programas aplicativo app apps tool tools ferramenta ferramentas adobe indesign illustrator "
                 "figma photoshop canva memoq trados sketch",
     "computer": "computer computador laptop notebook thinkpad mac macbook linux windows fedora ubuntu os editor "
                 "neovim vim vscode emacs ide setup",
@@ -25,7 +25,7 @@ GROUPS: dict[str, str] = {
                 "frances portuguese portugues spanish espanhol german alemao hindi italian italiano fluent fluente "
                 "natively nativo nativa conversational conversar chat",
     "replies": "back reply replies respond responde responder respondo resposta answer answers retorno retorna demora "
-               "quick quickly fast rapido message messages mensagem mensagens email write",
+               "quick quickly fast rapido message messages mensagem mensagens email",
     "weekend": "weekend weekends saturday sabado sunday domingo fins",
     "hours": "hours horario hour hora horas night noite evening working uteis weekday weekdays",
     "location": "live lives mora morar moro vive vivo based city cidade reside town zone fuso timezone located",
@@ -43,12 +43,12 @@ GROUPS: dict[str, str] = {
              "escola abroad",
     "teaching": "teach teaches teaching ensina ensinar professor professora aula aulas lessons classes curso course "
                 "students alunos",
-    "partners": "partner partners parceira parceiro parceria team colaborador colaboradora collaborate colabora "
+    "partners": "partner partners parceira parceiro parceria colaborador colaboradora collaborate colabora "
                 "dupla pair together junto bring refer indica indicar recommend recomenda alone sozinha sozinho",
     "illustration": "illustration illustrator illustrations ilustracao ilustracoes ilustrar ilustradora ilustrador "
                     "desenhos desenho drawing draw pictures imagens",
     "refusal": "refuse refuses recusa recusar avoid avoids evita evito decline declines turn turns down won't "
-               "wont pega pego reject ethics etica",
+               "wont pega pego reject ethics etica not nao never nunca don doesn won",
     "vice": "tobacco cigarro cigarette cigarettes tabaco betting apostas aposta casino cassino gambling weapons "
             "armas arma crypto bitcoin cripto trading ads anuncio anuncios tracking rastreamento",
     "files": "files arquivos arquivo source editable editaveis abertos originals originais manual guide guidelines "
@@ -84,5 +84,6 @@ GROUPS: dict[str, str] = {
     "meetings": "meeting meetings reuniao reunioes call calls ligacao videochamada",
     "process": "start starts begin begins comeca comecar going kickoff brief briefing drafts draft rascunho "
                "rascunhos sketch sketches esboco rounds rodadas revisions process processo steps etapas",
+    "interface": "frontend front interface interfaces ui ux telas tela screens visual",
     "logo": "logo logos logotipo emblem simbolo symbol",
 }
