@@ -96,13 +96,14 @@ def stems(word: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class _Index:
-    ids: tuple[str, ...]
-    terms: tuple[Counter[str], ...]  # per note: stemmed term counts
-    lengths: tuple[int, ...]
-    average_length: float
+    """One set of notes, ready to rank: per term, the notes that have it and its BM25 weight in each."""
+
+    postings: dict[str, tuple[tuple[int, float], ...]]  # term -> (note position, idf-weighted BM25 part)
     idf: dict[str, float]
+    unknown: float  # what a term no note has weighs in the question's ceiling
     vocabulary: tuple[str, ...]  # the notes' folded words, for typo tolerance
     known: frozenset[str]
+    size: int
 
 
 @lru_cache(maxsize=1)
@@ -123,34 +124,37 @@ def _concepts() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
             {stem: tuple(g) for stem, g in by_stem.items()})
 
 
-def _groups(token: str, found: tuple[str, ...]) -> tuple[str, ...]:
+@lru_cache(maxsize=65536)
+def _word_terms(token: str) -> tuple[str, ...]:
+    """A word's terms: its stems, and the subject groups it names ("#location")."""
+    found = stems(token)
     by_word, by_stem = _concepts()
-    if token in by_word:
-        return by_word[token]
-    return tuple(dict.fromkeys(group for stem in found for group in by_stem.get(stem, ())))
+    groups = by_word[token] if token in by_word else tuple(
+        dict.fromkeys(group for stem in found for group in by_stem.get(stem, ())))
+    return found + tuple(g for g in groups if g not in found)
 
 
-def _terms(tokens: Sequence[str]) -> Counter[str]:
-    """Stems, and the subject groups a word names (once a group per word)."""
-    counted: Counter[str] = Counter()
-    for token in tokens:
-        found = stems(token)
-        counted.update(found)
-        counted.update(dict.fromkeys(_groups(token, found), 1))
-    return counted
+def _weight(term: str) -> float:
+    return GROUP_WEIGHT if term.startswith("#") else 1.0
 
 
 @lru_cache(maxsize=256)
 def _index(notes: tuple[tuple[str, str, str], ...]) -> _Index:
     tokens = [words(f"{topic} {text}") for _, topic, text in notes]
-    terms = tuple(_terms(t) for t in tokens)
-    lengths = tuple(sum(c.values()) for c in terms)
-    count = len(notes)
-    frequency = Counter(term for c in terms for term in c)
-    idf = {term: math.log(1 + (count - n + 0.5) / (n + 0.5)) for term, n in frequency.items()}
+    counts = [Counter(term for token in note for term in _word_terms(token)) for note in tokens]
+    lengths = [sum(c.values()) for c in counts]
+    average = sum(lengths) / max(len(notes), 1)
+    frequency = Counter(term for c in counts for term in c)
+    idf = {term: math.log(1 + (len(notes) - n + 0.5) / (n + 0.5)) for term, n in frequency.items()}
+    postings: dict[str, list[tuple[int, float]]] = {}
+    for position, (c, length) in enumerate(zip(counts, lengths)):
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / (average or 1.0))
+        for term, tf in c.items():
+            part = _weight(term) * idf[term] * tf * (BM25_K1 + 1) / (tf + norm)
+            postings.setdefault(term, []).append((position, part))
     vocabulary = tuple(sorted({w for t in tokens for w in t}))
-    return _Index(tuple(i for i, _, _ in notes), terms, lengths, sum(lengths) / max(count, 1), idf, vocabulary,
-                  frozenset(vocabulary))
+    return _Index({t: tuple(p) for t, p in postings.items()}, idf, UNKNOWN * max(idf.values(), default=1.0),
+                  vocabulary, frozenset(vocabulary), len(notes))
 
 
 def _corrected(tokens: list[str], index: _Index) -> list[str]:
@@ -165,51 +169,35 @@ def _corrected(tokens: list[str], index: _Index) -> list[str]:
     return result
 
 
-def _weight(term: str) -> float:
-    return GROUP_WEIGHT if term.startswith("#") else 1.0
-
-
-def _bm25(query: Counter[str], index: _Index) -> list[float]:
-    scores = []
-    for terms, length in zip(index.terms, index.lengths):
-        score = 0.0
-        for term in query:
-            tf = terms.get(term, 0)
-            if tf:
-                norm = BM25_K1 * (1 - BM25_B + BM25_B * length / index.average_length)
-                score += _weight(term) * index.idf[term] * tf * (BM25_K1 + 1) / (tf + norm)
-        scores.append(score)
-    # normalised by what the question could score at best (each of its terms found once, in a note of average length)
-    unknown = UNKNOWN * max(index.idf.values(), default=1.0)  # a word no note uses counts against every note
-    ceiling = sum(_weight(term) * index.idf.get(term, unknown) for term in query) or 1.0
-    return [s / ceiling for s in scores]
-
-
 def _named_member_dropped(tokens: list[str], index: _Index) -> list[str]:
     """The question without its first word that no note knows: notes speak in the first person and a
     question usually names the member once ("Where does Ana live?"); that name is no subject."""
     for position, token in enumerate(tokens):
-        found = stems(token)
-        if not any(stem in index.idf for stem in found) and not any(g in index.idf for g in _groups(token, found)):
+        if not any(term in index.idf for term in _word_terms(token)):
             return tokens[:position] + tokens[position + 1:]
     return tokens
 
 
-def _coverage(tokens: list[str], terms: Counter[str]) -> float:
-    """The share of the question's words a note speaks to (by a stem or by a subject)."""
-    if not tokens:
-        return 0.0
-    spoken = sum(1 for token in tokens
-                 if any(stem in terms for stem in stems(token)) or any(g in terms for g in _groups(token, stems(token))))
-    return spoken / len(tokens)
-
-
 def assess(question: str, notes: Sequence[tuple[str, str, str]]) -> tuple[list[float], list[float]]:
-    """(score, coverage) of each note for the question: what `match` decides on."""
+    """(score, coverage) of each note for the question: what `match` decides on.
+
+    The score is BM25 over the question's distinct terms, normalised by what the question could score at
+    best (each term found once, every one known); the coverage is the share of the question's words
+    (its name aside) that the note speaks to, by a stem or by a subject."""
     index = _index(tuple(notes))
     tokens = _corrected(words(question), index)
+    query = dict.fromkeys(term for token in tokens for term in _word_terms(token))
+    score = [0.0] * index.size
+    for term in query:
+        for position, part in index.postings.get(term, ()):
+            score[position] += part
+    ceiling = sum(_weight(term) * index.idf.get(term, index.unknown) for term in query) or 1.0
     spared = _named_member_dropped(tokens, index)
-    return _bm25(_terms(tokens), index), [_coverage(spared, terms) for terms in index.terms]
+    spoken = [0] * index.size
+    for token in spared:
+        for position in {p for term in _word_terms(token) for p, _ in index.postings.get(term, ())}:
+            spoken[position] += 1
+    return [s / ceiling for s in score], [n / len(spared) if spared else 0.0 for n in spoken]
 
 
 def scores(question: str, notes: Sequence[tuple[str, str, str]]) -> list[float]:
@@ -238,4 +226,4 @@ def warm() -> None:
 
     Matching reads nothing from disk after import; this only moves the first question's set-up cost."""
     _concepts()
-    stems("warm")
+    _word_terms("warm")

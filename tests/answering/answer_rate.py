@@ -1,7 +1,8 @@
 """The answer rate of an answering agent on the paraphrase corpus (issue #33): does it quote the note
 that answers a question asked in other words, and keep quiet when no note does?
 
-Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|all]
+Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|all] [--mistakes]
+       scripts/answer-rate --speed      (the matcher's p50 and p99 over 200 notes)
 
 An answerer is either
 - `deterministic` (today's `server.answering.deterministic.answer`), or any `module:function` with the
@@ -258,14 +259,45 @@ def report(figures: Figures, title: str) -> str:
     return "\n".join(lines)
 
 
+def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
+    """p50 and p99 of one `match` over `size` notes (the corpus's notes, repeated under new ids), warm cache."""
+    import time
+
+    from server.answering.matching import match, warm
+
+    every = [note for notes in corpus.notes.values() for note in notes]
+    notes = [(f"{note_id}-{i // len(every)}", topic, text)
+             for i, (note_id, topic, text) in ((i, every[i % len(every)]) for i in range(size))]
+    warm()
+    match("warm", "en", notes)
+    wall, cpu = [], []
+    for _ in range(rounds):
+        for q in corpus.questions:
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            match(q.text, q.language, notes)
+            cpu.append(time.thread_time() - start_cpu)
+            wall.append(time.perf_counter() - start)
+
+    def quantiles(timings: list[float]) -> str:
+        timings.sort()
+        return f"p50 {timings[len(timings) // 2] * 1e3:.3f} ms, p99 {timings[int(len(timings) * 0.99)] * 1e3:.3f} ms"
+
+    # CPU time is this thread's own; wall time also counts the time a loaded machine ran others
+    return f"match over {size} notes, {len(wall)} questions: CPU {quantiles(cpu)}; wall {quantiles(wall)}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/answer-rate", description=__doc__.splitlines()[0])
     parser.add_argument("--answerer", default="deterministic",
                         help="deterministic (default), matcher, or module:function with the answering contract")
     parser.add_argument("--split", choices=SPLITS, default="tuning")
     parser.add_argument("--mistakes", action="store_true", help="list each miss")
+    parser.add_argument("--speed", action="store_true", help="time the matcher over 200 notes instead")
     args = parser.parse_args(argv)
     corpus = load()
+    if args.speed:
+        print(speed(corpus))
+        return 0
     answerer = resolve(args.answerer)
     splits = ("tuning", "holdout") if args.split == "all" else (args.split,)
     for split in splits:
