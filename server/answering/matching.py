@@ -41,7 +41,7 @@ MARGIN = 0.05  # ... beat the runner-up's by this much
 COVERAGE = 0.6  # ... and speak to more than half of the question's words (its first unknown word, the name, aside)
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
 GROUP_WEIGHT = 2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
-TYPO_SCORE = 88  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
+TYPO_SCORE = 85  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
 CANDIDATES = 3
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -152,7 +152,8 @@ def _index(notes: tuple[tuple[str, str, str], ...]) -> _Index:
         for term, tf in c.items():
             part = _weight(term) * idf[term] * tf * (BM25_K1 + 1) / (tf + norm)
             postings.setdefault(term, []).append((position, part))
-    vocabulary = tuple(sorted({w for t in tokens for w in t}))
+    # a word typed wrong is read as a word of the notes, or a word naming a subject of theirs
+    vocabulary = tuple(sorted({w for t in tokens for w in t} | set(_concepts()[0])))
     return _Index({t: tuple(p) for t, p in postings.items()}, idf, UNKNOWN * max(idf.values(), default=1.0),
                   vocabulary, frozenset(vocabulary), len(notes))
 

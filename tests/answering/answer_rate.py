@@ -191,7 +191,9 @@ class Figures:
         return statistics.median(self.quoted_counts) if self.quoted_counts else 0.0
 
 
-def measure(answerer: Answerer, corpus: Corpus, split: str) -> Figures:
+def measure(answerer: Answerer, corpus: Corpus, split: str, screen: Screen | None = None) -> Figures:
+    """The figures of an answerer and of a question screen (the new one unless told) on one split."""
+    screen = screen or new_screen()
     figures = Figures()
     for q in in_split(corpus.questions, split):
         quoted, reason = answerer(q.text, q.language, corpus.names[q.member], corpus.notes[q.member])
@@ -217,7 +219,6 @@ def measure(answerer: Answerer, corpus: Corpus, split: str) -> Figures:
         else:
             figures.unanswered += 1
             figures.mistakes.append(f"unanswered {q.text!r} ({reason}), wanted {q.note}")
-    screen = _screen()
     for q in in_split(corpus.commitments, split):
         figures.commitments += 1
         if screen(q.text, q.language) == (None, "commitment"):
@@ -231,15 +232,24 @@ def measure(answerer: Answerer, corpus: Corpus, split: str) -> Figures:
     return figures
 
 
-def _screen() -> Callable[[str, str], tuple[Any, Any]]:
-    """The commitment screen measured: the new one when it exists, else today's (which reads en and pt-BR)."""
-    try:
-        from server.answering.screen import classify
-        return classify
-    except ImportError:
-        from server.answering.deterministic import classify as today
+Screen = Callable[[str, str], tuple[Any, Any]]
 
-        return lambda question, language: today(question, "en" if language == "en" else "pt-BR")
+
+def new_screen() -> Screen:
+    from server.answering.screen import classify
+
+    return classify
+
+
+def screen_of(name: str) -> Screen:
+    """The question screen an answerer uses: its module's `classify` (today's reads en and pt-BR), else the new one."""
+    if name == "matcher":
+        return new_screen()
+    module = importlib.import_module("server.answering.deterministic" if name == "deterministic" else name.partition(":")[0])
+    classify = getattr(module, "classify", None)
+    if classify is None:
+        return new_screen()
+    return lambda question, language: classify(question, "en" if language == "en" else "pt-BR")
 
 
 def report(figures: Figures, title: str) -> str:
@@ -301,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     answerer = resolve(args.answerer)
     splits = ("tuning", "holdout") if args.split == "all" else (args.split,)
     for split in splits:
-        figures = measure(answerer, corpus, split)
+        figures = measure(answerer, corpus, split, screen_of(args.answerer))
         print(report(figures, f"{args.answerer} on the {split} {'third' if split == 'holdout' else 'two-thirds'}"))
         if args.mistakes:
             for line in figures.mistakes + [f"commitment missed {t!r}" for t in figures.commitments_missed] + \
