@@ -39,6 +39,11 @@ from server.answering.normalised import normalise
 THRESHOLD = 0.28  # the best note's score (BM25 over stems and subjects, normalised to 0..1) must reach this
 MARGIN = 0.05  # ... beat the runner-up's by this much
 COVERAGE = 0.6  # ... and speak to more than half of the question's words (its first unknown word, the name, aside)
+# or, a strong and clearly separated match may leave half the question's words unspoken to ("does she
+# understand spanish?"); not lower: a near miss ("does ravi do penetration testing?") scores 0.49 there
+STRONG_THRESHOLD = 0.55
+STRONG_MARGIN = 0.25
+STRONG_COVERAGE = 0.5
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
 GROUP_WEIGHT = 2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
 TYPO_SCORE = 85  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
@@ -217,7 +222,10 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
     candidates = tuple(notes[i][0] for i in order[:CANDIDATES] if score[i] > 0)
     best = order[0]
     runner_up = score[order[1]] if len(order) > 1 else 0.0
-    if score[best] < THRESHOLD or score[best] - runner_up < MARGIN or coverage[best] < COVERAGE:
+    margin = score[best] - runner_up
+    clear = score[best] >= THRESHOLD and margin >= MARGIN and coverage[best] >= COVERAGE
+    strong = score[best] >= STRONG_THRESHOLD and margin >= STRONG_MARGIN and coverage[best] >= STRONG_COVERAGE
+    if not (clear or strong):
         return Match((), candidates)
     return Match((notes[best][0],), candidates)
 
