@@ -86,6 +86,7 @@ def test_selection_shape() -> None:
     "Hold the 3rd of June for us", "Quero contratar o Ravi por dois meses.", "Quanto a Ana cobra por um logotipo?",
     "Segura o dia 8 pra gente com a Lúcia?", "¿Puedes reservar a Ravi el lunes?", "¿Cuánto cobra Ana por un logo?",
     # look-alike letters and invisible characters do not hide a request
+    "Can you promise Ravi will deliver by June?", "Can you guarantee she delivers on time?",
     "Can you b\u043e\u043ek Ana for Friday?", "Please res\u200berve Monday with Ravi", "ＨＯＬＤ the 9th for us",
 ])
 def test_requests_to_commit_are_escalated(question: str) -> None:
@@ -96,7 +97,8 @@ def test_requests_to_commit_are_escalated(question: str) -> None:
     "What software does Ana use for the book pages she lays out?", "Who hired Ravi at Nubank?",
     "Se eu mandar mensagem pra Ana de noite, ela vê na hora?", "Dá pra contratar a Ana só pra criar uma logo?",
     "A Lúcia tem alguma reserva com tradução automática?", "What kind of jobs does Ana usually accept?",
-    "¿Ravi firma sus commits con GPG?", "Where does Ravi live?",
+    "¿Ravi firma sus commits con GPG?", "Where does Ravi live?", "Can you confirm whether Ana speaks French?",
+    "Confirma se a Lúcia mora em Belo Horizonte?", "Does Ravi offer a guarantee on his code?",
 ])
 def test_the_same_words_in_another_sense_pass(question: str) -> None:
     assert classify(question, "pt-BR") == (None, None)
