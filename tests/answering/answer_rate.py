@@ -118,17 +118,21 @@ def contract_answerer(function: Callable[..., Any]) -> Answerer:
 
 
 def _selection(result: Any, notes: list[tuple[str, str, str]]) -> Selection:
+    """The note ids a result quotes, and why it quotes none: a Selection (`notes`, `escalate`, `refused`),
+    a Match (`chosen`), a sequence of ids, or an Answer whose findings carry notes verbatim."""
     known = {note_id for note_id, _, _ in notes}
-    for attribute in ("chosen", "notes", "selection"):
+    reason = getattr(result, "escalate", None) or getattr(result, "refused", None)
+    for attribute in ("notes", "chosen"):
         named = getattr(result, attribute, None)
         if isinstance(named, (tuple, list)) and all(isinstance(n, str) for n in named):
-            return tuple(n for n in named if n in known), None if named else "escalated"
+            quoted = tuple(n for n in named if n in known)
+            return quoted, reason or (None if quoted else "nothing quoted")
     if isinstance(result, (tuple, list)):
-        return tuple(n for n in result if n in known), None if result else "escalated"
-    reason = getattr(result, "escalate", None) or getattr(result, "refused", None)
+        quoted = tuple(n for n in result if n in known)
+        return quoted, None if quoted else "nothing quoted"
     findings = getattr(result, "findings", None) or ""
     quoted = tuple(note_id for note_id, _, text in notes if text in findings) if reason is None else ()
-    return quoted, reason if reason is not None else (None if quoted else "nothing quoted")
+    return quoted, reason or (None if quoted else "nothing quoted")
 
 
 def resolve(name: str) -> Answerer:
