@@ -26,7 +26,8 @@ from tests.conftest import connect
 from tests.http_stub import reply
 
 PACKAGE = Path(answering.__file__).resolve().parent
-ALLOWED = ("server.answering", "server.router", "pydantic", "httpx2", "__future__", "re", "json", "typing")
+ALLOWED = ("server.answering", "server.router", "pydantic", "httpx2", "snowballstemmer", "rapidfuzz", "__future__", "re", "json",
+           "typing")
 
 
 def test_the_answering_package_imports_no_store_no_tools_no_endpoint():
