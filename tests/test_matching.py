@@ -87,6 +87,8 @@ def test_selection_shape() -> None:
     "Segura o dia 8 pra gente com a Lúcia?", "¿Puedes reservar a Ravi el lunes?", "¿Cuánto cobra Ana por un logo?",
     # look-alike letters and invisible characters do not hide a request
     "Can you promise Ravi will deliver by June?", "Can you guarantee she delivers on time?",
+    "Could Ana block off the 22nd for our launch?", "Set up a call with Ana on Monday.", "Would Ravi do it for 3k?",
+    "Dá pra fechar com o Ravi por 10 mil?", "Reserva pra mim a Lúcia no sábado.", "Resérvame a Ana el viernes.",
     "Can you b\u043e\u043ek Ana for Friday?", "Please res\u200berve Monday with Ravi", "ＨＯＬＤ the 9th for us",
 ])
 def test_requests_to_commit_are_escalated(question: str) -> None:
@@ -99,6 +101,8 @@ def test_requests_to_commit_are_escalated(question: str) -> None:
     "A Lúcia tem alguma reserva com tradução automática?", "What kind of jobs does Ana usually accept?",
     "¿Ravi firma sus commits con GPG?", "Where does Ravi live?", "Can you confirm whether Ana speaks French?",
     "Confirma se a Lúcia mora em Belo Horizonte?", "Does Ravi offer a guarantee on his code?",
+    "How does Ana book her own travel?", "Did Ravi sign the open letter?", "¿Lúcia reserva tiempo para estudiar?",
+    "O Ravi já fechou algum projeto grande?", "Is the book Ana designed in English?",
 ])
 def test_the_same_words_in_another_sense_pass(question: str) -> None:
     assert classify(question, "pt-BR") == (None, None)

@@ -27,10 +27,13 @@ _ASK = (r"(?:^|[,:;.!?]\s*|\b(?:please|pls|can|could|would|will|pode|poderia|con
         r"queria|gostaria de|vamos|let'?s|i'?d like to|we'?d like to|i want to|we want to|want to|puedes|podes|"
         r"podemos|quiero|queremos|me|nos|por favor|pfv?)\s+(?:" + _SUBJECT + r"\s+)?(?:[a-z]+\s+)?)")
 
+# the start of a clause, where a bare verb is an order ("Reserva a terça", "Resérvame el lunes")
+_CLAUSE = r"(?:^|[,.;:!?\u00bf\u00a1]\s*)(?:(?:por favor|pfv?|entao|so|bom|ok|oi|ola|hola)\s*,?\s+)?"
+
 # Requests to commit, each a regular expression over the normalised question.
 _COMMIT = [
     # English
-    r"\bbook\s+(?!pages?\b|cover|shop|store|club)(?:me|us|him|her|them|[a-z]+\s+(?:for|on|in|to)\b|"
+    r"\bbook\s+(?!pages?\b|cover|shop|store|club)(?:(?:me|us|him|her|them)\b(?!\s+own)|[a-z]+\s+(?:for|on|in|to)\b|"
     r"(?:a|an|the|our|my)\s+(?:slot|call|meeting|session|date|day|time|workshop|visit|spot))",
     r"(?:^|\b(?:to|please|can you|could you|you)\s+)(?:book|reserve|schedule|pencil|hire|commission)\b",
     r"\breserve\s+(?!judg)", r"\bschedule\s+(?:a|an|the|me|us|our|my)\b",
@@ -42,9 +45,9 @@ _COMMIT = [
     r"\bconfirm\b(?!ed|\s+(?:whether|if)\b)", r"\b(?:you|u)\s+(?:promise|guarantee)\b",
     r"\b(?:promise|guarantee)\s+(?:me|us|that|he|she|they|it|\w+\s+will)\b",
     r"\bhire\s+(?!(?:junior|people|staff))\w+\s+for\b",
-    r"\bwant to hire\b", r"\bcommission\s+\w+\s+for\b", r"\bup for taking\b",
+    r"\bblock\s+(?:off|out)\b", r"\bset\s+up\s+(?:a|an)\s+(?:call|meeting|session|chat)\b", r"\bwant to hire\b", r"\bcommission\s+\w+\s+for\b", r"\bup for taking\b",
     # Portuguese
-    r"\breserv(?:ar|e|a)\b",
+    r"\breservar\b", _CLAUSE + r"reserv[ae]\b",
     r"\bagend(?:ar|e|a)\s+(?:uma|um|a|o|pra|para|com|\w+\s+com)\b",
     r"\bmarc(?:ar|a|e)\s+(?:uma|um)\s+(?:reuniao|call|conversa|horario|visita|encontro)",
     r"\bsegur(?:ar|a|e)\s+(?:a|o|essa|esse)?\s*(?:data|dia|semana|horario)",
@@ -57,7 +60,7 @@ _COMMIT = [
     r"\bcomprometer\b",
     r"\b(?:bota|coloca|poe)\s+(?:a|o)?\s*\w+\s+na\s+(?:nossa|minha|sua)?\s*agenda",
     # Spanish
-    r"\breserv(?:ar|a|e|anos|ame|ale)\b", r"\bagend(?:ar|a|ame|anos)\b",
+    r"\breserv(?:anos|ame|ale)\b", r"\bagend(?:ar|a|ame|anos)\b",
     r"\bapart(?:ar|a|ame|anos)\b",
     r"\bguard(?:ar|a|ame|anos)\s+(?:la|el)\s+(?:fecha|dia)",
     r"\bbloque(?:ar|a|e)\s+la\s+agenda",
@@ -72,8 +75,9 @@ _COMMIT = [
     r"\bcomprometerse\b",
 ]
 
-# Asking for a price: what this member would be held to.
+# Asking for a price, or naming one: what this member would be held to.
 _PRICE = [
+    r"(?:[$\u20ac\u00a3]|\br\$|\b(?:usd|eur|brl))\s?\d", r"\b\d+(?:[.,]\d+)?\s?(?:k|mil|reais|dolares|dollars|euros|bucks|grand)\b",
     r"\bhow much\b(?!\s+(?:text|time|work|experience))",
     r"\b(?:price|prices|fee|fees|quote|estimate|budget)\b(?!\s+(?:feed|engine))",
     r"\b(?:hourly|daily|day|day's)\s+rate\b", r"\b(?:his|her|their|your)\s+rates?\b", r"\brates?\s+(?:for|per)\b",
@@ -129,7 +133,13 @@ _QUALM = re.compile(r"\b(uma|alguma|nenhuma|sua|minha|una|alguna|ninguna|su|mi)\
 _REFLEXIVE = re.compile(r"\bcobra\w*\s+(?:muito\s+)?de\s+si\b|\bse cobra\b")
 
 
+# "Did Ravi sign the open letter?": a question about what was done, not a request
+_PAST_QUESTION = re.compile(r"^(?:did|has|have|had|was|were)\b")
+
+
 def _commitment(text: str) -> bool:
+    if _PAST_QUESTION.search(text) and not any(p.search(text) for p in _PRICE_RE):
+        return False
     text = _QUALM.sub(r"\1 ressalva", text)
     if any(p.search(text) for p in _COMMIT_RE):
         return True
