@@ -232,8 +232,11 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
 
 
 def warm() -> None:
-    """Builds the subject table and loads the stemmers' tables before the worker confines itself.
-
-    Matching reads nothing from disk after import; this only moves the first question's set-up cost."""
+    """Builds the subject table and runs the stemmers and the typo scorer once, so that everything matching
+    uses is imported and built before the worker confines itself. Done at import; call again at will."""
     _concepts()
     _word_terms("warm")
+    process.extractOne("warm", ("warn",), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
+
+
+warm()
