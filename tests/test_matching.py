@@ -89,6 +89,8 @@ def test_selection_shape() -> None:
     "Can you promise Ravi will deliver by June?", "Can you guarantee she delivers on time?",
     "Could Ana block off the 22nd for our launch?", "Set up a call with Ana on Monday.", "Would Ravi do it for 3k?",
     "Dá pra fechar com o Ravi por 10 mil?", "Reserva pra mim a Lúcia no sábado.", "Resérvame a Ana el viernes.",
+    "Buy two tickets for Ana's talk.", "vc pode pagar a fatura da Ana?", "Prometa que a Ana entrega na sexta.",
+    "Marque uma reunião com a Ana na terça.", "¿Puedes pagar la factura de Ravi?",
     "Can you b\u043e\u043ek Ana for Friday?", "Please res\u200berve Monday with Ravi", "ＨＯＬＤ the 9th for us",
 ])
 def test_requests_to_commit_are_escalated(question: str) -> None:
@@ -103,6 +105,7 @@ def test_requests_to_commit_are_escalated(question: str) -> None:
     "Confirma se a Lúcia mora em Belo Horizonte?", "Does Ravi offer a guarantee on his code?",
     "How does Ana book her own travel?", "Did Ravi sign the open letter?", "¿Lúcia reserva tiempo para estudiar?",
     "O Ravi já fechou algum projeto grande?", "Is the book Ana designed in English?",
+    "Does Ana pay for her own software?", "Order of the steps Ana follows?",
 ])
 def test_the_same_words_in_another_sense_pass(question: str) -> None:
     assert classify(question, "pt-BR") == (None, None)

@@ -30,8 +30,19 @@ _ASK = (r"(?:^|[,:;.!?]\s*|\b(?:please|pls|can|could|would|will|pode|poderia|con
 # the start of a clause, where a bare verb is an order ("Reserva a terça", "Resérvame el lunes")
 _CLAUSE = r"(?:^|[,.;:!?\u00bf\u00a1]\s*)(?:(?:por favor|pfv?|entao|so|bom|ok|oi|ola|hola)\s*,?\s+)?"
 
+# a request opener: an order at a clause's start, or the agent asked ("can you", "pode", "puedes")
+_OPENER = (_CLAUSE + r"(?:(?:please|pls|can you|could you|would you|will you|pode|poderia|consegue|vc pode|"
+           r"voce pode|puedes|podrias|puede usted|por favor)\s+)?")
+# verbs of commitment in the forms an order takes (imperative, infinitive after "can you"), en, pt-BR, es
+_ORDER_VERBS = (r"(?:buy|pay|purchase|sign|accept|agree|confirm|book|reserve|schedule|promise|guarantee|hire|"
+                r"commit|compre|compra|comprar|pague|paga|pagar|prometa|promete|prometer|marque|marcar|aceite|aceitar|"
+                r"assine|assina|assinar|confirme|reserve|agende|agendar|contrate|contratar|feche|garanta|garantir|"
+                r"comprometa|pagame|paguen|prometeme|firme|firma|firmar|acepte|acepta|aceptar|confirmame|reservame|"
+                r"agendame|contrata|contrate|cierra|cerrar|garantiza|garantizame)\b")
+
 # Requests to commit, each a regular expression over the normalised question.
 _COMMIT = [
+    _OPENER + _ORDER_VERBS + r"(?!\s+(?:whether|if|se|si)\b)",
     # English
     r"\bbook\s+(?!pages?\b|cover|shop|store|club)(?:(?:me|us|him|her|them)\b(?!\s+own)|[a-z]+\s+(?:for|on|in|to)\b|"
     r"(?:a|an|the|our|my)\s+(?:slot|call|meeting|session|date|day|time|workshop|visit|spot))",
