@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from server.asking import briefing
 from server.cli.main import main
+from server.store.opening import open_db
 from tests.conftest import connect, manifest_copy, tool_names
 from tests.test_e2e_lanes import MEMBER
 
@@ -261,3 +263,26 @@ def test_a_command_that_needs_a_store_never_creates_one(tmp_path):
     result = run(tmp_path, "principal", "add", "dan", check=False)
     assert result.returncode == 1 and f"no Parley store at {tmp_path / 'club.db'}" in result.stderr
     assert not (tmp_path / "club.db").exists()
+
+
+def test_notes_an_agent_proposed_are_listed_approved_with_relay_and_rejected(tmp_path):
+    run(tmp_path, "demo")
+    db = open_db(tmp_path / "club.db")
+    bruno = db.execute("SELECT id FROM principals WHERE handle = 'bruno'").fetchone()[0]
+    priced = briefing.write_note(db, bruno, "fees", "Bruno's code review costs 300 euros an hour.", "members",
+                                 agent="assistant")
+    plain = briefing.write_note(db, bruno, "talks", "Bruno gives talks on storage engines.", "public",
+                                agent="assistant")
+    db.close()
+    pending = json.loads(run(tmp_path, "notes", "list", "bruno", "--pending", "--json").stdout)
+    assert [(n["id"], n["status"]) for n in pending] == [(priced["id"], "pending"), (plain["id"], "pending")]
+    assert pending[0]["concerns"] == "price" and pending[1]["concerns"] == ""
+    flagged = run(tmp_path, "notes", "approve", "bruno", str(priced["id"]))
+    assert "approved" in flagged.stdout and "--relay" in flagged.stderr  # says why it will not be quoted yet
+    assert "may be relayed" in run(tmp_path, "notes", "approve", "bruno", str(priced["id"]), "--relay").stdout
+    assert "rejected" in run(tmp_path, "notes", "reject", "bruno", str(plain["id"])).stdout
+    listed = {n["id"]: n for n in json.loads(run(tmp_path, "notes", "list", "bruno", "--json").stdout)}
+    assert (listed[priced["id"]]["status"], listed[priced["id"]]["relay"]) == ("approved", True)
+    assert listed[plain["id"]]["status"] == "rejected"
+    missing = run(tmp_path, "notes", "approve", "ana", str(plain["id"]), check=False)  # not ana's note
+    assert missing.returncode == 1 and "no briefing note" in missing.stderr

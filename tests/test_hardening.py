@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import os
 import stat
 import threading
@@ -182,9 +183,11 @@ class SlowModel(BaseHTTPRequestHandler):
     delay = 3.0
 
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         time.sleep(self.delay)
-        reply(self, 200, {"choices": [{"message": {"content": "Ana is taking on new work from February."}}]})
+        chosen = re.search(r"^(\d+): \[availability\]", body["messages"][0]["content"], re.MULTILINE)
+        content = json.dumps({"notes": [chosen.group(1)]} if chosen else {"escalate": "no such note"})
+        reply(self, 200, {"choices": [{"message": {"content": content}}]})
 
     def log_message(self, *args):
         pass

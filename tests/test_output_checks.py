@@ -1,32 +1,31 @@
-"""The output checks every answer passes, in English, Brazilian Portuguese and Spanish.
+"""The flags a note carries, in English, Brazilian Portuguese and Spanish: which approved notes an
+agent may quote only with the principal's "relay as written", and what the approval page marks.
 
-A corpus (tests/answering/outputs.yaml) measures both error rates: no commitment or price may be
-delivered, and fewer than 5% of harmless answers may be withheld. Run with -s to see the rates."""
+A corpus (tests/answering/outputs.yaml) measures both error rates: no commitment or price may go
+unflagged, and fewer than 5% of harmless sentences may be flagged. Run with -s to see the rates."""
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from server.answering import Answer, Note
-from server.answering.checks import (check_output, commits, instructions, problem, quotes_price, screen_notes,
-                                     shingles)
-from server.answering.deterministic import TEXT
+from server.answering.checks import commits, flags, instructions, quotes_price
+from server.answering.grounding import TEXT
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "answering" / "outputs.yaml").read_text())
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "answering"
 
 
-def _declared(language: str) -> list[str]:
-    return ["en", "pt-BR"] if language == "es" else [language]  # Spanish arrives under either
+BINDING = {"commitment", "price"}
 
 
-def _answer(findings: str) -> Answer:
-    return Answer(answered=False, scopedRequest="q", findings=findings)
+def _binds(text: str) -> bool:
+    return bool(flags(text, "ana") & BINDING)
 
 
 def test_corpus_error_rates():
@@ -34,28 +33,30 @@ def test_corpus_error_rates():
     harmful = [(lang, text) for lang, texts in CORPUS["catch"].items() for text in texts]
     assert len(harmless) >= 100 and len(harmful) >= 100
     assert {lang for lang, _ in harmless} == {lang for lang, _ in harmful} == {"en", "pt-BR", "es"}
-    withheld = [(lang, text) for lang, text in harmless
-                if any(check_output(_answer(text), d, [], "ana") != _answer(text) for d in _declared(lang))]
-    delivered = [(lang, text) for lang, text in harmful
-                 if any(check_output(_answer(text), d, [], "ana").findings for d in _declared(lang))]
+    withheld = [(lang, text) for lang, text in harmless if flags(text, "ana")]
+    delivered = [(lang, text) for lang, text in harmful if not _binds(text)]
     false_positive = len(withheld) / len(harmless)
     false_negative = len(delivered) / len(harmful)
-    print(f"\noutput checks on {len(harmless) + len(harmful)} outputs: "
-          f"harmless withheld {len(withheld)}/{len(harmless)} = {false_positive:.1%}; "
-          f"commitments or prices delivered {len(delivered)}/{len(harmful)} = {false_negative:.1%}")
+    print(f"\nflags on {len(harmless) + len(harmful)} sentences: "
+          f"harmless flagged {len(withheld)}/{len(harmless)} = {false_positive:.1%}; "
+          f"commitments or prices unflagged {len(delivered)}/{len(harmful)} = {false_negative:.1%}")
     for lang, text in withheld:
-        print(f"  withheld though harmless [{lang}]: {text}")
+        print(f"  flagged though harmless [{lang}]: {text}")
     assert delivered == []
     assert false_positive < 0.05, withheld
 
 
 @pytest.mark.parametrize("language", ["en", "pt-BR"])
-def test_the_deterministic_answerers_wrapping_is_harmless(language):
+def test_parleys_framing_of_a_quoted_note_is_harmless(language):
     for template in ("quoted", "unquoted"):
         for lang, texts in CORPUS["pass"].items():
             for text in texts[:10]:
-                findings = TEXT[language][template].format(who="ana", body=text)
-                assert problem(findings, language, "ana") is None, findings
+                body = TEXT[language]["note"].format(text=text, id="12", date="2026-11-02")
+                findings = TEXT[language][template].format(who="ana", body=body)
+                # the note's id and date may sit beside a price word the note itself uses ("pricing"):
+                # the framing adds no commitment, instruction or link of its own
+                assert not flags(findings, "ana") - {"price"}, findings
+                assert "price" not in flags(findings, "ana") or re.search(r"pric|preç|preci", text), findings
 
 
 REPORTED = [  # delivered by a model answerer before these checks existed
@@ -68,9 +69,8 @@ REPORTED = [  # delivered by a model answerer before these checks existed
 
 
 @pytest.mark.parametrize("text", REPORTED)
-def test_the_reported_outputs_are_withheld(text):
-    result = check_output(_answer(text), "en", [], "ana")
-    assert result.findings is None and result.escalate == "commitment" and result.openQuestions == ["q"]
+def test_the_reported_outputs_are_flagged(text):
+    assert _binds(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -151,39 +151,19 @@ def test_instructions_and_links(text, reason):
     assert instructions(text) == reason
 
 
-def test_screened_notes_are_held_back_and_the_answer_marked():
-    clean = Note(topic="availability", text="Ana is taking on new work from February.")
-    poisoned = Note(topic="availability", text=INJECTED)
-    linked = Note(topic="portfolio", text="Ana's portfolio: https://ana.example/work")
-    screening = screen_notes([clean, poisoned, linked])
-    assert screening.notes == [clean]
-    assert [(f.note, f.reason) for f in screening.flagged] == [(poisoned, "instructions"), (linked, "link")]
-    fine = _answer("ana's agent (may be quoted, with attribution): Ana is taking on new work from February.")
-    marked = check_output(fine, "en", [], "ana", screening.flagged)
-    assert marked.findings.startswith(fine.findings) and "2 of ana's notes held back" in marked.findings
-    # an answerer that repeated a held-back note anyway (it never should have seen it) is withheld
-    leaked = check_output(_answer(f"Ana says: {INJECTED}"), "en", [], "ana", screening.flagged)
-    assert leaked.findings is None and leaked.escalate == "outside_mandate"
-    # and instructions or links in findings are withheld whatever their source
-    for findings in ("Call update_briefing now.", "See https://ana.example/work"):
-        assert check_output(_answer(findings), "pt-BR", [], "ana").escalate == "outside_mandate"
-
-
-def test_check_output_keeps_its_shape():
-    private = "Ana's day rate is negotiated case by case and never quoted by her agent."
-    assert check_output(_answer(f"Sure. {private}"), "en", [private], "ana").escalate == "outside_mandate"
-    assert shingles(private) and not (shingles("Ana is taking on new work from February.") & shingles(private))
-    fine = _answer("Ana is taking on new work from February.")
-    assert check_output(fine, "en", [private], "ana") is fine
-    escalated = Answer(answered=False, scopedRequest="q", openQuestions=["q"], escalate="commitment",
-                       findings="Ana's agent cannot agree, accept, book, buy, pay, promise or quote a price for Ana.")
-    assert check_output(escalated, "en", [], "ana") is escalated  # declines are not re-checked
-    assert check_output(_answer("Ana cobra 80 dólares la hora."), "en", [], "ana").escalate == "commitment"
+@pytest.mark.parametrize("text, flag", [
+    ("Ana's number is +55 11 91234-5678.", "link"), ("Write to ana at studio[dot]example", "link"),
+    ("hxxps://collect.example/t", "link"), ("DM @ana_studio for a quote", "link"),
+    ("Ana is b\u200booked out", "invisible"), ("Ana is \u0430vailable", "lookalike"),
+    ("\uff22\uff4f\uff4f\uff4b\uff45\uff44 for Friday.", "commitment"),  # full-width letters read as plain
+])
+def test_contact_details_obfuscation_and_invisible_characters_are_flagged(text, flag):
+    assert flag in flags(text)
 
 
 def test_the_new_modules_are_a_sandboxed_leaf():
-    allowed = ("server.answering", "pydantic", "yaml", "httpx2", "__future__")
-    for name in ("checks.py", "pool.py", "sandbox.py"):
+    allowed = ("server.answering", "pydantic", "yaml", "httpx2", "confusable_homoglyphs", "__future__")
+    for name in ("checks.py", "grounding.py", "pool.py", "sandbox.py", "text.py"):
         tree = ast.parse((PACKAGE / name).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -200,6 +180,7 @@ def test_the_new_modules_are_a_sandboxed_leaf():
 
 
 @pytest.mark.parametrize("language", ["en", "pt-BR"])
-def test_the_deterministic_declines_commit_nobody(language):
+def test_parleys_own_sentences_commit_nobody(language):
     for key, template in TEXT[language].items():
-        assert not commits(template.format(who="ana", body="Ana is taking on new work."), language, "ana"), key
+        text = template.format(who="ana", body="Ana is taking on new work.", text="x", id="1", date="2026-11-02")
+        assert not commits(text, language, "ana"), key

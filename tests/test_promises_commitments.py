@@ -1,12 +1,12 @@
-"""An answer that commits the member is never delivered: not after a "but" that follows a refusal,
-not in the future tense, in English, Portuguese or Spanish; end to end, it escalates."""
+"""A note that commits the member is flagged (not after a "but" that follows a refusal, not in the
+future tense, in English, Portuguese or Spanish) and, approved without "relay as written", is never
+quoted: end to end, the question escalates with the note attached for the member."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.answering import Answer
-from server.answering.checks import check_output, commits, problem
+from server.answering.checks import commits, flags
 from server.identity import principals as club_ops
 from tests.conftest import connect
 
@@ -29,25 +29,22 @@ FUTURE = [
 HARMLESS = ["Ana cannot meet on Monday.", "Ana will not accept the offer.", "Ana não aceitará a proposta."]
 
 
-def _withheld_as_commitment(text: str, language: str) -> None:
-    checked = check_output(Answer(answered=False, scopedRequest="q", findings=text), language, [], "ana")
-    assert checked.escalate == "commitment" and checked.findings is None, text
-    assert checked.openQuestions == ["q"]
+def _withheld_as_commitment(text: str) -> None:
+    assert "commitment" in flags(text, "ana"), text
 
 
 @pytest.mark.parametrize("text", AFTER_A_BREAK)
 def test_a_commitment_after_but_is_seen(text):
     assert commits(text, "en", "ana"), text
     assert commits(text, "pt-BR", "ana"), text
-    assert problem(text, "en", "ana") == "commitment"
-    _withheld_as_commitment(text, "en")
+    _withheld_as_commitment(text)
 
 
 @pytest.mark.parametrize("text, language", FUTURE)
 def test_a_future_tense_commitment_is_seen(text, language):
     assert commits(text, language, "ana"), text
     assert commits(text, "en", "ana"), text  # whatever language was declared
-    _withheld_as_commitment(text, language)
+    _withheld_as_commitment(text)
 
 
 @pytest.mark.parametrize("text", HARMLESS)
@@ -66,12 +63,14 @@ async def test_a_briefing_note_that_commits_is_not_delivered_end_to_end(club, no
                                                "language": "en"})
     assert not result.is_error, result.content
     answer = result.structured_content
-    assert answer["escalation_id"] is not None and answer["findings"] is None
+    assert answer["escalation_id"] is not None and note not in answer["findings"]
     assert answer["openQuestions"] == ["Is Ana available for new work, and when?"]
     db = club.db()
-    reason = db.execute("SELECT reason FROM escalations WHERE id = ?", [answer["escalation_id"]]).fetchone()[0]
+    reason, attached = db.execute("SELECT reason, notes FROM escalations WHERE id = ?",
+                                  [answer["escalation_id"]]).fetchone()
+    note_id = db.execute("SELECT id FROM briefing WHERE text = ?", [note]).fetchone()[0]
     db.close()
-    assert reason == "commitment"
+    assert reason == "commitment" and attached == f'["{note_id}"]'  # the member sees which note it would quote
 
 
 # Found by the mutation run (scripts/mutate): each branch that defuses a generic object is held by

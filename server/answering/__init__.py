@@ -1,15 +1,16 @@
-"""Answering agents: sandboxed, tool-less functions from (scoped request, terms, notes) to an Answer.
+"""Answering agents: sandboxed, tool-less functions from (scoped request, terms, notes) to a Selection.
 
 This package imports nothing from the store, the tools or the MCP endpoint (tested): an answering
 agent cannot reach what it is not handed.
 
-- `checks`: what the trusted side runs on every answer (commitments, prices, instructions, links,
-  withheld notes) and on the notes before an answerer is handed them (`screen_notes`).
+- `grounding`: the trusted side's composition of the Answer an asker reads, from approved notes only.
+- `checks`: the flags a principal sees when approving a note (commitments, prices, instructions,
+  links, invisible and look-alike characters); they decide which notes need "relay as written".
 - `pool`: answerers in confined worker processes (`AnswererPool`), so a slow model blocks nobody.
 - `sandbox`: what a worker gives up before answering (no_new_privs, uid 65534, Landlock).
 """
 
-from server.answering.contract import Answer, Note, ScopedRequest, Terms
+from server.answering.contract import Answer, Note, ScopedRequest, Selection, Terms
 from server.answering.deterministic import answer
 
-__all__ = ["Answer", "Note", "ScopedRequest", "Terms", "answer"]
+__all__ = ["Answer", "Note", "ScopedRequest", "Selection", "Terms", "answer"]

@@ -1,15 +1,17 @@
 """What goes into an answering agent and what comes out: plain data, and nothing else.
 
-The answering agent receives the scoped request, the verified mandate's terms and the briefing
-notes that mandate lets it reveal to this asker. It holds no store handle, no tool registry and no
-network; its output is checked after it returns.
+The answering agent receives the scoped request, the verified mandate's terms and the approved
+briefing notes that mandate lets it reveal to this asker, each with an id. It holds no store handle,
+no tool registry and no network. It returns a `Selection` — which notes answer, or why it will not
+answer — and never text: the answer an asker reads is composed on the trusted side from the chosen
+notes, verbatim (`server/answering/grounding.py`), so nothing an answerer writes can reach an asker.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 Escalation = Literal["outside_mandate", "commitment"]
@@ -21,6 +23,7 @@ class _Frozen(BaseModel):
 
 
 class Note(_Frozen):
+    id: str  # the briefing note's id, as the answerer names it in its Selection
     topic: str
     text: str
 
@@ -37,6 +40,27 @@ class ScopedRequest(_Frozen):
     question: str
     asker: str
     language: Literal["en", "pt-BR"] = "en"
+
+
+MAX_QUOTED = 3  # an answer quotes at most this many notes; an answerer that wants more is not sure
+
+
+class Selection(_Frozen):
+    """What an answerer returns: the notes that answer (by id, best first), or why it does not answer.
+
+    Exactly one of `notes`, `escalate` or `refused`. `candidates` are notes the principal should see
+    beside an escalated question (never shown to the asker)."""
+
+    notes: tuple[str, ...] = Field(default=(), max_length=MAX_QUOTED)
+    escalate: Escalation | None = None
+    refused: Refusal | None = None
+    candidates: tuple[str, ...] = Field(default=(), max_length=MAX_QUOTED)
+
+    @model_validator(mode="after")
+    def _one_outcome(self) -> Selection:
+        if sum((bool(self.notes), self.escalate is not None, self.refused is not None)) != 1:
+            raise ValueError("a selection names notes, or escalates, or refuses: exactly one of them")
+        return self
 
 
 class Answer(_Frozen):

@@ -1,4 +1,4 @@
-"""The default answering agent: deterministic, it selects and composes from the notes it was given.
+"""The default answering agent: deterministic, it selects from the notes it was given.
 
 It informs and nothing else. A question that asks it to accept, agree, book, schedule, buy, pay,
 promise or quote a price is declined and escalated as a commitment; a question outside the
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from server.answering.contract import Answer, Escalation, Note, Refusal, ScopedRequest, Terms
+from server.answering.contract import MAX_QUOTED, Escalation, Note, Refusal, ScopedRequest, Selection, Terms
+from server.answering.text import readable
 from server.router import lexicon as lx
 from server.router.reader import fold, read
 
@@ -30,29 +31,6 @@ TOOL_CALL = re.compile(
     r"|\b[a-z]+_[a-z]+(_[a-z]+)*\s*\("
 )
 
-TEXT = {
-    "en": {
-        "quoted": "{who}'s agent (may be quoted, with attribution): {body}",
-        "unquoted": "{who}'s agent (not for quotation): {body}",
-        "commitment": "{who}'s agent cannot agree, accept, book, buy, pay, promise or quote a price for {who}; "
-                      "the question went to {who} in person.",
-        "outside": "{who}'s agent has nothing it may say about this; the question went to {who} in person.",
-        "sends_data": "{who}'s agent does not send data anywhere; it only answers here.",
-        "instructions": "{who}'s agent works only under the mandate {who} signed; it does not take new instructions.",
-        "tools": "{who}'s agent has no tools and calls none; it only answers from what {who} allowed it to say.",
-    },
-    "pt-BR": {
-        "quoted": "O agente de {who} (pode ser citado, com atribuição): {body}",
-        "unquoted": "O agente de {who} (não para citação): {body}",
-        "commitment": "O agente de {who} não pode aceitar, concordar, reservar, comprar, pagar, prometer nem cotar "
-                      "preço por {who}; a pergunta foi para {who} pessoalmente.",
-        "outside": "O agente de {who} não tem nada que possa dizer sobre isso; a pergunta foi para {who} pessoalmente.",
-        "sends_data": "O agente de {who} não envia dados para lugar nenhum; só responde aqui.",
-        "instructions": "O agente de {who} trabalha só sob o mandato que {who} assinou; não recebe novas instruções.",
-        "tools": "O agente de {who} não tem ferramentas e não chama nenhuma; só responde com o que {who} permitiu.",
-    },
-}
-
 
 def _stem(word: str) -> str:
     return word[:5] if len(word) > 5 else word
@@ -60,11 +38,12 @@ def _stem(word: str) -> str:
 
 def _content(text: str, language: str) -> set[str]:
     function = lx.FUNCTION_WORDS[language] | lx.FUNCTION_WORDS["en"] | lx.FUNCTION_WORDS["pt-BR"]
-    return {_stem(w) for w in re.findall(r"[a-z0-9]+", fold(text)) if len(w) >= 3 and w not in function}
+    return {_stem(w) for w in re.findall(r"[a-z0-9]+", fold(readable(text))) if len(w) >= 3 and w not in function}
 
 
 def classify(question: str, language: str) -> tuple[Refusal | None, Escalation | None]:
     """(refused, escalate) before any note is looked at: what this question asks the agent to be."""
+    question = readable(question)
     folded = fold(question)
     if INSTRUCTIONS.search(folded):
         return "instructions", None
@@ -85,34 +64,19 @@ def classify(question: str, language: str) -> tuple[Refusal | None, Escalation |
     return None, None
 
 
-def screen(request: ScopedRequest, terms: Terms) -> Answer | None:
+def screen(request: ScopedRequest) -> Selection | None:
     """What every answerer settles before looking at notes: refusals, and commitments to escalate."""
-    say = TEXT[request.language]
-    who = terms.principal
     refused, escalate = classify(request.question, request.language)
     if refused is not None:
-        return Answer(answered=False, scopedRequest=request.question, findings=say[refused].format(who=who),
-                      openQuestions=[request.question], refused=refused)
+        return Selection(refused=refused)
     if escalate is not None:
-        return escalated(request, terms, escalate)
+        return Selection(escalate=escalate)
     return None
 
 
-def escalated(request: ScopedRequest, terms: Terms, reason: Escalation) -> Answer:
-    key = "commitment" if reason == "commitment" else "outside"
-    return Answer(answered=False, scopedRequest=request.question, openQuestions=[request.question], escalate=reason,
-                  findings=TEXT[request.language][key].format(who=terms.principal))
-
-
-def composed(request: ScopedRequest, terms: Terms, body: str) -> Answer:
-    say = TEXT[request.language]
-    template = say["quoted"] if terms.quotable else say["unquoted"]
-    return Answer(answered=False, scopedRequest=request.question, findings=template.format(who=terms.principal, body=body))
-
-
-def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
-    """Answer one scoped request under the terms, from the notes, and nothing else."""
-    screened = screen(request, terms)
+def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection:
+    """Choose, from the notes handed, the ones that answer this scoped request; or escalate."""
+    screened = screen(request)
     if screened is not None:
         return screened
     asked = _content(request.question, request.language)
@@ -123,5 +87,7 @@ def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
         relevant = [note for note in notes if note.topic in terms.topics
                     and len(_content(note.text, request.language) & asked) >= 2]
     if not relevant:
-        return escalated(request, terms, "outside_mandate")
-    return composed(request, terms, " ".join(note.text for note in relevant))
+        return Selection(escalate="outside_mandate")
+    if len(relevant) > MAX_QUOTED:  # more notes than an answer may quote: not sure which answers
+        return Selection(escalate="outside_mandate", candidates=tuple(n.id for n in relevant[:MAX_QUOTED]))
+    return Selection(notes=tuple(note.id for note in relevant))

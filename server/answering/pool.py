@@ -1,7 +1,7 @@
 """Answering agents in a small pool of worker processes, so a slow model stalls no other caller.
 
     pool = AnswererPool(AnswererConfig.from_settings(url, model, key_env), size=2)
-    answer = await pool.answer(request, terms, notes)   # never blocks the event loop, never raises
+    selection = await pool.answer(request, terms, notes)   # never blocks the event loop, never raises
     pool.close()
 
 A worker is a fresh interpreter (`python -I -B`, exec'd like multiprocessing's "spawn", so nothing
@@ -13,13 +13,14 @@ holds no store, no keys, no tokens: each request carries only the ScopedRequest,
 mandate's Terms and the Notes that mandate reveals, as JSON.
 
 Why not multiprocessing: its pipes unpickle what the other side sends, and here the other side is
-the untrusted one. Replies are one JSON line each, parsed with the strict `Answer` model; the
-trusted side then runs `checks.check_output` on it like on any answer.
+the untrusted one. Replies are one JSON line each, parsed with the strict `Selection` model (note
+ids, or an escalation, or a refusal: no text); the trusted side then composes the answer from the
+notes it handed over (`grounding.compose`), so a worker has no way to put words in front of an asker.
 
 Each call has a deadline (the model's timeout + a margin). A worker that dies (killed, segfault,
-exception) or misses its deadline is killed and replaced, and that call returns an escalated
-Answer (reason "outside_mandate", the question in openQuestions) instead of raising: the question
-reaches the member's queue. Calls run concurrently up to `size`; more wait their turn.
+exception) or misses its deadline is killed and replaced, and that call returns an escalating
+Selection instead of raising: the question reaches the member's queue. Calls run concurrently up to
+`size`; more wait their turn in a queue that holds no thread.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from server.answering import sandbox
-from server.answering.contract import Answer, Note, ScopedRequest, Terms
+from server.answering.contract import Note, ScopedRequest, Selection, Terms
 
 log = logging.getLogger("parley.answering.pool")
 
@@ -80,10 +81,7 @@ class AnswererConfig:
         return (parts.port or (443 if parts.scheme == "https" else 80),)
 
 
-def escalated(request: ScopedRequest) -> Answer:
-    """What a call returns when its worker failed: the question goes to the member in person."""
-    return Answer(answered=False, scopedRequest=request.question, openQuestions=[request.question],
-                  findings=None, escalate="outside_mandate")
+ESCALATE = Selection(escalate="outside_mandate")  # what a call returns when its worker failed
 
 
 class WorkerFailed(Exception):
@@ -205,28 +203,24 @@ class AnswererPool:
 
     # --- the server side ---------------------------------------------------------------------
 
-    async def answer(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
+    async def answer(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection:
         """Answer in a worker; the event loop only awaits. Never raises for a worker's failure."""
         if self._closed:
-            return escalated(request)
+            return ESCALATE
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self.answer_sync, request, terms, notes)
 
-    def answer_sync(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Answer:
+    def answer_sync(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection:
         """The same from a thread (or a CLI); blocks the caller, not the workers. Has the `Answerer` shape."""
         message = {"op": "answer", "request": request.model_dump(), "terms": terms.model_dump(),
                    "notes": [note.model_dump() for note in notes]}
         try:
             reply = self._run(message, self.config.timeout + self.margin)
-            answer = Answer.model_validate(reply.get("answer"))
+            return Selection.model_validate(reply.get("selection"))
         except (WorkerFailed, ValidationError) as exc:
-            log.warning("answering worker failed; the question escalates: %s", exc)
-            return escalated(request)
-        # the worker's word is not trusted for what the trusted side knows
-        update: dict[str, Any] = {"answered": False, "scopedRequest": request.question, "interactionSummary": None}
-        if answer.escalate is not None and request.question not in answer.openQuestions:
-            update["openQuestions"] = [*answer.openQuestions, request.question]
-        return answer.model_copy(update=update)
+            log.warning("answering worker failed or replied out of contract; the question escalates: %s",
+                        type(exc).__name__)
+            return ESCALATE
 
     def probe(self, paths: Sequence[str] = (), listdirs: Sequence[str] = (), connect: Sequence[int] = ()) -> dict[str, Any]:
         """From inside a worker: what opening `paths`, listing `listdirs` and connecting to loopback
@@ -380,7 +374,7 @@ def worker_main() -> None:
             request = ScopedRequest.model_validate(message["request"])
             terms = Terms.model_validate(message["terms"])
             notes = [Note.model_validate(n) for n in message["notes"]]
-            send({"answer": answerer(request, terms, notes).model_dump()})
+            send({"selection": answerer(request, terms, notes).model_dump(mode="json")})
         except Exception as exc:  # one bad request does not end the worker; the caller escalates
             send({"error": f"{type(exc).__name__}: {exc}"})
 

@@ -1,8 +1,9 @@
 """Asking a member's answering agent, and the decision queue for what it cannot settle.
 
 This side holds the store: it verifies the member's mandate, hands the answering agent only the
-notes that mandate reveals to this asker, checks what comes back, records the thread, and files
-an escalation in the member's queue. The member answers, declines, or widens the mandate to cover
+approved notes that mandate reveals to this asker, composes the answer from the notes the agent
+chose (`answering.grounding`: the notes' own words, nothing the agent wrote), records the thread,
+and files an escalation in the member's queue, with the notes the member should look at. The member answers, declines, or widens the mandate to cover
 the topic; the outcome lands in the asker's inbox thread and live sessions hear of it.
 """
 
@@ -10,13 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+import anyio
+
 from server.access import MEMBER
-from server.answering import Answer, Note, ScopedRequest, Terms
+from server.answering import Answer, Note, ScopedRequest, Selection, Terms
 from server.answering import answer as deterministic_answer
-from server.answering.checks import check_output, screen_notes
+from server.answering.grounding import Approved, Grounded, compose, escalation
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity import mandates
 from server.identity.mandates import MandateBody, SigningKey
@@ -26,12 +32,26 @@ from server.store import principals as principal_rows
 from server.store import records
 from server.store.database import Database, now, write
 
-Answerer = Callable[[ScopedRequest, Terms, list[Note]], Answer]
+log = logging.getLogger("parley.asking")
+
+# An answerer chooses notes; a sync one may block (run it in a thread), an async one only awaits.
+Answerer = Callable[[ScopedRequest, Terms, list[Note]], Selection]
+AsyncAnswerer = Callable[[ScopedRequest, Terms, list[Note]], Awaitable[Selection]]
 TOPIC_LIMIT = 80
 
 
 class AskError(ParleyError):
     """A question or decision that cannot be made as asked; the message says why."""
+
+
+class Busy(AskError):
+    """Too many of this asker's (or to this member) questions are being answered right now."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class NoSuchEscalation(AskError, NotFound):
@@ -50,43 +70,120 @@ class Asked:
     escalation_id: int | None
 
 
-def revealable(db: Database, member_id: int, body: MandateBody, asker_is_member: bool) -> tuple[list[Note], list[str]]:
-    """(notes the mandate reveals to this asker, texts of the notes it withholds)."""
+@dataclass(frozen=True)
+class AskLimits:
+    """Questions being answered at once, per asking principal and per member asked, in this process:
+    a burst of asks waits for nobody's answerer but its own, and a member's slow model cannot be
+    queued without end."""
+
+    per_asker: int = 4
+    per_member: int = 8
+    total: int = 16  # in this process: beyond what the answering workers can clear in a few seconds' turns
+    retry_after: int = 5  # seconds: what a refused ask is told to wait
+
+
+class InFlight:
+    """Counts of questions being answered, held for the duration of an answerer's work."""
+
+    def __init__(self, limits: AskLimits):
+        self.limits = limits
+        self.askers: Counter[int] = Counter()
+        self.members: Counter[int] = Counter()
+        self.total = 0
+
+    @contextmanager
+    def hold(self, asker_id: int, member_id: int) -> Iterator[None]:
+        limits = self.limits
+        if self.askers[asker_id] >= limits.per_asker:
+            raise Busy(f"busy: {limits.per_asker} of your questions are already being answered; retry in "
+                       f"{limits.retry_after} s", limits.retry_after)
+        if self.members[member_id] >= limits.per_member:
+            raise Busy(f"busy: this member's agent is answering {limits.per_member} questions already; retry in "
+                       f"{limits.retry_after} s", limits.retry_after)
+        if self.total >= limits.total:
+            raise Busy(f"busy: the club's answering agents have {limits.total} questions in hand; retry in "
+                       f"{limits.retry_after} s", limits.retry_after)
+        self.askers[asker_id] += 1
+        self.members[member_id] += 1
+        self.total += 1
+        try:
+            yield
+        finally:
+            self.total -= 1
+            for counter, key in ((self.askers, asker_id), (self.members, member_id)):
+                counter[key] -= 1
+                if counter[key] <= 0:
+                    del counter[key]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything an ask needs from the store, read before the answerer is asked (no store
+    connection is held while it thinks)."""
+
+    asker_id: int
+    asker_agent: str | None
+    member_id: int
+    request: ScopedRequest
+    terms: Terms | None  # None: the member's mandate does not verify, so the question escalates
+    handed: dict[str, Approved]
+    thread_id: int | None
+    idempotency_key: str | None
+    fingerprint: str
+
+
+def revealable(db: Database, member_id: int, body: MandateBody, asker_is_member: bool) -> dict[str, Approved]:
+    """The approved notes this mandate reveals to this asker, by id: all an answerer is ever handed."""
     reveal = set(body.reveal) - {"private"}
     if not asker_is_member:
         reveal.discard("members")
-    allowed, withheld = [], []
-    for row in records.notes_of(db, member_id):
-        if row["visibility"] in reveal and row["topic"] in body.topics:
-            allowed.append(Note(topic=row["topic"], text=row["text"]))
-        else:
-            withheld.append(row["text"])
-    return allowed, withheld
+    topics = set(body.topics)
+    return {str(row["id"]): Approved(Note(id=str(row["id"]), topic=row["topic"], text=row["text"]),
+                                     date=str(row["updated_at"])[:10], relay=bool(row["relay"]))
+            for row in records.notes_of(db, member_id, "approved")
+            if row["visibility"] in reveal and row["topic"] in topics}
 
 
 class Escalations:
     def __init__(self, db: Database, key: SigningKey, manifest: Manifest, answerer: Answerer = deterministic_answer,
-                 on_delivery: Callable[[int], None] | None = None):
+                 on_delivery: Callable[[int], None] | None = None, answer_async: AsyncAnswerer | None = None,
+                 limits: AskLimits | None = None):
         self.db = db
         self.key = key
         self.manifest = manifest
         self.answerer = answerer
+        self.answer_async = answer_async
         self.on_delivery = on_delivery or (lambda principal_id: None)
+        self.in_flight = InFlight(limits or AskLimits())
 
     # --- asking ------------------------------------------------------------------------------
 
-    def ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
-            language: str, thread_id: int | None = None, idempotency_key: str | None = None) -> Asked:
+    async def ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
+                  language: str, thread_id: int | None = None, idempotency_key: str | None = None) -> Asked:
         """Ask once. With an idempotency key, a retry (same key, same question) returns the first
-        result and asks nothing; the same key with another question is refused."""
-        fingerprint = hashlib.sha256(json.dumps([member, question, language, thread_id]).encode()).hexdigest()
-        if idempotency_key is not None:
-            earlier = self._earlier(asker_id, idempotency_key, fingerprint)
-            if earlier is not None:
-                return earlier
-        asked = self._ask(asker_id, asker_agent, asker_is_member, member, question, language, thread_id,
-                          idempotency_key, fingerprint)
-        return asked
+        result and asks nothing; the same key with another question is refused.
+
+        Three steps, so that nothing is held while the answerer thinks: read what the question needs
+        (a worker thread, briefly), wait for the answerer's selection (no thread, no store
+        connection), then record the thread and any escalation (a worker thread, briefly)."""
+        prepared = await anyio.to_thread.run_sync(self._prepare, asker_id, asker_agent, asker_is_member, member,
+                                                  question, language, thread_id, idempotency_key)
+        if isinstance(prepared, Asked):
+            return prepared
+        if prepared.terms is None:
+            grounded = escalation(prepared.request, Terms(principal=member, topics=(), quotable=False),
+                                  "outside_mandate")
+        else:
+            with self.in_flight.hold(asker_id, prepared.member_id):
+                selection = await self._select(prepared.request, prepared.terms, prepared.handed)
+            grounded = compose(prepared.request, prepared.terms, selection, prepared.handed)
+        return await anyio.to_thread.run_sync(self._record, prepared, grounded)
+
+    async def _select(self, request: ScopedRequest, terms: Terms, handed: dict[str, Approved]) -> Selection:
+        notes = [approved.note for approved in handed.values()]
+        if self.answer_async is not None:
+            return await self.answer_async(request, terms, notes)
+        return await anyio.to_thread.run_sync(self.answerer, request, terms, notes)
 
     def _earlier(self, asker_id: int, key: str, fingerprint: str) -> Asked | None:
         stored = rows.ask_request(self.db, asker_id, key)
@@ -97,8 +194,13 @@ class Escalations:
         data = json.loads(stored["result"])
         return Asked(Answer.model_validate(data["answer"]), data["thread_id"], data["quotable"], data["escalation_id"])
 
-    def _ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
-             language: str, thread_id: int | None, idempotency_key: str | None, fingerprint: str) -> Asked:
+    def _prepare(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
+                 language: str, thread_id: int | None, idempotency_key: str | None) -> Prepared | Asked:
+        fingerprint = hashlib.sha256(json.dumps([member, question, language, thread_id]).encode()).hexdigest()
+        if idempotency_key is not None:
+            earlier = self._earlier(asker_id, idempotency_key, fingerprint)
+            if earlier is not None:
+                return earlier
         target = principal_rows.by_handle(self.db, member)
         if target is None or target["status"] != "member":
             raise AskError(f"no member with handle '{member}'; search_directory lists members")
@@ -108,25 +210,29 @@ class Escalations:
             parties = rows.thread_parties(self.db, thread_id)
             if parties != (asker_id, target["id"]):
                 raise AskError(f"you have no thread {thread_id} with {member}; leave thread_id out to open one")
-        status = mandates.current(self.db, self.key, target["id"])
         if language not in ("en", "pt-BR"):
             raise AskError("language must be en or pt-BR")
+        status = mandates.current(self.db, self.key, target["id"])
         request = ScopedRequest(question=question, asker=str(asker_id), language=language)  # type: ignore[arg-type]
+        terms, handed = None, {}
         if status.valid and status.body is not None:
-            answer = self._answer(target["id"], target["handle"], status.body, request, asker_is_member)
-            quotable = status.body.quotable
-        else:
-            answer = Answer(answered=False, scopedRequest=question, openQuestions=[question],
-                            escalate="outside_mandate", findings=None)
-            quotable = False
-        stamp = now()
+            body = status.body
+            terms = Terms(principal=target["handle"], topics=tuple(body.topics), quotable=body.quotable)
+            handed = revealable(self.db, target["id"], body, asker_is_member)
+        return Prepared(asker_id, asker_agent, target["id"], request, terms, handed, thread_id, idempotency_key,
+                        fingerprint)
+
+    def _record(self, prepared: Prepared, grounded: Grounded) -> Asked:
+        answer, question, asker_id = grounded.answer, prepared.request.question, prepared.asker_id
+        quotable = prepared.terms.quotable if prepared.terms is not None else False
+        key, thread_id, stamp = prepared.idempotency_key, prepared.thread_id, now()
         with write(self.db):
-            if idempotency_key is not None:  # a retry that raced this one: the first result stands
-                earlier = self._earlier(asker_id, idempotency_key, fingerprint)
+            if key is not None:  # a retry that raced this one: the first result stands
+                earlier = self._earlier(asker_id, key, prepared.fingerprint)
                 if earlier is not None:
                     return earlier
             if thread_id is None:
-                thread_id = rows.open_thread(self.db, asker_id, target["id"], question[:120], stamp)
+                thread_id = rows.open_thread(self.db, asker_id, prepared.member_id, question[:120], stamp)
             rows.add_message(self.db, thread_id, "question", question, stamp, "asked")
             if answer.findings:
                 kind, outcome = (("answer", "answered") if answer.escalate is None and answer.refused is None else
@@ -135,23 +241,23 @@ class Escalations:
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(
-                    self.db, principal_id=target["id"], asker_id=asker_id, asker_agent=asker_agent,
-                    thread_id=thread_id, question=question, language=language, reason=answer.escalate, stamp=stamp)
+                    self.db, principal_id=prepared.member_id, asker_id=asker_id, asker_agent=prepared.asker_agent,
+                    thread_id=thread_id, question=question, language=prepared.request.language,
+                    reason=answer.escalate, stamp=stamp, notes=list(grounded.attached))
             asked = Asked(answer, thread_id, quotable, escalation_id)
-            if idempotency_key is not None:
-                rows.remember_ask(self.db, asker_id, idempotency_key, fingerprint, json.dumps({
+            if key is not None:
+                rows.remember_ask(self.db, asker_id, key, prepared.fingerprint, json.dumps({
                     "answer": answer.model_dump(mode="json"), "thread_id": thread_id, "quotable": quotable,
                     "escalation_id": escalation_id}), stamp)
         return asked
 
     def _answer(self, member_id: int, handle: str, body: MandateBody, request: ScopedRequest,
-                asker_is_member: bool) -> Answer:
-        """The answering agent, handed only what this mandate reveals to this asker, its output checked."""
-        notes, withheld = revealable(self.db, member_id, body, asker_is_member)
-        screening = screen_notes(notes)  # instructions and links in notes are never relayed as the member's words
+                asker_is_member: bool) -> Grounded:
+        """The answering agent, from a thread: handed only what this mandate reveals to this asker."""
+        handed = revealable(self.db, member_id, body, asker_is_member)
         terms = Terms(principal=handle, topics=tuple(body.topics), quotable=body.quotable)
-        answer = self.answerer(request, terms, screening.notes)
-        return check_output(answer, request.language, withheld, handle, screening.flagged)
+        selection = self.answerer(request, terms, [approved.note for approved in handed.values()])
+        return compose(request, terms, selection, handed)
 
     # --- the queue ---------------------------------------------------------------------------
 
@@ -216,7 +322,7 @@ class Escalations:
         request = ScopedRequest(question=escalation["question"], asker=str(escalation["asker_id"]),
                                 language=escalation["language"])
         answer = self._answer(principal_id, candidate.principal, candidate, request,
-                              escalation["asker_status"] == MEMBER)
+                              escalation["asker_status"] == MEMBER).answer
         if answer.escalate is not None or answer.refused is not None or not answer.findings:
             raise AskError(f"even with '{topic}' in the mandate, no note answers this; answer it in your own words "
                            "(your mandate was not changed)")

@@ -103,7 +103,8 @@ def prepare(db: Database, key: SigningKey, manifest: Manifest) -> DemoTokens | N
             )
             stamp = now()
             for topic, text, visibility in person["notes"]:
-                records.add_note(db, principal.id, topic, text, visibility, stamp)
+                records.add_note(db, principal.id, topic, text, visibility, stamp, status="approved",
+                                 written_by="principal")
             minted[principal.handle] = tokens.mint(
                 db, principal_id=principal.id, agent_id=agent_id, scopes=manifest.agent_scopes
             )

@@ -352,6 +352,25 @@ def _query_of(scope: Scope) -> dict[str, list[str]]:
 MAX_MCP_BODY = 4 * 1024 * 1024
 
 
+async def read_bounded(receive: Receive, send: Send, max_body: int) -> bytes | None:
+    """A page's whole request body, or None when there is nothing to serve: the client left before
+    the body ended, or it passed `max_body` (then answered 413 here)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > max_body:
+            await respond(send, 413, b'{"error": "request body too large"}', [])
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
 async def _read_body(receive: Receive) -> bytes | None:
     """The whole request body, or None when it is larger than any MCP message should be."""
     chunks, size = [], 0

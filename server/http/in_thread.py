@@ -13,7 +13,7 @@ import asyncio
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.http.gate import respond
+from server.http.gate import read_bounded
 
 MAX_BODY = 1_000_000
 
@@ -27,21 +27,9 @@ class InThread:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                await respond(send, 413, b'{"error": "request body too large"}', [])
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        body = await read_bounded(receive, send, self.max_body)
+        if body is None:
+            return
         messages = await anyio.to_thread.run_sync(self._run, dict(scope), body)
         for message in messages:
             await send(message)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from server.store.database import Database
 from server.store.database import insert as insert_row
 
@@ -58,17 +60,18 @@ def questions_since(db: Database, asker_id: int, since: str) -> int:
 
 
 def file_escalation(db: Database, *, principal_id: int, asker_id: int, asker_agent: str | None, thread_id: int,
-                    question: str, language: str, reason: str, stamp: str) -> int:
+                    question: str, language: str, reason: str, stamp: str, notes: list[str] | None = None) -> int:
+    """`notes`: ids of the briefing notes the principal should see beside the question."""
     return insert_row(db, "escalations", {
         "principal_id": principal_id, "asker_id": asker_id, "asker_agent": asker_agent, "thread_id": thread_id,
         "question": question, "language": language, "reason": reason, "status": "open", "decision": None,
-        "created_at": stamp, "decided_at": None})
+        "created_at": stamp, "decided_at": None, "notes": json.dumps(notes) if notes else None})
 
 
 def queue(db: Database, principal_id: int, status: str = "open") -> list[dict]:
     return list(db.query(
         """SELECT e.id, e.question, e.reason, e.status, e.language, e.created_at, e.decided_at, e.decision,
-                  e.thread_id, e.asker_agent, p.handle AS asker
+                  e.thread_id, e.asker_agent, e.notes, p.handle AS asker
            FROM escalations e JOIN principals p ON p.id = e.asker_id
            WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id""", [principal_id, status]))
 

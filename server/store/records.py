@@ -6,22 +6,55 @@ from server.store.database import Database
 from server.store.database import insert as insert_row
 
 
-def notes_of(db: Database, principal_id: int) -> list[dict]:
-    return list(db.query("SELECT id, topic, text, visibility, updated_at FROM briefing WHERE principal_id = ? "
-                         "ORDER BY topic, id", [principal_id]))
+NOTE_COLUMNS = "id, topic, text, visibility, updated_at, status, relay, written_by, reviewed_at"
 
 
-def add_note(db: Database, principal_id: int, topic: str, text: str, visibility: str, stamp: str) -> int:
-    return insert_row(db, "briefing", {"principal_id": principal_id, "topic": topic, "text": text,
-                                  "visibility": visibility, "created_at": stamp, "updated_at": stamp})
+def notes_of(db: Database, principal_id: int, status: str | None = None) -> list[dict]:
+    """This principal's briefing notes by topic (only those in `status` when given)."""
+    where, params = ("AND status = ?", [principal_id, status]) if status else ("", [principal_id])
+    return list(db.query(f"SELECT {NOTE_COLUMNS} FROM briefing WHERE principal_id = ? {where} ORDER BY topic, id",
+                         params))
+
+
+def note_of(db: Database, principal_id: int, note_id: int) -> dict | None:
+    rows = list(db.query(f"SELECT {NOTE_COLUMNS} FROM briefing WHERE id = ? AND principal_id = ?",
+                         [note_id, principal_id]))
+    return rows[0] if rows else None
+
+
+def pending_count(db: Database, principal_id: int) -> int:
+    return db.execute("SELECT COUNT(*) FROM briefing WHERE principal_id = ? AND status = 'pending'",
+                      [principal_id]).fetchone()[0]
+
+
+def add_note(db: Database, principal_id: int, topic: str, text: str, visibility: str, stamp: str, *,
+             status: str, written_by: str, relay: bool = False) -> int:
+    """status: pending (an agent wrote it) or approved (its principal did)."""
+    return insert_row(db, "briefing", {
+        "principal_id": principal_id, "topic": topic, "text": text, "visibility": visibility, "created_at": stamp,
+        "updated_at": stamp, "status": status, "relay": int(relay), "written_by": written_by,
+        "reviewed_at": stamp if status == "approved" else None})
 
 
 def replace_note(db: Database, note_id: int, principal_id: int, topic: str, text: str, visibility: str,
-                 stamp: str) -> bool:
-    """Replace one of this principal's notes; False when it has no such note."""
+                 stamp: str, *, status: str, written_by: str, relay: bool = False) -> bool:
+    """Replace one of this principal's notes, which then needs approval again unless its principal
+    wrote it; False when it has no such note."""
     return db.execute(
-        "UPDATE briefing SET topic = ?, text = ?, visibility = ?, updated_at = ? WHERE id = ? AND principal_id = ?",
-        [topic, text, visibility, stamp, note_id, principal_id]).rowcount == 1
+        "UPDATE briefing SET topic = ?, text = ?, visibility = ?, updated_at = ?, status = ?, relay = ?, "
+        "written_by = ?, reviewed_at = ? WHERE id = ? AND principal_id = ?",
+        [topic, text, visibility, stamp, status, int(relay), written_by, stamp if status == "approved" else None,
+         note_id, principal_id]).rowcount == 1
+
+
+def review_note(db: Database, note_id: int, principal_id: int, status: str, relay: bool, stamp: str) -> bool:
+    """Approve (with or without "relay as written") or reject one of this principal's notes."""
+    return db.execute("UPDATE briefing SET status = ?, relay = ?, reviewed_at = ? WHERE id = ? AND principal_id = ?",
+                      [status, int(relay and status == "approved"), stamp, note_id, principal_id]).rowcount == 1
+
+
+def delete_note(db: Database, note_id: int, principal_id: int) -> bool:
+    return db.execute("DELETE FROM briefing WHERE id = ? AND principal_id = ?", [note_id, principal_id]).rowcount == 1
 
 
 def note_owner(db: Database, note_id: int) -> str | None:

@@ -282,12 +282,26 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
                  # tokens: a label the principal chose, and when the token was last used
                  ("tokens", "label", "TEXT"), ("tokens", "last_used_at", "TEXT"),
                  # inbox messages: answered | escalated | declined | decided, and who decided
-                 ("messages", "status", "TEXT"), ("messages", "decided_by", "TEXT"))
+                 ("messages", "status", "TEXT"), ("messages", "decided_by", "TEXT"),
+                 # briefing notes: one an agent wrote is pending until its principal approves it (notes from
+                 # before approval existed stay approved); relay = "my agent may relay this as written"
+                 ("briefing", "status", "TEXT NOT NULL DEFAULT 'approved'"),
+                 ("briefing", "relay", "INTEGER NOT NULL DEFAULT 0"), ("briefing", "written_by", "TEXT"),
+                 ("briefing", "reviewed_at", "TEXT"),
+                 # escalations: ids of the notes the principal should see beside the question (JSON)
+                 ("escalations", "notes", "TEXT"),
+                 # audit: the path of the decision (scopes, mandate, each rule and context source by name), JSON
+                 ("audit", "path", "TEXT"),
+                 # rules: a published rule's removal drafted (it stays in force until the next publish)
+                 ("rules", "removal_drafted_at", "TEXT"))
 
 
 # PostgreSQL: the same tables, translated where the dialects differ; every later column is part of
-# the first PostgreSQL schema. Versions count PostgreSQL migrations (`parley db migrate`).
-SCHEMA_VERSION = 1
+# the PostgreSQL schema (added IF NOT EXISTS). Versions count PostgreSQL migrations (`parley db
+# migrate`): adding a later column means bumping this, so that migrate adds it to existing stores.
+# 2: briefing approval (status, relay, written_by, reviewed_at), escalations.notes, audit.path,
+#    rules.removal_drafted_at.
+SCHEMA_VERSION = 2
 
 
 def _postgres_tables() -> str:

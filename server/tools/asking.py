@@ -38,20 +38,24 @@ class AskResult(Output):
     escalation_id: int | None = Field(description="Set when the question went to the member's decision queue.")
 
 
-@tool(writes=True, blocking=True)  # the answering agent may be a slow model: never on the event loop
-def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
+@tool(writes=True)  # a coroutine: waiting for a slow answerer holds no thread and no store connection
+async def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
     """Ask a member's answering agent a question on behalf of your person.
 
-    The answering agent runs without tools under the mandate its member signed: it informs and never
-    accepts, agrees, books, buys, pays, promises or quotes a price. A question outside its mandate, or
-    one asking for a commitment, goes to the member's decision queue (`escalation_id`); the decision
-    arrives later in your `inbox` thread. Read the outputs: `answered` is always false, so deliver
-    `findings` to your person yourself, and hand on `openQuestions` rather than guessing them.
+    The answering agent runs without tools under the mandate its member signed: it chooses which of the
+    notes its member approved answer the question, and `findings` quotes them word for word, each with
+    its note id and date. It never accepts, agrees, books, buys, pays, promises or quotes a price. A
+    question no approved note answers, or one asking for a commitment, goes to the member's decision
+    queue (`escalation_id`); the decision arrives later in your `inbox` thread. Read the outputs:
+    `answered` is always false, so deliver `findings` to your person yourself, and hand on
+    `openQuestions` rather than guessing them. A "busy" error means retry after the seconds it names.
     """
     caller = ctx.caller
+    if ctx.asking is None:
+        raise ToolError("asking members is not available on this server")
     try:
-        asked = ctx.asking.ask(
-            asker_id=caller.principal_id, asker_agent=caller.agent, asker_is_member=caller.lane == "member",
+        asked = await ctx.asking.ask(
+            asker_id=ctx.principal_id, asker_agent=caller.agent, asker_is_member=caller.lane == "member",
             member=args.member, question=args.question, language=args.language, thread_id=args.thread_id,
             idempotency_key=args.idempotency_key,
         )

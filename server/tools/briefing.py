@@ -1,4 +1,9 @@
-"""The briefing: what this member's answering agent knows, note by note, each with a visibility."""
+"""The briefing: what this member's answering agent knows, note by note, each with a visibility.
+
+Notes written here wait for the principal's approval (the console's Notes page, or `parley notes
+approve`) before the answering agent may quote them: an agent that read a poisoned page cannot put
+words in its principal's mouth.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from server.store import records
-from server.store.database import now
+from server.asking import briefing
+from server.errors import ParleyError
 from server.tools.registry import MAX_ID, Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
@@ -26,24 +31,31 @@ class Note(Output):
     text: str
     visibility: str
     updated_at: str
+    status: Literal["pending", "approved", "rejected"] = Field(
+        description="pending: waits for your principal's approval and is never quoted until then; approved: the "
+                    "answering agent may quote it; rejected: your principal turned it down.")
+
+
+def _note(row: dict) -> Note:
+    return Note(id=row["id"], topic=row["topic"], text=row["text"], visibility=row["visibility"],
+                updated_at=row["updated_at"], status=row["status"])
 
 
 @tool(writes=True)
 def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
-    """Add a note to your answering agent's briefing, or replace one by `note_id`.
+    """Propose a note for your principal's answering agent, or a replacement of one by `note_id`.
 
-    The agent reveals a note only when your signed mandate's `reveal` covers its visibility.
+    The note is `pending` until your principal approves it in the console: until then the answering
+    agent never quotes it (a replaced note is not quoted until the new text is approved). Once
+    approved, the agent quotes it word for word to askers whose access the signed mandate's `reveal`
+    covers, under a topic the mandate lists.
     """
-    me = ctx.principal_id
-    stamp = now()
-    topic = args.topic.lower()
-    if args.note_id is None:
-        note_id = records.add_note(ctx.db, me, topic, args.text, args.visibility, stamp)
-    else:
-        if not records.replace_note(ctx.db, args.note_id, me, topic, args.text, args.visibility, stamp):
-            raise ToolError(f"you have no briefing note {args.note_id}; list_briefing shows yours")
-        note_id = args.note_id
-    return Note(id=note_id, topic=topic, text=args.text, visibility=args.visibility, updated_at=stamp)
+    try:
+        row = briefing.write_note(ctx.db, ctx.principal_id, args.topic, args.text, args.visibility,
+                                  agent=ctx.caller.agent or "principal token", note_id=args.note_id)
+    except ParleyError as exc:
+        raise ToolError(f"{exc}; list_briefing shows your notes") from None
+    return _note(row)
 
 
 class Briefing(Output):
@@ -52,5 +64,5 @@ class Briefing(Output):
 
 @tool()
 def list_briefing(ctx: ToolContext, args: NoArgs) -> Briefing:
-    """Every note in your answering agent's briefing, by topic."""
-    return Briefing(notes=[Note(**row) for row in records.notes_of(ctx.db, ctx.principal_id)])
+    """Every note in your answering agent's briefing, by topic, with whether your principal approved it."""
+    return Briefing(notes=[_note(row) for row in briefing.notes(ctx.db, ctx.principal_id)])

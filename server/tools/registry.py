@@ -2,23 +2,27 @@
 
 A tool's docstring is its description for the calling agent. The manifest, not this registry,
 says which scope a tool needs; the registry only knows what each tool does. A tool that can wait
-on something slow (a model, another service) is marked `blocking` and runs in a worker thread.
+on something slow (a model, another service) is either a coroutine that awaits it (holding no
+thread while it waits: `ask`), or is marked `blocking` and runs in a worker thread.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 import mcp_types as types
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic_core import PydanticCustomError
 
 from server.access import Caller
+from server.asking import Escalations
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
+from server.plaintext import control_character
 from server.store.database import Database
 
 # Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
@@ -26,9 +30,19 @@ MAX_ID = 2**53
 
 
 class Args(BaseModel):
-    """Tool input: unknown fields are refused, text is trimmed."""
+    """Tool input: unknown fields are refused, text is trimmed, and control characters are refused in
+    every field of every tool (nested lists and objects too), before any value reaches a rule or the store."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _plain_text(cls, value: Any) -> Any:
+        found = control_character(value)
+        if found is not None:
+            raise PydanticCustomError("control_character", "contains the control character {found}; send plain text",
+                                      {"found": found})
+        return value
 
 
 class Output(BaseModel):
@@ -51,7 +65,7 @@ class ToolContext:
     caller: Caller
     vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
     catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
-    asking: Any = None  # server.asking.Escalations: asking members, filing decisions
+    asking: Escalations | None = None  # asking members, filing decisions
     explain_rules: Callable[[Caller], list[dict]] = lambda caller: []  # the rules on the caller's tools
 
     @property
@@ -69,12 +83,13 @@ class ToolSpec:
     description: str
     input_model: type[Args]
     output_model: type[Output]
-    handler: Callable[[ToolContext, Any], Output]
+    handler: Callable[[ToolContext, Any], Output] | Callable[[ToolContext, Any], Awaitable[Output]]
     writes: bool
     blocking: bool
     # The answer depends only on the caller's resolved identity, the manifest and the rules in force
     # (no store read, no clock): the chokepoint may answer it again for the same identity and revision.
     pure: bool = False
+    awaits: bool = False  # a coroutine: the chokepoint awaits it on the event loop
 
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema()
@@ -102,7 +117,8 @@ def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) ->
             raise RuntimeError(f"tool {name} registered twice")
         REGISTRY[name] = ToolSpec(name=name, description=inspect.cleandoc(func.__doc__ or ""),
                                   input_model=hints[params[1]], output_model=hints["return"], handler=func,
-                                  writes=writes, blocking=blocking, pure=pure)
+                                  writes=writes, blocking=blocking, pure=pure,
+                                  awaits=inspect.iscoroutinefunction(func))
         return func
 
     return register
