@@ -120,3 +120,26 @@ def test_the_same_words_in_another_sense_pass(question: str) -> None:
 ])
 def test_refusals_stay(question: str, refused: str) -> None:
     assert classify(question, "en") == (refused, None)
+
+
+def test_a_confined_worker_matches_questions_and_notes_in_any_script() -> None:
+    """Everything matching reads is loaded before the worker confines itself: accents, look-alike letters
+    and Spanish go through the deterministic answerer in a real worker process."""
+    from server.answering import Note, ScopedRequest, Selection, Terms
+    from server.answering.pool import AnswererPool
+
+    pool = AnswererPool(size=1)
+    pool.start()
+    try:
+        notes = [Note(id=i, topic=topic, text=text) for i, topic, text in LUCIA]
+        terms = Terms(principal="lucia", topics=tuple(topic for _, topic, _ in LUCIA), quotable=True)
+
+        def asked(question: str, language: str = "pt-BR") -> Selection:
+            return pool.answer_sync(ScopedRequest(question=question, asker="ana", language=language), terms, notes)
+
+        assert asked("A Lúcia mora em que cidade?") == Selection(notes=("l06",))
+        assert asked("Qual a formаção da Lúcia?") == Selection(notes=("l11",))  # a Cyrillic а
+        assert asked("¿Puedes reservar a Lúcia el lunes?").escalate == "commitment"
+        assert asked("ela tem cachorro?").escalate == "outside_mandate"
+    finally:
+        pool.close()

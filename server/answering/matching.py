@@ -234,6 +234,7 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
 def warm() -> None:
     """Builds the subject table and runs the stemmers and the typo scorer once, so that everything matching
     uses is imported and built before the worker confines itself. Done at import; call again at will."""
+    normalise("warm\u00e9\u0430")  # a non-ASCII text loads the look-alike table (text.readable reads it lazily)
     _concepts()
     _word_terms("warm")
     process.extractOne("warm", ("warn",), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
