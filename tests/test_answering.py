@@ -27,7 +27,8 @@ from tests.conftest import connect
 from tests.http_stub import reply
 
 PACKAGE = Path(answering.__file__).resolve().parent
-ALLOWED = ("server.answering", "server.router", "pydantic", "httpx2", "confusable_homoglyphs", "__future__")
+ALLOWED = ("server.answering", "server.router", "pydantic", "httpx2", "confusable_homoglyphs", "snowballstemmer",
+           "rapidfuzz", "__future__")
 
 
 def test_the_answering_package_imports_no_store_no_tools_no_endpoint():

@@ -1,0 +1,328 @@
+"""The answer rate of an answering agent on the paraphrase corpus (issue #33): does it quote the note
+that answers a question asked in other words, and keep quiet when no note does?
+
+Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|all] [--mistakes]
+       scripts/answer-rate --speed      (the matcher's p50 and p99 over 200 notes)
+
+An answerer is either
+- `deterministic` (today's `server.answering.deterministic.answer`), or any `module:function` with the
+  same signature `(ScopedRequest, Terms, list[Note]) -> Answer`: the notes it quoted are the notes whose
+  text its findings carry verbatim (answers are composed of notes quoted verbatim), or whose ids a
+  result that names its selection (`.notes`, `.chosen`, or a sequence of ids) names;
+- `matcher`: `server.answering.screen.classify` then `server.answering.matching.match`, the pure pieces
+  the answerer is built from.
+The mandate's topics do not block here: every note of the member is revealable to the asker, so the
+figures measure understanding, not the mandate. The held-out third (every third entry of each list,
+see the corpus header) is scored only with `--split holdout` or `all`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CORPUS = Path(__file__).with_name("paraphrase_corpus.yaml")
+SPLITS = ("tuning", "holdout", "all")
+
+
+@dataclass(frozen=True)
+class Question:
+    member: str
+    note: str | None
+    language: str
+    text: str
+    held_out: bool
+
+
+@dataclass(frozen=True)
+class Corpus:
+    notes: dict[str, list[tuple[str, str, str]]]  # member -> (id, topic, text)
+    names: dict[str, str]
+    questions: list[Question]
+    commitments: list[Question]
+    false_friends: list[Question]
+
+
+def _held_out(index: int) -> bool:
+    return index % 3 == 2
+
+
+def load(path: Path = CORPUS) -> Corpus:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    notes = {member: [(n["id"], n["topic"], n["text"]) for n in body["notes"]] for member, body in data["members"].items()}
+    names = {member: body["name"] for member, body in data["members"].items()}
+
+    def questions(key: str) -> list[Question]:
+        return [Question(q.get("member", ""), q.get("note"), q["lang"], q["q"], _held_out(i))
+                for i, q in enumerate(data[key])]
+
+    return Corpus(notes, names, questions("questions"), questions("commitments"), questions("false_friends"))
+
+
+def in_split(items: Sequence[Question], split: str) -> list[Question]:
+    if split == "all":
+        return list(items)
+    return [q for q in items if q.held_out == (split == "holdout")]
+
+
+# --- answerers: each turns (question, language, member's notes) into (quoted note ids, escalation) ---
+
+Selection = tuple[tuple[str, ...], str | None]  # the note ids quoted, and why it did not answer (or None)
+Answerer = Callable[[str, str, str, list[tuple[str, str, str]]], Selection]
+
+
+def matcher_answerer(question: str, language: str, principal: str, notes: list[tuple[str, str, str]]) -> Selection:
+    from server.answering.matching import match
+    from server.answering.screen import classify
+
+    refused, escalate = classify(question, language)
+    if refused is not None:
+        return (), refused
+    if escalate is not None:
+        return (), escalate
+    chosen = match(question, language, notes).chosen
+    return chosen, None if chosen else "outside_mandate"
+
+
+def _note_for(contract: Any, note_id: str, topic: str, text: str) -> Any:
+    """A contract Note with whatever fields this version of the contract declares."""
+    fields = getattr(contract.Note, "model_fields", {})
+    values: dict[str, Any] = {"topic": topic, "text": text}
+    if "id" in fields:
+        values["id"] = note_id
+    if "date" in fields:
+        values["date"] = "2026-12-01"
+    return contract.Note(**values)
+
+
+def contract_answerer(function: Callable[..., Any]) -> Answerer:
+    """Adapts an answerer with the answering contract's signature to a selection of note ids."""
+    from server.answering import contract
+
+    def run(question: str, language: str, principal: str, notes: list[tuple[str, str, str]]) -> Selection:
+        topics = tuple(dict.fromkeys(topic for _, topic, _ in notes))
+        terms = contract.Terms(principal=principal, topics=topics, quotable=True)
+        request = contract.ScopedRequest(question=question, asker="asker", language=language)
+        result = function(request, terms, [_note_for(contract, *note) for note in notes])
+        return _selection(result, notes)
+
+    return run
+
+
+def _selection(result: Any, notes: list[tuple[str, str, str]]) -> Selection:
+    """The note ids a result quotes, and why it quotes none: a Selection (`notes`, `escalate`, `refused`),
+    a Match (`chosen`), a sequence of ids, or an Answer whose findings carry notes verbatim."""
+    known = {note_id for note_id, _, _ in notes}
+    reason = getattr(result, "escalate", None) or getattr(result, "refused", None)
+    for attribute in ("notes", "chosen"):
+        named = getattr(result, attribute, None)
+        if isinstance(named, (tuple, list)) and all(isinstance(n, str) for n in named):
+            quoted = tuple(n for n in named if n in known)
+            return quoted, reason or (None if quoted else "nothing quoted")
+    if isinstance(result, (tuple, list)):
+        quoted = tuple(n for n in result if n in known)
+        return quoted, None if quoted else "nothing quoted"
+    findings = getattr(result, "findings", None) or ""
+    quoted = tuple(note_id for note_id, _, text in notes if text in findings) if reason is None else ()
+    return quoted, reason or (None if quoted else "nothing quoted")
+
+
+def resolve(name: str) -> Answerer:
+    if name == "matcher":
+        return matcher_answerer
+    if name == "deterministic":
+        name = "server.answering.deterministic:answer"
+    module, _, attribute = name.partition(":")
+    if not attribute:
+        raise SystemExit(f"answer-rate: --answerer takes 'deterministic', 'matcher' or module:function, not {name!r}")
+    return contract_answerer(getattr(importlib.import_module(module), attribute))
+
+
+# --- the figures -------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    answerable: int = 0
+    right: int = 0
+    wrong: int = 0
+    unanswered: int = 0
+    escalated_as_commitment: int = 0
+    by_language: dict[str, list[int]] = field(default_factory=dict)  # language -> [right, asked]
+    quoted_counts: list[int] = field(default_factory=list)
+    unanswerable: int = 0
+    unanswerable_answered: int = 0
+    commitments: int = 0
+    commitments_escalated: int = 0
+    commitments_missed: list[str] = field(default_factory=list)
+    false_friends: int = 0
+    false_friends_fired: list[str] = field(default_factory=list)
+    mistakes: list[str] = field(default_factory=list)
+
+    def rate(self, part: int, whole: int) -> float:
+        return part / whole if whole else 0.0
+
+    @property
+    def right_rate(self) -> float:
+        return self.rate(self.right, self.answerable)
+
+    @property
+    def wrong_rate(self) -> float:
+        return self.rate(self.wrong, self.answerable)
+
+    @property
+    def unanswerable_rate(self) -> float:
+        return self.rate(self.unanswerable_answered, self.unanswerable)
+
+    @property
+    def commitment_escalation_rate(self) -> float:
+        return self.rate(self.escalated_as_commitment, self.answerable)
+
+    def language_rate(self, language: str) -> float:
+        right, asked = self.by_language.get(language, [0, 0])
+        return self.rate(right, asked)
+
+    @property
+    def median_quoted(self) -> float:
+        return statistics.median(self.quoted_counts) if self.quoted_counts else 0.0
+
+
+def measure(answerer: Answerer, corpus: Corpus, split: str, screen: Screen | None = None) -> Figures:
+    """The figures of an answerer and of a question screen (the new one unless told) on one split."""
+    screen = screen or new_screen()
+    figures = Figures()
+    for q in in_split(corpus.questions, split):
+        quoted, reason = answerer(q.text, q.language, corpus.names[q.member], corpus.notes[q.member])
+        if quoted:
+            figures.quoted_counts.append(len(quoted))
+        if q.note is None:
+            figures.unanswerable += 1
+            if quoted:
+                figures.unanswerable_answered += 1
+                figures.mistakes.append(f"answered unanswerable {q.text!r} with {quoted}")
+            continue
+        figures.answerable += 1
+        tally = figures.by_language.setdefault(q.language, [0, 0])
+        tally[1] += 1
+        if reason == "commitment":
+            figures.escalated_as_commitment += 1
+        if q.note in quoted:
+            figures.right += 1
+            tally[0] += 1
+        elif quoted:
+            figures.wrong += 1
+            figures.mistakes.append(f"wrong {q.text!r}: {quoted}, wanted {q.note}")
+        else:
+            figures.unanswered += 1
+            figures.mistakes.append(f"unanswered {q.text!r} ({reason}), wanted {q.note}")
+    for q in in_split(corpus.commitments, split):
+        figures.commitments += 1
+        if screen(q.text, q.language) == (None, "commitment"):
+            figures.commitments_escalated += 1
+        else:
+            figures.commitments_missed.append(q.text)
+    for q in in_split(corpus.false_friends, split):
+        figures.false_friends += 1
+        if screen(q.text, q.language) != (None, None):
+            figures.false_friends_fired.append(q.text)
+    return figures
+
+
+Screen = Callable[[str, str], tuple[Any, Any]]
+
+
+def new_screen() -> Screen:
+    from server.answering.screen import classify
+
+    return classify
+
+
+def screen_of(name: str) -> Screen:
+    """The question screen an answerer uses: its module's `classify` (today's reads en and pt-BR), else the new one."""
+    if name == "matcher":
+        return new_screen()
+    module = importlib.import_module("server.answering.deterministic" if name == "deterministic" else name.partition(":")[0])
+    classify = getattr(module, "classify", None)
+    if classify is None:
+        return new_screen()
+    return lambda question, language: classify(question, "en" if language == "en" else "pt-BR")
+
+
+def report(figures: Figures, title: str) -> str:
+    lines = [
+        f"{title}",
+        f"  answerable {figures.answerable}: right {figures.right_rate:.3f} ({figures.right}), "
+        f"wrong {figures.wrong_rate:.3f} ({figures.wrong}), unanswered {figures.unanswered}",
+        f"  right by language: en {figures.language_rate('en'):.3f}, pt-BR {figures.language_rate('pt-BR'):.3f}",
+        f"  unanswerable {figures.unanswerable}: answered {figures.unanswerable_rate:.3f} ({figures.unanswerable_answered})",
+        f"  notes quoted per answer: median {figures.median_quoted:g}, "
+        f"max {max(figures.quoted_counts, default=0)}, "
+        f"answers quoting more than one {sum(n > 1 for n in figures.quoted_counts)}",
+        f"  answerable escalated as commitments: {figures.commitment_escalation_rate:.3f} ({figures.escalated_as_commitment})",
+        f"  commitment requests escalated: {figures.commitments_escalated}/{figures.commitments}; "
+        f"false friends fired: {len(figures.false_friends_fired)}/{figures.false_friends}",
+    ]
+    return "\n".join(lines)
+
+
+def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
+    """p50 and p99 of one `match` over `size` notes (the corpus's notes, repeated under new ids), warm cache."""
+    import time
+
+    from server.answering.matching import match, warm
+
+    every = [note for notes in corpus.notes.values() for note in notes]
+    notes = [(f"{note_id}-{i // len(every)}", topic, text)
+             for i, (note_id, topic, text) in ((i, every[i % len(every)]) for i in range(size))]
+    warm()
+    match("warm", "en", notes)
+    wall, cpu = [], []
+    for _ in range(rounds):
+        for q in corpus.questions:
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            match(q.text, q.language, notes)
+            cpu.append(time.thread_time() - start_cpu)
+            wall.append(time.perf_counter() - start)
+
+    def quantiles(timings: list[float]) -> str:
+        timings.sort()
+        return f"p50 {timings[len(timings) // 2] * 1e3:.3f} ms, p99 {timings[int(len(timings) * 0.99)] * 1e3:.3f} ms"
+
+    # CPU time is this thread's own; wall time also counts the time a loaded machine ran others
+    return f"match over {size} notes, {len(wall)} questions: CPU {quantiles(cpu)}; wall {quantiles(wall)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/answer-rate", description=__doc__.splitlines()[0])
+    parser.add_argument("--answerer", default="deterministic",
+                        help="deterministic (default), matcher, or module:function with the answering contract")
+    parser.add_argument("--split", choices=SPLITS, default="tuning")
+    parser.add_argument("--mistakes", action="store_true", help="list each miss")
+    parser.add_argument("--speed", action="store_true", help="time the matcher over 200 notes instead")
+    args = parser.parse_args(argv)
+    corpus = load()
+    if args.speed:
+        print(speed(corpus))
+        return 0
+    answerer = resolve(args.answerer)
+    splits = ("tuning", "holdout") if args.split == "all" else (args.split,)
+    for split in splits:
+        figures = measure(answerer, corpus, split, screen_of(args.answerer))
+        print(report(figures, f"{args.answerer} on the {split} {'third' if split == 'holdout' else 'two-thirds'}"))
+        if args.mistakes:
+            for line in figures.mistakes + [f"commitment missed {t!r}" for t in figures.commitments_missed] + \
+                    [f"false friend fired {t!r}" for t in figures.false_friends_fired]:
+                print("   ", line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
