@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -66,7 +67,7 @@ def whoami_times(port: int, token: str, calls: int) -> list[float]:
 
 
 def askers(port: int, tokens: list[str], count: int, stop: threading.Event, tally: dict[str, int]) -> list:
-    """`count` callers, each asking again as soon as it has an answer (a busy answer waits 0.2 s)."""
+    """`count` callers, each asking again as soon as it has an answer (told "busy", it waits as told)."""
 
     def loop(token: str, member: str) -> None:
         session = http.open_session(port, token)
@@ -74,10 +75,10 @@ def askers(port: int, tokens: list[str], count: int, stop: threading.Event, tall
             while not stop.is_set():
                 result = http.call(port, session, token, "tools/call", {"name": "ask", "arguments": {
                     "member": member, "question": "Is she taking on new work?"}})
-                busy = result.get("isError") and "retry in" in json.dumps(result)
-                tally["busy" if busy else "asked"] += 1
-                if busy:
-                    stop.wait(0.2)
+                told = re.search(r"retry in (\d+) s", json.dumps(result)) if result.get("isError") else None
+                tally["busy" if told else "asked"] += 1
+                if told:  # as a well-behaved client does: wait as long as it was told
+                    stop.wait(float(told.group(1)))
         except Exception as exc:  # noqa: BLE001 - a broken asker is reported, not hidden
             tally["failed"] += 1
             print(f"  an asker stopped: {exc}", flush=True)
