@@ -6,8 +6,8 @@
 - sequential: one MCP session, the member's token, the operations in short turns in a new order
   each time (so a neighbour's burst lands on all of them), p50/p99 per operation;
 - concurrent: wrk at 32 and 100 connections, one MCP session per connection. `ask` has in-flight
-  bounds (per asker, per member asked, per process): its runs use many askers (members made with the
-  CLI, each connection with its own asker's session) asking both demo members in turn, and a
+  bounds (per asker, per member asked, per process): its runs use many askers (members made as the
+  scale section makes them, each connection with its own asker's session) asking both demo members in turn, and a
   question refused by a bound ("busy: … retry in 5 s") is counted apart and shown, never hidden;
 - MiniMCP's `whoami` (stateless, no auth: the floor) under the same wrk settings, for the ratios.
 
@@ -33,7 +33,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_http as http  # noqa: E402 - the stdlib MCP client, wrk, Parley's contender and MiniMCP's
-from bench_slow_asks import member_tokens  # noqa: E402 - members made with the CLI, each with a token
 
 QUESTIONS = {"ana": "Is she taking on new work?", "bruno": "Is he hiring this quarter?"}
 OPERATIONS: dict[str, dict] = {
@@ -76,6 +75,21 @@ def sequential(port: int, token: str, requests: int, turn: int) -> dict[str, lis
         http.close_session(port, session, token)
 
 
+def member_askers(env: dict[str, str], folder: Path, member_token: str) -> list[str]:
+    """ASKERS more members, each with a signed mandate and an agent token (bench_peers/populate.py,
+    as the scale section makes them: the CLI would take minutes on a shared machine)."""
+    out = folder / "askers.txt"
+    done = subprocess.run([str(http.PYTHON), str(http.PEERS / "populate.py"), "--db", env["PARLEY_DB"], "--keys",
+                           env["PARLEY_KEYS"], "--principals", str(3 + ASKERS), "--tokens-each", "1", "--out", str(out),
+                           "--first", member_token], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"populate.py failed: {done.stderr[-2000:]}")
+    askers = [line for line in out.read_text().split() if line != member_token]
+    if len(askers) != ASKERS:
+        raise SystemExit(f"populate.py made {len(askers)} askers, not {ASKERS}")
+    return askers
+
+
 def p(samples: list[float], q: int) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[q - 1] if q != 50 else statistics.median(samples)
 
@@ -104,7 +118,7 @@ def main() -> int:
     try:
         manifest = http.bench_manifest(work)
         env, token = http.prepare_store(work / "full", manifest)
-        askers = [] if args.no_concurrent else member_tokens(env, work / "full", ASKERS)
+        askers = [] if args.no_concurrent else member_askers(env, work / "full", token)
         full = http.parley_contender("full", work / "full", env, token, loop, http_impl)
         contenders.append(full)
         full.start()
