@@ -5,14 +5,14 @@ served by uvicorn on 127.0.0.1; a client thread asks (bruno asks ana, the determ
 the answering pool) and times `whoami` beside it. The steps are timed by wrapping the functions that
 do them (nothing in `server/` is changed for this):
 
-  prepare (in thread)      Escalations._prepare's own work: idempotency, the member, the mandate, notes
-  prepare (await)          the same, as the event loop waited for it: its worker-thread hop included
+  prepare                  Escalations._prepare's own work: idempotency, the member, the mandate, notes
+  prepare (await)          the same, as the event loop waited for it (a worker-thread hop, when it takes one)
   select (await)           the answerer's Selection, as the loop waited for it (AnswererPool.answer)
-  answer_sync (thread)     the same inside the pool's executor thread: JSON, pipe, the worker, pydantic
-  worker round trip        _Worker.call: write the request, the worker answers, read the reply
+  answer_sync (thread)     the same inside the pool's executor thread, when it takes that path
+  worker round trip (…)    _Worker.call / call_async: write the request, the worker answers, read the reply
   compose                  grounding.compose: the flag checks on the chosen notes, the templates
-  record (in thread)       Escalations._record's own work: the thread, its messages, the commit
-  record (await)           the same, as the loop waited for it
+  record                   Escalations._record's own work: the thread, its messages, the commit
+  record (await)           the same, as the loop waited for it (when it takes a thread hop)
   chokepoint               Chokepoint.call for ask: validation, rules, the tool, the audit record
   request (client)         the whole request as the client saw it
 
@@ -68,12 +68,13 @@ def instrument() -> None:
     from server.chokepoint import chokepoint
 
     Escalations = escalations.Escalations
-    Escalations._prepare = timed("prepare (in thread)", Escalations._prepare, False)
-    Escalations._record = timed("record (in thread)", Escalations._record, False)
+    Escalations._prepare = timed("prepare", Escalations._prepare, False)
+    Escalations._record = timed("record", Escalations._record, False)
     Escalations._select = timed("select (await)", Escalations._select, True)
     escalations.compose = timed("compose", escalations.compose, False)
     pool.AnswererPool.answer_sync = timed("answer_sync (thread)", pool.AnswererPool.answer_sync, False)
-    pool._Worker.call = timed("worker round trip", pool._Worker.call, False)
+    pool._Worker.call = timed("worker round trip (thread)", pool._Worker.call, False)
+    pool._Worker.call_async = timed("worker round trip (loop)", pool._Worker.call_async, True)
     original_call = chokepoint.Chokepoint.call
 
     async def call(self, caller, name, arguments):
