@@ -247,11 +247,13 @@ class Escalations:
                     return earlier
             if thread_id is None:
                 thread_id = rows.open_thread(self.db, asker_id, prepared.member_id, question[:120], stamp)
-            rows.add_message(self.db, thread_id, "question", question, stamp, "asked")
+            else:
+                rows.touch_thread(self.db, thread_id, stamp)
+            rows.add_message(self.db, thread_id, "question", question, stamp, "asked", touch=False)
             if answer.findings:
                 kind, outcome = (("answer", "answered") if answer.escalate is None and answer.refused is None else
                                  ("decline", "escalated" if answer.escalate is not None else "declined"))
-                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, outcome)
+                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, outcome, touch=False)
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(

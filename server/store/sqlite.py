@@ -7,6 +7,7 @@ schema is brought up to date at open, since only processes on this one host can 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sqlite3
@@ -61,11 +62,7 @@ class SqliteDatabase(sqlite_utils.Database, Database):
     def insert(self, table: str, row: dict) -> int:
         """One plain INSERT, as the PostgreSQL store writes it: sqlite-utils' insert reads the table's
         columns first, which costs a write more than the insert itself."""
-        if not re.fullmatch(r"\w+", table) or not all(re.fullmatch(r"\w+", column) for column in row):
-            raise ValueError(f"not a table or column name: {table}")
-        columns = ", ".join(row)
-        values = ", ".join(f":{column}" for column in row)
-        pk = self.execute(f"INSERT INTO {table} ({columns}) VALUES ({values})", row).lastrowid
+        pk = self.execute(_insert_sql(table, tuple(row)), row).lastrowid
         if not isinstance(pk, int):
             raise RuntimeError(f"insert into {table} returned no row id")
         return pk
@@ -96,6 +93,14 @@ class SqliteDatabase(sqlite_utils.Database, Database):
 
     def announce_inbox(self, principal_id: int) -> None:
         """Nothing to send: the deciding process tells its own sessions (the CLI's reach none)."""
+
+
+@functools.lru_cache(maxsize=128)
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    """The INSERT for these names, checked once: the tables' own column sets, a few dozen at most."""
+    if not re.fullmatch(r"\w+", table) or not all(re.fullmatch(r"\w+", column) for column in columns):
+        raise ValueError(f"not a table or column name: {table}")
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(f':{column}' for column in columns)})"
 
 
 @contextlib.contextmanager
