@@ -168,7 +168,7 @@ def main() -> int:
         for round_number in range(1, args.rounds + 1):
             for conns in connections:
                 print(f"round {round_number}, {conns} connections")
-                for op in ["whoami", "ask", "search_directory", "inbox", "tools/list", "minimcp"]:
+                for op in ["whoami", "search_directory", "inbox", "tools/list", "ask", "minimcp"]:
                     if op == "minimcp":
                         if minimcp is None:
                             continue
