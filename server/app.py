@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -23,16 +24,19 @@ from server.heap import kept
 from server.chokepoint.chokepoint import Chokepoint
 from server.cluster.feed import ChangeFeed
 from server.cluster.keyfolder import check_cluster, manifest_digest
+from server.http.edge import PlainText
+from server.http.health import Health
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate, caller_of
 from server.http.in_thread import InThread
 from server.http.live import LiveSessions
+from server.http.session_quota import SessionQuota, SessionShares
 from server.http.ratelimit import budget
 from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
-from server.metrics import NOTIFICATION_LAG, exposition
+from server.metrics import NOTIFICATION_LAG, announce_series, exposition, process_exited
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
@@ -40,12 +44,15 @@ from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, Url
 from server.router import vocabulary
 from server.router.reader import LANGUAGES
 from server.settings import Settings
-from server.store.database import Database
+from server.store.database import Database, StoreUnavailable
 from server.store.opening import open_db
 from server.store.migrations import require_current, schema_version
 from server.store.postgres import PostgresDatabase
 from server.web.console import Console
-from server.web.pages import Pages, session_middleware
+from server.web.activity import ActivityPages
+from server.web.pages import Pages, session_middleware, session_secret
+from server.web.rules import RulePages
+from server.web.sealed import Sealer
 
 log = logging.getLogger("parley.app")
 
@@ -123,6 +130,12 @@ def change_feed(db: PostgresDatabase, live: LiveSessions) -> ChangeFeed:
     return ChangeFeed(db, on_revision, on_inbox, on_lag)
 
 
+async def store_unavailable_page(request: Request, exc: Exception) -> Response:
+    """A console or authorization page while the store is down: 503 saying so, never a 500."""
+    return Response(f"Parley cannot reach its store right now ({exc}).", status_code=503,
+                    media_type="text/plain; charset=utf-8", headers={"retry-after": "1", "cache-control": "no-store"})
+
+
 def build(settings: Settings | None = None) -> Parley:
     settings = settings or Settings.from_env()
     manifest = load_manifest(settings.manifest_path)
@@ -157,11 +170,14 @@ def build(settings: Settings | None = None) -> Parley:
                               answer_async=pool.answer, limits=AskLimits(total=8 * settings.answerer_workers))
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     # Several processes: no session pinned to one (each request is resolved again wherever it lands).
-    manager = session_manager(build_mcp_server(chokepoint, live), settings.public_url, settings.max_sessions,
-                              stateless=settings.stateless)
+    manager = session_manager(build_mcp_server(chokepoint, live, public_url=settings.public_url), settings.public_url,
+                              settings.max_sessions, stateless=settings.stateless)
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
+    # Shares of the session table per lane, address and principal; which sessions the SDK still holds
+    # is read from its manager's dict (it publishes no other way to know that a session ended).
+    quota = SessionQuota(settings.max_sessions, lambda session: session in manager._server_instances)
     gate = Gate(
-        manager.handle_request,
+        manager.handle_request if settings.stateless else SessionShares(manager.handle_request, quota),
         access,
         metadata_url,
         manifest,
@@ -171,13 +187,18 @@ def build(settings: Settings | None = None) -> Parley:
         offload=shared,
     )
     metadata = resource_metadata(settings, manifest)
-    pages = Pages(db, manifest.club.name)
+    announce_series(list(manifest.lanes), list(manifest.tools))
+    pages = Pages(db, manifest.club.name, Sealer(session_secret(settings.keys_dir, create=not shared)))
     def rule_sentence(persona: str | None, tool: str, name: str) -> str | None:
         """The sentence a rule reads as, for the console's Activity page (the audit keeps only its name)."""
         return next((r.reads_as for r in chokepoint.rulebook.rules_for(persona, tool) if r.name == name), None)
 
     browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key,
-                                                    rule_sentence=rule_sentence).routes()
+                                                    rule_sentence=rule_sentence,
+                                                    public_url=settings.public_url if settings.public_url_given else None
+                                                    ).routes()
+    browser_routes += RulePages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
+    browser_routes += ActivityPages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)
@@ -187,13 +208,11 @@ def build(settings: Settings | None = None) -> Parley:
     async def protected_resource(request: Request) -> JSONResponse:
         return JSONResponse(metadata, headers={"cache-control": "public, max-age=300"})
 
-    health_facts = {"status": "ok", "mcp": settings.mcp_url, "backend": db.backend,
-                    "schema_version": schema_version(db), "manifest_digest": manifest_digest(settings.manifest_path)}
-
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse(health_facts, headers={"cache-control": "no-store"})
+    health = Health(db, pool, {"mcp": settings.mcp_url, "backend": db.backend, "schema_version": schema_version(db),
+                               "manifest_digest": manifest_digest(settings.manifest_path)})
 
     async def metrics(request: Request) -> Response:
+        health.sample()
         body, content_type = await anyio.to_thread.run_sync(exposition)
         return Response(body, media_type=content_type)
 
@@ -206,9 +225,11 @@ def build(settings: Settings | None = None) -> Parley:
         async with manager.run(), anyio.create_task_group() as group:
             group.start_soon(live.watch)
             group.start_soon(chokepoint.audit.run_writer)
+            group.start_soon(health.keep_sampling)
             if feed is not None:
                 feed.start()
-            log.info("Parley serving MCP at %s (store: %s)", settings.mcp_url, settings.store_name)
+                health.listening = feed.connected.is_set
+            log.info("Parley application started in process %d (store: %s)", os.getpid(), settings.store_name)
             try:
                 yield
             finally:
@@ -217,18 +238,22 @@ def build(settings: Settings | None = None) -> Parley:
                     with anyio.CancelScope(shield=True):  # the group above is cancelled already
                         await anyio.to_thread.run_sync(feed.stop)
                 pool.close()
+                process_exited()
 
     browser = Starlette(routes=browser_routes,
-                        middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)])
+                        middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)],
+                        exception_handlers={StoreUnavailable: store_unavailable_page})
     app = Starlette(
         routes=[
             Route("/mcp", endpoint=gate),
             Route("/.well-known/oauth-protected-resource", protected_resource),
             Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
-            Route("/healthz", health),
+            Route("/livez", health.live),
+            Route("/readyz", health.ready),
+            Route("/healthz", health.ready),
             Route("/metrics", metrics),
             Route("/", root),
-            Mount("", app=browser if not shared else InThread(browser)),
+            Mount("", app=PlainText(browser if not shared else InThread(browser))),
         ],
         lifespan=lifespan,
     )
@@ -238,6 +263,8 @@ def build(settings: Settings | None = None) -> Parley:
 def create_app() -> Starlette:
     """Factory for `uvicorn --factory server.app:create_app` (`parley serve`): the app, with a heap
     keeper beside it while it serves (`server.heap`)."""
+    if not logging.getLogger().handlers:  # a worker spawned by `parley serve --workers N` logs as its parent
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     app = build().app
     app.router.lifespan_context = kept(app.router.lifespan_context)
     return app

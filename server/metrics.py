@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client import multiprocess
 
 REQUESTS = Counter("parley_requests_total", "Requests to /mcp by lane and what the gate did with them",
@@ -23,10 +23,38 @@ NOTIFICATION_LAG = Histogram("parley_notification_lag_seconds",
                              "From a change's commit to this process hearing of it, by channel", ["channel"],
                              buckets=(.0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1, 5))
 
+# The state of each serving process, sampled every few seconds and at every scrape (`server.http.health`).
+# With several workers each process reports its own series, labelled with its pid ("liveall": a worker
+# that exits cleanly takes its series with it).
+PROCESS_UP = Gauge("parley_process_up", "1 for each serving process", multiprocess_mode="liveall")
+STORE_UP = Gauge("parley_store_up", "1 when the store answers, 0 during an outage", multiprocess_mode="liveall")
+STORE_POOL = Gauge("parley_store_pool_connections", "PostgreSQL pool: connections open, in use, and requests "
+                   "waiting for one", ["state"], multiprocess_mode="liveall")
+LISTENER_UP = Gauge("parley_change_listener_connected", "1 when the change listener is connected (PostgreSQL)",
+                    multiprocess_mode="liveall")
+ANSWERING_ALIVE = Gauge("parley_answering_workers_alive", "answering worker processes running",
+                        multiprocess_mode="liveall")
+
 # Children by label values, each looked up once: `labels()` takes a lock and checks its arguments on
 # every call. The label sets are bounded (above), and nothing here ever removes a child.
 requests_by = functools.cache(REQUESTS.labels)
 tool_calls_by = functools.cache(TOOL_CALLS.labels)
+
+
+def announce_series(lanes: list[str], tools: list[str]) -> None:
+    """Every request and tool-call series at zero from the start, so the first scrape is complete."""
+    for lane in [*lanes, "none"]:
+        for outcome in ("admitted", "rate_limited", "rejected", "unavailable", "sessions_full"):
+            requests_by(lane, outcome)
+        RATE_LIMITED.labels(lane)
+    for tool in tools:
+        tool_calls_by(tool, "ok")
+
+
+def process_exited() -> None:
+    """This process's live series leave the multiprocess folder with it."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.mark_process_dead(os.getpid())
 
 
 def exposition() -> tuple[bytes, str]:

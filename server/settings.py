@@ -36,6 +36,8 @@ class Settings:
     # none (any process takes any request). PARLEY_SESSIONS; default: stateless on PostgreSQL.
     stateless: bool = False
     db_pool: int = 20  # pooled PostgreSQL connections a process (PARLEY_DB_POOL)
+    # PARLEY_PUBLIC_URL was given: pages show it; unset, they show the address each request came in on
+    public_url_given: bool = False
 
     @property
     def store(self) -> Path | str:
@@ -101,7 +103,8 @@ class Settings:
             raise ConfigError(f"PARLEY_DB_POOL must be a number from 2 to 500, not {pool!r}")
         return cls(db_path, keys_dir, manifest_path, host, port, public_url, issuer, jwks_url, jwks_file, algorithms,
                    answerer_url, answerer_model, env.get("PARLEY_ANSWERER_KEY_ENV") or None, int(workers),
-                   int(sessions), database_url, sessions_mode == "stateless", int(pool))
+                   int(sessions), database_url, sessions_mode == "stateless", int(pool),
+                   public_url_given=bool(env.get("PARLEY_PUBLIC_URL")))
 
     @property
     def embedded_issuer(self) -> bool:

@@ -46,7 +46,7 @@ def manifest_copy(folder: Path, edit=lambda text: text) -> Path:
 # Modules whose tests run against both stores (with the `club` or `fresh_store` fixtures).
 BOTH_BACKENDS = {"test_identity", "test_e2e_lanes", "test_e2e_ask", "test_e2e_credentials", "test_e2e_tools",
                  "test_e2e_live_changes", "test_oauth_flow", "test_oauth_rejections", "test_promises_mandates",
-                 "test_store_backends", "test_e2e_grounded"}
+                 "test_store_backends", "test_e2e_grounded", "test_edge", "test_console_rules"}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -37,6 +37,7 @@ from server.settings import Settings
 from server.store import oauth as oauth_rows
 from server.store.database import Database
 from server.store.opening import open_db
+from server.store.schema import SCHEMA_VERSION
 from tests.conftest import bound_socket, manifest_copy, prepare_store, tool_names
 from tests.console_helpers import ConsoleUser
 from tests.pg_cluster import PostgresCluster
@@ -133,7 +134,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, postgres: PostgresCluster)
     env.pop("PARLEY_SESSIONS", None)
     assert parley(env, "keys", "init").returncode == 0
     migrated = parley(env, "db", "migrate")
-    assert migrated.returncode == 0 and "schema created at version 1" in migrated.stdout, migrated.stderr
+    assert migrated.returncode == 0 and f"schema created at version {SCHEMA_VERSION}" in migrated.stdout, migrated.stderr
     settings = Settings.from_env(env)
     db = prepare_store(settings)
     minted = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir, create=False), load_manifest(manifest))
@@ -260,8 +261,8 @@ async def test_a_change_through_a_or_the_cli_holds_on_b_from_its_next_request(cl
             assert page.status_code == 200
             response = await ana.post("/console/mandate", {
                 "topics": "databases", "reveal": ["public"], "scope": ["club:read", "inbox:read"],
-                "days": "30"}, page="/console/mandate")
-            assert response.status_code in (200, 303), response.text
+                "days": "30", "confirm": "yes"}, page="/console/mandate")
+            assert response.status_code == 303, response.text
         names = await tool_names(on_b)
         assert "search_directory" not in names and "inbox" in names
         # revoked by the CLI, a third process
@@ -419,7 +420,7 @@ async def test_healthz_and_metrics_of_a_process_with_two_workers(cluster):
     try:
         health = httpx2.get(node.base + "/healthz").json()
         recorded = cluster.db.execute("SELECT value FROM parley_meta WHERE key = 'manifest_digest'").fetchone()[0]
-        assert health["backend"] == "postgresql" and health["schema_version"] == 1
+        assert health["backend"] == "postgresql" and health["schema_version"] == SCHEMA_VERSION
         assert health["manifest_digest"] == recorded
         assert "postgresql://" not in json.dumps(health)  # no URL, so no credential in it
         token = spare_token(cluster, "bruno").token

@@ -116,8 +116,14 @@ async def test_mint_redirects_shows_the_token_once_and_revoke_refuses_it_next_re
         async with connect(club.url, token) as agent:
             assert await tool_names(agent) == ["about_club", "whoami", "apply", "my_profile", "my_mandate", "plan",
                                                "inbox"]
-        revoked = await bruno.post(f"/console/tokens/{public_id}/revoke", {}, page="/console/agents")
+        asked = await bruno.post(f"/console/tokens/{public_id}/revoke", {}, page="/console/agents")
+        assert asked.status_code == 200 and "Revoke “Laptop assistant”?" in asked.text  # are you sure, by its label
+        assert "refused from its next request" in asked.text and 'name="confirm" value="yes"' in asked.text
+        async with connect(club.url, token) as agent:
+            assert "my_profile" in await tool_names(agent)  # asking revoked nothing
+        revoked = await bruno.post(f"/console/tokens/{public_id}/revoke", {"confirm": "yes"}, page="/console/agents")
         assert revoked.status_code == 303
+        assert "Token “Laptop assistant” revoked" in (await bruno.get("/console/agents")).text
     async with httpx2.AsyncClient() as http:
         response = await http.post(club.url, headers={"Authorization": f"Bearer {token}",
                                                       "Accept": "application/json, text/event-stream"},
@@ -142,16 +148,20 @@ async def test_minting_refuses_unbounded_ids_and_unknown_choices(club):
 
 async def test_narrowing_the_mandate_in_the_console(club):
     async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
-        signed = await bruno.post("/console/mandate", {"topics": "databases, hiring", "reveal": ["public"],
-                                                        "scope": ["club:read", "inbox:read"], "days": "30"},
-                                  page="/console/mandate")
+        form = {"topics": "databases, hiring", "reveal": ["public"], "scope": ["club:read", "inbox:read"], "days": "30"}
+        review = await bruno.post("/console/mandate", form, page="/console/mandate")
+        assert review.status_code == 200 and "What changes:" in review.text  # shown before signing
+        said = review.text.split("What changes:")[1].split("<form")[0]
+        assert "can no longer:" in said and "search and view the member directory" in said
+        assert "stops answering about “writing”" in said and "expires on" in said
+        signed = await bruno.post("/console/mandate", {**form, "confirm": "yes"}, page="/console/mandate")
         assert signed.status_code == 303
         page = await bruno.get("/console/mandate")
         assert "signed and verified" in page.text
         ceiling = page.text.split('id="mandate-scopes">')[1].split("</dd>")[0]
         assert "club:read" in ceiling and "inbox:read" in ceiling and "directory:read" not in ceiling
-        bad = await bruno.post("/console/mandate", {"topics": "x", "scope": ["mandate:write"], "days": "30"},
-                               page="/console/mandate")
+        bad = await bruno.post("/console/mandate", {"topics": "x", "scope": ["mandate:write"], "days": "30",
+                                                     "confirm": "yes"}, page="/console/mandate")
         assert bad.status_code == 400 and "can never grant mandate:write" in bad.text
     async with connect(club.url, club.tokens.member.token) as agent:
         assert await tool_names(agent) == ["about_club", "whoami", "apply", "my_profile", "my_mandate", "plan", "inbox"]
@@ -203,9 +213,9 @@ async def test_the_queue_offers_widening_only_where_it_can_help_and_shows_why_an
     async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
         page = (await ana.get("/console/queue")).text
         card = page.split(f'id="escalation-{commitment}"')[1].split("</section>")[0]
-        assert "Widen mandate" not in card and "commitment" in card and "Answer question" in card
+        assert "Let your agent answer" not in card and "commitment" in card and "Answer question" in card
         other = page.split(f'id="escalation-{topic}"')[1].split("</section>")[0]
-        assert f"Widen mandate and answer question {topic}" in other and "does not cover" in other
+        assert "Let your agent answer question" in other and "does not cover" in other
         assert "UTC</time>" in card and "· en" not in card and "English" in card  # a human time with its zone
         refused = await ana.post(f"/console/queue/{commitment}", {"action": "widen", "text": "availability"},
                                  page="/console/queue")
@@ -218,8 +228,12 @@ async def test_a_steward_declines_with_a_reason_the_applicant_can_read(club):
         assert "1 piece of evidence" in page.text and "applied" in page.text
         empty = await ana.post("/console/applicants/carla/decline", {"reason": "  "}, page="/console/applicants")
         assert empty.status_code == 400 and "Give the applicant a reason" in empty.text
-        declined = await ana.post("/console/applicants/carla/decline",
-                                  {"reason": "Come back with a project you shipped."}, page="/console/applicants")
+        reason = {"reason": "Come back with a project you shipped."}
+        asked = await ana.post("/console/applicants/carla/decline", reason, page="/console/applicants")
+        assert asked.status_code == 200 and "Decline Carla Mendes (@carla)?" in asked.text
+        assert "No one is waiting" not in (await ana.get("/console/applicants")).text  # asking declined nothing
+        declined = await ana.post("/console/applicants/carla/decline", {**reason, "confirm": "yes"},
+                                  page="/console/applicants")
         assert declined.status_code == 303
         page = await ana.get("/console/applicants")
         assert "No one is waiting" in page.text and "Come back with a project you shipped." in page.text
@@ -242,10 +256,10 @@ async def test_a_new_member_is_told_of_missing_scopes_and_re_signs_with_one_acti
     async with ConsoleUser(club.live.base, "carla", club.tokens.passwords["carla"]) as carla:
         home = await carla.get("/console")
         assert "you are a member now" in home.text and "directory:read" in home.text
-        assert "Re-sign with the member scopes" in (await carla.get("/console/mandate")).text
+        assert "Re-sign with everything members can do" in (await carla.get("/console/mandate")).text
         signed = await carla.post("/console/mandate/member-scopes", {})
         assert signed.status_code == 303 and signed.headers["location"] == "/console"
-        assert "Re-sign with the member scopes" not in (await carla.get("/console")).text
+        assert "Re-sign with everything members can do" not in (await carla.get("/console")).text
     async with connect(club.url, club.tokens.applicant.token) as agent:
         who = (await agent.call_tool("whoami", {})).structured_content
         assert who["lane"] == "member" and "directory:read" in who["effective_scopes"]

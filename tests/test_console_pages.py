@@ -58,7 +58,7 @@ async def test_a_password_change_ends_every_other_session(club):
 async def test_settings_per_member_and_the_clubs_defaults_by_a_steward(club):
     async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
         page = await bruno.get("/console/settings")
-        assert page.status_code == 200 and "Language the router reads" in page.text and "/console/settings/club" not in page.text
+        assert page.status_code == 200 and "Language your agents read messages in" in page.text and "/console/settings/club" not in page.text
         assert "You follow the club's defaults" in page.text
         saved = await bruno.post("/console/settings", {"language": "pt-BR", "on_unread": "ask"},
                                  page="/console/settings")
@@ -124,6 +124,8 @@ async def test_oauth_grants_show_the_clients_name_and_scopes_in_one_style(club):
         grants = page.split('id="grants-h"')[1]
         assert "Claude Desktop" in grants and "client-012345" not in grants
         assert '<li class="chip">club:read</li><li class="chip">inbox:read</li>' in grants  # chips, as for tokens
-        revoked = await console.post("/console/grants/fam-1/revoke", {}, page="/console/agents")
+        asked = await console.post("/console/grants/fam-1/revoke", {}, page="/console/agents")
+        assert asked.status_code == 200 and "Take back Claude Desktop&#39;s access?" in asked.text
+        revoked = await console.post("/console/grants/fam-1/revoke", {"confirm": "yes"}, page="/console/agents")
         assert revoked.status_code == 303
         assert (await console.post("/console/grants/fam-1x/revoke", {}, page="/console/agents")).status_code == 404

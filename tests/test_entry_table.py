@@ -150,7 +150,7 @@ async def test_guest_applicant_and_steward_get_different_agents(club):
     assert [seen[w][3] for w in seen] == ["lobby", "applicant", "member", "steward"]
     assert "You are talking to a guest" in seen["guest"][0] and "how_to_join: parley://knowledge/joining" in seen["guest"][0]
     assert "applicant who is not yet admitted" in seen["applicant"][0]
-    assert "club steward" in seen["steward"][0] and "console: http://127.0.0.1:8765/console/applicants" in seen["steward"][0]
+    assert "club steward" in seen["steward"][0] and f"console: {club.live.base}/console/applicants" in seen["steward"][0]
     assert seen["guest"][1] == ["parley://knowledge/joining"]
     assert seen["applicant"][1] == ["parley://inbox", "parley://knowledge/applicant_guide"]
     assert seen["steward"][1] == ["parley://inbox", "parley://knowledge/member_guide", "parley://knowledge/steward_guide"]

@@ -664,12 +664,18 @@ def test_console_forms(fuzz_club, tap):
 
         routes = [
             ("/console/queue/{id}", ["action", "text"]),
-            ("/console/mandate", ["days", "topics", "reveal", "quotable", "scope"]),
+            ("/console/mandate", ["days", "topics", "reveal", "quotable", "scope", "confirm"]),
             ("/console/agents", ["name"]),
-            ("/console/tokens", ["agent", "scope", "label"]),
-            ("/console/tokens/{id}/revoke", []),
-            ("/console/grants/{id}/revoke", []),
+            ("/console/tokens", ["agent", "scope", "label", "expires"]),
+            ("/console/tokens/{id}/revoke", ["confirm"]),
+            ("/console/grants/{id}/revoke", ["confirm"]),
             ("/console/applicants/{id}/admit", []),
+            ("/console/applicants/{id}/decline", ["reason", "confirm"]),
+            ("/console/applicants/{id}/reconsider", []),
+            ("/console/members/{id}/suspend", ["confirm"]),
+            ("/console/members/{id}/reinstate", []),
+            ("/console/settings/reset", ["confirm"]),
+            ("/console/application", ["statement"]),
         ]
         for path, fields in routes:
             targets = [path.replace("{id}", value) for value in PATH_IDS] if "{id}" in path else [path]

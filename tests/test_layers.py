@@ -14,6 +14,7 @@ ROOT = Path(server.__file__).resolve().parent
 # Lower imports nothing higher. Equal ranks do not import each other (a package and itself excepted).
 RANKS = {
     "server": 0, "server.errors": 0, "server.router": 0, "server.defaults": 0, "server.metrics": 0, "server.heap": 0,
+    "server.plaintext": 0,
     "server.store": 1, "server.manifest": 1, "server.answering": 1,
     "server.settings": 2, "server.identity": 2,
     "server.access": 3,

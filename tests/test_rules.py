@@ -276,7 +276,8 @@ def test_the_listing_names_manifest_rules_by_origin_as_published():
     book = book_with({"name": "Refund up to 500", "binding": BINDING,
                       "conditions": [{"field": "amount", "op": "is at most", "value": 500}]})
     assert book.listing() == [{"id": "manifest:0", "state": "published", "binding": "desk · parley · refund_order",
-                               "name": "Refund up to 500", "reads_as": "amount is at most 500"}]
+                               "name": "Refund up to 500", "reads_as": "amount is at most 500",
+                               "problem": None, "removal_drafted": False}]
 
 
 def test_a_manifest_rule_that_does_not_compile_is_named_by_its_own_message():
@@ -317,3 +318,31 @@ async def test_whoami_tells_a_guest_of_a_rule_published_after_it_last_answered(t
         "name": "Say hello first", "binding": {"agent": guest.entry_persona or "", "tool": "whoami"}, "cel": "true"}))
     chokepoint.rulebook.publish(ids[0])
     assert "Say hello first" in await rule_names()
+
+
+async def test_a_rule_replaced_goes_out_as_its_replacement_comes_in_at_one_publish(tmp_path):
+    """Removing a rule in force `at_publish` keeps it in force until the publish that puts its replacement
+    in force: no call goes through a gap with neither."""
+    db = open_db(tmp_path / "club.db")
+    book = book_with(db=db)
+    (old,) = book.draft(RuleDecl(name="Refund up to 300", binding=BINDING,
+                                 conditions=[{"field": "amount", "op": "is at most", "value": 300}]))
+    book.publish(old)
+    book.remove(old, at_publish=True)
+    assert "Rule not met: amount is at most 300" in await verdict(book, args(amount=320.0))  # still in force
+    with pytest.raises(RuleError, match="in the draft already"):
+        book.remove(old, at_publish=True)  # and never removed at once by a second request
+    book.keep(old)
+    with pytest.raises(RuleError, match="has no drafted removal"):
+        book.keep(old)
+    book.remove(old, at_publish=True)
+    (new,) = book.draft(RuleDecl(name="Refund up to 350", binding=BINDING,
+                                 conditions=[{"field": "amount", "op": "is at most", "value": 350}]))
+    with pytest.raises(RuleError, match="changed since you looked"):
+        book.publish(ids=[new], removals=[old, 999])
+    assert "Rule not met: amount is at most 300" in await verdict(book, args(amount=320.0))  # nothing changed
+    assert book.publish() == [new]  # everything drafted: the new rule in, the old one out
+    assert await verdict(book, args(amount=320.0)) is None
+    assert "Rule not met: amount is at most 350" in await verdict(book, args(amount=400.0))
+    assert [(r["name"], r["state"]) for r in book.listing()] == [("Refund up to 350", "published")]
+    db.close()

@@ -15,6 +15,7 @@ after its request already ended (a client that went away mid-call), is written a
 from __future__ import annotations
 
 import contextvars
+import json
 import logging
 import re
 import time
@@ -30,7 +31,7 @@ from server.store.database import Database, StoreUnavailable, format_time
 log = logging.getLogger("parley.audit")
 
 OUTCOMES = ("ok", "tool_error", "invalid_input", "unknown_tool", "internal_error",
-            "rule_denied", "source_blocked", "rule_error")
+            "rule_denied", "source_blocked", "rule_error", "rule_broken")
 NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]")
 
@@ -50,6 +51,18 @@ class Call(NamedTuple):
     outcome: str
     duration_ms: float
     rule: str | None
+    trail: list[tuple[str, str, str]] | None  # the rules and context sources on the way, by name
+
+
+def path(call: Call) -> str:
+    """The path of the decision, as JSON for Investigate: the caller's scopes, the mandate's state and
+    version, each context source and rule by name with what happened. Names and verdicts only: never a
+    call's value, an attribute, or a credential."""
+    mandate = call.caller.mandate
+    version = mandate.body.version if mandate is not None and mandate.valid and mandate.body is not None else None
+    return json.dumps({"scopes": sorted(call.caller.scopes), "credential": call.caller.credential,
+                       "mandate": [mandate.state if mandate is not None else "none", version],
+                       "steps": call.trail or []}, separators=(",", ":"))
 
 
 def row(call: Call) -> tuple:
@@ -58,7 +71,7 @@ def row(call: Call) -> tuple:
     caller, name = call.caller, safe_name(call.tool)
     binding = f"{caller.entry_persona} · parley · {name}" if caller.entry_persona else None
     return (format_time(datetime.fromtimestamp(call.moment, UTC)), caller.lane, caller.principal, caller.agent,
-            name, call.outcome, round(call.duration_ms, 3), binding, call.rule)
+            name, call.outcome, round(call.duration_ms, 3), binding, call.rule, path(call))
 
 
 def _insert(db: Database, calls: list[Call]) -> None:
@@ -147,10 +160,10 @@ class AuditTrail:
         await self._write_counted(calls)
 
     async def record(self, caller: Caller, tool: str, outcome: str, duration_ms: float,
-                     rule: str | None = None) -> None:
+                     rule: str | None = None, trail: list[tuple[str, str, str]] | None = None) -> None:
         if outcome not in OUTCOMES:
             raise ValueError(f"unknown audit outcome {outcome!r}")
-        entry = Call(time.time(), caller, tool, outcome, duration_ms, rule)
+        entry = Call(time.time(), caller, tool, outcome, duration_ms, rule, trail)
         held = _HELD.get()
         if held is not None and held.open:
             held.rows.append(entry)

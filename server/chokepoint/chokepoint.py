@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from server.access import Caller
 from server.chokepoint import audit
 from server.chokepoint.context_sources import ContextSources
-from server.chokepoint.rulebook import RuleBook
+from server.chokepoint.rulebook import RuleBook, Trail
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
@@ -139,6 +139,7 @@ class Chokepoint:
         """Visibility, then input validation, then the binding's rules, then the tool; always audited."""
         started = time.perf_counter()
         outcome, rule = "internal_error", None
+        trail: Trail | None = None  # the rules and context sources the call met, for the audit
         try:
             if name not in caller.tools:
                 outcome = "unknown_tool"
@@ -155,8 +156,9 @@ class Chokepoint:
                 self.rulebook.refresh(known)
             elif not self.rulebook.current_at(known):
                 await anyio.to_thread.run_sync(self.rulebook.refresh, known)
-            if self.rulebook.rules_for(caller.entry_persona, name):
-                denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"))
+            if self.rulebook.guards(caller.entry_persona, name):
+                trail = []
+                denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"), trail)
                 if denial is not None:
                     outcome, rule = denial.outcome, denial.rule
                     return _error(denial.message)
@@ -190,4 +192,4 @@ class Chokepoint:
         finally:
             seconds = time.perf_counter() - started
             tool_calls_by(name if name in self.specs else "unknown", outcome).observe(seconds)
-            await self.audit.record(caller, name, outcome, seconds * 1000, rule)
+            await self.audit.record(caller, name, outcome, seconds * 1000, rule, trail)

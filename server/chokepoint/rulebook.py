@@ -4,26 +4,79 @@ Rules come from the manifest (published with it) and from the store, where `parl
 adds a draft and `publish` puts it in force. A published rule is never edited: it is removed and
 replaced. A denial names the rule and reads it as a sentence; it never carries the evaluated
 values, and neither does the audit log.
+
+A stored rule that no longer compiles (the manifest renamed an argument, changed a type, or lost the
+context source of an attribute it reads) fails closed: its binding's tool refuses every call, naming
+the rule, until a steward fixes or removes it. It is never skipped.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from server.access import Caller
-from server.chokepoint.context_sources import ContextSources, SourceFailed
+from server.chokepoint.context_sources import IDENTITY, ContextSources, SourceFailed
 from server.chokepoint.rules import Rule, RuleError, argument_types, compile_rule, together
 from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, now, revision, write
 
 
+log = logging.getLogger("parley.rules")
+
+BROKEN = "this rule no longer compiles; a steward must fix or remove it"
+# the path of one decision: ("rule" | "source", its name, what happened), never a value
+Trail = list[tuple[str, str, str]]
+
+
 @dataclass(frozen=True)
 class Denial:
-    outcome: str  # rule_denied | source_blocked | rule_error
+    outcome: str  # rule_denied | source_blocked | rule_error | rule_broken
     message: str
     rule: str | None = None
+
+
+@dataclass(frozen=True)
+class BrokenRule:
+    """A published rule in the store that no longer compiles: while it stays, its binding's tool refuses
+    every call (fail closed). `reason` is the compiler's message: names and types, never a call's values."""
+
+    rule_id: int
+    agent: str
+    tool: str
+    name: str
+    reason: str
+
+    @property
+    def binding(self) -> str:
+        return f"{self.agent} · parley · {self.tool}"
+
+    @property
+    def problem(self) -> str:
+        """The reason without the rule's name in front, for a page that names the rule already."""
+        text = self.reason.removeprefix(f"rule '{self.name}': ")
+        return text[:1].upper() + text[1:]
+
+    @property
+    def denial(self) -> Denial:
+        return Denial("rule_broken", f'Blocked by rule "{self.name}": {BROKEN}. The call was not made.', self.name)
+
+
+@dataclass(frozen=True)
+class InForce:
+    """Everything that holds calls back as of one refresh, replaced whole: a call read beside a refresh
+    (on PostgreSQL both run in worker threads) sees the old book or the new, never half of each."""
+
+    by_binding: dict[tuple[str, str], list[Rule]]
+    # a binding's rules as one program (see `rules.together`), beside the very list it was made of
+    together: dict[tuple[str, str], tuple[list[Rule], Any]]
+    broken: dict[tuple[str, str], list[BrokenRule]]
+    guarded: frozenset[tuple[str, str]]  # bindings a call must be checked on: rules, or a broken one
 
 
 def _binding(agent: str | None, tool: str) -> tuple[str, str]:
@@ -39,9 +92,7 @@ class RuleBook:
         self.sources = sources
         self.input_schemas = input_schemas
         self._revision: int | None = None
-        self._by_binding: dict[tuple[str, str], list[Rule]] = {}
-        # a binding's rules as one program (see `rules.together`), beside the very list it was made of
-        self._together: dict[tuple[str, str], tuple[list[Rule], Any]] = {}
+        self._in_force = InForce({}, {}, {}, frozenset())
         self.manifest_rules = self._compile_all(
             [(decl, f"manifest:{i}") for i, decl in enumerate(manifest.rules)]) if compile_manifest else []
         self.refresh()
@@ -71,10 +122,21 @@ class RuleBook:
 
     # --- what is in force ----------------------------------------------------------------------
 
-    def _stored(self, state: str) -> list[tuple[int, RuleDecl]]:
-        if self.db is None:
-            return []
-        return [(rule_id, RuleDecl.model_validate_json(body)) for rule_id, body in rule_rows.bodies(self.db, state)]
+    def _rows(self, state: str) -> list[dict]:
+        return rule_rows.in_state(self.db, state) if self.db is not None else []
+
+    def _compiled(self, row: dict) -> list[Rule] | BrokenRule:
+        """A stored rule compiled against today's manifest, or what keeps it from compiling."""
+        try:
+            return self.compile(RuleDecl.model_validate_json(row["body"]), f"store:{row['id']}")
+        except RuleError as exc:
+            reason = str(exc)
+        except ValidationError:
+            reason = f"rule '{row['name']}': its stored form no longer reads as a rule"
+        except Exception:  # noqa: BLE001 - whatever fails, the rule still holds its tool back
+            log.exception("stored rule %s failed to compile", row["id"])
+            reason = f"rule '{row['name']}': it failed to compile"
+        return BrokenRule(row["id"], row["agent"], row["tool"], row["name"], reason)
 
     @property
     def in_force(self) -> int | None:
@@ -91,43 +153,71 @@ class RuleBook:
         current = known if known is not None else (revision(self.db) if self.db is not None else 0)
         if current == self._revision:
             return
-        published = []
-        for rule_id, decl in self._stored("published"):
-            try:
-                published += self.compile(decl, f"store:{rule_id}")
-            except RuleError:
-                pass  # a stored rule that no longer compiles (the manifest changed) holds no call back
+        published: list[Rule] = []
+        broken: dict[tuple[str, str], list[BrokenRule]] = {}
+        for row in self._rows("published"):
+            compiled = self._compiled(row)
+            if isinstance(compiled, BrokenRule):  # fail closed: it holds its whole tool back
+                broken.setdefault(_binding(compiled.agent, compiled.tool), []).append(compiled)
+            else:
+                published += compiled
         by_binding: dict[tuple[str, str], list[Rule]] = {}
         for rule in self.manifest_rules + published:
             by_binding.setdefault((rule.binding.agent, rule.binding.tool), []).append(rule)
         combined = {key: (rules, program) for key, rules in by_binding.items()
                     if (program := together(rules)) is not None}
-        self._by_binding, self._together = by_binding, combined
+        self._in_force = InForce(by_binding, combined, broken, frozenset(by_binding) | frozenset(broken))
         self._revision = current
 
     def rules_for(self, agent: str | None, tool: str) -> list[Rule]:
         """The rules in force as of the last `refresh`."""
-        return self._by_binding.get(_binding(agent, tool), [])
+        return self._in_force.by_binding.get(_binding(agent, tool), [])
+
+    def guards(self, agent: str | None, tool: str) -> bool:
+        """Whether a call on this binding must pass `check`: it has rules in force, or a broken one."""
+        return _binding(agent, tool) in self._in_force.guarded
+
+    def broken(self, agent: str | None = None, tool: str | None = None) -> list[BrokenRule]:
+        """Published rules that no longer compile, as of the last `refresh` (one binding's, when named)."""
+        broken = self._in_force.broken
+        if tool is not None:
+            return list(broken.get(_binding(agent, tool), []))
+        return [rule for rules in broken.values() for rule in rules]
 
     def explain(self, caller: Caller) -> list[dict]:
         """The rules on this caller's bindings, as sentences: for whoami."""
-        return [{"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
-                for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
+        found = [{"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
+                 for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
+        return found + [{"tool": tool, "rule": rule.name, "reads_as": f"({BROKEN}: every call to {tool} is refused)"}
+                        for tool in caller.tools for rule in self.broken(caller.entry_persona, tool)]
 
     # --- the chokepoint step --------------------------------------------------------------------
 
-    async def check(self, caller: Caller, tool: str, args: dict) -> Denial | None:
-        rules = self.rules_for(caller.entry_persona, tool)
+    async def check(self, caller: Caller, tool: str, args: dict, trail: Trail | None = None) -> Denial | None:
+        """None when every rule on the binding passes, else the denial. `trail`, when given, receives the
+        path of the decision for the audit: each context source reached or failed, each rule by name
+        passed, not met, or not reached — names and verdicts, never a value."""
+        trail = trail if trail is not None else []
+        state, key = self._in_force, _binding(caller.entry_persona, tool)  # one book for the whole call
+        broken = state.broken.get(key)
+        rules = state.by_binding.get(key, [])
+        if broken:
+            trail += [("rule", rule.name, "no longer compiles") for rule in broken]
+            trail += [("rule", rule.name, "not reached") for rule in rules]
+            return broken[0].denial
         if not rules:
             return None
         needed = frozenset(path for rule in rules for path in rule.attributes)
         try:
             attributes = await self.sources.fetch(needed, caller, args) if needed else {"subject": {}, "resource": {}}
         except SourceFailed as failure:
+            trail += self._sources_trail(needed, failure)
+            trail += [("rule", rule.name, "not reached") for rule in rules]
             return Denial("source_blocked", f"Blocked: {failure}. Rules on this tool need it, so the call was not "
                                             "made (fail closed).")
+        trail += self._sources_trail(needed, None)
         context = {"args": args, **attributes}
-        verdicts = self._all_at_once(caller.entry_persona, tool, rules, context)
+        verdicts = self._all_at_once(state.together.get(key), rules, context)
         for index, rule in enumerate(rules):
             if verdicts is not None:
                 passed = verdicts[index]
@@ -135,19 +225,40 @@ class RuleBook:
                 try:
                     passed = rule.program.execute(context)
                 except Exception:  # noqa: BLE001 - the library's text may hold input values: never passed on
+                    trail.append(("rule", rule.name, "could not be evaluated"))
+                    trail += [("rule", later.name, "not reached") for later in rules[index + 1:]]
                     return Denial("rule_error", f'Rule could not be evaluated: "{rule.name}". The call was not made.',
                                   rule.name)
             if passed is not True:
+                trail.append(("rule", rule.name, "not met"))
+                trail += [("rule", later.name, "not reached") for later in rules[index + 1:]]
                 return Denial("rule_denied", f'Rule not met: {rule.reads_as} (rule "{rule.name}"). '
                                              "The call was not made.", rule.name)
+            trail.append(("rule", rule.name, "passed"))
         return None
 
-    def _all_at_once(self, agent: str | None, tool: str, rules: list[Rule], context: dict) -> list | None:
+    def _sources_trail(self, needed: frozenset[str], failure: SourceFailed | None) -> Trail:
+        """Each context source these attributes come from, in the order they are asked: reached, failed
+        (with the source's reason, which never holds its data), or not asked after a failure."""
+        names = sorted({self.sources.provider[path] for path in needed if path in self.sources.provider} - {IDENTITY})
+        found: Trail = []
+        for name in names:
+            if failure is None:
+                found.append(("source", name, "reached"))
+            elif found and found[-1][2].startswith("failed") or name > failure.source:
+                found.append(("source", name, "not asked"))
+            elif name == failure.source:
+                found.append(("source", name, f"failed: {failure.reason}"))
+            else:
+                found.append(("source", name, "reached"))
+        return found
+
+    @staticmethod
+    def _all_at_once(kept: tuple[list[Rule], Any] | None, rules: list[Rule], context: dict) -> list | None:
         """Every rule's verdict from the binding's one program; None when there is none (one rule, rules
         that do not compile together, or a refresh in between) or when any rule fails to evaluate:
         then they run one by one, in order, which finds the rule that failed and says so, exactly as
         if they had never run together."""
-        kept = self._together.get(_binding(agent, tool))
         if kept is None or kept[0] is not rules:
             return None
         try:
@@ -174,38 +285,86 @@ class RuleBook:
                                                single.model_dump_json(), now()))
         return ids
 
-    def publish(self, rule_id: int | None = None) -> list[int]:
-        drafts = [(i, d) for i, d in self._stored("draft") if rule_id is None or i == rule_id]
+    def publish(self, rule_id: int | None = None, ids: Collection[int] | None = None,
+                removals: Collection[int] | None = None) -> list[int]:
+        """Put drafts in force and drafted removals into effect, in one unit: one draft, or the `ids` and
+        `removals` a steward reviewed, or (neither named) everything drafted. Each draft is checked again
+        first (boolean, attributes that exist): a draft that stopped compiling since it was drafted is
+        refused, naming why, and nothing changes. Returns the ids put in force."""
+        everything = rule_id is None and ids is None and removals is None
+        wanted = {rule_id} if rule_id is not None else set(ids or ()) if not everything else None
+        drafts = [row for row in self._rows("draft") if wanted is None or row["id"] in wanted]
         if rule_id is not None and not drafts:
             raise RuleError(f"no draft rule {rule_id}")
-        for i, decl in drafts:
-            self.compile(decl, f"store:{i}")  # checked again at publish: boolean, attributes that exist
+        marked = {row["id"] for row in rule_rows.marked(self._store())}
+        retiring = marked if everything else set(removals or ()) & marked
+        gone = sorted((wanted or set()) - {row["id"] for row in drafts}) + sorted(set(removals or ()) - marked)
+        if gone:
+            raise RuleError(f"rule {', '.join(f'store:{i}' for i in gone)} changed since you looked, so nothing was "
+                            "published; review the draft again")
+        for row in drafts:
+            compiled = self._compiled(row)
+            if isinstance(compiled, BrokenRule):
+                raise RuleError(f"draft store:{row['id']} no longer compiles, so nothing was published: "
+                                f"{compiled.reason}; remove it and draft it again")
         with write(self._store()):
-            for i, _ in drafts:
-                rule_rows.publish(self._store(), i, now())
+            stamp = now()
+            for row in drafts:
+                rule_rows.publish(self._store(), row["id"], stamp)
+            for removed in sorted(retiring):
+                rule_rows.remove(self._store(), removed, stamp)
         self.refresh()
-        return [i for i, _ in drafts]
+        return [row["id"] for row in drafts]
 
-    def remove(self, rule_id: int) -> None:
+    def remove(self, rule_id: int, at_publish: bool = False) -> None:
+        """Remove a rule from the store: at once, or (`at_publish`, for a rule in force) at the next publish,
+        so that a replacement drafted beside it goes into force in the same unit, with no gap between.
+        A draft holds nothing back, so it always goes at once."""
+        if at_publish:
+            with write(self._store()):
+                marked = rule_rows.mark_removal(self._store(), rule_id, now())
+            if marked:
+                self.refresh()
+                return
+            if any(row["id"] == rule_id for row in rule_rows.marked(self._store())):
+                raise RuleError(f"the removal of rule {rule_id} is in the draft already: publish it, or keep the rule")
         removed = rule_rows.remove(self._store(), rule_id, now())
         self.refresh()
         if not removed:
             raise RuleError(f"no draft or published rule {rule_id} in the store (manifest rules are removed by "
                             "editing the manifest)")
 
+    def keep(self, rule_id: int) -> None:
+        """Withdraw a drafted removal: the rule stays in force."""
+        with write(self._store()):
+            kept = rule_rows.unmark_removal(self._store(), rule_id)
+        self.refresh()
+        if not kept:
+            raise RuleError(f"rule {rule_id} has no drafted removal")
+
+    def removals(self) -> list[dict]:
+        """Published rules whose removal is drafted (id, agent, tool, name): in force until the next publish."""
+        return rule_rows.marked(self.db) if self.db is not None else []
+
+    def drafts(self) -> list[tuple[dict, list[Rule] | BrokenRule]]:
+        """Every draft in the store (id, agent, tool, name) with what it compiles to today, or why not."""
+        return [(row, self._compiled(row)) for row in self._rows("draft")]
+
     def listing(self) -> list[dict]:
         self.refresh()
         rows = [{"id": rule.origin, "state": "published", "binding": str(rule.binding), "name": rule.name,
-                 "reads_as": rule.reads_as} for rule in self.manifest_rules]
+                 "reads_as": rule.reads_as, "problem": None,
+                 "removal_drafted": False} for rule in self.manifest_rules]
         if self.db is not None:
             for row in rule_rows.live(self.db):
-                decl = RuleDecl.model_validate_json(row["body"])
-                try:
-                    reads_as = self.compile(decl, str(row["id"]))[0].reads_as
-                except RuleError as exc:
-                    reads_as = f"(does not compile: {exc})"
-                rows.append({"id": f"store:{row['id']}", "state": row["state"], "binding": str(decl.bindings()[0]),
-                             "name": decl.name, "reads_as": reads_as})
+                compiled = self._compiled(row)
+                problem = compiled.reason if isinstance(compiled, BrokenRule) else None
+                reads_as = f"(does not compile: {problem})" if isinstance(compiled, BrokenRule) else \
+                    compiled[0].reads_as
+                rows.append({"id": f"store:{row['id']}", "state": row["state"],
+                             "binding": f"{row['agent']} · parley · {row['tool']}", "name": row["name"],
+                             "reads_as": reads_as, "problem": problem,
+                             "removal_drafted": row["removal_drafted_at"] is not None})
         return rows
 
 

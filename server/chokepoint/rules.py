@@ -34,7 +34,21 @@ SAMPLE = {"text": "sample", "number": 1, "boolean": False}
 
 
 class RuleError(ParleyError):
-    """A rule that cannot be drafted or published; the message says what to fix."""
+    """A rule that cannot be drafted or published; the message says what to fix, and `at` (line, column),
+    1-based, where in a CEL expression it went wrong, when that is known."""
+
+    def __init__(self, message: str, at: tuple[int, int] | None = None):
+        super().__init__(message)
+        self.at = at
+
+
+_SYNTAX = re.compile(r"<input>:(\d+):(\d+): (Syntax error: [^\n]*?)(?: expecting .*)?$", re.MULTILINE)
+
+
+def _position(expression: str, offset: int) -> tuple[int, int]:
+    """(line, column), 1-based, of a character offset in the expression."""
+    before = expression[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
 
 
 @dataclass(frozen=True)
@@ -137,15 +151,22 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> Any:
     """Compile, and refuse what reads an unknown attribute or does not return a boolean."""
     try:
         program = cel.compile(expression)
-    except (ValueError, RuntimeError):
-        raise RuleError(f"rule '{name}': the CEL expression does not parse") from None
+    except (ValueError, RuntimeError) as exc:
+        # the parser's own words about the steward's expression (no call's data is anywhere near it)
+        syntax = _SYNTAX.search(str(exc))
+        if syntax is None:
+            raise RuleError(f"rule '{name}': the CEL expression does not parse") from None
+        line, column = int(syntax.group(1)), int(syntax.group(2))
+        raise RuleError(f"rule '{name}': the CEL expression does not parse at line {line}, column {column} "
+                        f"({syntax.group(3)})", (line, column)) from None
     whole = _WHOLE_ROOT.search(_STRINGS.sub('""', expression))
     if whole is not None:
         raise RuleError(f"rule '{name}': reads {whole.group(1)} as a whole; name each attribute it needs, "
-                        f"as {whole.group(1)}.name")
-    for root, attribute in _PATH.findall(expression):
-        if f"{root}.{attribute}" not in types:
-            raise RuleError(f"rule '{name}': reads unknown attribute '{root}.{attribute}'")
+                        f"as {whole.group(1)}.name", _position(expression, whole.start()))
+    for read in _PATH.finditer(expression):
+        if f"{read.group(1)}.{read.group(2)}" not in types:
+            raise RuleError(f"rule '{name}': reads unknown attribute '{read.group(1)}.{read.group(2)}'",
+                            _position(expression, read.start()))
     unknown_roots = set(program.variables() if callable(program.variables) else program.variables) - set(ROOTS)
     if unknown_roots:
         raise RuleError(f"rule '{name}': unknown variable(s) {', '.join(sorted(unknown_roots))}; "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from server.cli.context import Context, add_json, err, facts
+from server.cli.context import Context, add_json, command, err, facts
 from server.cluster.keyfolder import cluster_record, fingerprints, init_keys
 from server.settings import Settings
 from server.store.migrations import migrate, schema_version
@@ -42,7 +42,7 @@ def db_status(args: argparse.Namespace) -> int:
     finally:
         db.close()
     return facts(args, found,
-                 lambda name, value: (name, value if value is not None else "(none: run parley db migrate)"))
+                 lambda name, value: (name, value if value is not None else f"(none: run {command()} db migrate)"))
 
 
 def keys_init(args: argparse.Namespace) -> int:
@@ -53,7 +53,7 @@ def keys_init(args: argparse.Namespace) -> int:
         print(f"created in {folder}: {', '.join(made)}")
     else:
         print(f"{folder} already holds every key; nothing created")
-    err("give every process this folder (PARLEY_KEYS), read-only; then run 'parley db migrate'")
+    err(f"give every process this folder (PARLEY_KEYS), read-only; then run '{command()} db migrate'")
     return 0
 
 

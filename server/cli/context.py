@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from collections.abc import Callable
 from functools import cached_property
@@ -56,6 +58,13 @@ class Context:
         self.db  # noqa: B018 - a key lives beside a store: refuse first if the store is missing
         # a cluster's keys folder is made once, by `parley keys init` (or demo / init)
         return SigningKey.load_or_create(self.settings.keys_dir, create=not self.settings.shared_store)
+
+
+def command() -> str:
+    """This command line as the person can run it again, for the hints it prints: `scripts/parley` sets
+    PARLEY_COMMAND to the path it was run by (`parley` is then on no PATH but the script's own)."""
+    return os.environ.get("PARLEY_COMMAND") or ("parley" if shutil.which("parley") else
+                                                f"{sys.executable} -m server.cli.main")
 
 
 def err(text: str) -> None:

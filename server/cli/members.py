@@ -8,7 +8,7 @@ import sys
 from datetime import timedelta
 
 from server.access import default_scopes, lane_of, token_scopes_allowed
-from server.cli.context import Context, UsageError, add_json, csv, emit_json, err, listing
+from server.cli.context import Context, UsageError, add_json, command, csv, emit_json, err, listing
 from server.errors import ParleyError
 from server.identity import mandates, principals, tokens
 from server.store import agents as agent_rows
@@ -34,7 +34,7 @@ def principal_add(args: argparse.Namespace) -> int:
     principals.add_agent(ctx.db, added.handle)
     print(f"added {added.handle} ({added.status}{', steward' if added.steward else ''}) with agent "
           f"'{principals.DEFAULT_AGENT}'")
-    err(f"next: parley mandate sign {added.handle} --topics ...   then   parley token mint {added.handle}")
+    err(f"next: {command()} mandate sign {added.handle} --topics ...   then   {command()} token mint {added.handle}")
     return 0
 
 
@@ -48,6 +48,9 @@ def principal_status(status: str, said: str):
 
 def principal_password(args: argparse.Namespace) -> int:
     ctx = Context()
+    if not args.stdin and not sys.stdin.isatty():
+        raise UsageError("no terminal to type the password in: pipe it with --stdin "
+                         f"(printf '%s\\n' \"$PASSWORD\" | {command()} principal password {args.handle} --stdin)")
     password = sys.stdin.readline().rstrip("\n") if args.stdin else getpass.getpass(f"new password for {args.handle}: ")
     principals.set_password(ctx.db, args.handle, password)
     print(f"password set for {args.handle}")

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -14,8 +15,11 @@ from server.chokepoint.audit import safe_name
 from server.chokepoint.chokepoint import Catalogues
 from server.chokepoint.rulebook import manifest_rule_problems
 from server.cli import demo, doctor
+from server.cli.announce import announce_when_answering, drop_early_banner
+from server.cli.rules import store_findings, stored_rule_findings
 from server.http import request_log
-from server.cli.context import Context, UsageError, add_json, emit_json, err
+from server.http.head_limit import BoundedHead
+from server.cli.context import Context, UsageError, add_json, command, emit_json, err
 from server.cluster.keyfolder import check_cluster, cluster_record
 from server.store.migrations import migrate
 from server.manifest.check import Finding, check
@@ -39,6 +43,13 @@ def findings(path: Path) -> list[Finding]:
     return check(path, more=_rule_problems)
 
 
+# uvicorn's supervisor kills a worker that does not answer its ping within this many seconds, and
+# waits as long for a replacement to start on SIGHUP. A worker answers pings from a thread as soon as
+# its process runs (its `__main__`, server.cli.main, imports nothing heavy), but importing and building
+# the club takes 6-8 s on a loaded 2-core machine: uvicorn's default of 5 s killed workers in a loop.
+WORKER_HEALTH_CHECK_SECONDS = 30
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -47,7 +58,7 @@ def serve(args: argparse.Namespace) -> int:
     if errors:
         for finding in errors:
             err(f"{settings.manifest_path}: {finding}")
-        err("not serving: fix the manifest (parley tools check shows every finding)")
+        err(f"not serving: fix the manifest ({command()} tools check shows every finding)")
         return 1
     if args.workers < 1 or args.workers > 64:
         raise UsageError("--workers takes 1 to 64")
@@ -57,21 +68,34 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1 and not settings.stateless:
         raise UsageError("several worker processes need PARLEY_SESSIONS=stateless: a session pinned to one worker "
                          "answers 404 on the others")
-    db = Context().db  # refuse a store that does not exist (naming it) or a schema that is not current
+    ctx = Context()
+    db = ctx.db  # refuse a store that does not exist (naming it) or a schema that is not current
     if settings.shared_store:
         check_cluster(db, settings.keys_dir, settings.manifest_path)  # say it here, not once per worker
+    for finding in stored_rule_findings(ctx.manifest, db):  # served, failing closed: say so at start
+        err(f"{settings.store_name}: {finding}")
     db.close()
     host = args.host or settings.host
     port = args.port or settings.port
     os.environ["PARLEY_HOST"], os.environ["PARLEY_PORT"] = host, str(port)
+    made_metrics_dir = None
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        # /metrics adds up every worker's counts from this folder
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-")
+        # /metrics adds up every worker's counts from this folder, removed when serving ends
+        made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.access_log:
         request_log.install()
-    uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
-                access_log=args.access_log, workers=args.workers if args.workers > 1 else None)
+    drop_early_banner()
+    served = Settings.from_env()  # the URLs follow the host and port chosen above, or PARLEY_PUBLIC_URL
+    announce_when_answering(host, port, [f"Parley serving MCP at {served.mcp_url}",
+                                         f"Console: {served.public_url}/console"])
+    try:
+        uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
+                    access_log=args.access_log, workers=args.workers if args.workers > 1 else None,
+                    timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS, http=BoundedHead)
+    finally:
+        if made_metrics_dir is not None:
+            shutil.rmtree(made_metrics_dir, ignore_errors=True)
     return 0
 
 
@@ -85,9 +109,9 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"MCP endpoint: {settings.mcp_url}")
         print(f"Console:      {console}")
         print("Tokens and passwords are shown once, when made. New ones:")
-        print("  parley token mint bruno                      (a member's agent token)")
-        print("  parley token mint carla                      (an applicant's agent token)")
-        print("  parley principal password ana               (a new console password for ana)")
+        print(f"  {command()} token mint bruno          (a member's agent token)")
+        print(f"  {command()} token mint carla          (an applicant's agent token)")
+        print(f"  {command()} principal password ana    (a new console password for ana)")
         return 0
     print(f"Demo club prepared in {settings.store_name} (members ana, bruno; applicant carla).")
     print(f"MCP endpoint: {settings.mcp_url}")
@@ -100,7 +124,7 @@ def demo_command(args: argparse.Namespace) -> int:
     print(f"Console sign-in at {console}, passwords also shown once:")
     for handle, password in prepared.passwords.items():
         print(f"  {handle:<6} {password}")
-    print("Connect with header  Authorization: Bearer <token>;  check with  parley doctor --token <token>")
+    print(f"Connect with header  Authorization: Bearer <token>;  check with  {command()} doctor --token <token>")
     return 0
 
 
@@ -113,13 +137,18 @@ def init(args: argparse.Namespace) -> int:
         print(f"Club store ready at {place} (schema migrated, keys in {ctx.settings.keys_dir})")
     else:
         print(f"{'Store already there' if existed else 'Created an empty club store'} at {place}")
-    err("next: parley principal add HANDLE --member --steward   (the first steward)")
+    err(f"next: {command()} principal add HANDLE --member --steward   (the first steward)")
     return 0
 
 
 def doctor_command(args: argparse.Namespace) -> int:
     url = args.url or Settings.from_env().mcp_url
-    return doctor.run(url, args.token or os.environ.get("PARLEY_TOKEN") or None, args.expect, args.json)
+    token = args.token if args.token is not None else os.environ.get("PARLEY_TOKEN")
+    if token is not None and not token.strip():
+        # an empty token is a mistake (an unset shell variable), not a request to be a guest
+        raise UsageError(f"{'--token' if args.token is not None else 'PARLEY_TOKEN'} is empty; give a token, "
+                         "or leave it out to ask as a guest")
+    return doctor.run(url, token, args.expect, args.json)
 
 
 def audit_tail(args: argparse.Namespace) -> int:
@@ -166,7 +195,8 @@ def oauth_rotate(args: argparse.Namespace) -> int:
     if ctx.settings.shared_store:
         # the cluster's record follows the folder; every server started from now on must have this key
         migrate(ctx.db, cluster_record(ctx.settings.keys_dir, ctx.settings.manifest_path))
-        err("recorded the new key's fingerprint; restart the other processes with this keys folder")
+        err(f"recorded the new key's fingerprint; restart the other processes ({command()} serve) with this keys "
+            "folder")
     return 0
 
 
@@ -181,7 +211,7 @@ def oauth_retire(args: argparse.Namespace) -> int:
 
 def tools_check(args: argparse.Namespace) -> int:
     path = Path(args.manifest) if args.manifest else Settings.from_env().manifest_path
-    found = findings(path)
+    found = findings(path) + store_findings(path)  # the store's rules, checked against this manifest
     errors = sum(1 for f in found if f.level == "error")
     if args.json:
         emit_json({"manifest": str(path), "findings": [f.__dict__ for f in found]})

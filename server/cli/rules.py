@@ -11,7 +11,14 @@ from server.chokepoint.context_sources import ContextSources
 from server.chokepoint.rulebook import RuleBook
 from server.chokepoint.rules import OPERATORS
 from server.cli.context import Context, UsageError, add_json, emit_json
-from server.manifest.schema import RuleDecl
+from server.errors import ParleyError
+from server.manifest.check import Finding
+from server.manifest.loading import load_manifest
+from server.manifest.schema import Manifest, ManifestError, RuleDecl
+from server.settings import Settings
+from server.store.database import Database
+from server.store.migrations import require_current
+from server.store.opening import open_db
 
 
 def _scalar(text: str) -> object:
@@ -48,6 +55,45 @@ def _book(ctx: Context) -> RuleBook:
                     tools.input_schemas(ctx.manifest))
 
 
+def stored_rule_findings(manifest: Manifest, db: Database) -> list[Finding]:
+    """The store's rules checked against this manifest: a published rule that no longer compiles is an
+    error (its tool refuses every call until a steward fixes or removes it), a draft one a warning."""
+    book = RuleBook(manifest, db, ContextSources(manifest.context_sources, db), tools.input_schemas(manifest),
+                    compile_manifest=False)
+    found = [Finding("error", None, f"published rule '{rule.name}' on {rule.binding} no longer compiles "
+                                    f"({rule.reason}): every call to {rule.tool} is refused until a steward fixes "
+                                    f"or removes it (parley rules remove {rule.rule_id})", place=f"store:{rule.rule_id}")
+             for rule in book.broken()]
+    found += [Finding("warning", None, f"draft rule '{row['name']}' on {row['binding']} no longer compiles "
+                                       f"({row['problem']}): it cannot be published", place=row["id"])
+              for row in book.listing() if row["state"] == "draft" and row["problem"]]
+    return found
+
+
+def store_findings(manifest_path) -> list[Finding]:
+    """`stored_rule_findings` for the configured store, when there is one (a fresh checkout has none);
+    a store that cannot be read is an error: its rules cannot be vouched for."""
+    settings = Settings.from_env()
+    if not settings.shared_store and not settings.db_path.exists():
+        return []
+    try:
+        manifest = load_manifest(manifest_path)
+    except ManifestError:
+        return []  # reported by the manifest's own check
+    try:
+        db = open_db(settings.store, create=False)
+    except (ParleyError, OSError) as exc:
+        return [Finding("error", None, f"cannot read the rules in {settings.store_name}: {exc}", place="store")]
+    try:
+        if db.backend != "sqlite":
+            require_current(db)
+        return stored_rule_findings(manifest, db)
+    except (ParleyError, ValueError) as exc:
+        return [Finding("error", None, f"cannot check the rules in {settings.store_name}: {exc}", place="store")]
+    finally:
+        db.close()
+
+
 def _rule_id(text: str) -> int:
     raw = text.removeprefix("store:")
     if not raw.isdigit() or len(raw) > 12:
@@ -61,7 +107,8 @@ def rules_list(args: argparse.Namespace) -> int:
         emit_json(rows)
         return 0
     for row in rows:
-        print(f"{row['id']:<12} {row['state']:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
+        state = "removing" if row["removal_drafted"] else row["state"]  # removed at the next publish
+        print(f"{row['id']:<12} {state:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
               f"{row['reads_as']}")
     return 0
 
@@ -91,8 +138,9 @@ def rules_publish(args: argparse.Namespace) -> int:
 
 
 def rules_remove(args: argparse.Namespace) -> int:
-    _book(Context()).remove(_rule_id(args.id))
-    print(f"removed {args.id}")
+    _book(Context()).remove(_rule_id(args.id), at_publish=args.at_publish)
+    print(f"removal of {args.id} drafted: it stays in force until the next publish" if args.at_publish
+          else f"removed {args.id}")
     return 0
 
 
@@ -116,4 +164,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=rules_publish)
     s = actions.add_parser("remove", help="remove a draft or published rule")
     s.add_argument("id", help="the rule's id (N or store:N)")
+    s.add_argument("--at-publish", action="store_true", help="a rule in force stays so until the next publish, "
+                                                             "which also puts its replacement in force")
     s.set_defaults(func=rules_remove)

@@ -46,6 +46,7 @@ class ChangeFeed:
         self.heartbeat_seconds = heartbeat_seconds
         self.connected = threading.Event()
         self.reconnects = 0
+        self._down_reported = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="parley-change-feed", daemon=True)
 
@@ -65,7 +66,10 @@ class ChangeFeed:
             except Exception as exc:  # the connection dropped or could not be made: try again
                 if self._stop.is_set():
                     break
-                log.warning("change feed disconnected (%s: %s); reconnecting", type(exc).__name__, str(exc)[:200])
+                if not self._down_reported:  # once an outage, not once an attempt
+                    self._down_reported = True
+                    log.warning("change feed disconnected (%s: %s); reconnecting", type(exc).__name__,
+                                str(exc)[:200])
             finally:
                 self.connected.clear()
             self._stop.wait(backoff)
@@ -79,6 +83,7 @@ class ChangeFeed:
             if self.reconnects:
                 log.info("change feed listening again; sweeping every live session")
             self.reconnects += 1
+            self._down_reported = False
             self.connected.set()
             # Whatever was announced while no one listened is lost: sweep everything now.
             self.on_revision()

@@ -36,12 +36,12 @@ log = logging.getLogger("parley.mcp")
 
 KNOWLEDGE_PREFIX = "parley://knowledge/"
 
-def instructions_for(caller: Caller, manifest: Manifest) -> str:
+def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -> str:
     """The chosen agent's instructions (links listed), then the lane: what it is, why, how to leave it."""
     lane = manifest.lanes[caller.lane]
     total = len(manifest.tools)
     chosen = manifest.agents.get(caller.entry_persona or "")
-    persona = chosen.full_instructions(manifest.links) if chosen is not None else ""
+    persona = chosen.full_instructions(manifest.links, public_url) if chosen is not None else ""
     if caller.lane == "guest":
         head = (
             f"{manifest.club.name}. You are in the GUEST lane because no credential was sent: "
@@ -67,16 +67,17 @@ def _what_is_sent(capabilities: Any) -> dict:
 class _PerCallerInstructions:
     """Rewrites initialize / server/discover so each connection learns its own lane."""
 
-    def __init__(self, manifest: Manifest, live: LiveSessions):
+    def __init__(self, manifest: Manifest, live: LiveSessions, public_url: str = ""):
         self.manifest = manifest
         self.live = live
+        self.public_url = public_url  # where the club is served: a link written as a path is given on it
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         result = await call_next(ctx)
         if isinstance(result, dict):
             caller = caller_of(ctx)
             result = dict(result)
-            result["instructions"] = instructions_for(caller, self.manifest)
+            result["instructions"] = instructions_for(caller, self.manifest, self.public_url)
             if ctx.method == "server/discover":
                 result["ttlMs"] = 0
                 result["cacheScope"] = "private"
@@ -214,7 +215,9 @@ class _ByMethod:
         self.steps = steps
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
-        step = self.steps.get(ctx.method)
+        # every step answers a request; a request's method sent as a notification (no id) is not one,
+        # and goes on to the SDK, which drops it quietly (nothing to answer, no caller resolved for it)
+        step = self.steps.get(ctx.method) if ctx.request_id is not None else None
         if step is None:
             return await call_next(ctx)
         return await step(ctx, call_next)
@@ -226,7 +229,8 @@ def tracing_configured() -> bool:
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
-def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool | None = None) -> Server:
+def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool | None = None,
+                     public_url: str = "") -> Server:
     """The SDK's server with Parley's handlers and middleware. The SDK's own middleware opens an
     OpenTelemetry span for every message; without a tracer provider that span records nothing, yet
     builds its attributes and enters its context all the same, so it runs only when `tracing` (by
@@ -316,7 +320,7 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
     calls = server.get_request_handler("tools/call")
     if calls is None:  # registered above: only an SDK that changed how handlers are kept gets here
         raise RuntimeError("the SDK kept no tools/call handler")
-    instructions = _PerCallerInstructions(manifest, live)
+    instructions = _PerCallerInstructions(manifest, live, public_url)
     server.middleware.append(_ByMethod({
         "initialize": instructions,
         "server/discover": instructions,

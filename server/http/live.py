@@ -31,6 +31,7 @@ from mcp.server.subscriptions import (
 
 from server.access import Access, Caller
 from server.identity.credentials import CredentialRejected
+from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.notify")
 
@@ -178,5 +179,7 @@ class LiveSessions:
                     count = await self.sweep()
                     if count:
                         log.info("tool list changed for %d live session(s)", count)
+            except StoreUnavailable:
+                continue  # the store logs its outage once; the next poll tries again
             except Exception:
                 log.exception("live-session sweep failed; retrying")

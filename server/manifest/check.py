@@ -23,9 +23,10 @@ class Finding:
     level: str  # error | warning
     line: int | None
     message: str
+    place: str | None = None  # where, when not a line of the manifest ("store:12", a stored rule)
 
     def __str__(self) -> str:
-        where = f"line {self.line}" if self.line else "manifest"
+        where = self.place or (f"line {self.line}" if self.line else "manifest")
         return f"{self.level}: {where}: {self.message}"
 
 

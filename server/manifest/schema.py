@@ -172,12 +172,14 @@ class AgentDecl(_Strict):
             return {name: registry[name] for name in self.links if name in registry}
         return dict(self.links)
 
-    def full_instructions(self, registry: dict[str, str] | None = None) -> str:
-        """The instructions, with every declared link listed in them."""
+    def full_instructions(self, registry: dict[str, str] | None = None, base_url: str = "") -> str:
+        """The instructions, with every declared link listed in them; a link written as a path
+        ("/console/applicants") is given on the URL the club is served at (`base_url`)."""
         text = self.instructions.strip()
         links = self.resolved_links(registry or {})
         if links:
-            text += "\nLinks you may give:\n" + "\n".join(f"- {name}: {url}" for name, url in sorted(links.items()))
+            text += "\nLinks you may give:\n" + "\n".join(
+                f"- {name}: {base_url + url if url.startswith('/') else url}" for name, url in sorted(links.items()))
         return text
 
 

@@ -153,6 +153,9 @@ class Registration(rfc7591.ClientRegistrationEndpoint):
                 not all(isinstance(uri, str) and 0 < len(uri) <= 2000 for uri in uris):
             raise rfc7591.InvalidRedirectURIError(
                 f"redirect_uris must be a list of 1 to {MAX_REDIRECT_URIS} URIs (strings)")
+        if any(char.isspace() or not char.isprintable() for uri in uris for char in uri):
+            # a CR or LF would split the Location header the URI is sent back in; NUL breaks the store
+            raise rfc7591.InvalidRedirectURIError("redirect_uris must not hold spaces, line breaks or control characters")
         for name in ("client_name", "token_endpoint_auth_method", "scope", "client_uri", "logo_uri"):
             if name in data and not (isinstance(data[name], str) and len(data[name]) <= 2000):
                 raise rfc7591.InvalidClientMetadataError(f"{name} must be a string")

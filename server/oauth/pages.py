@@ -117,6 +117,9 @@ class AuthorizationPages:
         if any(not isinstance(value, str) or not value.isprintable() or len(value) > 2000 for value in query.values()):
             raise OAuth2Error(error="invalid_request", description="the request holds characters or lengths no "
                                                                    "OAuth request carries")
+        if not query.get("redirect_uri"):
+            # the code is bound to the redirect URI it was issued for (OAuth 2.1 requires the parameter)
+            raise OAuth2Error(error="invalid_request", description="redirect_uri is required")
         oauth_request = FormRequest(method, url, headers, query, {})
         try:
             grant = self.server.get_consent_grant(oauth_request)

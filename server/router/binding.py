@@ -24,6 +24,7 @@ from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
+from server.router.certainty import CertaintyBinding
 from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE, KindBinding
 from server.router.names import singular
@@ -59,7 +60,7 @@ def numeric_text(token: Token, param: Param, language: str) -> str:
     return text.replace(",", "")
 
 
-class Binder(PhraseBinding, RowBinding, KindBinding):
+class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
@@ -106,7 +107,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         self.named_list()
         self.lone_name()
         self.free_text(verb_end)
+        self.examples()
         self.named_but_unbound()
+        self.certain()
+        self.values_left()
+        self.restriction_left()
 
     def noun(self, token: Token) -> str:
         """A label word as the tool names it: the vocabulary's noun ("altura" is height), else singular."""
@@ -212,7 +217,15 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
+        months = not self.norms.isdisjoint(MONTHS)
         for token in values:
+            if self._in_name(token):
+                continue  # "540 El Camino Real", "Century 20": a number inside a name is no count
+            if months and self._date_part(token):
+                # "the 9th of March", "March 8th": a day of a date, never a count; a date without its year
+                # is no date a parameter can be sure of
+                self.unsure.update(p.name for p in self.free() if p.kind == "time" or p.date_format)
+                continue
             if token.index in listed:
                 claimed.setdefault(listed[token.index].name, []).append(token)
                 continue
@@ -248,7 +261,10 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             unlabelled.remove(money[0])
             left.remove(amounts[0])
         if len(unlabelled) == 1 and len(left) == 1 and (left[0].required or len(numeric) == 1):
-            self._number(left[0], unlabelled[0])
+            if self._counts_other(unlabelled[0], left[0]):
+                self.unsure.add(left[0].name)  # "a three star hotel" is no count of rooms
+            else:
+                self._number(left[0], unlabelled[0])
         elif len(unlabelled) > 1 and self._in_sequence(left, unlabelled):
             pass
         elif unlabelled:
@@ -305,7 +321,9 @@ class Binder(PhraseBinding, RowBinding, KindBinding):
             dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
             if len(dated) == 1:
                 value = as_described(dates[0].text, self.language, dated[0].date_format)
-                if value is None:
+                if value is None or any(t.kind == "word" and t.norm in lx.DAY_WORDS and t.index not in self.used
+                                        for t in self.tokens):
+                    # "this Sunday? Today is 2023-09-29": a date and a day said another way, so no sure date
                     self.unsure.add(dated[0].name)  # "03/04/2025" where the tool wants YYYY-MM-DD
                 else:
                     self.put(dated[0], value, "turn", dates[0])

@@ -11,15 +11,20 @@ that list (see binding.py; `plan(..., context={"known_values": {...}})` adds val
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from threading import Lock
 
 from server.router import lexicon as lx
 from server.router.dates import date_format
+from server.router.formats import value_formats
 from server.router.names import parse_name, singular, split_words
 from server.router.tokens import fold
 
-ID_NAMES = ("id", "number", "code", "ref", "reference")
+ID_NAMES = ("id", "number", "no", "num", "nr", "code", "ref", "reference")
 AMOUNT_NAMES = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia"})
 DESTINATION_NAMES = frozenset({"email", "to", "recipient", "destination", "address", "url", "webhook", "target"})
 TIME_NAMES = frozenset({"date", "time", "when", "at", "day", "deadline", "start", "end"})
@@ -45,7 +50,9 @@ class Param:
     listed: tuple[str, ...] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
     percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
     examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
+    example_values: tuple[str, ...] = ()  # its one-word examples as written ("e.g. 'Piano'": Piano)
     date_format: tuple | None = None  # the order and separator its description asks dates in (dates.py)
+    formats: tuple[str, ...] = ()  # the shapes its description asks values in (formats.py); () for any
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,7 @@ class CatalogueTool:
     adjectives: tuple[str, ...] = field(default=())  # the name's qualifiers (public in share_event_public)
     namespace: tuple[str, ...] = ()  # words before the last dot (soccer in soccer.get_player_stats)
     verb: str = ""  # the word of its name that says its action (estimate in estimate_fund_return)
+    purpose: str | None = None  # the thing its description says it acts on ("Discover therapists in …")
 
     @property
     def display(self) -> str:
@@ -146,6 +154,22 @@ def _examples(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
+def _example_values(text: str) -> tuple[str, ...]:
+    """The one-word examples a description gives, as written: "e.g. 'Piano', 'Violin'" gives Piano, Violin.
+    A value of several words is left out: one of its words alone is no value."""
+    values: list[str] = []
+    for found in _EXAMPLES.findall(text):
+        quoted = [a or b for a, b in _QUOTED.findall(found)]
+        items = quoted or re.split(r",|\bor\b|\band\b|\bou\b|\be\b", found)
+        if not quoted and any(re.fullmatch(r"[A-Z]{2,3}", i.strip()) for i in items):
+            continue  # "e.g. Denver, CO": one value written with a comma, not a list of two
+        for item in items:
+            item = item.strip().strip("'\"“”").strip()
+            if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}", item) and item.lower() not in ("etc", "default"):
+                values.append(item)
+    return tuple(dict.fromkeys(values))
+
+
 def _percent(text: str) -> str | None:
     """'as a decimal', 'from 0 to 1': a percent is given as a fraction; 'in percentage': as the number.
     A description that says both says neither."""
@@ -164,11 +188,62 @@ def _param(name: str, schema: dict, required: bool) -> Param:
     known = schema.get("x-known-values")
     enum = schema.get("enum") or (items.get("enum") if kind == "array" else None) or ()
     description = str(schema.get("description") or "")
+    dated = date_format(description)
+    formats = value_formats(description) if not enum else ()
+    if dated and not formats:
+        fields, separator = dated
+        formats = (re.escape(separator).join(r"\d{4}" if f == "YYYY" else r"\d{2}" for f in fields),)
     return Param(name, kind, required, noun, tuple(str(v) for v in enum),
                  tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
                  tuple(str(v) for v in known) if isinstance(known, list) else (),
                  _described(description), _listed(description), _percent(description), _examples(description),
-                 date_format(description))
+                 date_format=dated, formats=formats,
+                 example_values=_example_values(description) if not enum else ())
+
+
+# Words between a description's verb and the thing it acts on, and words that end that thing's phrase
+_LEAD = frozenset({"for", "a", "an", "the", "and", "or", "all", "any", "some", "up", "new", "out", "available",
+                   "specific", "specified", "given", "one", "more", "multiple", "relevant"})
+_PHRASE_END = frozenset({"that", "which", "who", "based", "with", "to", "by", "in", "on", "for", "from", "within",
+                         "using", "matching", "according", "at", "of", "as", "and", "or", "if", "whose", "where",
+                         "when", "via", "into", "under", "near", "around", "between", "across", "per", "is", "are"})
+_CONTAINERS = frozenset({"list", "set", "collection", "number", "detail", "details", "information", "info",
+                         "summary", "series", "group", "selection", "range", "variety", "catalog", "catalogue"})
+_SUBJECTS = frozenset({"this", "the", "a", "an", "function", "tool", "endpoint", "api", "method", "it", "that"})
+
+
+def _purpose(description: str) -> str | None:
+    """The thing a description says its tool acts on: the last noun of the phrase after its first verb
+    ("Discover therapists in a city": therapist; "Retrieves a list of songs": song); None where it
+    does not open with a verb."""
+    sentence = re.split(r"(?<=[a-z])\.\s|[.;:\n]", description.strip(), maxsplit=1)[0]
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*|,", sentence)
+    i = 0
+    while i < len(words) and words[i].lower() in _SUBJECTS:
+        i += 1  # "This function retrieves …"
+    if i >= len(words) or not words[i][:1].isalpha() or words[i].lower() in _CONTAINERS \
+            or words[i].lower() in lx.NAME_ADJECTIVES or words[i].lower() in GENERIC:
+        return None  # "Data for the current user": a noun first, no verb to read the thing after
+    i += 1  # the verb
+    while i < len(words) and words[i].lower() in _LEAD:
+        i += 1
+    phrase: list[str] = []
+    while i < len(words):
+        word = words[i].lower()
+        if word == "," or word in _PHRASE_END:
+            if word == "of" and phrase and phrase[-1] in _CONTAINERS:
+                phrase = []  # "a list of songs": the songs
+                i += 1
+                continue
+            break
+        phrase.append(word)
+        i += 1
+    while phrase and (phrase[-1].endswith("ly") or phrase[-1] in ("online", "now", "today")):
+        phrase.pop()  # "discover movies online": the movies
+    if not phrase or len(phrase) > 4:
+        return None
+    head = singular(phrase[-1])
+    return head if len(head) > 2 and head not in _CONTAINERS and head not in GENERIC else None
 
 
 def tool_from_declaration(declaration: dict) -> CatalogueTool:
@@ -194,6 +269,7 @@ def tool_from_declaration(declaration: dict) -> CatalogueTool:
         adjectives=parsed.qualifiers,
         namespace=parsed.namespace,
         verb=parsed.verb or "",
+        purpose=_purpose(str(declaration.get("description") or "")),
     )
 
 
@@ -212,6 +288,26 @@ class Catalogue:
 
     @classmethod
     def from_declarations(cls, declarations: list[dict]) -> Catalogue:
+        """The catalogue these declarations make, built once per content: a caller that plans many
+        turns against one catalogue pays for reading its names and schemas on the first turn only.
+        A catalogue is immutable, so one built earlier from the same content is the same catalogue."""
+        key = _content_key(declarations)
+        if key is None:
+            return cls._build(declarations)
+        with _BUILT_LOCK:
+            built = _BUILT.get(key)
+            if built is not None:
+                _BUILT.move_to_end(key)
+                return built
+        built = cls._build(declarations)
+        with _BUILT_LOCK:
+            _BUILT[key] = built
+            while len(_BUILT) > BUILT_KEPT:
+                _BUILT.popitem(last=False)
+        return built
+
+    @classmethod
+    def _build(cls, declarations: list[dict]) -> Catalogue:
         tools = sorted((tool_from_declaration(d) for d in declarations), key=lambda t: t.name)
         names = [t.name for t in tools]
         if len(set(names)) != len(names):
@@ -220,3 +316,19 @@ class Catalogue:
 
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
+
+
+# Catalogues built, by the digest of their declarations' content (least recently used dropped first)
+BUILT_KEPT = 512
+_BUILT: OrderedDict[str, Catalogue] = OrderedDict()
+_BUILT_LOCK = Lock()
+
+
+def _content_key(declarations: list[dict]) -> str | None:
+    """A digest of the declarations as data: the same content in any key order is the same key.
+    Declarations that are not JSON data (they could not have come over MCP) get no key and are not kept."""
+    try:
+        text = json.dumps(declarations, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()

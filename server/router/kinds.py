@@ -6,6 +6,7 @@ for text. A mixin of binding.Binder.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from server.router import lexicon as lx
 from server.router.catalogue import Param
@@ -20,10 +21,17 @@ NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "ex
 INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
 
 
+@lru_cache(maxsize=8192)
+def _parts(value: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A value's words, and the same singular: read once per value, not once per turn."""
+    parts = frozenset(split_words(fold(value)))
+    return parts, frozenset(singular(w) for w in parts)
+
+
 def _named(value: str, words: set[str], small: set[str]) -> bool:
     """Whether the turn names a value by all its words ("gluten free", "Wi-Fi"); a small word as typed."""
-    parts = set(split_words(fold(value)))
-    return bool(parts) and (parts <= words or {singular(w) for w in parts} <= words or value in small)
+    parts, singulars = _parts(value)
+    return bool(parts) and (parts <= words or singulars <= words or value in small)
 
 
 DURATION_WORDS = frozenset({"duration", "period", "timeframe", "span", "duracao", "periodo", "prazo"})

@@ -315,6 +315,11 @@ TIME_WORDS = {
                         "domingo", "manha", "tarde", "noite", "semana", "mes", "ano", "meio-dia", "horas", "hora", "h"}),
 }
 
+# Words that name a day without its date: a turn with a date and one of these says when in two ways
+DAY_WORDS = frozenset({"today", "tomorrow", "yesterday", "tonight", "monday", "tuesday", "wednesday", "thursday",
+                       "friday", "saturday", "sunday", "weekend", "hoje", "amanha", "ontem", "segunda", "terca",
+                       "quarta", "quinta", "sexta", "sabado", "domingo"})
+
 # Numbers written in words, read as numbers where a turn writes none in digits. "one", "um" and "uma"
 # are left out: they are as often a pronoun or an article.
 NUMBER_WORDS = {

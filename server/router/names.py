@@ -17,10 +17,20 @@ from server.router import lexicon as lx
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
 
 
+# English plurals not made by an ending, and words in -ie whose -ies is not -y (movies, cookies)
+IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman", "feet": "foot",
+             "teeth": "tooth", "mice": "mouse", "geese": "goose", "indices": "index", "matrices": "matrix",
+             "vertices": "vertex", "analyses": "analysis", "criteria": "criterion", "phenomena": "phenomenon"}
+
+
 @lru_cache(maxsize=8192)
 def singular(word: str) -> str:
+    if word in IRREGULAR:
+        return IRREGULAR[word]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("ie"):
+        return word[:-2] + "y"  # movie and movies, cookie and cookies: one key, as -ies is read as -y
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):

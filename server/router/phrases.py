@@ -1,8 +1,6 @@
 """Binding the turn's phrases: proper names and codes after the words of their parameter or the
 preposition its name implies (in, from, to), quoted text, handles and names, and free text.
-
-A mixin of binding.Binder: it reads the same tokens and records into the same arguments.
-"""
+A mixin of binding.Binder: it reads the same tokens and records into the same arguments."""
 
 from __future__ import annotations
 
@@ -113,6 +111,8 @@ class PhraseBinding(BindingState):
             while i in self.by_index:
                 nxt = self.by_index[i]
                 if nxt.kind == "word" and nxt.text[:1].isupper():
+                    if run[-1].norm == "." and (then := self.by_index.get(i + 1)) and then.text[:1].islower():
+                        break  # "Liverpool F.C. Include its statistics": a new sentence after the initials
                     run.append(nxt)
                 elif nxt.norm == "." and nxt.glued and _initial(run[-1]) and (
                         _initial(self.by_index.get(i + 1), glued=True) or (len(run) > 1 and run[-2].norm == ".")):
@@ -324,6 +324,8 @@ class PhraseBinding(BindingState):
             if not run:
                 # "in Los Angeles court": a name, then the word of the parameter it is the value of
                 run = self._phrase(token.index, open_end=True) if token.kind == "word" else None
+                if run and all(t.norm in self.function for t in run):
+                    continue  # "The nickname will be …": a sentence's first word, capitalised, is no name
                 after = self.by_index.get(run[-1].index + 1) if run else None
                 best = self._best([self.noun(after)], params) if self._content(after) \
                     and not self._tool_word(after) else None  # "C scale" where scale is the tool's own thing
@@ -345,9 +347,11 @@ class PhraseBinding(BindingState):
                 claimed.setdefault(best.name, []).append(run)
         self.settle(params, claimed, self._string)
 
-    def quoted(self) -> None:
+    def quoted(self) -> None:  # quoted texts to the parameters that take text by name (title, message …)
         text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
         quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
+        if not len(quotes) == len(text_params) == 1:  # beyond one quote for one parameter, order is no guide
+            text_params = [p for p in text_params if p.name in _QUOTE_ORDER or p.name in TEXT_NAMES]
         for param, token in zip(text_params, quotes):
             self.put(param, token.text, "turn", token)
 

@@ -20,7 +20,7 @@ from server.router.model import (Act, Frame, FormModel, Guidance, Handoff, Langu
 from server.router.model import Outcome as OutcomeKind
 from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
 from server.router.render import Renderer
-from server.router.selection import TurnWords, clause_span, compatible, rank, things
+from server.router.selection import CLOSE, TurnWords, by_purpose, clause_span, compatible, rank, things
 from server.router.vocabulary import Vocabulary
 
 ON_UNREAD = ("refuse", "model", "ask", "answer")
@@ -120,7 +120,8 @@ class Planner:
         derived = [t for t in by_action if id(t) not in admitted
                    and any(p.noun in primary for p in t.params if p.noun)]
         rule = "tool: past tense" if past_question and action and lx.ACTIONS.get(action) != "read" else None
-        verb_only = [t for t in by_action if not t.nouns]
+        # a tool named by its verb alone is reached by that verb's own action, not by any reading verb
+        verb_only = [t for t in by_action if not t.nouns and t.action in CLOSE.get(action or "", {action})]
         if admission:
             chosen, rule = admission, rule or "tool: admission"
         elif not derived and action is not None and len(verb_only) == 1 and len(by_action) == 1:
@@ -128,10 +129,16 @@ class Planner:
             chosen, rule = verb_only, rule or "tool: derived"
         elif derived:
             chosen, rule = derived, rule or "tool: derived"
-        elif not found and len(by_action) == 1 and action is not None:
+        elif not found and len(by_action) == 1 and action is not None \
+                and by_action[0].action in CLOSE.get(action, {action}):
+            # a verb alone reaches the one tool of its own action ("search" a search tool), not any reader
             chosen, rule = by_action, rule or "tool: derived"
         elif not found and len(by_action) > 1 and action is not None:
             chosen, rule = by_action, "ask: ambiguous"
+        elif action is not None and (served := by_purpose(by_action, found)):
+            # no tool's name names the thing, but one's description says it acts on it ("find a therapist":
+            # "Discover therapists in a city"); two such are asked about
+            chosen, rule = served, rule or "tool: purpose"
         else:
             chosen = []
 

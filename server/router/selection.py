@@ -20,6 +20,7 @@ from server.router.reader import Clause, Token
 from server.router.vocabulary import Vocabulary
 
 _OF = frozenset({"of", "de", "do", "da", "dos", "das"})
+OBJECT_PRONOUNS = {"en": frozenset({"me", "us", "him", "them"}), "pt-BR": frozenset({"me", "nos", "lhe", "lhes"})}
 _ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma"})
 
 # Verbs of one action that serve each other most closely: the turn's "show" is the tool's "get".
@@ -44,7 +45,15 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
     """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
     found: list[tuple[Token, str]] = []
     function = lx.FUNCTION_WORDS[language]
-    words = [t for t in tokens if t.kind == "word" and t.index not in verb_span]
+    objects, operators = OBJECT_PRONOUNS[language], lx.COMPUTE_OPERATORS[language]
+    # a word right before an object pronoun is a verb ("help me", "assist us"), and an operator between two
+    # numbers is arithmetic ("394 times 213"): never the thing asked about
+    words = [t for t, before, after in zip(tokens, [None, *tokens[:-1]], [*tokens[1:], None])
+             if t.kind == "word" and t.index not in verb_span
+             and not (after is not None and after.norm in objects and after.index == t.index + 1
+                      and t.norm not in objects)
+             and not (t.norm in operators and before is not None and after is not None
+                      and before.kind in ("number", "decimal") and after.kind in ("number", "decimal"))]
     if not vocabulary.nouns:
         return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
@@ -67,6 +76,12 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
             found.append((word, singular(word.norm)))
         i += 1
     return found
+
+
+def by_purpose(tools: list[CatalogueTool], found: list[tuple[Token, str]]) -> list[CatalogueTool]:
+    """The tools whose description's thing (catalogue.py's purpose) the turn names as a thing of its own."""
+    named = {noun for _, noun in found}
+    return [t for t in tools if t.purpose and t.purpose in named]
 
 
 def compatible(action: str | None, tool: CatalogueTool) -> bool:

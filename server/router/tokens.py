@@ -23,7 +23,7 @@ _PATTERNS = (
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
     ("url", r"https?://\S+", r"://"),
     ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
-    ("date", r"\b\d{4}[-/]\d{1,2}[-/]\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
+    ("date", r"\b\d{4}(?:-\d{1,2}-|/\d{1,2}/|\.\d{1,2}\.)\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
              rf"|\b\d{{1,2}}(?:st|nd|rd|th|º)?\s+(?:of\s+|de\s+)?(?i:{_MONTHS}),?\s+(?:de\s+)?\d{{4}}\b",
      r"\d[-/]\d|\d{4}"),
     ("named_date", rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
@@ -33,6 +33,7 @@ _PATTERNS = (
     ("list", r"\[[^\[\]]{0,400}\]", r"\["),
     ("money", r"(?:R\$|US\$|\$|€|£)\s?\d+(?:[.,]\d+)*", r"[$€£]"),
     ("ordinal", r"\d+(?:st|nd|rd|th|º|ª|o|a)\b", r"\d"),
+    ("code", r"\b\d+(?:-\d+)+\b(?!\.\d)", r"\d-\d"),  # 098-293, 2019-2020: one value, never two numbers
     ("number", r"(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?", r"\d"),
     ("word", r"[^\W\d_](?:[\w'’-]*[^\W_])?", None),
     ("punct", r"[?!.,;:=]", None),
@@ -122,6 +123,7 @@ def tokenize(turn: str, language: str) -> list[Token]:
     for match in _token_pattern(turn).finditer(turn):
         kind = match.lastgroup or "word"
         kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
+        kind = "number" if kind == "code" else kind  # a number as typed; a number parameter refuses its dashes
         text = match.group(0)
         start, stop = match.span()
         glued, end = start == end, stop

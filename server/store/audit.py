@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from server.store.database import Database
 
-COLUMNS = ("ts", "lane", "principal", "agent", "tool", "outcome", "duration_ms", "binding", "rule")
+COLUMNS = ("ts", "lane", "principal", "agent", "tool", "outcome", "duration_ms", "binding", "rule", "path")
 CHUNK = 100  # rows a statement: far below either store's limit on parameters
 
 
@@ -30,3 +30,40 @@ def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[di
     where, params = ("WHERE principal = ? ", [principal]) if principal is not None else ("", [])
     rows = db.query(f"SELECT {', '.join(COLUMNS)} FROM audit {where}ORDER BY id DESC LIMIT ?", [*params, limit])
     return list(reversed(list(rows)))
+
+
+FILTERED = ("agent", "tool", "outcome", "rule")  # columns Activity filters on, each by equality
+
+
+def page(db: Database, principal: str | None, filters: dict[str, str], since: str | None, offset: int,
+         limit: int) -> list[dict]:
+    """Newest first: a page of calls (one principal's, or the club's when None), with their row ids."""
+    where, params = [], []
+    if principal is not None:
+        where.append("principal = ?")
+        params.append(principal)
+    for column in FILTERED:
+        if filters.get(column):
+            where.append(f"{column} = ?")
+            params.append(filters[column])
+    if since is not None:
+        where.append("ts >= ?")
+        params.append(since)
+    clause = f"WHERE {' AND '.join(where)} " if where else ""
+    return list(db.query(f"SELECT id, {', '.join(COLUMNS)} FROM audit {clause}ORDER BY id DESC LIMIT ? OFFSET ?",
+                         [*params, limit, offset]))
+
+
+def one(db: Database, call_id: int) -> dict | None:
+    rows = list(db.query(f"SELECT id, {', '.join(COLUMNS)} FROM audit WHERE id = ?", [call_id]))
+    return rows[0] if rows else None
+
+
+def names(db: Database, column: str, principal: str | None, limit: int = 200) -> list[str]:
+    """The distinct values of a filtered column seen in the audit (of one principal's calls when given)."""
+    if column not in FILTERED:
+        raise ValueError(column)
+    where, params = (" AND principal = ?", [principal]) if principal is not None else ("", [])
+    rows = db.execute(f"SELECT DISTINCT {column} FROM audit WHERE {column} IS NOT NULL{where} ORDER BY {column} "
+                      "LIMIT ?", [*params, limit]).fetchall()
+    return [row[0] for row in rows]

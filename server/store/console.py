@@ -58,3 +58,10 @@ def decide_application(db: Database, principal_id: int, status: str, decision: s
 def has_own_router_settings(db: Database, principal_id: int) -> bool:
     """Whether the member chose their own router settings (else the club's defaults hold)."""
     return db.execute("SELECT 1 FROM router_settings WHERE principal_id = ?", [principal_id]).fetchone() is not None
+
+
+def reopen_application(db: Database, principal_id: int) -> int:
+    """A steward reconsiders a decline: the newest application, if declined, waits again (1) or nothing (0)."""
+    return db.execute("UPDATE applications SET status = 'open', decided_at = NULL, decision = NULL "
+                      "WHERE id = (SELECT MAX(id) FROM applications WHERE principal_id = ?) AND status = 'declined'",
+                      [principal_id]).rowcount

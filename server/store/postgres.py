@@ -23,6 +23,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from server.errors import ConfigError
 from server.store.database import Database, StoreUnavailable, Taken
+from server.store.outage import Outage
+
+POOL_WAIT = 1.5  # seconds a statement waits for a pooled connection before answering "busy" (was 10)
+UNAVAILABLE = "the store is unavailable; nothing changed, retry in a second"
 
 # pg_advisory_xact_lock key of the store's one write lock ("parl").
 WRITE_LOCK = 0x7061726C
@@ -89,22 +93,67 @@ class PostgresDatabase(Database):
 
     def __init__(self, url: str, pool_size: int = 20):
         self.url = url
+        self.pool_size = pool_size
         try:
-            self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, kwargs={"autocommit": True},
-                                       name="parley", timeout=10, open=False)
-            self.pool.open(wait=True, timeout=15)
+            self.pool = self._open_pool(15)
         except Exception as exc:  # the URL is never echoed: it may carry a password
             raise ConfigError(f"cannot reach the PostgreSQL store ({type(exc).__name__}); check "
                               "PARLEY_DATABASE_URL and that the server is up") from None
         self._local = threading.local()
+        self.outage = Outage()
+
+    def _open_pool(self, wait: float) -> ConnectionPool:
+        pool = ConnectionPool(self.url, min_size=1, max_size=self.pool_size, kwargs={"autocommit": True},
+                              name="parley", timeout=POOL_WAIT, open=False)
+        try:
+            pool.open(wait=True, timeout=wait)
+        except Exception:
+            pool.close()
+            raise
+        return pool
+
+    def _reachable(self) -> bool:
+        """A fresh connection outside the pool answers (the pool may be backing off between attempts)."""
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=2) as conn:
+                conn.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            return False
+
+    def _try_again(self) -> None:
+        """During an outage: refuse at once, unless this caller is the one that tries the store now. A
+        store that answers gets a fresh pool (the old one's reconnection backs off up to minutes) and
+        the old pool is closed once its borrowed connections come back."""
+        if not self.outage.trial_due() or not self._reachable():
+            raise StoreUnavailable(UNAVAILABLE)
+        try:
+            fresh = self._open_pool(2)
+        except Exception:
+            raise StoreUnavailable(UNAVAILABLE) from None
+        old, self.pool = self.pool, fresh
+        threading.Thread(target=old.close, kwargs={"timeout": 10}, name="parley-pool-retire", daemon=True).start()
+        self.outage.ended()
 
     # -- statements ---------------------------------------------------------------------------
     @contextlib.contextmanager
     def _borrowed(self) -> Iterator[psycopg.Connection]:
+        if self.outage.down:
+            self._try_again()
         try:
             with self.pool.connection() as conn:
-                yield conn
+                try:
+                    yield conn
+                except (StoreUnavailable, psycopg.OperationalError) as exc:
+                    if conn.broken:  # the connection was lost, not just one statement: the store is down
+                        self.outage.began("a connection to it was lost")
+                    if isinstance(exc, psycopg.OperationalError):
+                        raise StoreUnavailable(UNAVAILABLE) from None
+                    raise
         except PoolTimeout:
+            if not self._reachable():
+                self.outage.began("no connection could be made")
+                raise StoreUnavailable(UNAVAILABLE) from None
             raise StoreUnavailable("every connection to the store is busy; nothing changed, retry shortly") from None
 
     def _unit_conn(self) -> psycopg.Connection | None:

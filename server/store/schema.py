@@ -293,13 +293,18 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
                  ("briefing", "relay", "INTEGER NOT NULL DEFAULT 0"), ("briefing", "written_by", "TEXT"),
                  ("briefing", "reviewed_at", "TEXT"),
                  # escalations: ids of the notes the principal should see beside the question (JSON)
-                 ("escalations", "notes", "TEXT"))
+                 ("escalations", "notes", "TEXT"),
+                 # audit: the path of the decision (scopes, mandate, each rule and context source by name), JSON
+                 ("audit", "path", "TEXT"),
+                 # rules: a published rule's removal drafted (it stays in force until the next publish)
+                 ("rules", "removal_drafted_at", "TEXT"))
 
 
 # PostgreSQL: the same tables, translated where the dialects differ; every later column is part of
 # the PostgreSQL schema (added IF NOT EXISTS). Versions count PostgreSQL migrations (`parley db
 # migrate`): adding a later column means bumping this, so that migrate adds it to existing stores.
-# 2: briefing approval (status, relay, written_by, reviewed_at) and escalations.notes.
+# 2: briefing approval (status, relay, written_by, reviewed_at), escalations.notes, audit.path,
+#    rules.removal_drafted_at.
 # 3: indexes for the inbox (threads by asker and by answerer, messages by thread).
 SCHEMA_VERSION = 3
 

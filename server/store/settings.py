@@ -24,3 +24,8 @@ def set_router_settings(db: Database, principal_id: int, language: str, on_unrea
                "ON CONFLICT (principal_id) DO UPDATE SET language = excluded.language, "
                "on_unread = excluded.on_unread, updated_at = excluded.updated_at",
                [principal_id, language, on_unread, now()])
+
+
+def clear_router_settings(db: Database, principal_id: int) -> None:
+    """Forget a member's own choice: the club's defaults hold for them again."""
+    db.execute("DELETE FROM router_settings WHERE principal_id = ?", [principal_id])

@@ -14,13 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 import mcp_types as types
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic_core import PydanticCustomError
 
 from server.access import Caller
 from server.asking import Escalations
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
+from server.plaintext import control_character
 from server.store.database import Database
 
 # Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
@@ -28,9 +30,19 @@ MAX_ID = 2**53
 
 
 class Args(BaseModel):
-    """Tool input: unknown fields are refused, text is trimmed."""
+    """Tool input: unknown fields are refused, text is trimmed, and control characters are refused in
+    every field of every tool (nested lists and objects too), before any value reaches a rule or the store."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _plain_text(cls, value: Any) -> Any:
+        found = control_character(value)
+        if found is not None:
+            raise PydanticCustomError("control_character", "contains the control character {found}; send plain text",
+                                      {"found": found})
+        return value
 
 
 class Output(BaseModel):

@@ -1,6 +1,5 @@
 """Console: Settings (the router's language and what it does with a twice-unread turn, per member and,
-for stewards, the club's defaults; the password), Activity (the member's own agents' calls, never
-their values) and, for stewards, Applicants (admit, or decline with a reason the applicant reads)."""
+for stewards, the club's defaults; the password) and, for stewards, Applicants (admit, or decline with a reason the applicant reads)."""
 
 from __future__ import annotations
 
@@ -17,31 +16,28 @@ from server.store import console as console_rows
 from server.store import principals as principal_rows
 from server.store import records
 from server.store import settings as setting_rows
-from server.store.audit import tail
 from server.store.database import now
 from server.web.frame import Frame
 
 ON_UNREAD = {
-    "refuse": "Refuse it: the router says it could not read the turn and does nothing.",
+    "refuse": "Refuse it: say it could not be read, and do nothing.",
     "model": "Hand it to your model, which chooses what to do; every tool call it makes is still checked.",
     "ask": "Ask you first whether your model may receive it.",
     "answer": "Answer it from your documents, without calling a tool.",
 }
-OUTCOMES = {"ok": "done", "tool_error": "refused by the tool", "invalid_input": "invalid input",
-            "unknown_tool": "unknown tool", "internal_error": "server error", "rule_denied": "denied by a rule",
-            "source_blocked": "blocked: a source did not answer", "rule_error": "a rule failed to run"}
-ACTIVITY_LIMIT = 100
 REASON_LIMIT = 1000
 
 
 class ClubPages(Frame):
     # --- settings ----------------------------------------------------------------------------
 
-    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200) -> Response:
+    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200,
+                       errors: dict[str, str] | None = None) -> Response:
         own = setting_rows.router_settings(self.db, me.id)
         club = setting_rows.router_settings(self.db, setting_rows.CLUB)
         return self._page(request, me, "console_settings.html", status_code=status_code, own=own, club=club,
-                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id))
+                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id),
+                          errors=errors or {}, first_error=next(iter(errors or {}), None))
 
     async def settings(self, request: Request) -> Response:
         me, _, stop = await self._begin(request)
@@ -74,47 +70,48 @@ class ClubPages(Frame):
                 "Settings saved: your agents' next conversations start with them.")
         return self._done(request, done, "/console/settings")
 
+    async def reset_settings(self, request: Request) -> Response:
+        """Back to the club's defaults: the member's own choice is forgotten, after a confirmation."""
+        me, form, stop = await self._begin(request, form=True)
+        if stop is not None:
+            return stop
+        if not console_rows.has_own_router_settings(self.db, me.id):
+            return self._done(request, "You already follow the club's defaults.", "/console/settings")
+        if not self.confirmed(form):
+            club = setting_rows.router_settings(self.db, setting_rows.CLUB)
+            language = {"en": "English", "pt-BR": "Português (Brasil)"}.get(club["language"], club["language"])
+            return self._confirm(request, me, title="Go back to the club's defaults?", lines=[
+                f"Your own choice is forgotten. From their next conversation your agents read messages in {language}.",
+                f"A message nothing could read, even after asking to rephrase: {ON_UNREAD[club['on_unread']]}",
+                "When a steward changes the club's defaults, yours follow."],
+                action="/console/settings/reset", button="Use the club's defaults", back="/console/settings",
+                danger=False)
+        setting_rows.clear_router_settings(self.db, me.id)
+        return self._done(request, "You follow the club's defaults again.", "/console/settings")
+
     async def password(self, request: Request) -> Response:
         """Change the password: every session ends, this browser's included, then it signs in afresh."""
         me, form, stop = await self._begin(request, form=True)
         if stop is not None:
             return stop
+        refused = await self.pages.guessing_refused(request, me.handle)
+        if refused is not None:
+            return refused
         record = principal_rows.sign_in_record(self.db, me.handle)
         current, new, again = (str(form.get(name, ""))[:1024] for name in ("current", "new", "again"))
         if record is None or not await anyio.to_thread.run_sync(check_password, current, record[2]):
-            return self._settings_page(request, me, "Your current password is not right; nothing changed.", 400)
+            return self._settings_page(request, me, None, 400,
+                                       {"current": "Your current password is not right; nothing changed."})
         if new != again:
-            return self._settings_page(request, me, "The two new passwords differ; nothing changed.", 400)
+            return self._settings_page(request, me, None, 400, {"again": "The two new passwords differ; nothing changed."})
         try:
             # scrypt, then the write: in a worker thread. It ends every console session of this principal.
             await anyio.to_thread.run_sync(principals.set_password, self.db, me.handle, new)
         except ParleyError as exc:
-            return self._settings_page(request, me, str(exc)[:1].upper() + str(exc)[1:] + ".", 400)
+            return self._settings_page(request, me, None, 400, {"new": str(exc)[:1].upper() + str(exc)[1:] + "."})
         self.pages.start_session(request, me.id)
         return self._done(request, "Password changed. Every other browser signed in as you was signed out.",
                           "/console/settings")
-
-    # --- activity ----------------------------------------------------------------------------
-
-    async def activity(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
-        calls = list(reversed(tail(self.db, ACTIVITY_LIMIT, principal=me.handle)))
-        for call in calls:
-            call["sentence"] = self._sentence(call) if call.get("rule") else None
-        return self._page(request, me, "console_activity.html", calls=calls, limit=ACTIVITY_LIMIT,
-                          outcomes=OUTCOMES)
-
-    def _sentence(self, call: dict) -> str | None:
-        if self.rule_sentence is None:
-            return None
-        binding = str(call.get("binding") or "")
-        persona = binding.split(" · ")[0] if " · " in binding else None
-        try:
-            return self.rule_sentence(persona, call["tool"], call["rule"])
-        except Exception:  # a rule book that cannot say: show the rule's name alone
-            return None
 
     # --- applicants (stewards) ---------------------------------------------------------------
 
@@ -166,11 +163,17 @@ class ClubPages(Frame):
             return self._applicants_page(
                 request, me, 400, f"Give the applicant a reason (1 to {REASON_LIMIT} characters); nothing changed.",
                 {"handle": person.handle, "reason": reason[:REASON_LIMIT * 2]})
+        if not self.confirmed(form):
+            return self._confirm(request, me, title=f"Decline {person.name} (@{person.handle})?", lines=[
+                f"{person.name} reads your reason on their console Home, and their agent in its inbox: “{reason}”",
+                "They stay an applicant and can apply again. If you change your mind, the Declined list lets you "
+                "reconsider."], action=f"/console/applicants/{person.handle}/decline",
+                button=f"Decline {person.handle}", back="/console/applicants", fields=[("reason", [reason])])
         stamp = now()
         if console_rows.decide_application(self.db, person.id, "declined", reason, stamp) == 0:
             records.add_application(self.db, person.id, "", stamp)  # no open application: record the decision
             console_rows.decide_application(self.db, person.id, "declined", reason, stamp)
-        return self._done(request, f"Application of @{person.handle} declined; their agent reads your reason in its "
+        return self._done(request, f"{person.name}'s application is declined; their agent reads your reason in its "
                                    "inbox.", "/console/applicants")
 
     def routes(self) -> list[Route]:
@@ -178,8 +181,8 @@ class ClubPages(Frame):
             Route("/console/settings", self.settings, methods=["GET"]),
             Route("/console/settings", self.save_settings, methods=["POST"]),
             Route("/console/settings/club", self.save_club_settings, methods=["POST"]),
+            Route("/console/settings/reset", self.reset_settings, methods=["POST"]),
             Route("/console/password", self.password, methods=["POST"]),
-            Route("/console/activity", self.activity, methods=["GET"]),
             Route("/console/applicants", self.applicants, methods=["GET"]),
             Route("/console/applicants/{handle}/admit", self.admit, methods=["POST"]),
             Route("/console/applicants/{handle}/decline", self.decline, methods=["POST"]),

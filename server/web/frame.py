@@ -39,13 +39,14 @@ def path_id(request: Request, name: str) -> int:
 
 class Frame:
     def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key,
-                 rule_sentence: RuleSentence | None = None):
+                 rule_sentence: RuleSentence | None = None, public_url: str | None = None):
         self.pages = pages
         self.db = pages.db
         self.escalations = escalations
         self.manifest = manifest
         self.key = key
         self.rule_sentence = rule_sentence
+        self.public_url = public_url  # PARLEY_PUBLIC_URL when set: what members paste into their clients
 
     def _me(self, request: Request):
         principal_id = self.pages.principal_id(request)
@@ -84,11 +85,35 @@ class Frame:
             return None, None, self._refused(request)
         return me, data, None
 
+    def _confirm(self, request: Request, me, *, title: str, lines: list[str], action: str, button: str, back: str,
+                 fields: list[tuple[str, list[str]]] | None = None, danger: bool = True,
+                 items: list[str] | None = None) -> Response:
+        """The "are you sure?" step of a destructive form, without JavaScript: the same form again with
+        `confirm=yes`, saying what will happen, and a way back that changes nothing."""
+        return self._page(request, me, "console_confirm.html", title=title, lines=lines, action=action, button=button,
+                          back=back, fields=fields or [], danger=danger, items=items or [])
+
+    @staticmethod
+    def confirmed(form) -> bool:
+        return form.get("confirm") == "yes"
+
     def _refused(self, request: Request) -> Response:
         return self.pages.error(request, "Refused", "The form expired or came from another site; reload and retry.", 403)
 
     def _not_found(self, request: Request) -> Response:
         return self.pages.error(request, "Not found", "There is nothing here for you.", 404)
+
+    def say_rule(self, call: dict) -> str | None:
+        """A refused call's rule as its sentence ("amount is at most 500"), or None when the rule book
+        cannot say (the page then shows the rule's name)."""
+        if self.rule_sentence is None or not call.get("rule"):
+            return None
+        binding = str(call.get("binding") or "")
+        persona = binding.split(" · ")[0] if " · " in binding else None
+        try:
+            return self.rule_sentence(persona, call["tool"], call["rule"])
+        except Exception:  # a rule book that cannot say: show the rule's name alone
+            return None
 
     def missing_member_scopes(self, me) -> list[str]:
         """Scopes the member lane allows that the member's mandate leaves out (a mandate signed as an

@@ -26,20 +26,25 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from server.errors import KeyMissing
-from server.http.ratelimit import budget
+from server.http.ratelimit import budget, retry_after_header
 from server.identity.credentials import digest
 from server.identity.passwords import check_password
 from server.store import principals as principal_rows
 from server.store import sessions
 from server.store.database import Database, format_time
+from server.web.sealed import Sealer
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
-STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8"}
+STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8",
+          "rules.css": "text/css; charset=utf-8", "rules.js": "text/javascript; charset=utf-8"}
 SESSION_SECRET_FILE = "session-secret"
 SESSION_HOURS = 8
 CSP = ("default-src 'self'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; "
        "base-uri 'none'; object-src 'none'")
+
+
+ACCOUNT_ATTEMPTS_PER_MINUTE = 10  # password attempts on one account, from every address together
 
 
 def session_secret(keys_dir: Path, create: bool = True) -> str:
@@ -68,10 +73,14 @@ def session_middleware(keys_dir: Path, public_url: str, create: bool = True) -> 
 
 
 def safe_next(target: str | None) -> str:
-    """Only same-site relative paths: never an open redirect."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    """Only a path on this site, else Home: never an open redirect. Browsers drop tabs and line breaks
+    from a URL ("/\t/evil" becomes "//evil", another host), so a target holding any whitespace or control
+    character is refused whole, and what is kept must parse as a bare path beginning with one slash."""
+    if not target or any(char.isspace() or not char.isprintable() for char in target) or "\\" in target:
         return "/console"
     parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/") or parts.path.startswith("//"):
+        return "/console"
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
@@ -114,13 +123,32 @@ def ago(value: str | None) -> str:
 
 
 class Pages:
-    def __init__(self, db: Database, club_name: str):
+    def __init__(self, db: Database, club_name: str, sealer: Sealer | None = None):
         self.db = db
         self.club_name = club_name
+        # seals one-time secrets for the cookie; a cluster's processes share the key (its session secret)
+        self.sealer = sealer or Sealer(secrets.token_urlsafe(32))
         self.templates = Jinja2Templates(directory=str(TEMPLATES))
         self.templates.env.filters["when"] = when
         self.templates.env.filters["ago"] = ago
         self.signin_limiter = budget(db, 20, "signin")  # attempts a minute per address, cluster-wide
+        # and per account, whether it exists or not (so the answer tells nothing), from any address
+        self.account_limiter = budget(db, ACCOUNT_ATTEMPTS_PER_MINUTE, "signin-account")
+
+    async def guessing_refused(self, request: Request, handle: str) -> Response | None:
+        """A 429 with Retry-After when this address or this account has used its password attempts
+        (sign-in and the change-password form spend the same ones), else None."""
+        client = request.client.host if request.client else "unknown"
+        waits = [await anyio.to_thread.run_sync(self.signin_limiter.take, f"signin:{client}"),
+                 await anyio.to_thread.run_sync(self.account_limiter.take, f"account:{handle.casefold()}")]
+        wait = max((w for w in waits if w is not None), default=None)
+        if wait is None:
+            return None
+        seconds = retry_after_header(wait)
+        response = self.error(request, "Too many attempts",
+                              f"Too many password attempts; wait {seconds} seconds and retry.", 429)
+        response.headers["Retry-After"] = seconds
+        return response
 
     def csrf(self, request: Request) -> str:
         token = request.session.get("csrf")
@@ -193,10 +221,10 @@ class Pages:
         target = safe_next(str(form.get("next") or ""))
         if not self.csrf_ok(request, form):
             return self.error(request, "Sign-in refused", "The form expired or came from another site; reload and try again.", 403)
-        client = request.client.host if request.client else "unknown"
-        if await anyio.to_thread.run_sync(self.signin_limiter.take, f"signin:{client}") is not None:
-            return self.error(request, "Too many attempts", "Too many sign-in attempts; wait a minute and retry.", 429)
         handle = str(form.get("handle", "")).strip()[:64]
+        refused = await self.guessing_refused(request, handle)
+        if refused is not None:
+            return refused
         password = str(form.get("password", ""))
         row = await anyio.to_thread.run_sync(principal_rows.sign_in_record, self.db, handle)
         # scrypt takes tens of milliseconds on purpose: never on the event loop

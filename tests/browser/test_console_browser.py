@@ -24,26 +24,34 @@ async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
         await sign_in(page, club.live.base, "ana", club.tokens.passwords["ana"])
         await looked_at(page, "home")
         await page.get_by_role("link", name="Queue 2").click()
-        section = page.get_by_role("region", name=f"Question {escalation}")
+        # questions are numbered per member: Ana's own first and second, not the club's row ids
+        first = await page.locator(f"#escalation-{escalation} h2").inner_text()
+        second = await page.locator(f"#escalation-{commitment} h2").inner_text()
+        assert first.startswith("Question 1 from") and second.startswith("Question 2 from"), (first, second)
+        section = page.get_by_role("region", name="Question 1")
         assert "Does Ana speak at conferences?" in await section.inner_text()
-        assert await page.get_by_role("button", name=f"Widen mandate and answer question {commitment}").count() == 0
+        assert await page.get_by_role("button", name="Let your agent answer question 2").count() == 0
         await looked_at(page, "queue")
-        await page.get_by_role("button", name=f"Answer question {escalation}", exact=True).click()  # an empty box
+        await page.get_by_role("button", name="Answer question 1", exact=True).click()  # an empty box
         assert "Write the answer you want delivered" in await page.get_by_role("alert").inner_text()
+        answer = page.get_by_label("Your answer to question 1")
+        assert await answer.evaluate("node => node === document.activeElement")  # the error's field has the focus
+        assert await answer.get_attribute("aria-describedby") == f"error-{escalation}"
         await page.get_by_text("Or let your agent answer").first.click()
-        await page.get_by_label(f"Topic to add to your mandate for question {escalation}").fill("gardening")
-        await page.get_by_role("button", name=f"Widen mandate and answer question {escalation}").click()
+        await page.get_by_label("Topic to add to your mandate for question 1").fill("gardening")
+        await page.get_by_role("button", name="Let your agent answer question 1").click()
         assert "Even with 'gardening'" in await page.get_by_role("alert").inner_text()
-        topic = page.get_by_label(f"Topic to add to your mandate for question {escalation}")
+        topic = page.get_by_label("Topic to add to your mandate for question 1")
         assert await topic.input_value() == "gardening" and await topic.is_visible()  # the form kept, open
         await looked_at(page, "queue-error")
-        await page.get_by_label(f"Your answer to question {escalation}").fill("Twice a year, mostly in Lisbon.")
-        await page.get_by_role("button", name=f"Answer question {escalation}", exact=True).click()
+        await page.get_by_label("Your answer to question 1").fill("Twice a year, mostly in Lisbon.")
+        await page.get_by_role("button", name="Answer question 1", exact=True).click()
         await page.wait_for_url(f"{club.live.base}/console/queue")
         assert "in the asker's inbox" in await page.get_by_role("status").inner_text()
         threads = (await bruno.call_tool("inbox", {})).structured_content["threads"]
         assert any(t["messages"][-1]["body"] == "Twice a year, mostly in Lisbon." for t in threads)
-        await page.get_by_role("button", name=f"Decline question {commitment}").click()
+        assert "Question 1 decided" in await page.get_by_role("status").inner_text()
+        await page.get_by_role("button", name="Decline question 2").click()
         await page.wait_for_url(f"{club.live.base}/console/queue")
         assert "Nothing waits for you." in await page.content()
         await looked_at(page, "queue-empty")
@@ -59,17 +67,25 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         await looked_at(page, "mandate")
         await page.get_by_role("checkbox", name="directory:read").uncheck()
         await page.get_by_label("Valid for (days)").fill("9999")
-        await page.get_by_role("button", name="Sign mandate").click()
+        await page.get_by_role("button", name="Review the changes…").click()
         assert "1 to 730 days" in await page.get_by_role("alert").inner_text()
         assert not await page.get_by_role("checkbox", name="directory:read").is_checked()  # the form kept
-        await page.get_by_label("Valid for (days)").fill("200")
-        await page.get_by_role("button", name="Sign mandate").click()
+        days = page.get_by_label("Valid for (days)")
+        assert await days.evaluate("node => node === document.activeElement")
+        await looked_at(page, "mandate-error")
+        await days.fill("")  # empty: the current expiry is kept
+        await page.get_by_role("button", name="Review the changes…").click()
+        summary = await page.locator("main").inner_text()
+        assert "can no longer:" in summary and "search and view the member directory" in summary
+        assert "still expires on" in summary  # nothing said about the expiry, so it stays
+        await looked_at(page, "mandate-review")
+        await page.get_by_role("button", name="Sign the new version").click()
         await page.wait_for_url(f"{club.live.base}/console/mandate")
         assert "directory:read" not in await page.locator("#mandate-scopes").inner_text()
         names = await tool_names(agent)  # the same open session, its very next request
         assert "search_directory" not in names and "view_member" not in names and "my_profile" in names
         await looked_at(page, "mandate-narrowed")  # now it offers the member scopes back, in one action
-        await page.get_by_role("button", name="Re-sign with the member scopes").click()
+        await page.get_by_role("button", name="Re-sign with everything members can do").click()
         await page.wait_for_url(f"{club.live.base}/console/mandate")
         assert "directory:read" in await page.locator("#mandate-scopes").inner_text()
         assert "search_directory" in await tool_names(agent)
@@ -95,9 +111,13 @@ async def test_mint_reload_copy_then_revoke_a_token(club, page):
     assert "Laptop assistant" in await page.content()
     async with connect(club.url, token) as agent:
         assert "my_profile" in await tool_names(agent)
-    await page.get_by_role("button", name=f"Revoke {public_id}").click()
+    await page.get_by_role("button", name="Revoke Laptop assistant").click()
+    assert "Any agent using “Laptop assistant” is refused from its next request" in await page.locator("main").inner_text()
+    await looked_at(page, "agents-revoke-confirm")
+    await page.get_by_role("button", name="Revoke “Laptop assistant”").click()
     await page.wait_for_url(f"{club.live.base}/console/agents")
-    assert f"Token {public_id} revoked" in await page.get_by_role("status").inner_text()
+    assert "Token “Laptop assistant” revoked" in await page.get_by_role("status").inner_text()
+    assert public_id not in await page.get_by_role("status").inner_text()
     await looked_at(page, "agents-revoked")
     async with httpx2.AsyncClient() as http:
         response = await http.post(club.url, headers={"Authorization": f"Bearer {token}",
@@ -117,12 +137,14 @@ async def test_applicants_activity_settings_password_and_sign_out(club, page):
     assert "Give the applicant a reason" in await page.get_by_role("alert").inner_text()
     await page.get_by_label("Reason for declining carla").fill("Come back with a project you shipped.")
     await page.get_by_role("button", name="Decline carla").click()
+    assert "Decline Carla Mendes (@carla)?" in await page.locator("h1").inner_text()
+    await page.get_by_role("button", name="Decline carla").click()
     await page.wait_for_url(f"{club.live.base}/console/applicants")
     assert "Come back with a project you shipped." in await page.content()
     await looked_at(page, "applicants-declined")
     await page.get_by_role("link", name="Settings", exact=True).click()
     await looked_at(page, "settings")
-    await page.get_by_label("Language the router reads").first.select_option("pt-BR")
+    await page.get_by_label("Language your agents read messages in").first.select_option("pt-BR")
     await page.get_by_role("radio", name="ask").first.check()
     await page.get_by_role("button", name="Save my settings").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")

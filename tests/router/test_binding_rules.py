@@ -232,6 +232,8 @@ RUNS = [
     case("comma-place", "book a hall in Brooklyn, New York on 2026-03-10", "venue", "en",
          {"city": "Brooklyn, New York", "start_date": "2026-03-10"}),
     case("possessive", "get the player stats of Marta's matches", "player", "en", {"player_name": "Marta"}),
+    # a word its description gives as a one-word example is that parameter's value
+    case("example", "search hotel rooms in Lisbon, a boutique one", "hotel", "en", {"city": "Lisbon", "style": "boutique"}),
     case("adverb", "get the player stats for Marta on platform PC globally", "player", "en",
          {"platform": "PC", "player_name": "Marta"}),
     case("duration", "mostre o histórico de cotações da Natura nos últimos 3 meses", "history", "pt-BR",
@@ -263,7 +265,7 @@ ASKS = [
     case("unit", "calculate the prism volume with a side of 3 cm and a height of 1 m", "prism", "en", ["unit"]),
     case("unit-symbol", "search parks nearby within 15mi of Manaus", "radius", "en", ["radius"]),
     case("flag", "book a flight seat from Lima to Quito, is the flight direct?", "flight", "en", ["direct_flight"]),
-    case("example", "search hotel rooms in Lisbon, a boutique one", "hotel", "en", ["style"]),
+    case("example", "search hotel rooms in Lisbon, a boutique hostel", "hotel", "en", ["style"]),  # two examples named
     case("respectively", "calculate the prism volume with side and height as 3 cm", "prism", "en", ["height", "side"]),
     case("two-times", "book a hall in Manaus next month (May 2026)", "venue", "en", ["start_date"]),
 ]
@@ -305,7 +307,9 @@ def test_the_second_word_of_a_contraction_is_not_a_name():
 @pytest.mark.parametrize("turn, language, arguments, outcome", [
     ("get the league standings of the 2023 season", "en", {"season": "2023"}, "run"),
     ("mostre a classificação da liga da temporada 2023", "pt-BR", {"season": "2023"}, "run"),
-    ("get the league standings of the 2022-2023 season", "en", {}, "ask"),  # one value written as two numbers
+    # numbers joined by a dash are one value, taken as typed by a text parameter
+    ("get the league standings of the 2022-2023 season", "en", {"season": "2022-2023"}, "run"),
+    ("get the league standings of the 2022 - 2023 season", "en", {}, "ask"),  # one value written as two numbers
 ])
 def test_a_number_labelled_for_a_text_parameter(turn, language, arguments, outcome):
     tools = [_decl("league.get_standings", {"season": TEXT}, ["season"])]

@@ -15,11 +15,12 @@
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var source = document.getElementById(button.dataset.copy);
     if (!source || !navigator.clipboard) { return; }
+    var label = button.textContent;
     button.hidden = false;
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(source.textContent.trim()).then(function () {
         button.textContent = "Copied";
-        setTimeout(function () { button.textContent = "Copy token"; }, 2000);
+        setTimeout(function () { button.textContent = label; }, 2000);
       });
     });
   });

@@ -1,0 +1,98 @@
+"""Liveness and readiness, for a balancer or an orchestrator. `/livez`: this process answers.
+`/readyz` (and `/healthz`, its older name): it can serve, meaning its store answers within
+STORE_DEADLINE, its change listener is connected (PostgreSQL), and its answering pool has a live
+worker or can start one. Not ready is a 503 whose JSON body names each problem."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from server.answering.pool import AnswererPool
+from server.metrics import ANSWERING_ALIVE, LISTENER_UP, PROCESS_UP, STORE_POOL, STORE_UP
+from server.store.database import Database, StoreUnavailable
+from server.store.postgres import PostgresDatabase
+
+STORE_DEADLINE = 1.0  # seconds the store has to answer a readiness probe
+NO_STORE = {"cache-control": "no-store"}
+
+
+def _running(pid: int) -> bool:
+    """Whether a process exists and is not a zombie (Linux's /proc; elsewhere, whether it exists)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[-1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+
+
+def answering_alive(pool: AnswererPool) -> bool:
+    """Workers start on first use: none started yet is ready; started ones, at least one must run."""
+    pids = pool.pids()
+    return not pids or any(_running(pid) for pid in pids)
+
+
+class Health:
+    def __init__(self, db: Database, pool: AnswererPool, facts: dict, listening: Callable[[], bool] | None = None):
+        self.db = db
+        self.pool = pool
+        self.facts = facts
+        self.listening = listening  # the change listener's state (PostgreSQL), set once it is started
+
+    def _probe_store(self) -> None:
+        self.db.execute("SELECT 1").fetchone()
+
+    async def problems(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        try:
+            with anyio.fail_after(STORE_DEADLINE):
+                await anyio.to_thread.run_sync(self._probe_store, abandon_on_cancel=True)
+        except TimeoutError:
+            found["store"] = f"did not answer within {STORE_DEADLINE:g} s"
+        except StoreUnavailable as exc:
+            found["store"] = str(exc)
+        if self.listening is not None and not self.listening():
+            found["change_listener"] = "not connected to PostgreSQL (reconnecting)"
+        if not answering_alive(self.pool):
+            found["answering"] = "no answering worker is alive"
+        return found
+
+    def sample(self) -> None:
+        """Set this process's gauges from what it knows now, without asking the store anything."""
+        PROCESS_UP.set(1)
+        pids = self.pool.pids()
+        ANSWERING_ALIVE.set(sum(1 for pid in pids if _running(pid)))
+        if isinstance(self.db, PostgresDatabase):
+            STORE_UP.set(0 if self.db.outage.down else 1)
+            stats = self.db.pool.get_stats()
+            STORE_POOL.labels("open").set(stats.get("pool_size", 0))
+            STORE_POOL.labels("in_use").set(stats.get("pool_size", 0) - stats.get("pool_available", 0))
+            STORE_POOL.labels("waiting").set(stats.get("requests_waiting", 0))
+            LISTENER_UP.set(1 if self.listening is not None and self.listening() else 0)
+        else:
+            STORE_UP.set(1)
+
+    async def keep_sampling(self, every: float = 2.0) -> None:
+        while True:
+            self.sample()
+            await anyio.sleep(every)
+
+    async def live(self, request: Request) -> JSONResponse:
+        return JSONResponse({"status": "alive", "pid": os.getpid()}, headers=NO_STORE)
+
+    async def ready(self, request: Request) -> JSONResponse:
+        problems = await self.problems()
+        if not problems:
+            return JSONResponse({**self.facts, "status": "ok", "problems": {}}, headers=NO_STORE)
+        return JSONResponse({**self.facts, "status": "unavailable", "problems": problems}, status_code=503,
+                            headers={**NO_STORE, "retry-after": "1"})

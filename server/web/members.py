@@ -1,0 +1,88 @@
+"""Console, for stewards: the members list with search, and suspending or reinstating someone (after a
+confirmation that says what it does), and taking back a decline (the application waits again)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from server.identity import principals
+from server.store import console as console_rows
+from server.store import principals as principal_rows
+from server.web.frame import Frame
+
+SHOWN = 200
+STATUS_WORDS = {"member": "member", "applicant": "applying", "suspended": "suspended"}
+
+
+class MemberPages(Frame):
+    async def members(self, request: Request) -> Response:
+        me, _, stop = await self._begin(request, steward=True)
+        if stop is not None:
+            return stop
+        query = " ".join(request.query_params.get("q", "").split())[:80]
+        status = request.query_params.get("status", "")
+        status = status if status in STATUS_WORDS else ""
+        everyone = principal_rows.listing(self.db)
+        words = query.lower().split()
+        found = [p for p in everyone if (not status or p["status"] == status)
+                 and all(w in f"{p['handle']} {p['name']}".lower() for w in words)]
+        return self._page(request, me, "console_members.html", people=found[:SHOWN], total=len(found), query=query,
+                          status=status, statuses=STATUS_WORDS, shown=SHOWN)
+
+    async def _person(self, request: Request):
+        me, form, stop = await self._begin(request, form=True, steward=True)
+        if stop is not None:
+            return None, None, None, stop
+        try:
+            person = principals.find_principal(self.db, request.path_params["handle"][:40])
+        except principals.ClubError:
+            return None, None, None, self._not_found(request)
+        return me, form, person, None
+
+    async def suspend(self, request: Request) -> Response:
+        me, form, person, stop = await self._person(request)
+        if stop is not None:
+            return stop
+        if person.id == me.id or person.status == "suspended":
+            return self._done(request, f"{person.name} cannot be suspended from here: "
+                                       f"{'that is you' if person.id == me.id else 'already suspended'}.",
+                              "/console/members")
+        if not self.confirmed(form):
+            return self._confirm(request, me, title=f"Suspend {person.name} (@{person.handle})?", lines=[
+                f"{person.name} is signed out of the console at once and cannot sign in. Every agent acting for "
+                "them is refused from its next request, and no one can ask their agent questions.",
+                "You can reinstate them later from the members list; their tokens and mandate are kept."],
+                action=f"/console/members/{person.handle}/suspend", button=f"Suspend {person.name}",
+                back="/console/members")
+        principals.set_status(self.db, person.handle, "suspended")
+        return self._done(request, f"{person.name} (@{person.handle}) is suspended.", "/console/members")
+
+    async def reinstate(self, request: Request) -> Response:
+        me, form, person, stop = await self._person(request)
+        if stop is not None:
+            return stop
+        if person.status != "suspended":
+            return self._done(request, f"{person.name} is not suspended.", "/console/members")
+        back = "member" if person.admitted_at else "applicant"
+        principals.set_status(self.db, person.handle, back)
+        return self._done(request, f"{person.name} (@{person.handle}) is back as {STATUS_WORDS[back]}.",
+                          "/console/members")
+
+    async def reconsider(self, request: Request) -> Response:
+        """Undo a decline: the applicant's newest application waits for a decision again."""
+        me, form, person, stop = await self._person(request)
+        if stop is not None:
+            return stop
+        if person.status != "applicant" or console_rows.reopen_application(self.db, person.id) == 0:
+            return self._not_found(request)
+        return self._done(request, f"{person.name}'s application waits for a decision again.", "/console/applicants")
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/console/members", self.members, methods=["GET"]),
+            Route("/console/members/{handle}/suspend", self.suspend, methods=["POST"]),
+            Route("/console/members/{handle}/reinstate", self.reinstate, methods=["POST"]),
+            Route("/console/applicants/{handle}/reconsider", self.reconsider, methods=["POST"]),
+        ]

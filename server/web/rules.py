@@ -1,0 +1,289 @@
+"""Console: Rules, for stewards. The bindings (agent · parley · tool) as a graph, a tool's panel with its
+rules in force and in draft, the rule editor (builder or CEL), publishing with a summary, and the
+warning every steward's Home shows while a stored rule no longer compiles (its tool refuses every call).
+
+Every change goes through the very `RuleBook` the chokepoint applies and `parley rules` uses: one
+code path for draft, publish and remove. Members who are not stewards get 403 and see no link.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from server.asking import Escalations
+from server.errors import NotFound
+from server.chokepoint.context_sources import IDENTITY
+from server.chokepoint.rulebook import BrokenRule, RuleBook
+from server.chokepoint.rules import OPERATORS, Rule, RuleError
+from server.manifest.schema import Manifest
+from server.web.frame import Frame, bounded_id, path_id
+from server.web.pages import Pages
+from server.web.rule_form import Editor, EditorState
+from server.web.rule_graph import ToolFacts, layout
+
+
+@dataclass(frozen=True)
+class Card:
+    """One rule as the panel shows it: never a call's values, only what the steward wrote."""
+
+    name: str
+    state: str  # manifest | published | draft | broken
+    reads_as: str  # the sentence, or the CEL when the builder cannot say it
+    cel: bool
+    rule_id: int | None = None
+    problem: str | None = None
+    removing: bool = False  # in force until the next publish removes it
+
+
+def _card(rule: Rule, state: str, removing: frozenset[int] = frozenset()) -> Card:
+    rule_id = int(rule.origin.removeprefix("store:")) if rule.origin.startswith("store:") else None
+    return Card(rule.name, state, rule.expression if rule.is_cel else rule.reads_as, rule.is_cel, rule_id,
+                removing=rule_id in removing)
+
+
+class RulePages(Frame):
+    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key, rulebook: RuleBook):
+        super().__init__(pages, escalations, manifest, key)
+        self.rulebook = rulebook
+        # Home (and any page that includes `_rules_broken.html`) asks for the rules holding tools back
+        pages.templates.env.globals["broken_rules"] = self.broken_rules
+
+    def broken_rules(self) -> list[BrokenRule]:
+        """Published rules that no longer compile, read afresh (the store may have changed)."""
+        self.rulebook.refresh()
+        return self.rulebook.broken()
+
+    async def _steward(self, request: Request, form: bool = False):
+        """As `_begin`, but a member who is not a steward is told so (403), not shown a missing page."""
+        me = self._me(request)
+        if me is not None and not me.steward:
+            return None, None, self.pages.error(request, "Stewards only",
+                                                "Only the club's stewards see and change its rules.", 403)
+        return await self._begin(request, form=form)
+
+    # --- the graph and a tool's panel ----------------------------------------------------------
+
+    def _bindings(self, tool: str) -> list[str]:
+        return [name for name, agent in self.manifest.agents.items() if tool in agent.tools]
+
+    def _sources_read(self, rules: list[Rule]) -> set[str]:
+        provider = self.rulebook.sources.provider
+        return {provider[path] for rule in rules for path in rule.attributes
+                if path in provider and provider[path] != IDENTITY}
+
+    def _overview(self, selected: str | None) -> dict:
+        self.rulebook.refresh()
+        drafts, removals = self.rulebook.drafts(), self.rulebook.removals()
+        facts = []
+        for tool in self.manifest.tools:
+            agents = self._bindings(tool)
+            in_force = [rule for agent in agents for rule in self.rulebook.rules_for(agent, tool)]
+            drafted = [compiled for row, compiled in drafts if row["tool"] == tool and row["agent"] in agents]
+            read = self._sources_read(in_force + [rule for c in drafted if isinstance(c, list) for rule in c])
+            leaving = sum(1 for row in removals if row["tool"] == tool and row["agent"] in agents)
+            facts.append(ToolFacts(tool, bool(agents), len(in_force), len(drafted), leaving,
+                                   sum(len(self.rulebook.broken(agent, tool)) for agent in agents),
+                                   tuple(sorted(read))))
+        sources = sorted(name for name in self.manifest.context_sources)
+        return {"graph": layout(list(self.manifest.agents), facts, sources, selected),
+                "draft_count": len(drafts) + len(removals), "facts": facts}
+
+    def _panel(self, tool: str) -> list[dict]:
+        drafts = self.rulebook.drafts()
+        removing = frozenset(row["id"] for row in self.rulebook.removals())
+        panel = []
+        for agent in self._bindings(tool):
+            cards = [_card(rule, "manifest" if rule.origin.startswith("manifest:") else "published", removing)
+                     for rule in self.rulebook.rules_for(agent, tool)]
+            cards += [Card(rule.name, "broken", "", False, rule.rule_id, rule.problem,
+                           removing=rule.rule_id in removing) for rule in self.rulebook.broken(agent, tool)]
+            for row, compiled in drafts:
+                if (row["agent"], row["tool"]) == (agent, tool):
+                    cards.append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
+                                 if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
+            panel.append({"agent": agent, "binding": f"{agent} · parley · {tool}", "cards": cards})
+        return panel
+
+    async def index(self, request: Request) -> Response:
+        me, _, stop = await self._steward(request)
+        if stop is not None:
+            return stop
+        tool = request.query_params.get("tool")
+        if tool is not None and tool not in self.manifest.tools:
+            return self._not_found(request)
+        overview = self._overview(tool)
+        return self._page(request, me, "rules.html", tool=tool, panel=self._panel(tool) if tool else None,
+                          description=self._description(tool) if tool else "", **overview)
+
+    def _description(self, tool: str) -> str:
+        from server import tools
+
+        spec = tools.load_all().get(tool)
+        return spec.description.split("\n\n")[0] if spec else ""
+
+    # --- the editor ------------------------------------------------------------------------------
+
+    def _binding_of(self, source) -> tuple[str, str] | None:
+        agent, tool = str(source.get("agent", ""))[:80], str(source.get("tool", ""))[:80]
+        if tool not in self.manifest.tools or agent not in self._bindings(tool):
+            return None
+        return agent, tool
+
+    def _editor_page(self, request: Request, me, editor: Editor, state: EditorState, status_code: int = 200,
+                     fragment: bool = False) -> Response:
+        context = {"state": state, "editor": editor, "operators": OPERATORS,
+                   "binding": f"{state.agent} · parley · {state.tool}"}
+        if fragment:  # the script swaps the form's content for the server's, keeping one renderer
+            return self.pages.render(request, "_rule_form.html", status_code=status_code,
+                                     csrf=self.pages.csrf(request), **context)
+        return self._page(request, me, "rules_editor.html", status_code=status_code, **context)
+
+    async def new(self, request: Request) -> Response:
+        me, _, stop = await self._steward(request)
+        if stop is not None:
+            return stop
+        binding = self._binding_of(request.query_params)
+        if binding is None:
+            return self._not_found(request)
+        editor = Editor(self.rulebook, *binding)
+        state = editor.fresh()
+        editor.check(state)
+        state.errors.clear()  # a fresh form is not wrong yet
+        return self._editor_page(request, me, editor, state)
+
+    async def edit(self, request: Request) -> Response:
+        me, form, stop = await self._steward(request, form=True)
+        if stop is not None:
+            return stop
+        binding = self._binding_of(form)
+        if binding is None:
+            return self._not_found(request)
+        editor = Editor(self.rulebook, *binding)
+        state, action = editor.read(form)
+        editor.apply(state, action)
+        decl = editor.check(state)
+        fragment = request.headers.get("x-parley-fragment") == "1"
+        if action == "preview":
+            return JSONResponse({"reads_as": state.reads_as, "errors": state.errors,
+                                 "rows": [row.error for row in state.rows]}, headers={"Cache-Control": "no-store"})
+        if action != "draft":
+            if action not in ("cel", "discard_cel"):
+                state.errors.pop("name", None)  # only adding to the draft asks for the name
+            return self._editor_page(request, me, editor, state, fragment=fragment)
+        if decl is None:
+            state.focus = "name" if "name" in state.errors else ("cel" if "cel" in state.errors else next(
+                (f"value_{i}" for i, row in enumerate(state.rows) if row.error), "conditions"))
+            return self._editor_page(request, me, editor, state, 400, fragment=fragment)
+        try:
+            await anyio.to_thread.run_sync(self.rulebook.draft, decl)
+        except RuleError as exc:  # the store changed under the form: say it where the rule is
+            state.errors["cel" if state.mode == "cel" else "rows"] = str(exc)
+            return self._editor_page(request, me, editor, state, 400, fragment=fragment)
+        return self._done(request, f"“{decl.name}” is in the draft of {state.agent} · parley · {state.tool}. It holds "
+                                   "no call back until you publish.", f"/console/rules?tool={state.tool}#panel")
+
+    # --- publish and remove ----------------------------------------------------------------------
+
+    def _summary(self) -> list[dict]:
+        """What publishing changes, per binding: the rules it adds, and the rules already in force."""
+        self.rulebook.refresh()
+        removing = frozenset(row["id"] for row in self.rulebook.removals())
+        by_binding: dict[tuple[str, str], dict] = {}
+
+        def entry(agent: str, tool: str) -> dict:
+            if (agent, tool) not in by_binding:
+                cards = [_card(rule, "published", removing) for rule in self.rulebook.rules_for(agent, tool)]
+                by_binding[(agent, tool)] = {"binding": f"{agent} · parley · {tool}", "tool": tool, "adds": [],
+                                             "removes": [card for card in cards if card.removing],
+                                             "kept": [card for card in cards if not card.removing]}
+            return by_binding[(agent, tool)]
+
+        for row, compiled in self.rulebook.drafts():
+            entry(row["agent"], row["tool"])["adds"].append(
+                Card(row["name"], "draft", "", False, row["id"], compiled.problem)
+                if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
+        for row in self.rulebook.removals():
+            found = entry(row["agent"], row["tool"])
+            if all(card.rule_id != row["id"] for card in found["removes"]):  # one that no longer compiles
+                found["removes"].append(Card(row["name"], "broken", "", False, row["id"], "It no longer compiles",
+                                             removing=True))
+        return list(by_binding.values())
+
+    async def review(self, request: Request) -> Response:
+        me, _, stop = await self._steward(request)
+        if stop is not None:
+            return stop
+        return self._page(request, me, "rules_publish.html", summary=self._summary(), error=None)
+
+    async def publish(self, request: Request) -> Response:
+        me, form, stop = await self._steward(request, form=True)
+        if stop is not None:
+            return stop
+        ids = [found for value in form.getlist("id")[:200] if (found := bounded_id(value)) is not None]
+        gone = [found for value in form.getlist("remove")[:200] if (found := bounded_id(value)) is not None]
+        if not ids and not gone:
+            return self._done(request, "Nothing to publish: the draft is empty.", "/console/rules")
+        try:
+            published = await anyio.to_thread.run_sync(lambda: self.rulebook.publish(ids=ids, removals=gone))
+        except RuleError as exc:
+            return self._page(request, me, "rules_publish.html", status_code=409, summary=self._summary(),
+                              error=str(exc)[:1].upper() + str(exc)[1:] + ".")
+        said = [f"{len(published)} rule{'s' if len(published) != 1 else ''} in force" if published else "",
+                f"{len(gone)} removed" if gone else ""]
+        return self._done(request, f"Published: {' and '.join(s for s in said if s)}, from the next call.",
+                          "/console/rules")
+
+    async def remove(self, request: Request) -> Response:
+        me, form, stop = await self._steward(request, form=True)
+        if stop is not None:
+            return stop
+        try:
+            rule_id = path_id(request, "rule_id")
+            rows = {row["id"]: row for row in self._live_rows()}
+            if rule_id not in rows:
+                return self._not_found(request)
+            # a rule in force stays so until the next publish, which can put its replacement in force with no gap
+            await anyio.to_thread.run_sync(lambda: self.rulebook.remove(rule_id, at_publish=True))
+        except (NotFound, RuleError):  # a bad id, or one removed in between: nothing here
+            return self._not_found(request)
+        row = rows[rule_id]
+        said = (f"The removal of “{row['name']}” is in the draft: it stays in force until you publish." if
+                row["state"] == "published" else f"Removed the draft “{row['name']}”.")
+        return self._done(request, said, f"/console/rules?tool={row['tool']}#panel")
+
+    async def keep(self, request: Request) -> Response:
+        me, form, stop = await self._steward(request, form=True)
+        if stop is not None:
+            return stop
+        try:
+            rule_id = path_id(request, "rule_id")
+            rows = {row["id"]: row for row in self._live_rows()}
+            if rule_id not in rows:
+                return self._not_found(request)
+            await anyio.to_thread.run_sync(self.rulebook.keep, rule_id)
+        except (NotFound, RuleError):
+            return self._not_found(request)
+        row = rows[rule_id]
+        return self._done(request, f"“{row['name']}” stays in force: its removal is out of the draft.",
+                          f"/console/rules?tool={row['tool']}#panel")
+
+    def _live_rows(self) -> list[dict]:
+        return [{"id": int(row["id"].removeprefix("store:")), "name": row["name"], "state": row["state"],
+                 "tool": row["binding"].rsplit(" · ", 1)[-1]}
+                for row in self.rulebook.listing() if row["id"].startswith("store:")]
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/console/rules", self.index, methods=["GET"]),
+            Route("/console/rules/new", self.new, methods=["GET"]),
+            Route("/console/rules/new", self.edit, methods=["POST"]),
+            Route("/console/rules/publish", self.review, methods=["GET"]),
+            Route("/console/rules/publish", self.publish, methods=["POST"]),
+            Route("/console/rules/{rule_id}/remove", self.remove, methods=["POST"]),
+            Route("/console/rules/{rule_id}/keep", self.keep, methods=["POST"]),
+        ]
