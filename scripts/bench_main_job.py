@@ -5,10 +5,11 @@
 
 - sequential: one MCP session, the member's token, the operations in short turns in a new order
   each time (so a neighbour's burst lands on all of them), p50/p99 per operation;
-- concurrent: wrk at 32 and 100 connections, one MCP session per connection. `ask` has in-flight
-  bounds (per asker, per member asked, per process): its runs use many askers (members made as the
-  scale section makes them, each connection with its own asker's session) asking both demo members in turn, and a
-  question refused by a bound ("busy: … retry in 5 s") is counted apart and shown, never hidden;
+- concurrent: wrk at 32 and 100 connections; Parley's requests take member callers in turn, each
+  over the session it opened (one principal may hold at most 64 sessions). `ask` has in-flight
+  bounds (per asker, per member asked, per process): its runs use only the askers (members made as
+  the scale section makes them), half asking each demo member, and a question refused by a bound
+  ("busy: … retry in 5 s") is counted apart and shown, never hidden;
 - MiniMCP's `whoami` (stateless, no auth: the floor) under the same wrk settings, for the ratios.
 
 Printed as `ratio … = X` lines: each operation against Parley's own `whoami` and against MiniMCP's.
@@ -157,11 +158,17 @@ def main() -> int:
         asks = work / "params-asks.json"
         asks.write_text("".join(json.dumps({"name": "ask", "arguments": {"member": member, "question": question}})
                                 + "\n" for member, question in QUESTIONS.items()))
+        # The other operations: the demo member and the askers in turn, each over the session it opened
+        # (a principal may hold at most 64 sessions, so one member's token cannot open 100).
+        callers = [token, *askers]
         with ThreadPoolExecutor(8) as pool:
-            asker_sessions = list(pool.map(lambda t: http.open_session(full.port, t), askers))
+            caller_sessions = list(pool.map(lambda t: http.open_session(full.port, t), callers))
+        asker_sessions = caller_sessions[1:]
         print(f"\n== Concurrent: wrk, one thread, {args.seconds:g} s a run, {args.rounds} round(s), connections "
-              f"{args.connections}; one MCP session per connection. ask: {len(askers)} member askers, each "
-              f"request with its asker's token and session, half the askers asking ana, half bruno "
+              f"{args.connections}; Parley: {len(callers)} member callers in turn (the demo member and "
+              f"{len(askers)} askers), each request with its caller's token and the session that caller opened "
+              f"(a principal may hold 64 sessions); MiniMCP: stateless. ask: the {len(askers)} askers only, "
+              f"half asking ana, half bruno "
               f"(bounds: 4 per asker, 8 per member asked, 16 per process with 2 answering workers); "
               "'busy' = asks refused by a bound, counted apart")
         runs: dict[tuple[str, int], list[http.Run]] = {}
@@ -177,8 +184,8 @@ def main() -> int:
                         run = http.wrk_run(wrk, full, conns, args.seconds, 1, work, tokens=askers,
                                            paired=asker_sessions, round_number=round_number, method=str(asks))
                     else:
-                        run = http.wrk_run(wrk, full, conns, args.seconds, 1, work, round_number=round_number,
-                                           method=files[op])
+                        run = http.wrk_run(wrk, full, conns, args.seconds, 1, work, tokens=callers,
+                                           paired=caller_sessions, round_number=round_number, method=files[op])
                     runs.setdefault((op, conns), []).append(run)
                     busy = run.detail.get("busy", 0)
                     print(f"  {op:<17} {http.run_line(run)}" + (f"   busy {busy}" if busy else ""), flush=True)
