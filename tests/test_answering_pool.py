@@ -243,3 +243,15 @@ async def test_a_request_larger_than_the_pipe_holds_is_answered(pools):
     assert len(json.dumps([note.model_dump() for note in long])) > 65536
     answer = await pool.answer(ASK, ANA, [*long, *NOTES])
     assert answer.escalate is None and answer.refused is None and "7" in answer.notes
+
+
+async def test_an_idle_worker_that_hangs_midway_misses_its_deadline_escalates_and_is_replaced(model, pools):
+    """The deadline of a call the event loop awaits itself: a model that trickles forever."""
+    pool = pools(AnswererConfig(url=model, model="m", timeout=0.5), size=1, margin=1.0)
+    assert await pool.answer(ASK, ANA, NOTES) == CHOSEN  # started and idle
+    first = pool.pids()[0]
+    _Model.mode = "trickle"
+    assert (await pool.answer(ASK, ANA, NOTES)).escalate == "outside_mandate"
+    _Model.mode = "ok"
+    assert await pool.answer(ASK, ANA, NOTES) == CHOSEN
+    assert pool.pids() and first not in pool.pids()

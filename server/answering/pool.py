@@ -309,8 +309,9 @@ class AnswererPool:
         worker = slot[0]
         assert worker is not None
         try:
-            reply = await asyncio.wait_for(worker.call_async(line), self.config.timeout + self.margin)
-        except (WorkerFailed, asyncio.TimeoutError) as exc:
+            async with asyncio.timeout(self.config.timeout + self.margin):  # no task of its own, unlike wait_for
+                reply = await worker.call_async(line)
+        except (WorkerFailed, TimeoutError) as exc:
             self._retire(slot, worker)
             return self._escalated(exc)
         except BaseException:  # cancelled mid-call: its reply would answer the next question
