@@ -214,3 +214,44 @@ async def test_a_closed_pool_escalates(pools):
     pool = pools()
     pool.close()
     assert (await pool.answer(ASK, ANA, NOTES)).escalate == "outside_mandate"
+
+
+async def test_a_call_cancelled_while_the_loop_awaits_its_worker_retires_that_worker(model, pools):
+    """A started, idle worker's call is awaited on the event loop; cancelled midway, its late reply must
+    answer nobody else's question, so the worker is killed and the next call gets a fresh one."""
+    pool = pools(AnswererConfig(url=model, model="m", timeout=10), size=1)
+    assert await pool.answer(ASK, ANA, NOTES) == CHOSEN  # started and idle
+    first = pool.pids()[0]
+    _Model.delay = 1.0
+    call = asyncio.create_task(pool.answer(ASK, ANA, NOTES))
+    while len(_Model.seen) < 2:
+        await asyncio.sleep(0.02)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    _Model.delay = 0.0
+    assert await pool.answer(ASK, ANA, NOTES) == CHOSEN
+    assert pool.pids() and first not in pool.pids()
+
+
+async def test_a_request_larger_than_the_pipe_holds_is_answered(pools):
+    """The loop writes a request only when the pipe can take it whole; a larger one (many long notes)
+    is written by an executor thread, and answered all the same."""
+    pool = pools(size=1)
+    assert (await pool.answer(ASK, ANA, NOTES)).escalate is None  # started and idle
+    long = [Note(id=str(100 + n), topic="archive", text="Lorem ipsum dolor. " * 160) for n in range(30)]
+    assert len(json.dumps([note.model_dump() for note in long])) > 65536
+    answer = await pool.answer(ASK, ANA, [*long, *NOTES])
+    assert answer.escalate is None and answer.refused is None and "7" in answer.notes
+
+
+async def test_an_idle_worker_that_hangs_midway_misses_its_deadline_escalates_and_is_replaced(model, pools):
+    """The deadline of a call the event loop awaits itself: a model that trickles forever."""
+    pool = pools(AnswererConfig(url=model, model="m", timeout=0.5), size=1, margin=1.0)
+    assert await pool.answer(ASK, ANA, NOTES) == CHOSEN  # started and idle
+    first = pool.pids()[0]
+    _Model.mode = "trickle"
+    assert (await pool.answer(ASK, ANA, NOTES)).escalate == "outside_mandate"
+    _Model.mode = "ok"
+    assert await pool.answer(ASK, ANA, NOTES) == CHOSEN
+    assert pool.pids() and first not in pool.pids()

@@ -12,9 +12,12 @@
 --
 -- OFFSET (default 0) is where the cycle starts, so successive runs can carry on through a long
 -- list of tokens instead of starting it over each time.
--- Usage: wrk ... -s mcp_whoami.lua URL -- SESSIONS_FILE TOKENS_FILE NTHREADS [OFFSET] [call|list]
--- (call: tools/call whoami, the default; list: tools/list)
--- Errors: any status but 200, and any 200 whose body is not a JSON-RPC result or is a tool error.
+-- Usage: wrk ... -s mcp_whoami.lua URL -- SESSIONS_FILE TOKENS_FILE NTHREADS [OFFSET] [call|list|PARAMS_FILE]
+-- (call: tools/call whoami, the default; list: tools/list; PARAMS_FILE: tools/call with the params
+-- objects that file holds, one a line, e.g. {"name":"ask","arguments":{...}}, cycled like the tokens;
+-- for scripts/bench_main_job.py)
+-- Errors: any status but 200, and any 200 whose body is not a JSON-RPC result or is a tool error;
+-- a tool error saying "busy:" (an ask refused by its in-flight bounds) is counted apart as `busy`.
 
 local threads = {}
 local next_tid = 0
@@ -46,7 +49,8 @@ end
 local sessions, tokens = {}, {}
 local n = 0
 local method = "call"
-ok, status_errors, rpc_errors = 0, 0, 0
+local params = {'{"name":"whoami","arguments":{}}'}
+ok, status_errors, rpc_errors, busy = 0, 0, 0, 0
 sample_ok, sample_error = "", ""
 
 function init(args)
@@ -55,6 +59,10 @@ function init(args)
    tokens = slice(read_lines(args[2]), tid, nthreads)
    n = tonumber(args[4] or "0")
    method = args[5] or "call"
+   if method ~= "call" and method ~= "list" then
+      params = read_lines(method)
+      method = "call"
+   end
 end
 
 function request()
@@ -66,7 +74,8 @@ function request()
    }
    if #sessions > 0 then headers["Mcp-Session-Id"] = sessions[((n - 1) % #sessions) + 1] end
    if #tokens > 0 then headers["Authorization"] = "Bearer " .. tokens[((n - 1) % #tokens) + 1] end
-   local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":{"name":"whoami","arguments":{}}}'
+   local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/call","params":'
+      .. params[((n - 1) % #params) + 1] .. '}'
    if method == "list" then
       body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"tools/list","params":{}}'
    end
@@ -77,6 +86,8 @@ function response(status, headers, body)
    if status ~= 200 then
       status_errors = status_errors + 1
       if sample_error == "" then sample_error = "HTTP " .. status .. ": " .. string.sub(body or "", 1, 300) end
+   elseif string.find(body, '"isError"%s*:%s*true') and string.find(body, 'busy:', 1, true) then
+      busy = busy + 1
    elseif not string.find(body, '"result"%s*:') or string.find(body, '"isError"%s*:%s*true') then
       rpc_errors = rpc_errors + 1
       if sample_error == "" then sample_error = string.sub(body, 1, 300) end
@@ -91,21 +102,22 @@ local function json_string(text)
 end
 
 function done(summary, latency, requests)
-   local total_ok, total_status, total_rpc = 0, 0, 0
+   local total_ok, total_status, total_rpc, total_busy = 0, 0, 0, 0
    local first_ok, first_error = "", ""
    for _, thread in ipairs(threads) do
       total_ok = total_ok + thread:get("ok")
       total_status = total_status + thread:get("status_errors")
       total_rpc = total_rpc + thread:get("rpc_errors")
+      total_busy = total_busy + thread:get("busy")
       if first_ok == "" then first_ok = thread:get("sample_ok") end
       if first_error == "" then first_error = thread:get("sample_error") end
    end
    local e = summary.errors
    io.write(string.format(
-      'BENCHJSON {"requests":%d,"duration_us":%d,"ok":%d,"status_errors":%d,"rpc_errors":%d,' ..
+      'BENCHJSON {"requests":%d,"duration_us":%d,"ok":%d,"status_errors":%d,"rpc_errors":%d,"busy":%d,' ..
       '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"wrk_status_errors":%d,"timeouts":%d,' ..
       '"p50_us":%d,"p90_us":%d,"p99_us":%d,"mean_us":%.1f,"max_us":%d,"sample_ok":%s,"sample_error":%s}\n',
-      summary.requests, summary.duration, total_ok, total_status, total_rpc,
+      summary.requests, summary.duration, total_ok, total_status, total_rpc, total_busy,
       e.connect, e.read, e.write, e.status, e.timeout,
       latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.mean, latency.max,
       json_string(first_ok), json_string(first_error)))

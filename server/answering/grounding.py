@@ -17,6 +17,7 @@ approved words are ever quoted.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,7 +75,15 @@ class Grounded:
 
 def consent_needed(note: Note, who: str) -> frozenset[Flag]:
     """What in this note only the principal's "relay as written" lets an agent repeat."""
-    return (flags(note.topic, who) | flags(note.text, who)) & CONSENT_FLAGS
+    return _consent_needed(note.topic, note.text, who)
+
+
+@functools.lru_cache(maxsize=4096)
+def _consent_needed(topic: str, text: str, who: str) -> frozenset[Flag]:
+    """The checks read a note's words the same way every time (a pure function of the strings), and an
+    ask quotes the same approved notes again and again: remembered by the words themselves, so an
+    edited note is read afresh. Bounded: a few thousand notes' words at most."""
+    return (flags(topic, who) | flags(text, who)) & CONSENT_FLAGS
 
 
 def escalation(request: ScopedRequest, terms: Terms, reason: Escalation, attached: tuple[str, ...] = ()) -> Grounded:

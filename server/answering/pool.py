@@ -20,7 +20,10 @@ notes it handed over (`grounding.compose`), so a worker has no way to put words 
 Each call has a deadline (the model's timeout + a margin). A worker that dies (killed, segfault,
 exception) or misses its deadline is killed and replaced, and that call returns an escalating
 Selection instead of raising: the question reaches the member's queue. Calls run concurrently up to
-`size`; more wait their turn in a queue that holds no thread.
+`size`; more wait their turn in a queue that holds no thread. A call that finds a started worker
+idle is written and awaited by the event loop itself (its request fits in the pipe, so the write
+cannot block), sparing it two thread hops; starting, replacing and waiting go through the executor.
+The worker's own side is `worker.py`.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ log = logging.getLogger("parley.answering.pool")
 
 MAX_REPLY = 1 << 20  # a worker that talks more than this is broken
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from server.answering.pool import worker_main; worker_main()")
+         "from server.answering.worker import worker_main; worker_main()")
+PIPE_ROOM = 65536  # what a pipe holds on Linux: a request this size to an idle worker never blocks its write
 
 
 @dataclass(frozen=True)
@@ -129,12 +133,36 @@ class _Worker:
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise WorkerFailed(f"worker {self.pid} exited ({self.proc.poll()})")
-            self.buffer += chunk
-            if len(self.buffer) > MAX_REPLY:
-                raise WorkerFailed(f"worker {self.pid} sent more than {MAX_REPLY} bytes")
+            self._take(os.read(fd, 65536))
+        return self._line()
+
+    def _take(self, chunk: bytes) -> None:
+        if not chunk:
+            raise WorkerFailed(f"worker {self.pid} exited ({self.proc.poll()})")
+        self.buffer += chunk
+        if len(self.buffer) > MAX_REPLY:
+            raise WorkerFailed(f"worker {self.pid} sent more than {MAX_REPLY} bytes")
+
+    async def _receive_async(self) -> dict:
+        """The same as `_receive`, awaited on the event loop (the caller bounds it with its deadline)."""
+        loop = asyncio.get_running_loop()
+        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        while b"\n" not in self.buffer:
+            readable: asyncio.Future[None] = loop.create_future()
+
+            def wake(readable: asyncio.Future[None] = readable) -> None:
+                if not readable.done():
+                    readable.set_result(None)
+
+            loop.add_reader(fd, wake)
+            try:
+                await readable
+            finally:
+                loop.remove_reader(fd)
+            self._take(os.read(fd, 65536))
+        return self._line()
+
+    def _line(self) -> dict:
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             message = json.loads(line)
@@ -154,7 +182,19 @@ class _Worker:
 
     def call(self, message: dict, deadline: float) -> dict:
         self._send(message)
-        reply = self._receive(deadline)
+        return self._checked(self._receive(deadline))
+
+    async def call_async(self, line: bytes) -> dict:
+        """One call from the event loop, to an idle worker and a request of at most PIPE_ROOM bytes, so
+        the write cannot block; the caller bounds the wait and kills the worker if it ends early."""
+        try:
+            self.proc.stdin.write(line)  # type: ignore[union-attr]
+            self.proc.stdin.flush()  # type: ignore[union-attr]
+        except (BrokenPipeError, OSError, ValueError) as exc:
+            raise WorkerFailed(f"worker {self.pid} is gone ({exc})") from exc
+        return self._checked(await self._receive_async())
+
+    def _checked(self, reply: dict) -> dict:
         if "error" in reply:
             raise WorkerFailed(f"worker {self.pid}: {reply['error']}")
         return reply
@@ -204,23 +244,91 @@ class AnswererPool:
     # --- the server side ---------------------------------------------------------------------
 
     async def answer(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection:
-        """Answer in a worker; the event loop only awaits. Never raises for a worker's failure."""
+        """Answer in a worker; the event loop only awaits. Never raises for a worker's failure.
+
+        When a started worker is idle and the request fits in its pipe, the loop writes it and awaits
+        the reply itself (no thread hop each way); otherwise the call waits its turn in the executor."""
         if self._closed:
             return ESCALATE
+        message = self._message(request, terms, notes)
+        line = json.dumps(message).encode() + b"\n"
+        slot = self._idle_slot() if len(line) <= PIPE_ROOM else None
+        if slot is not None:
+            return await self._answer_on_loop(slot, line)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.answer_sync, request, terms, notes)
+        return await loop.run_in_executor(self._executor, self._answer_message, message)
 
     def answer_sync(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection:
         """The same from a thread (or a CLI); blocks the caller, not the workers. Has the `Answerer` shape."""
-        message = {"op": "answer", "request": request.model_dump(), "terms": terms.model_dump(),
-                   "notes": [note.model_dump() for note in notes]}
+        return self._answer_message(self._message(request, terms, notes))
+
+    @staticmethod
+    def _message(request: ScopedRequest, terms: Terms, notes: list[Note]) -> dict:
+        return {"op": "answer", "request": request.model_dump(), "terms": terms.model_dump(),
+                "notes": [note.model_dump() for note in notes]}
+
+    def _answer_message(self, message: dict) -> Selection:
         try:
-            reply = self._run(message, self.config.timeout + self.margin)
+            return self._selection(self._run(message, self.config.timeout + self.margin))
+        except WorkerFailed as exc:
+            return self._escalated(exc)
+
+    @staticmethod
+    def _selection(reply: dict) -> Selection:
+        try:
             return Selection.model_validate(reply.get("selection"))
-        except (WorkerFailed, ValidationError) as exc:
-            log.warning("answering worker failed or replied out of contract; the question escalates: %s",
-                        type(exc).__name__)
-            return ESCALATE
+        except ValidationError as exc:
+            return AnswererPool._escalated(exc)
+
+    @staticmethod
+    def _escalated(exc: Exception) -> Selection:
+        log.warning("answering worker failed or replied out of contract; the question escalates: %s",
+                    type(exc).__name__)
+        return ESCALATE
+
+    def _idle_slot(self) -> list[_Worker | None] | None:
+        """A free slot whose worker has started and is alive, taken; None if there is none right now
+        (starting or replacing a worker blocks: the executor's path does that)."""
+        passed: list[list[_Worker | None]] = []
+        found = None
+        while found is None and len(passed) < self.size:
+            try:
+                slot = self._slots.get_nowait()
+            except queue.Empty:
+                break
+            worker = slot[0]
+            if worker is not None and worker.report is not None and worker.proc.poll() is None:
+                found = slot
+            else:
+                passed.append(slot)
+        for slot in passed:
+            self._slots.put(slot)
+        return found
+
+    async def _answer_on_loop(self, slot: list[_Worker | None], line: bytes) -> Selection:
+        worker = slot[0]
+        assert worker is not None
+        try:
+            async with asyncio.timeout(self.config.timeout + self.margin):  # no task of its own, unlike wait_for
+                reply = await worker.call_async(line)
+        except (WorkerFailed, TimeoutError) as exc:
+            self._retire(slot, worker)
+            return self._escalated(exc)
+        except BaseException:  # cancelled mid-call: its reply would answer the next question
+            self._retire(slot, worker)
+            raise
+        else:
+            self._slots.put(slot)
+        return self._selection(reply)
+
+    def _retire(self, slot: list[_Worker | None], worker: _Worker) -> None:
+        """Kill a worker that failed or was left mid-call; the next call in its slot starts another."""
+        worker.kill()
+        tail = " | ".join(list(worker.stderr)[-5:])
+        if tail:
+            log.warning("answering worker %s said: %s", worker.pid, tail)
+        slot[0] = None
+        self._slots.put(slot)
 
     def probe(self, paths: Sequence[str] = (), listdirs: Sequence[str] = (), connect: Sequence[int] = ()) -> dict[str, Any]:
         """From inside a worker: what opening `paths`, listing `listdirs` and connecting to loopback
@@ -285,99 +393,3 @@ class AnswererPool:
             log.warning("answering workers run in their own process with a scrubbed environment, but this "
                         "machine offers no Landlock and the server is not root: a worker can read what the "
                         "server's user can read")
-
-
-# --- the worker side ---------------------------------------------------------------------------
-
-def _answerer(config: dict):
-    """Import and build the answerer before confinement: afterwards nothing more may be readable."""
-    import encodings.idna  # noqa: F401 - host names, even "127.0.0.1", go through it lazily
-    import errno  # noqa: F401
-    import socket  # noqa: F401
-
-    from server.answering import deterministic
-
-    if not config.get("url"):
-        return deterministic.answer
-    import httpx2
-
-    from server.answering.model import ModelAnswerer
-
-    timeout = float(config.get("timeout") or 20.0)
-    client = httpx2.Client(timeout=timeout)  # certificates and proxies are read now
-    model = ModelAnswerer(config["url"], config.get("model") or "", config.get("api_key"), timeout, client=client)
-    client.build_request("POST", model.url, json={})  # warm the lazily imported parts of a request
-    return model
-
-
-def _probe(message: dict) -> dict:
-    import errno
-    import socket
-
-    def outcome(action) -> str:
-        try:
-            action()
-            return "ok"
-        except OSError as exc:
-            return errno.errorcode.get(exc.errno or 0, type(exc).__name__)
-
-    def read(path: str) -> None:
-        with open(path, "rb") as handle:
-            handle.read(1)
-
-    def connect(port: int) -> None:
-        with socket.create_connection(("127.0.0.1", port), timeout=2):
-            pass
-
-    fds = [fd for fd in range(256) if _is_open(fd)]
-    return {"open": {p: outcome(lambda p=p: read(p)) for p in message.get("paths", [])},
-            "listdir": {p: outcome(lambda p=p: os.listdir(p)) for p in message.get("listdirs", [])},
-            "connect": {str(port): outcome(lambda port=port: connect(port)) for port in message.get("connect", [])},
-            "env": sorted(os.environ), "uid": os.getuid(), "fds": fds}
-
-
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-        return True
-    except OSError:
-        return False
-
-
-def worker_main() -> None:
-    """The worker: read its configuration, confine itself, then answer one JSON line at a time."""
-    out = os.fdopen(os.dup(1), "wb", buffering=0)  # the reply channel; stray prints go to stderr
-    os.dup2(2, 1)
-    sandbox.close_inherited_fds(keep=[out.fileno()])
-
-    def send(message: dict) -> None:
-        out.write(json.dumps(message).encode() + b"\n")
-
-    stdin = sys.stdin.buffer
-    try:
-        config = json.loads(stdin.readline())
-        answerer = _answerer(config)
-        report = sandbox.confine(connect_ports=AnswererConfig(url=config.get("url")).ports())
-    except Exception as exc:  # fail closed: a worker that cannot confine itself answers nothing
-        send({"error": f"{type(exc).__name__}: {exc}"})
-        raise SystemExit(2) from None
-    send({"ready": report})
-    for line in stdin:
-        try:
-            message = json.loads(line)
-            if message.get("op") == "probe" and config.get("probe"):
-                send(_probe(message))
-                continue
-            if message.get("op") != "answer":
-                send({"error": "unknown request"})
-                continue
-            request = ScopedRequest.model_validate(message["request"])
-            terms = Terms.model_validate(message["terms"])
-            notes = [Note.model_validate(n) for n in message["notes"]]
-            send({"selection": answerer(request, terms, notes).model_dump(mode="json")})
-        except Exception as exc:  # one bad request does not end the worker; the caller escalates
-            send({"error": f"{type(exc).__name__}: {exc}"})
-
-
-if __name__ == "__main__":  # pragma: no cover
-    worker_main()

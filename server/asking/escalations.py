@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import anyio
 
@@ -38,6 +39,7 @@ log = logging.getLogger("parley.asking")
 Answerer = Callable[[ScopedRequest, Terms, list[Note]], Selection]
 AsyncAnswerer = Callable[[ScopedRequest, Terms, list[Note]], Awaitable[Selection]]
 TOPIC_LIMIT = 80
+T = TypeVar("T")
 
 
 class AskError(ParleyError):
@@ -155,6 +157,9 @@ class Escalations:
         self.answer_async = answer_async
         self.on_delivery = on_delivery or (lambda principal_id: None)
         self.in_flight = InFlight(limits or AskLimits())
+        # A store across the network (PostgreSQL) is waited on in a worker thread; the embedded one is
+        # read and written on the loop, as the chokepoint runs every other tool's store work there.
+        self.offload = getattr(db, "backend", "sqlite") != "sqlite"
 
     # --- asking ------------------------------------------------------------------------------
 
@@ -164,10 +169,10 @@ class Escalations:
         result and asks nothing; the same key with another question is refused.
 
         Three steps, so that nothing is held while the answerer thinks: read what the question needs
-        (a worker thread, briefly), wait for the answerer's selection (no thread, no store
-        connection), then record the thread and any escalation (a worker thread, briefly)."""
-        prepared = await anyio.to_thread.run_sync(self._prepare, asker_id, asker_agent, asker_is_member, member,
-                                                  question, language, thread_id, idempotency_key)
+        (briefly: `_store`), wait for the answerer's selection (no thread, no store connection, no
+        transaction), then record the thread and any escalation (briefly: `_store`)."""
+        prepared = await self._store(self._prepare, asker_id, asker_agent, asker_is_member, member, question,
+                                     language, thread_id, idempotency_key)
         if isinstance(prepared, Asked):
             return prepared
         if prepared.terms is None:
@@ -177,7 +182,16 @@ class Escalations:
             with self.in_flight.hold(asker_id, prepared.member_id):
                 selection = await self._select(prepared.request, prepared.terms, prepared.handed)
             grounded = compose(prepared.request, prepared.terms, selection, prepared.handed)
-        return await anyio.to_thread.run_sync(self._record, prepared, grounded)
+        return await self._store(self._record, prepared, grounded)
+
+    async def _store(self, step: Callable[..., T], *args: Any) -> T:
+        """One short step against the store, which ends before it returns (no connection or transaction
+        outlives it). PostgreSQL: in a worker thread, as the network may be slow. SQLite: on the loop,
+        as the chokepoint runs every other tool's store work on the embedded store; two thread hops
+        cost an ask more than the reads and the commit they would carry."""
+        if self.offload:
+            return await anyio.to_thread.run_sync(step, *args)
+        return step(*args)
 
     async def _select(self, request: ScopedRequest, terms: Terms, handed: dict[str, Approved]) -> Selection:
         notes = [approved.note for approved in handed.values()]
@@ -233,11 +247,13 @@ class Escalations:
                     return earlier
             if thread_id is None:
                 thread_id = rows.open_thread(self.db, asker_id, prepared.member_id, question[:120], stamp)
-            rows.add_message(self.db, thread_id, "question", question, stamp, "asked")
+            else:
+                rows.touch_thread(self.db, thread_id, stamp)
+            rows.add_message(self.db, thread_id, "question", question, stamp, "asked", touch=False)
             if answer.findings:
                 kind, outcome = (("answer", "answered") if answer.escalate is None and answer.refused is None else
                                  ("decline", "escalated" if answer.escalate is not None else "declined"))
-                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, outcome)
+                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, outcome, touch=False)
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(

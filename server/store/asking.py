@@ -19,10 +19,16 @@ def open_thread(db: Database, asker_id: int, answerer_id: int, subject: str, sta
 
 
 def add_message(db: Database, thread_id: int, kind: str, body: str, stamp: str, status: str,
-                decided_by: str | None = None) -> None:
-    """status: asked | answered | escalated | declined | decided (then `decided_by` names the member)."""
+                decided_by: str | None = None, touch: bool = True) -> None:
+    """status: asked | answered | escalated | declined | decided (then `decided_by` names the member).
+    `touch=False` when the unit already set the thread's `updated_at` to `stamp` (`open_thread`, `touch_thread`)."""
     insert_row(db, "messages", {"thread_id": thread_id, "kind": kind, "body": body, "created_at": stamp,
                                 "status": status, "decided_by": decided_by})
+    if touch:
+        touch_thread(db, thread_id, stamp)
+
+
+def touch_thread(db: Database, thread_id: int, stamp: str) -> None:
     db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, thread_id])
 
 

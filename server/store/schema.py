@@ -246,6 +246,10 @@ INSERT OR IGNORE INTO revision (id, n) VALUES (1, 0);
 CREATE INDEX IF NOT EXISTS mandates_current ON mandates (principal_id, version DESC);
 CREATE INDEX IF NOT EXISTS briefing_principal ON briefing (principal_id);
 CREATE INDEX IF NOT EXISTS evidence_principal ON evidence (principal_id);
+-- the inbox: a principal's threads newest first, either side, and each thread's messages in order
+CREATE INDEX IF NOT EXISTS threads_asker ON threads (asker_id, updated_at);
+CREATE INDEX IF NOT EXISTS threads_answerer ON threads (answerer_id, updated_at);
+CREATE INDEX IF NOT EXISTS messages_thread ON messages (thread_id, id);
 """
 
 # Anything that can change a caller's lane or scopes bumps the revision.
@@ -301,7 +305,8 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
 # migrate`): adding a later column means bumping this, so that migrate adds it to existing stores.
 # 2: briefing approval (status, relay, written_by, reviewed_at), escalations.notes, audit.path,
 #    rules.removal_drafted_at.
-SCHEMA_VERSION = 2
+# 3: indexes for the inbox (threads by asker and by answerer, messages by thread).
+SCHEMA_VERSION = 3
 
 
 def _postgres_tables() -> str:

@@ -1,0 +1,165 @@
+"""Where a sequential `ask` spends its time, step by step, on one Parley server as `parley serve` runs it.
+
+Timing stamps, not a sampling profiler: the server is built in this process (`server.app.build`) and
+served by uvicorn on 127.0.0.1; a client thread asks (bruno asks ana, the deterministic answerer in
+the answering pool) and times `whoami` beside it. The steps are timed by wrapping the functions that
+do them (nothing in `server/` is changed for this):
+
+  prepare                  Escalations._prepare's own work: idempotency, the member, the mandate, notes
+  prepare (await)          the same, as the event loop waited for it (a worker-thread hop, when it takes one)
+  select (await)           the answerer's Selection, as the loop waited for it (AnswererPool.answer)
+  answer_sync (thread)     the same inside the pool's executor thread, when it takes that path
+  worker round trip (…)    _Worker.call / call_async: write the request, the worker answers, read the reply
+  compose                  grounding.compose: the flag checks on the chosen notes, the templates
+  record                   Escalations._record's own work: the thread, its messages, the commit
+  record (await)           the same, as the loop waited for it (when it takes a thread hop)
+  chokepoint               Chokepoint.call for ask: validation, rules, the tool, the audit record
+  request (client)         the whole request as the client saw it
+
+    .venv/bin/python scripts/profile_ask.py [--requests 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import bench_http as http  # noqa: E402 - the stdlib MCP client, the demo store
+
+STAMPS: dict[str, list[float]] = defaultdict(list)
+
+
+def timed(name: str, function, is_async: bool):
+    if is_async:
+        @functools.wraps(function)
+        async def wrapper(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return await function(*args, **kwargs)
+            finally:
+                STAMPS[name].append((time.perf_counter() - started) * 1000)
+    else:
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):  # type: ignore[misc]
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                STAMPS[name].append((time.perf_counter() - started) * 1000)
+    return wrapper
+
+
+def instrument() -> None:
+    import anyio.to_thread
+
+    from server.answering import pool
+    from server.asking import escalations
+    from server.chokepoint import chokepoint
+
+    Escalations = escalations.Escalations
+    Escalations._prepare = timed("prepare", Escalations._prepare, False)
+    Escalations._record = timed("record", Escalations._record, False)
+    Escalations._select = timed("select (await)", Escalations._select, True)
+    escalations.compose = timed("compose", escalations.compose, False)
+    pool.AnswererPool.answer_sync = timed("answer_sync (thread)", pool.AnswererPool.answer_sync, False)
+    pool._Worker.call = timed("worker round trip (thread)", pool._Worker.call, False)
+    pool._Worker.call_async = timed("worker round trip (loop)", pool._Worker.call_async, True)
+    original_call = chokepoint.Chokepoint.call
+
+    async def call(self, caller, name, arguments):
+        started = time.perf_counter()
+        try:
+            return await original_call(self, caller, name, arguments)
+        finally:
+            STAMPS[f"chokepoint {name}"].append((time.perf_counter() - started) * 1000)
+
+    chokepoint.Chokepoint.call = call
+    run_sync = anyio.to_thread.run_sync
+
+    async def hop(function, *args, **kwargs):  # the loop's wait for a worker thread, by what it ran
+        started = time.perf_counter()
+        try:
+            return await run_sync(function, *args, **kwargs)
+        finally:
+            label = getattr(function, "__name__", "?")
+            if label in ("_prepare", "_record"):
+                STAMPS[f"{label[1:]} (await)"].append((time.perf_counter() - started) * 1000)
+
+    escalations.anyio.to_thread.run_sync = hop  # type: ignore[attr-defined]
+
+
+def client(port: int, token: str, requests: int, done: threading.Event) -> None:
+    try:
+        session = http.open_session(port, token)
+        ask = {"name": "ask", "arguments": {"member": "ana", "question": "Is she taking on new work?"}}
+        who = {"name": "whoami", "arguments": {}}
+        for _ in range(50):
+            http.call(port, session, token, "tools/call", ask)
+            http.call(port, session, token, "tools/call", who)
+        STAMPS.clear()
+        for _ in range(requests):
+            for label, params in (("request ask (client)", ask), ("request whoami (client)", who)):
+                started = time.perf_counter()
+                result = http.call(port, session, token, "tools/call", params)
+                STAMPS[label].append((time.perf_counter() - started) * 1000)
+                if result.get("isError"):
+                    raise RuntimeError(f"{params['name']} failed: {result}")
+    finally:
+        done.set()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=400)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="parley-profile-ask-"))
+    env, token = http.prepare_store(work / "full", http.bench_manifest(work))
+    port = http.free_port()
+    os.environ.update({**env, "PARLEY_PORT": str(port)})
+    instrument()
+    import uvicorn
+
+    from server.app import build
+    from server.settings import Settings
+
+    app = build(Settings.from_env()).app
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
+                            loop="uvloop", http="httptools")
+    server = uvicorn.Server(config)
+    done = threading.Event()
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.05)
+        thread = threading.Thread(target=client, args=(port, token, args.requests, done), daemon=True)
+        thread.start()
+        while not done.is_set():
+            await asyncio.sleep(0.05)
+        server.should_exit = True
+        await task
+
+    asyncio.run(serve())
+    print(f"{'step':<28} {'n':>5} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for name, samples in sorted(STAMPS.items()):
+        if len(samples) < 10:
+            continue
+        q = statistics.quantiles(samples, n=100, method="inclusive")
+        print(f"{name:<28} {len(samples):>5} {statistics.median(samples):8.3f} {q[89]:8.3f} {q[98]:8.3f} "
+              f"{max(samples):8.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The answering worker's side of the pool's pipes: a fresh interpreter that reads its configuration,
+builds its answerer, confines itself (`sandbox.confine`), then answers one JSON line at a time.
+It never sees the store, keys or tokens; see `pool.py` for the server's side."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from server.answering import sandbox
+from server.answering.contract import Note, ScopedRequest, Terms
+from server.answering.pool import AnswererConfig
+
+
+def _answerer(config: dict):
+    """Import and build the answerer before confinement: afterwards nothing more may be readable."""
+    import encodings.idna  # noqa: F401 - host names, even "127.0.0.1", go through it lazily
+    import errno  # noqa: F401
+    import socket  # noqa: F401
+
+    from server.answering import deterministic
+
+    if not config.get("url"):
+        return deterministic.answer
+    import httpx2
+
+    from server.answering.model import ModelAnswerer
+
+    timeout = float(config.get("timeout") or 20.0)
+    client = httpx2.Client(timeout=timeout)  # certificates and proxies are read now
+    model = ModelAnswerer(config["url"], config.get("model") or "", config.get("api_key"), timeout, client=client)
+    client.build_request("POST", model.url, json={})  # warm the lazily imported parts of a request
+    return model
+
+
+def _probe(message: dict) -> dict:
+    import errno
+    import socket
+
+    def outcome(action) -> str:
+        try:
+            action()
+            return "ok"
+        except OSError as exc:
+            return errno.errorcode.get(exc.errno or 0, type(exc).__name__)
+
+    def read(path: str) -> None:
+        with open(path, "rb") as handle:
+            handle.read(1)
+
+    def connect(port: int) -> None:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            pass
+
+    fds = [fd for fd in range(256) if _is_open(fd)]
+    return {"open": {p: outcome(lambda p=p: read(p)) for p in message.get("paths", [])},
+            "listdir": {p: outcome(lambda p=p: os.listdir(p)) for p in message.get("listdirs", [])},
+            "connect": {str(port): outcome(lambda port=port: connect(port)) for port in message.get("connect", [])},
+            "env": sorted(os.environ), "uid": os.getuid(), "fds": fds}
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+
+
+def worker_main() -> None:
+    """The worker: read its configuration, confine itself, then answer one JSON line at a time."""
+    out = os.fdopen(os.dup(1), "wb", buffering=0)  # the reply channel; stray prints go to stderr
+    os.dup2(2, 1)
+    sandbox.close_inherited_fds(keep=[out.fileno()])
+
+    def send(message: dict) -> None:
+        out.write(json.dumps(message).encode() + b"\n")
+
+    stdin = sys.stdin.buffer
+    try:
+        config = json.loads(stdin.readline())
+        answerer = _answerer(config)
+        report = sandbox.confine(connect_ports=AnswererConfig(url=config.get("url")).ports())
+    except Exception as exc:  # fail closed: a worker that cannot confine itself answers nothing
+        send({"error": f"{type(exc).__name__}: {exc}"})
+        raise SystemExit(2) from None
+    send({"ready": report})
+    for line in stdin:
+        try:
+            message = json.loads(line)
+            if message.get("op") == "probe" and config.get("probe"):
+                send(_probe(message))
+                continue
+            if message.get("op") != "answer":
+                send({"error": "unknown request"})
+                continue
+            request = ScopedRequest.model_validate(message["request"])
+            terms = Terms.model_validate(message["terms"])
+            notes = [Note.model_validate(n) for n in message["notes"]]
+            send({"selection": answerer(request, terms, notes).model_dump(mode="json")})
+        except Exception as exc:  # one bad request does not end the worker; the caller escalates
+            send({"error": f"{type(exc).__name__}: {exc}"})
+
+
+if __name__ == "__main__":  # pragma: no cover
+    worker_main()
