@@ -285,10 +285,13 @@ class Run:
         return self.errors == 0
 
 
+SESSIONS_PER_CALLER = 50
+
+
 def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, threads: int, work: Path,
             tokens: list[str] | None = None, round_number: int = 0, offset: int = 0,
             paired: list[str] | None = None, method: str = "call") -> Run:
-    """One wrk run against fresh sessions, one per connection, closed afterwards.
+    """One wrk run against fresh sessions, one per connection up to SESSIONS_PER_CALLER, closed afterwards.
 
     Requests take sessions and tokens in turn, starting at `offset` in the token list. `paired`: one
     session per token, opened by that token (a session belongs to the caller that opened it), kept open
@@ -296,8 +299,10 @@ def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, th
     tokens = tokens if tokens is not None else ([contender.token] if contender.token else [])
     first = tokens[0] if tokens else None
     owned = paired is None and not contender.stateless
+    # one caller holds at most 64 handshake-era sessions in Parley (server/http/session_quota.py): beyond
+    # SESSIONS_PER_CALLER, connections share sessions in turn, for every contender alike
     sessions = paired if paired is not None else (
-        [open_session(contender.port, first) for _ in range(connections)] if owned else [])
+        [open_session(contender.port, first) for _ in range(min(connections, SESSIONS_PER_CALLER))] if owned else [])
     sessions_file, tokens_file = work / "sessions.txt", work / "tokens.txt"
     sessions_file.write_text("".join(f"{s}\n" for s in sessions if s))
     tokens_file.write_text("".join(f"{t}\n" for t in tokens))
