@@ -290,16 +290,22 @@ def test_metrics_are_complete_from_the_first_scrape_and_their_folder_goes_with_t
     port = free_port()
     proc, log = serve_and_wait(env, port, "--workers", "2")
     try:
-        deadline = time.monotonic() + 30  # both workers have sampled themselves (every 2 s)
+        def gauges(found: dict[str, float]) -> dict[str, list[float]]:
+            return {name: [value for key, value in found.items() if key.startswith(name + "{")]
+                    for name in ("parley_store_up", "parley_change_listener_connected")}
+
+        # both workers have sampled themselves (every 2 s) once their change listener has connected,
+        # which it does a moment after the worker starts serving
+        deadline = time.monotonic() + 30
         while True:
             found = series(httpx2.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text)
             pids = {name for name in found if name.startswith("parley_process_up{")}
-            if len(pids) == 2 or time.monotonic() > deadline:
+            settled = len(pids) == 2 and all(v == [1.0, 1.0] for v in gauges(found).values())
+            if settled or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
         assert len(pids) == 2, found  # one series per worker, labelled with its pid
-        for name in ("parley_store_up", "parley_change_listener_connected"):
-            values = [value for key, value in found.items() if key.startswith(name + "{")]
+        for name, values in gauges(found).items():
             assert values == [1.0, 1.0], (name, found)
         assert any(key.startswith('parley_store_pool_connections{') and 'state="open"' in key for key in found)
         # no request was made: every series is there already, at zero
