@@ -145,3 +145,25 @@ async def test_admission_widens_the_same_token_on_its_next_request(club):
         )
         db.close()
         assert await tool_names(client) == MEMBER
+
+
+async def test_the_live_watch_of_a_process_started_while_the_store_is_down_waits_for_it():
+    """A worker that starts during an outage (its first revision read refused) keeps watching and reads
+    the revision once the store answers; its task, and so the process's lifespan, does not end."""
+    from server.access import Access
+    from server.http.live import LiveSessions
+    from server.manifest.loading import load_manifest
+    from server.store.database import StoreUnavailable
+
+    reads: list[int] = []
+
+    def revision() -> int:
+        reads.append(len(reads))
+        if len(reads) <= 3:
+            raise StoreUnavailable("the store did not answer")
+        return 7
+
+    live = LiveSessions(Access(load_manifest(), None), revision, lambda ctx: None, poll_seconds=0.01)  # type: ignore[arg-type]
+    with anyio.move_on_after(0.5):
+        await live.watch()  # cancelled here, never ended by the outage
+    assert len(reads) > 4  # refused three times, then read and polled on

@@ -166,20 +166,28 @@ class LiveSessions:
         return notified
 
     async def watch(self) -> None:
-        """Poll the store's revision counter (or wake when nudged) and sweep on every change, until cancelled."""
-        last = await anyio.to_thread.run_sync(self.revision)
+        """Poll the store's revision counter (or wake when nudged) and sweep on every change, until cancelled.
+
+        The first revision is read like every later one: a process that starts while the store is
+        down waits for it to answer instead of ending its task (and with it the process's lifespan)."""
+        last: int | None = None
         while True:
             self._wake = anyio.Event()
-            with anyio.move_on_after(self.poll_seconds):
-                await self._wake.wait()
+            if last is not None:
+                with anyio.move_on_after(self.poll_seconds):
+                    await self._wake.wait()
             try:
                 current = await anyio.to_thread.run_sync(self.revision)
-                if current != last:
+                if last is None:
+                    last = current
+                elif current != last:
                     last = current
                     count = await self.sweep()
                     if count:
                         log.info("tool list changed for %d live session(s)", count)
             except StoreUnavailable:
+                if last is None:
+                    await anyio.sleep(self.poll_seconds)
                 continue  # the store logs its outage once; the next poll tries again
             except Exception:
                 log.exception("live-session sweep failed; retrying")
