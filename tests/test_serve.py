@@ -315,3 +315,22 @@ def test_metrics_are_complete_from_the_first_scrape_and_their_folder_goes_with_t
     finally:
         stop(proc)
     assert not [p.name for p in scratch.iterdir() if p.name.startswith("parley-metrics-")], "".join(log)
+
+
+def test_a_statement_on_a_pool_retired_as_the_store_came_back_is_store_unavailable(tmp_path, postgres):
+    """As the store returns, the first caller swaps in a fresh pool and retires the old one; a caller
+    still borrowing from the old one is told the store is unavailable (retry), never a PoolClosed."""
+    from server.store.database import StoreUnavailable
+    from server.store.opening import open_db
+
+    url = postgres.new_database()
+    db = open_db(url)
+    try:
+        assert db.execute("SELECT 1").fetchone()[0] == 1
+        retired = db.pool  # type: ignore[attr-defined]
+        retired.close()
+        with pytest.raises(StoreUnavailable, match="renewed"):
+            db.execute("SELECT 1")
+    finally:
+        db.close()
+        postgres.drop(url)

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from server.errors import ConfigError
 from server.store.database import Database, StoreUnavailable, Taken
@@ -150,6 +150,8 @@ class PostgresDatabase(Database):
                     if isinstance(exc, psycopg.OperationalError):
                         raise StoreUnavailable(UNAVAILABLE) from None
                     raise
+        except PoolClosed:  # another thread swapped in a fresh pool as the store came back; this one was retired
+            raise StoreUnavailable("the store's connections were being renewed; nothing changed, retry shortly") from None
         except PoolTimeout:
             if not self._reachable():
                 self.outage.began("no connection could be made")
