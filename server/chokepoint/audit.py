@@ -20,7 +20,7 @@ import logging
 import re
 import time
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -65,7 +65,7 @@ def path(call: Call) -> str:
                        "steps": call.trail or []}, separators=(",", ":"))
 
 
-def row(call: Call) -> tuple:
+def row(call: Call) -> tuple[object, ...]:
     """The call's row, in `audit_rows.COLUMNS` order: the binding and the rule's name, never the call's
     values or attributes."""
     caller, name = call.caller, safe_name(call.tool)
@@ -78,7 +78,8 @@ def _insert(db: Database, calls: list[Call]) -> None:
     audit_rows.insert(db, [row(call) for call in calls])
 
 
-def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[dict]:
+def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[dict[str, Any]]:
+    """The newest rows as the store gives them (its columns, untyped rows, are being restructured)."""
     return audit_rows.tail(db, limit, principal)
 
 
@@ -90,7 +91,7 @@ class Held:
     def __init__(self) -> None:
         self.rows: list[Call] = []
         self.open = True
-        self.token: contextvars.Token | None = None
+        self.token: contextvars.Token[Held | None] | None = None
 
 
 # The SDK runs a request's handlers in the context of the task that carried its message in, so a

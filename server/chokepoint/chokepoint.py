@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any
+from typing import NamedTuple
 
 import anyio
 import mcp_types as types
@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from server.access import Caller
+from server.asking import Escalations
 from server.chokepoint import audit
 from server.chokepoint.context_sources import ContextSources
 from server.chokepoint.rulebook import RuleBook, Trail
@@ -26,8 +27,10 @@ from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
 from server.metrics import tool_calls_by
 from server.router.catalogue import Catalogue
+from server.router.vocabulary import Vocabulary
 from server.store.database import Database
 from server.tools import ToolContext, ToolSpec, specs_for
+from server.tools.registry import Args
 
 log = logging.getLogger("parley.chokepoint")
 
@@ -52,19 +55,33 @@ def _validation_message(name: str, exc: ValidationError) -> str:
     return f"Invalid arguments for {name}: " + "; ".join(parts) + more + ". Nothing was changed."
 
 
-def _validated(spec: ToolSpec, arguments: dict | None) -> Any:
+def _validated(spec: ToolSpec, arguments: dict[str, object] | None) -> Args:
     """Arguments exactly as the published inputSchema allows: strict JSON validation, so "7" is not
     an integer and true is not a number, as the schema says."""
     return spec.input_model.model_validate_json(json.dumps(arguments) if arguments else "{}", strict=True)
 
 
-def _result(payload: dict) -> types.CallToolResult:
+def _result(payload: dict[str, object]) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False))],
                                 structured_content=payload)
 
 
 def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+# What a caller's answer cache (`Caller.answers`) holds, all of it written and read here: a pure
+# tool's answer by (tool, rules in force), and by ("wire", tool, protocol version) the SDK's wire form
+# of that very answer.
+AnswerKey = tuple[str, int | None]
+WireKey = tuple[str, str, str]
+
+
+class Shaped(NamedTuple):
+    """A remembered answer beside the SDK's wire form of it at one protocol version."""
+
+    result: types.CallToolResult
+    wire: dict[str, object]
 
 
 class Catalogues:
@@ -86,8 +103,9 @@ class Catalogues:
 
 
 class Chokepoint:
-    def __init__(self, db: Database, key: SigningKey, manifest: Manifest, vocabularies: dict | None = None,
-                 asking: Any = None, sources: ContextSources | None = None):
+    def __init__(self, db: Database, key: SigningKey, manifest: Manifest,
+                 vocabularies: dict[str, Vocabulary] | None = None, asking: Escalations | None = None,
+                 sources: ContextSources | None = None):
         self.db = db
         self.key = key
         self.manifest = manifest
@@ -104,7 +122,8 @@ class Chokepoint:
         self.audit = audit.AuditTrail(db, self.offload)
 
     @staticmethod
-    def _keep(answers: dict[tuple, Any], key: tuple, value: Any) -> None:
+    def _keep(caller: Caller, key: AnswerKey | WireKey, value: types.CallToolResult | Shaped) -> None:
+        answers = caller.answers
         if len(answers) >= 64:  # a few pure tools over a few revisions; guests' only while rules change
             answers.clear()
         answers[key] = value
@@ -113,29 +132,32 @@ class Chokepoint:
         """A pure tool's earlier answer to this very identity (the resolver hands out one object per
         credential and revision, and a new one when anything about it changes) under the same rules;
         guests share one."""
-        return caller.answers.get((name, self.rulebook.in_force))
+        kept = caller.answers.get((name, self.rulebook.in_force))
+        return kept if isinstance(kept, types.CallToolResult) else None
 
     def _remember(self, caller: Caller, name: str, result: types.CallToolResult) -> None:
         identity = caller.identity
         if identity is not None and identity.revision != self.rulebook.in_force:
             return  # resolved at another revision than the rules were read at: answer afresh next time
-        self._keep(caller.answers, (name, self.rulebook.in_force), result)
+        self._keep(caller, (name, self.rulebook.in_force), result)
 
-    def shaped(self, caller: Caller, name: str, result: types.CallToolResult, version: str) -> dict | None:
+    def shaped(self, caller: Caller, name: str, result: types.CallToolResult,
+               version: str) -> dict[str, object] | None:
         """The protocol's wire form of `result` at `version`, if `result` is a pure tool's remembered
         answer that the SDK has already shaped once: the very object, so never another answer's."""
         kept = caller.answers.get(("wire", name, version))
-        return kept[1] if kept is not None and kept[0] is result else None
+        return kept.wire if isinstance(kept, Shaped) and kept.result is result else None
 
-    def keep_shape(self, caller: Caller, name: str, result: types.CallToolResult, version: str, wire: dict) -> None:
+    def keep_shape(self, caller: Caller, name: str, result: types.CallToolResult, version: str,
+                   wire: dict[str, object]) -> None:
         """Keep the SDK's wire form of a remembered answer (and of nothing else) beside it."""
         if self._answered(caller, name) is result:
-            self._keep(caller.answers, ("wire", name, version), (result, wire))
+            self._keep(caller, ("wire", name, version), Shaped(result, wire))
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]
 
-    async def call(self, caller: Caller, name: str, arguments: dict | None) -> types.CallToolResult:
+    async def call(self, caller: Caller, name: str, arguments: dict[str, object] | None) -> types.CallToolResult:
         """Visibility, then input validation, then the binding's rules, then the tool; always audited."""
         started = time.perf_counter()
         outcome, rule = "internal_error", None

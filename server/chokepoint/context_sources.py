@@ -54,9 +54,10 @@ class ContextSources:
         return {path: "text" if name == IDENTITY else self.declarations[name].provides()[path]
                 for path, name in self.provider.items()}
 
-    async def fetch(self, paths: frozenset[str], caller: Caller, args: dict) -> dict[str, dict]:
+    async def fetch(self, paths: frozenset[str], caller: Caller,
+                    args: dict[str, object]) -> dict[str, dict[str, object]]:
         """The attributes these paths name, from the sources that provide them; raises SourceFailed."""
-        found: dict[str, dict] = {"subject": {}, "resource": {}}
+        found: dict[str, dict[str, object]] = {"subject": {}, "resource": {}}
         needed: dict[str, set[str]] = {}
         for path in paths:
             if path not in self.provider:
@@ -75,7 +76,8 @@ class ContextSources:
                 found[root][attribute] = values[attribute]
         return found
 
-    async def _http(self, name: str, source: SourceDecl, caller: Caller, args: dict) -> dict:
+    async def _http(self, name: str, source: SourceDecl, caller: Caller,
+                    args: dict[str, object]) -> dict[str, object]:
         fields = {"subject.id": caller.principal or ""}
         fields.update({f"args.{k}": "" if v is None else str(v) for k, v in args.items()})
         url = source.url or ""
@@ -108,7 +110,7 @@ class ContextSources:
             raise SourceFailed("club", "has no store to read")
         return self.db
 
-    def _club(self, wanted: set[str], caller: Caller, args: dict) -> dict:
+    def _club(self, wanted: set[str], caller: Caller, args: dict[str, object]) -> dict[str, object]:
         db, me = self._store(), caller.principal_id
         values: dict[str, object] = {}
         for path in wanted:
@@ -137,8 +139,11 @@ class ContextSources:
                 values["member_status"] = principals.status_by_handle(db, str(handle)) or ""
         return values
 
-    def _owner(self, args: dict) -> str:
+    def _owner(self, args: dict[str, object]) -> str:
         """Who owns the record the call acts on: a briefing note, or a member by handle."""
-        if args.get("note_id") is not None:
-            return records.note_owner(self._store(), int(args["note_id"])) or ""
+        note_id = args.get("note_id")
+        if note_id is not None:
+            if not isinstance(note_id, int):  # the input model says an integer; anything else fails closed
+                raise SourceFailed("club", "was asked about a note whose id is not a number")
+            return records.note_owner(self._store(), note_id) or ""
         return str(args.get("member") or args.get("handle") or "")

@@ -15,16 +15,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
-
+import cel
 from pydantic import ValidationError
 
 from server.access import Caller
 from server.chokepoint.context_sources import IDENTITY, ContextSources, SourceFailed
-from server.chokepoint.rules import Rule, RuleError, argument_types, compile_rule, together
+from server.chokepoint.rules import (Rule, RuleContext, RuleError, RuleListing, argument_types, compile_rule,
+                                     together)
 from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, now, revision, write
+from server.store.rules import RuleRow
+from server.tools.registry import RuleSentence
 
 
 log = logging.getLogger("parley.rules")
@@ -32,7 +34,6 @@ log = logging.getLogger("parley.rules")
 BROKEN = "this rule no longer compiles; a steward must fix or remove it"
 # the path of one decision: ("rule" | "source", its name, what happened), never a value
 Trail = list[tuple[str, str, str]]
-
 
 @dataclass(frozen=True)
 class Denial:
@@ -74,7 +75,7 @@ class InForce:
 
     by_binding: dict[tuple[str, str], list[Rule]]
     # a binding's rules as one program (see `rules.together`), beside the very list it was made of
-    together: dict[tuple[str, str], tuple[list[Rule], Any]]
+    together: dict[tuple[str, str], tuple[list[Rule], cel.Program]]
     broken: dict[tuple[str, str], list[BrokenRule]]
     guarded: frozenset[tuple[str, str]]  # bindings a call must be checked on: rules, or a broken one
 
@@ -86,7 +87,7 @@ def _binding(agent: str | None, tool: str) -> tuple[str, str]:
 
 class RuleBook:
     def __init__(self, manifest: Manifest, db: Database | None, sources: ContextSources,
-                 input_schemas: dict[str, dict], compile_manifest: bool = True):
+                 input_schemas: dict[str, dict[str, object]], compile_manifest: bool = True):
         self.manifest = manifest
         self.db = db
         self.sources = sources
@@ -122,10 +123,10 @@ class RuleBook:
 
     # --- what is in force ----------------------------------------------------------------------
 
-    def _rows(self, state: str) -> list[dict]:
+    def _rows(self, state: str) -> list[RuleRow]:
         return rule_rows.in_state(self.db, state) if self.db is not None else []
 
-    def _compiled(self, row: dict) -> list[Rule] | BrokenRule:
+    def _compiled(self, row: RuleRow) -> list[Rule] | BrokenRule:
         """A stored rule compiled against today's manifest, or what keeps it from compiling."""
         try:
             return self.compile(RuleDecl.model_validate_json(row["body"]), f"store:{row['id']}")
@@ -184,16 +185,17 @@ class RuleBook:
             return list(broken.get(_binding(agent, tool), []))
         return [rule for rules in broken.values() for rule in rules]
 
-    def explain(self, caller: Caller) -> list[dict]:
+    def explain(self, caller: Caller) -> list[RuleSentence]:
         """The rules on this caller's bindings, as sentences: for whoami."""
-        found = [{"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
+        found = [RuleSentence(tool=tool, rule=rule.name, reads_as=rule.reads_as)
                  for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
-        return found + [{"tool": tool, "rule": rule.name, "reads_as": f"({BROKEN}: every call to {tool} is refused)"}
+        return found + [RuleSentence(tool=tool, rule=rule.name, reads_as=f"({BROKEN}: every call to {tool} is refused)")
                         for tool in caller.tools for rule in self.broken(caller.entry_persona, tool)]
 
     # --- the chokepoint step --------------------------------------------------------------------
 
-    async def check(self, caller: Caller, tool: str, args: dict, trail: Trail | None = None) -> Denial | None:
+    async def check(self, caller: Caller, tool: str, args: dict[str, object],
+                    trail: Trail | None = None) -> Denial | None:
         """None when every rule on the binding passes, else the denial. `trail`, when given, receives the
         path of the decision for the audit: each context source reached or failed, each rule by name
         passed, not met, or not reached — names and verdicts, never a value."""
@@ -216,7 +218,7 @@ class RuleBook:
             return Denial("source_blocked", f"Blocked: {failure}. Rules on this tool need it, so the call was not "
                                             "made (fail closed).")
         trail += self._sources_trail(needed, None)
-        context = {"args": args, **attributes}
+        context: RuleContext = {"args": args, **attributes}
         verdicts = self._all_at_once(state.together.get(key), rules, context)
         for index, rule in enumerate(rules):
             if verdicts is not None:
@@ -254,7 +256,8 @@ class RuleBook:
         return found
 
     @staticmethod
-    def _all_at_once(kept: tuple[list[Rule], Any] | None, rules: list[Rule], context: dict) -> list | None:
+    def _all_at_once(kept: tuple[list[Rule], cel.Program] | None, rules: list[Rule],
+                     context: RuleContext) -> list[object] | None:
         """Every rule's verdict from the binding's one program; None when there is none (one rule, rules
         that do not compile together, or a refresh in between) or when any rule fails to evaluate:
         then they run one by one, in order, which finds the rule that failed and says so, exactly as
@@ -342,33 +345,33 @@ class RuleBook:
         if not kept:
             raise RuleError(f"rule {rule_id} has no drafted removal")
 
-    def removals(self) -> list[dict]:
+    def removals(self) -> list[RuleRow]:
         """Published rules whose removal is drafted (id, agent, tool, name): in force until the next publish."""
         return rule_rows.marked(self.db) if self.db is not None else []
 
-    def drafts(self) -> list[tuple[dict, list[Rule] | BrokenRule]]:
+    def drafts(self) -> list[tuple[RuleRow, list[Rule] | BrokenRule]]:
         """Every draft in the store (id, agent, tool, name) with what it compiles to today, or why not."""
         return [(row, self._compiled(row)) for row in self._rows("draft")]
 
-    def listing(self) -> list[dict]:
+    def listing(self) -> list[RuleListing]:
         self.refresh()
-        rows = [{"id": rule.origin, "state": "published", "binding": str(rule.binding), "name": rule.name,
-                 "reads_as": rule.reads_as, "problem": None,
-                 "removal_drafted": False} for rule in self.manifest_rules]
+        rows = [RuleListing(id=rule.origin, state="published", binding=str(rule.binding), name=rule.name,
+                            reads_as=rule.reads_as, problem=None, removal_drafted=False)
+                for rule in self.manifest_rules]
         if self.db is not None:
             for row in rule_rows.live(self.db):
                 compiled = self._compiled(row)
                 problem = compiled.reason if isinstance(compiled, BrokenRule) else None
                 reads_as = f"(does not compile: {problem})" if isinstance(compiled, BrokenRule) else \
                     compiled[0].reads_as
-                rows.append({"id": f"store:{row['id']}", "state": row["state"],
-                             "binding": f"{row['agent']} · parley · {row['tool']}", "name": row["name"],
-                             "reads_as": reads_as, "problem": problem,
-                             "removal_drafted": row["removal_drafted_at"] is not None})
+                rows.append(RuleListing(id=f"store:{row['id']}", state=row["state"],
+                                        binding=f"{row['agent']} · parley · {row['tool']}", name=row["name"],
+                                        reads_as=reads_as, problem=problem,
+                                        removal_drafted=row["removal_drafted_at"] is not None))
         return rows
 
 
-def manifest_rule_problems(manifest: Manifest, input_schemas: dict[str, dict]) -> list[Problem]:
+def manifest_rule_problems(manifest: Manifest, input_schemas: dict[str, dict[str, object]]) -> list[Problem]:
     """The manifest's rules that do not compile (an unknown field or attribute, a wrong operator,
     not a boolean), for `parley tools check` and for `parley serve`, which refuses them."""
     try:

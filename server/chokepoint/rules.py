@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import cel
 from server.errors import ParleyError
@@ -31,6 +31,20 @@ _PATH = re.compile(r"\b(args|subject|resource)\.([A-Za-z_][A-Za-z0-9_]*)")
 _WHOLE_ROOT = re.compile(r"\b(args|subject|resource)\b(?!\s*\.\s*[A-Za-z_])")
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 SAMPLE = {"text": "sample", "number": 1, "boolean": False}
+# what a rule reads: the call's arguments and the trusted attributes, by root (args, subject, resource)
+RuleContext = dict[str, dict[str, object]]
+
+
+class RuleListing(TypedDict):
+    """A rule in force or in draft, as `parley rules list` and the console show it."""
+
+    id: str  # manifest:<n> or store:<id>
+    state: str
+    binding: str
+    name: str
+    reads_as: str
+    problem: str | None
+    removal_drafted: bool
 
 
 class RuleError(ParleyError):
@@ -59,16 +73,17 @@ class Rule:
     name: str
     reads_as: str
     expression: str
-    program: Any
+    program: cel.Program
     attributes: frozenset[str]  # the trusted attributes it reads: subject.x, resource.y
     origin: str  # manifest, or the store's rule id
     is_cel: bool
 
 
-def argument_types(input_schema: dict) -> dict[str, str]:
+def argument_types(input_schema: dict[str, object]) -> dict[str, str]:
     """A tool's arguments and their rule types, read from its JSON schema."""
     types: dict[str, str] = {}
-    for name, schema in (input_schema.get("properties") or {}).items():
+    properties = input_schema.get("properties")
+    for name, schema in (properties if isinstance(properties, dict) else {}).items():
         kinds = [schema.get("type")] + [s.get("type") for s in schema.get("anyOf", []) if isinstance(s, dict)]
         kinds = [k for k in kinds if k and k != "null"]
         kind = kinds[0] if kinds else "string"
@@ -80,7 +95,7 @@ def _field(name: str) -> str:
     return name if name.startswith(ROOTS) and "." in name else f"args.{name}"
 
 
-def _literal(value: Any, kind: str) -> str:
+def _literal(value: object, kind: str) -> str:
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise RuleError(f"{value!r} is not a number")
@@ -147,7 +162,7 @@ def compile_builder(decl: RuleDecl, types: dict[str, str]) -> tuple[str, str]:
     return joiner.join(f"({p})" for p in parts), word.join(sentences)
 
 
-def check_cel(expression: str, name: str, types: dict[str, str]) -> Any:
+def check_cel(expression: str, name: str, types: dict[str, str]) -> cel.Program:
     """Compile, and refuse what reads an unknown attribute or does not return a boolean."""
     try:
         program = cel.compile(expression)
@@ -173,7 +188,7 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> Any:
                         "rules read args, subject and resource")
     result, evaluated = None, False
     for number in (1, 1.0):  # integer and double fields: CEL does not mix them in arithmetic
-        sample: dict[str, dict] = {root: {} for root in ROOTS}
+        sample: dict[str, dict[str, object]] = {root: {} for root in ROOTS}
         for path, kind in types.items():
             root, attribute = path.split(".", 1)
             sample[root][attribute] = number if kind == "number" else SAMPLE.get(kind, "sample")
@@ -190,7 +205,7 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> Any:
     return program
 
 
-def together(rules: list[Rule]) -> Any | None:
+def together(rules: list[Rule]) -> cel.Program | None:
     """One program giving every rule's verdict, in order, as a list: a call through several rules
     then hands its context to the CEL engine once, not once a rule (most of an evaluation's cost).
     Each expression sits on lines of its own, so a `//` comment in one never reaches the next.

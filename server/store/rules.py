@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
+from typing import TypedDict, cast
+
 from server.store.database import Database
 from server.store.database import insert as insert_row
 
 
-def in_state(db: Database, state: str) -> list[dict]:
+class RuleRow(TypedDict):
+    """A stored rule as the rule book reads it: its binding, its name and its JSON body."""
+
+    id: int
+    agent: str
+    tool: str
+    name: str
+    body: str
+
+
+class LiveRuleRow(RuleRow):
+    """A rule not removed, with its state and when its removal was drafted (None: not drafted)."""
+
+    state: str
+    removal_drafted_at: str | None
+
+
+def in_state(db: Database, state: str) -> list[RuleRow]:
     """id, agent, tool, name and JSON body of every rule in this state, oldest first."""
-    return list(db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id", [state]))
+    rows = db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id", [state])
+    return cast(list[RuleRow], list(rows))  # the columns selected are RuleRow's
 
 
-def live(db: Database) -> list[dict]:
-    return list(db.query("SELECT id, state, agent, tool, name, body, removal_drafted_at FROM rules WHERE state != 'removed' ORDER BY id"))
+def live(db: Database) -> list[LiveRuleRow]:
+    rows = db.query("SELECT id, state, agent, tool, name, body, removal_drafted_at FROM rules "
+                    "WHERE state != 'removed' ORDER BY id")
+    return cast(list[LiveRuleRow], list(rows))  # the columns selected are LiveRuleRow's
 
 
 def add_draft(db: Database, agent: str, tool: str, name: str, body: str, stamp: str) -> int:
@@ -41,7 +63,8 @@ def unmark_removal(db: Database, rule_id: int) -> bool:
                       "AND removal_drafted_at IS NOT NULL", [rule_id]).rowcount == 1
 
 
-def marked(db: Database) -> list[dict]:
+def marked(db: Database) -> list[RuleRow]:
     """Published rules whose removal is drafted, oldest first."""
-    return list(db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = 'published' "
-                         "AND removal_drafted_at IS NOT NULL ORDER BY id"))
+    rows = db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = 'published' "
+                    "AND removal_drafted_at IS NOT NULL ORDER BY id")
+    return cast(list[RuleRow], list(rows))  # the columns selected are RuleRow's

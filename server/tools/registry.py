@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Any, TypedDict, get_type_hints
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -57,6 +57,14 @@ class ToolError(ParleyError):
     """A refusal the calling agent can act on; the message says what to do next."""
 
 
+class RuleSentence(TypedDict):
+    """A rule on one of the caller's tools, as whoami shows it (the chokepoint's rule book says it)."""
+
+    tool: str
+    rule: str
+    reads_as: str
+
+
 @dataclass(frozen=True)
 class ToolContext:
     db: Database
@@ -66,7 +74,7 @@ class ToolContext:
     vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
     catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
     asking: Escalations | None = None  # asking members, filing decisions
-    explain_rules: Callable[[Caller], list[dict]] = lambda caller: []  # the rules on the caller's tools
+    explain_rules: Callable[[Caller], list[RuleSentence]] = lambda caller: []  # the rules on the caller's tools
 
     @property
     def principal_id(self) -> int:
