@@ -12,36 +12,36 @@ import secrets
 import time
 from urllib.parse import urlsplit
 
-from authlib.oauth2 import rfc6749, rfc7009, rfc7591, rfc7636
-from authlib.oauth2.rfc6749 import grants
-from authlib.oauth2.rfc6749.requests import OAuth2Request
-
 from server.identity.credentials import digest
-from server.oauth.models import CODE_TTL, AuthorizationCode, Client, Grantee, OAuthStore, RefreshToken, canonical_resource
+from server.oauth.authlib_api import (AuthorizationCodeGrant, ClientRegistrationEndpoint, CodeChallenge,
+                                      InvalidClientMetadataError, InvalidRedirectURIError, InvalidRequestError,
+                                      JsonRequest, OAuth2Error, OAuth2Request, RefreshTokenGrant, RevocationEndpoint)
+from server.oauth.models import (CODE_TTL, AuthorizationCode, Client, Grantee, OAuthStore, RefreshToken,
+                                 canonical_resource, string_list)
 from server.store import oauth as rows
 
 AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
 
 
-class S256Required(rfc7636.CodeChallenge):
+class S256Required(CodeChallenge):
     """PKCE on every authorization request, S256 only, for public and confidential clients alike."""
 
     SUPPORTED_CODE_CHALLENGE_METHOD = ["S256"]
 
-    def validate_code_challenge(self, grant, redirect_uri):
+    def validate_code_challenge(self, grant: AuthorizationCodeGrant, redirect_uri: str) -> None:
         data = grant.request.payload.data
         if not data.get("code_challenge"):
-            raise rfc6749.InvalidRequestError("PKCE is required: send code_challenge with code_challenge_method=S256")
+            raise InvalidRequestError("PKCE is required: send code_challenge with code_challenge_method=S256")
         if data.get("code_challenge_method") != "S256":
-            raise rfc6749.InvalidRequestError("code_challenge_method must be S256")
+            raise InvalidRequestError("code_challenge_method must be S256")
         super().validate_code_challenge(grant, redirect_uri)
 
-    def validate_code_verifier(self, grant, result):
+    def validate_code_verifier(self, grant: AuthorizationCodeGrant, result: object) -> None:
         try:
             if not grant.request.form.get("code_verifier"):
-                raise rfc6749.InvalidRequestError("Missing 'code_verifier'")
+                raise InvalidRequestError("Missing 'code_verifier'")
             super().validate_code_verifier(grant, result)
-        except rfc6749.OAuth2Error:
+        except OAuth2Error:
             # A wrong verifier burns the code: it cannot be guessed at, one try per code.
             rows.claim_code(grant.server.store.db, grant.request.authorization_code.row["id"], None, int(time.time()))
             raise
@@ -53,7 +53,7 @@ class S256Required(rfc7636.CodeChallenge):
         return authorization_code.row["code_challenge_method"]
 
 
-class CodeGrant(grants.AuthorizationCodeGrant):
+class CodeGrant(AuthorizationCodeGrant):
     TOKEN_ENDPOINT_AUTH_METHODS = AUTH_METHODS
 
     @property
@@ -61,7 +61,7 @@ class CodeGrant(grants.AuthorizationCodeGrant):
         return self.server.store
 
     def save_authorization_code(self, code: str, request: OAuth2Request) -> None:
-        grantee: Grantee = request.user
+        grantee = request.user
         data = request.payload.data
         issued = int(time.time())
         rows.add_code(self.store.db, {
@@ -84,7 +84,7 @@ class CodeGrant(grants.AuthorizationCodeGrant):
             return None
         resource = self.request.form.get("resource")
         if resource and canonical_resource(resource) != row["resource"]:
-            raise rfc6749.InvalidRequestError("resource does not match the authorization request", status_code=400)
+            raise InvalidRequestError("resource does not match the authorization request", status_code=400)
         return AuthorizationCode(row)
 
     def delete_authorization_code(self, authorization_code: AuthorizationCode) -> None:
@@ -101,7 +101,7 @@ class CodeGrant(grants.AuthorizationCodeGrant):
         return Grantee(row["principal_id"], row["agent_id"], row["scope"], family, row["resource"])
 
 
-class RefreshGrant(grants.RefreshTokenGrant):
+class RefreshGrant(RefreshTokenGrant):
     TOKEN_ENDPOINT_AUTH_METHODS = AUTH_METHODS
     INCLUDE_NEW_REFRESH_TOKEN = True
 
@@ -136,42 +136,44 @@ class RefreshGrant(grants.RefreshTokenGrant):
 MAX_REDIRECT_URIS = 10
 
 
-class Registration(rfc7591.ClientRegistrationEndpoint):
+class Registration(ClientRegistrationEndpoint):
     """Open dynamic client registration (RFC 7591): any client may register; consent gates access."""
 
-    def authenticate_token(self, request) -> bool:
+    def authenticate_token(self, request: JsonRequest) -> bool:
         return True
 
-    def get_server_metadata(self) -> dict:
+    def get_server_metadata(self) -> dict[str, object]:
         return self.server.metadata
 
-    def extract_client_metadata(self, request) -> dict:
+    def extract_client_metadata(self, request: JsonRequest) -> dict[str, object]:
         """Refuse malformed metadata before authlib's own checks, which assume well-typed values."""
         data = request.payload.data
         uris = data.get("redirect_uris")
         if not isinstance(uris, list) or not uris or len(uris) > MAX_REDIRECT_URIS or \
                 not all(isinstance(uri, str) and 0 < len(uri) <= 2000 for uri in uris):
-            raise rfc7591.InvalidRedirectURIError(
+            raise InvalidRedirectURIError(
                 f"redirect_uris must be a list of 1 to {MAX_REDIRECT_URIS} URIs (strings)")
         if any(char.isspace() or not char.isprintable() for uri in uris for char in uri):
             # a CR or LF would split the Location header the URI is sent back in; NUL breaks the store
-            raise rfc7591.InvalidRedirectURIError("redirect_uris must not hold spaces, line breaks or control characters")
+            raise InvalidRedirectURIError("redirect_uris must not hold spaces, line breaks or control characters")
         for name in ("client_name", "token_endpoint_auth_method", "scope", "client_uri", "logo_uri"):
-            if name in data and not (isinstance(data[name], str) and len(data[name]) <= 2000):
-                raise rfc7591.InvalidClientMetadataError(f"{name} must be a string")
+            value = data.get(name, "")
+            if not (isinstance(value, str) and len(value) <= 2000):
+                raise InvalidClientMetadataError(f"{name} must be a string")
         for name in ("grant_types", "response_types"):
-            if name in data and not (isinstance(data[name], list) and all(isinstance(v, str) for v in data[name])):
-                raise rfc7591.InvalidClientMetadataError(f"{name} must be a list of strings")
+            values = data.get(name, [])
+            if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
+                raise InvalidClientMetadataError(f"{name} must be a list of strings")
         try:
             return super().extract_client_metadata(request)
         except (TypeError, AttributeError, ValueError):  # a value of a type authlib's own checks assume away
-            raise rfc7591.InvalidClientMetadataError("the client metadata is malformed") from None
+            raise InvalidClientMetadataError("the client metadata is malformed") from None
 
-    def generate_client_secret(self, request) -> str | None:
+    def generate_client_secret(self, request: JsonRequest) -> str | None:
         method = request.payload.data.get("token_endpoint_auth_method", "client_secret_basic")
         return None if method == "none" else secrets.token_urlsafe(32)
 
-    def generate_client_info(self, request) -> dict:
+    def generate_client_info(self, request: JsonRequest) -> dict[str, object]:
         """A public client gets no secret at all: RFC 7591 omits the member rather than sending null."""
         info = super().generate_client_info(request)
         if info.get("client_secret") is None:
@@ -179,36 +181,40 @@ class Registration(rfc7591.ClientRegistrationEndpoint):
             info.pop("client_secret_expires_at", None)
         return info
 
-    def save_client(self, client_info: dict, client_metadata: dict, request) -> Client:
-        uris = client_metadata.get("redirect_uris") or []
+    def save_client(self, client_info: dict[str, object], client_metadata: dict[str, object],
+                    request: JsonRequest) -> Client:
+        uris = string_list(client_metadata.get("redirect_uris"))
         if not uris:
-            raise rfc7591.InvalidRedirectURIError("at least one redirect_uri is required")
+            raise InvalidRedirectURIError("at least one redirect_uri is required")
         for uri in uris:
             parts = urlsplit(uri)
             loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
             if parts.fragment or not (parts.scheme == "https" or (parts.scheme == "http" and loopback)):
-                raise rfc7591.InvalidRedirectURIError(
+                raise InvalidRedirectURIError(
                     f"redirect_uri {uri} must be https, or http on a loopback address, without a fragment")
-        grant_types = client_metadata.get("grant_types") or ["authorization_code"]
+        grant_types = string_list(client_metadata.get("grant_types")) or ["authorization_code"]
         unsupported = sorted(set(grant_types) - {"authorization_code", "refresh_token"})
         if unsupported:
-            raise rfc7591.InvalidClientMetadataError(f"unsupported grant_types: {', '.join(unsupported)}")
+            raise InvalidClientMetadataError(f"unsupported grant_types: {', '.join(unsupported)}")
         metadata = {**client_metadata, "grant_types": grant_types}
         metadata.setdefault("token_endpoint_auth_method", "client_secret_basic")
         metadata.setdefault("response_types", ["code"])
-        secret = client_info.get("client_secret")
-        row = rows.add_client(self.server.store.db, client_info["client_id"], digest(secret) if secret else None,
-                              metadata, client_info["client_id_issued_at"])
+        client_id, secret, issued_at = (client_info.get(name) for name in
+                                        ("client_id", "client_secret", "client_id_issued_at"))
+        if not isinstance(client_id, str) or not isinstance(issued_at, int):
+            raise InvalidClientMetadataError("the client could not be registered")  # authlib made both
+        row = rows.add_client(self.server.store.db, client_id, digest(secret) if isinstance(secret, str) else None,
+                              metadata, issued_at)
         return Client(row)
 
 
-class Revocation(rfc7009.RevocationEndpoint):
+class Revocation(RevocationEndpoint):
     """RFC 7009: a refresh or access token revokes its whole grant family."""
 
     CLIENT_AUTH_METHODS = AUTH_METHODS
 
-    def query_token(self, token_string: str, token_type_hint: str | None):
-        store: OAuthStore = self.server.store
+    def query_token(self, token_string: str, token_type_hint: str | None) -> RefreshToken | None:
+        store = self.server.store
         row = rows.refresh_token(store.db, digest(token_string))
         if row is not None:
             return RefreshToken(row)
@@ -216,9 +222,10 @@ class Revocation(rfc7009.RevocationEndpoint):
         if family is not None:
             grant = store.family(family)
             if grant is not None:
+                # an access token stands for its family: no refresh token row of its own
                 return RefreshToken({"client_id": grant["client_id"], "family": family, "scope": grant["scope"],
-                                     "issued_at": 0, "expires_at": 0, "rotated_at": None, "id": None})
+                                     "issued_at": 0, "expires_at": 0, "rotated_at": None})
         return None
 
-    def revoke_token(self, token: RefreshToken, request) -> None:
+    def revoke_token(self, token: RefreshToken, request: OAuth2Request) -> None:
         self.server.store.revoke_family(token.row["family"], "revoked by the client")

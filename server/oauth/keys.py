@@ -14,6 +14,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -27,13 +28,19 @@ ALGORITHM = "ES256"
 _INDEX = "oauth-keys.json"
 
 
+class JWKSet(TypedDict):
+    """A JSON Web Key Set (RFC 7517): the public keys, each with its kid, use and alg."""
+
+    keys: list[dict[str, str]]
+
+
 @dataclass(frozen=True)
 class SigningKey:
     kid: str
     private: ec.EllipticCurvePrivateKey
 
-    def public_jwk(self) -> dict:
-        jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.private.public_key()))
+    def public_jwk(self) -> dict[str, str]:
+        jwk: dict[str, str] = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.private.public_key()))
         return {**jwk, "kid": self.kid, "use": "sig", "alg": ALGORITHM}
 
 
@@ -117,9 +124,9 @@ class KeyRing:
     def kids(self) -> list[str]:
         return [k.kid for k in self._keys]
 
-    def jwks(self) -> dict:
+    def jwks(self) -> JWKSet:
         return {"keys": [k.public_jwk() for k in self._keys]}
 
-    def sign(self, claims: dict) -> str:
+    def sign(self, claims: dict[str, object]) -> str:
         key = self.current
         return jwt.encode(claims, key.private, algorithm=ALGORITHM, headers={"kid": key.kid, "typ": "at+jwt"})

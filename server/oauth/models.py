@@ -1,4 +1,9 @@
-"""authlib's mixins over Parley's rows, and the store the authorization server works through.
+"""Parley's rows as the objects authlib works with, and the store the authorization server works
+through.
+
+`Client`, `AuthorizationCode` and `RefreshToken` implement authlib's `ClientMixin`,
+`AuthorizationCodeMixin` and `TokenMixin` interfaces (the methods authlib calls; it never checks
+the class), without subclassing them: authlib ships no types, and these stay fully typed.
 
 Nothing is stored in clear but public client metadata: client secrets, codes and refresh tokens
 are digests. SQL stays in `server.store.oauth`.
@@ -13,7 +18,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import jwt
-from authlib.oauth2 import rfc6749
 
 from server.identity.credentials import digest
 from server.oauth.keys import KeyRing
@@ -21,6 +25,7 @@ from server.store import agents as agent_rows
 from server.store import oauth as rows
 from server.store import principals as principal_rows
 from server.store.database import Database, now
+from server.store.oauth import ClientRow, CodeRow, GrantRow, RefreshTokenRow
 
 CODE_TTL = 300
 ACCESS_TTL = 3600
@@ -38,24 +43,38 @@ def scope_list(scope: str | None) -> list[str]:
     return sorted(set((scope or "").split()))
 
 
-class Client(rfc6749.ClientMixin):
-    def __init__(self, row: dict):
+def string_list(value: object) -> list[str]:
+    """A metadata list of strings (registration refused anything else), or none."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+class Client:
+    """A registered client; authlib's `ClientMixin` interface."""
+
+    def __init__(self, row: ClientRow):
         self.client_id = row["client_id"]
         self.secret_hash = row["secret_hash"]
-        self.metadata = json.loads(row["metadata"])
+        metadata = json.loads(row["metadata"])
+        self.metadata: dict[str, object] = metadata if isinstance(metadata, dict) else {}
 
     def get_client_id(self) -> str:
         return self.client_id
 
+    @property
+    def name(self) -> str:
+        """What the consent page calls it: the name it registered with, else its id."""
+        name = self.metadata.get("client_name")
+        return name if isinstance(name, str) and name else self.client_id
+
     def get_default_redirect_uri(self) -> str | None:
-        uris = self.metadata.get("redirect_uris") or []
+        uris = string_list(self.metadata.get("redirect_uris"))
         return uris[0] if len(uris) == 1 else None
 
     def get_allowed_scope(self, scope: str | None) -> str:
         return " ".join(scope_list(scope))
 
     def check_redirect_uri(self, redirect_uri: str) -> bool:
-        return redirect_uri in (self.metadata.get("redirect_uris") or [])
+        return redirect_uri in string_list(self.metadata.get("redirect_uris"))
 
     def check_client_secret(self, client_secret: str) -> bool:
         return self.secret_hash is not None and secrets.compare_digest(self.secret_hash, digest(client_secret))
@@ -64,14 +83,16 @@ class Client(rfc6749.ClientMixin):
         return method == self.metadata.get("token_endpoint_auth_method", "client_secret_basic")
 
     def check_response_type(self, response_type: str) -> bool:
-        return response_type in (self.metadata.get("response_types") or ["code"])
+        return response_type in (string_list(self.metadata.get("response_types")) or ["code"])
 
     def check_grant_type(self, grant_type: str) -> bool:
-        return grant_type in (self.metadata.get("grant_types") or ["authorization_code"])
+        return grant_type in (string_list(self.metadata.get("grant_types")) or ["authorization_code"])
 
 
-class AuthorizationCode(rfc6749.AuthorizationCodeMixin):
-    def __init__(self, row: dict):
+class AuthorizationCode:
+    """A stored authorization code; authlib's `AuthorizationCodeMixin` interface."""
+
+    def __init__(self, row: CodeRow):
         self.row = row
 
     def get_redirect_uri(self) -> str:
@@ -81,8 +102,11 @@ class AuthorizationCode(rfc6749.AuthorizationCodeMixin):
         return self.row["scope"]
 
 
-class RefreshToken(rfc6749.TokenMixin):
-    def __init__(self, row: dict):
+class RefreshToken:
+    """A stored refresh token (or the family an access token stands for); authlib's `TokenMixin`
+    interface, as far as refreshing and revoking use it."""
+
+    def __init__(self, row: RefreshTokenRow):
         self.row = row
 
     def check_client(self, client: Client) -> bool:
@@ -124,7 +148,7 @@ class OAuthStore:
         row = rows.client(self.db, client_id)
         return Client(row) if row else None
 
-    def family(self, family: str) -> dict | None:
+    def family(self, family: str) -> GrantRow | None:
         return rows.grant(self.db, family)
 
     def family_revoked(self, family: str) -> bool:

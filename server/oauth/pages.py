@@ -8,7 +8,6 @@ import anyio
 import json
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from authlib.oauth2 import OAuth2Error
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -16,9 +15,12 @@ from starlette.routing import Route
 from server.access import grantable_scopes, lane_of
 from server.http.ratelimit import budget, retry_after_header
 from server.identity import mandates
+from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
 from server.store import agents as agent_rows
 from server.store import principals as principal_rows
+from server.store.agents import AgentRow
+from server.oauth.authlib_api import AuthorizationCodeGrant, OAuth2Error
 from server.oauth.authorization import (
     BodyJsonRequest,
     FormRequest,
@@ -32,7 +34,7 @@ MAX_BODY = 64 * 1024
 REGISTRATIONS_PER_MINUTE = 30  # a client registers once; a burst is someone filling the table
 
 
-def server_metadata(issuer: str, manifest: Manifest) -> dict:
+def server_metadata(issuer: str, manifest: Manifest) -> dict[str, object]:
     """RFC 8414 authorization server metadata."""
     return {
         "issuer": issuer,
@@ -59,7 +61,8 @@ def _oauth_error(error: OAuth2Error) -> JSONResponse:
 
 
 class AuthorizationPages:
-    def __init__(self, server: ParleyAuthorizationServer, pages: Pages, manifest: Manifest, key, resource: str):
+    def __init__(self, server: ParleyAuthorizationServer, pages: Pages, manifest: Manifest, key: SigningKey,
+                 resource: str):
         self.server = server
         self.pages = pages
         self.manifest = manifest
@@ -113,7 +116,8 @@ class AuthorizationPages:
 
     # --- authorize: validate, sign in, consent ------------------------------------------------
 
-    def _validate(self, query: dict, method: str, url: str, headers: dict):
+    def _validate(self, query: dict[str, str], method: str, url: str,
+                  headers: dict[str, str]) -> tuple[FormRequest, AuthorizationCodeGrant]:
         if any(not isinstance(value, str) or not value.isprintable() or len(value) > 2000 for value in query.values()):
             raise OAuth2Error(error="invalid_request", description="the request holds characters or lengths no "
                                                                    "OAuth request carries")
@@ -148,10 +152,10 @@ class AuthorizationPages:
         mandate = mandates.current(self.pages.db, self.key, principal_id)
         return sorted(grantable_scopes(self.manifest, lane, mandate.scopes))
 
-    def _agents(self, principal_id: int) -> list[dict]:
+    def _agents(self, principal_id: int) -> list[AgentRow]:
         return agent_rows.of_principal(self.pages.db, principal_id, active_only=True)
 
-    def _resource_of(self, query: dict) -> str | None:
+    def _resource_of(self, query: dict[str, str]) -> str | None:
         requested = query.get("resource")
         if requested is None:
             return self.resource
@@ -171,7 +175,8 @@ class AuthorizationPages:
             return RedirectResponse("/signin?" + urlencode({"next": f"/oauth/authorize?{request.url.query}"}), status_code=303)
         return self._consent(request, principal_id, grant, query, error=None)
 
-    def _consent(self, request: Request, principal_id: int, grant, query: dict, error: str | None, status: int = 200) -> Response:
+    def _consent(self, request: Request, principal_id: int, grant: AuthorizationCodeGrant, query: dict[str, str],
+                 error: str | None, status: int = 200) -> Response:
         client = grant.request.client
         principal = principal_rows.by_id(self.pages.db, principal_id)
         handle = principal["handle"] if principal else ""
@@ -183,7 +188,7 @@ class AuthorizationPages:
             status_code=status,
             csrf=self.pages.csrf(request),
             query=urlencode(query),
-            client_name=client.metadata.get("client_name") or client.client_id,
+            client_name=client.name,
             redirect_host=urlsplit(grant.redirect_uri).netloc,
             handle=handle,
             agents=self._agents(principal_id),

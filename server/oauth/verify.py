@@ -15,6 +15,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -23,6 +24,7 @@ import jwt
 
 from server.identity.credentials import LEEWAY_SECONDS, AccessClaims, CredentialRejected
 from server.manifest.schema import as_text
+from server.oauth.keys import KeyRing
 
 # Claims the resolver decides from itself; a token cannot set these for the entry table.
 _REGISTERED = frozenset({"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "sid", "client_id",
@@ -34,19 +36,29 @@ ASYMMETRIC = ("ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "PS384", "PS
 VERIFIED_CACHE = 10_000
 
 
+# A JSON Web Key Set as read: from our own ring, or from a file or URL (outside data, read with care)
+JWKS = Mapping[str, object]
+
+
+def keys_of(jwks: JWKS) -> list[Mapping[str, object]]:
+    """The set's keys that are JSON objects; anything else in it is no key."""
+    keys = jwks.get("keys")
+    return [key for key in keys if isinstance(key, dict)] if isinstance(keys, list) else []
+
+
 class KeySource(Protocol):
-    def jwks(self, refresh: bool = False) -> dict: ...
+    def jwks(self, refresh: bool = False) -> JWKS: ...
 
 
 class RingSource:
     """The embedded authorization server's own keys; re-read when a kid is unknown (rotation)."""
 
-    def __init__(self, ring):
+    def __init__(self, ring: KeyRing):
         self.ring = ring
-        self._cached: dict | None = None
-        self._seen: tuple[int, int] | None = None
+        self._cached: JWKS | None = None
+        self._seen: tuple[int, int, int] | None = None
 
-    def jwks(self, refresh: bool = False) -> dict:
+    def jwks(self, refresh: bool = False) -> JWKS:
         # Another process (the CLI) may rotate or retire keys: the key index's stat says when.
         seen = self.ring.index_signature()
         if refresh or seen != self._seen:
@@ -61,9 +73,9 @@ class RingSource:
 class FileSource:
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._cached: dict | None = None
+        self._cached: JWKS | None = None
 
-    def jwks(self, refresh: bool = False) -> dict:
+    def jwks(self, refresh: bool = False) -> JWKS:
         if self._cached is None or refresh:
             self._cached = json.loads(self.path.read_text())
         return self._cached
@@ -77,11 +89,11 @@ class UrlSource:
         self.ttl = ttl
         self.min_refresh = min_refresh
         self.timeout = timeout
-        self._cached: dict | None = None
+        self._cached: JWKS | None = None
         self._fetched = 0.0
         self._lock = threading.Lock()
 
-    def jwks(self, refresh: bool = False) -> dict:
+    def jwks(self, refresh: bool = False) -> JWKS:
         with self._lock:
             age = time.monotonic() - self._fetched
             stale = self._cached is None or age > self.ttl or (refresh and age > self.min_refresh)
@@ -119,13 +131,13 @@ class AccessTokenVerifier:
                 self._parsed.clear()
             elif kid is not None and (kid, alg) in self._parsed:
                 return self._parsed[(kid, alg)]
-            for jwk in jwks.get("keys", []):
+            for jwk in keys_of(jwks):
                 if kid is not None and jwk.get("kid") != kid:
                     continue
                 if jwk.get("alg") not in (None, alg):
                     continue
                 try:
-                    key = jwt.PyJWK(jwk, algorithm=alg)
+                    key = jwt.PyJWK(dict(jwk), algorithm=alg)
                 except jwt.PyJWTError:
                     continue
                 if kid is not None:
@@ -140,7 +152,7 @@ class AccessTokenVerifier:
         cached = self._verified.get(fingerprint)
         if cached is not None:
             claims, kid = cached
-            if any(jwk.get("kid") == kid for jwk in self.keys.jwks().get("keys", [])):
+            if any(jwk.get("kid") == kid for jwk in keys_of(self.keys.jwks())):
                 self._verified.move_to_end(fingerprint)
                 return claims
             del self._verified[fingerprint]  # its key was retired: verify afresh, which now fails

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TypedDict, cast
+
 from server.store.database import Database
 from server.store.database import insert as insert_row
+
+
+class AgentRow(TypedDict):
+    """One of a principal's agents: revoked_at is None while it may hold tokens."""
+
+    id: int
+    name: str
+    created_at: str
+    revoked_at: str | None
 
 
 def insert(db: Database, principal_id: int, name: str, created_at: str) -> int:
@@ -25,10 +36,11 @@ def revoke(db: Database, agent_id: int, stamp: str) -> None:
     db.execute("UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, agent_id])
 
 
-def of_principal(db: Database, principal_id: int, active_only: bool = False) -> list[dict]:
+def of_principal(db: Database, principal_id: int, active_only: bool = False) -> list[AgentRow]:
     where = " AND revoked_at IS NULL" if active_only else ""
-    return list(db.query(f"SELECT id, name, created_at, revoked_at FROM agents WHERE principal_id = ?{where} "
-                         "ORDER BY id", [principal_id]))
+    rows = db.query(f"SELECT id, name, created_at, revoked_at FROM agents WHERE principal_id = ?{where} "
+                    "ORDER BY id", [principal_id])
+    return cast(list[AgentRow], list(rows))  # the columns selected are AgentRow's
 
 
 def bind_subject(db: Database, issuer: str, subject: str, agent_id: int) -> None:

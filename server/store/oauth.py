@@ -7,30 +7,80 @@ Codes and refresh tokens are stored as digests. Claims of one-time secrets are s
 from __future__ import annotations
 
 import json
+from typing import TypedDict, cast
 
 from server.store.database import Database, write
 from server.store.database import insert as insert_row
 
 
-def client(db: Database, client_id: str) -> dict | None:
+class ClientRow(TypedDict):
+    """A registered client: its metadata as JSON text, its secret only as a digest (None: public)."""
+
+    client_id: str
+    secret_hash: str | None
+    metadata: str
+    issued_at: int
+
+
+class CodeRow(TypedDict):
+    """An authorization code (stored as its digest) and what it was issued for."""
+
+    id: int
+    client_id: str
+    redirect_uri: str
+    scope: str
+    resource: str
+    principal_id: int
+    agent_id: int
+    code_challenge: str
+    code_challenge_method: str
+    expires_at: int
+    used_at: int | None
+    family: str | None  # the grant family it bought, once redeemed
+
+
+class GrantRow(TypedDict):
+    """A grant family: what one consent gave one client, for one agent."""
+
+    family: str
+    client_id: str
+    principal_id: int
+    agent_id: int
+    scope: str
+    resource: str
+
+
+class RefreshTokenRow(TypedDict):
+    """A refresh token (stored as its digest) of a grant family."""
+
+    family: str
+    client_id: str
+    scope: str
+    issued_at: int
+    expires_at: int
+    rotated_at: int | None
+
+
+def client(db: Database, client_id: str) -> ClientRow | None:
     rows = list(db.query("SELECT * FROM oauth_clients WHERE client_id = ?", [client_id]))
-    return rows[0] if rows else None
+    return cast(ClientRow, rows[0]) if rows else None  # every column of oauth_clients
 
 
-def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: dict, issued_at: int) -> dict:
-    row = {"client_id": client_id, "secret_hash": secret_hash, "metadata": json.dumps(metadata),
-           "issued_at": issued_at}
-    insert_row(db, "oauth_clients", row)
+def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: dict[str, object],
+               issued_at: int) -> ClientRow:
+    row = ClientRow(client_id=client_id, secret_hash=secret_hash, metadata=json.dumps(metadata),
+                    issued_at=issued_at)
+    insert_row(db, "oauth_clients", dict(row))
     return row
 
 
-def add_code(db: Database, row: dict) -> None:
+def add_code(db: Database, row: dict[str, object]) -> None:
     insert_row(db, "oauth_codes", {**row, "used_at": None, "family": None})
 
 
-def code(db: Database, code_hash: str) -> dict | None:
+def code(db: Database, code_hash: str) -> CodeRow | None:
     rows = list(db.query("SELECT * FROM oauth_codes WHERE code_hash = ?", [code_hash]))
-    return rows[0] if rows else None
+    return cast(CodeRow, rows[0]) if rows else None  # every column of oauth_codes
 
 
 def claim_code(db: Database, code_id: int, family: str | None, stamp: int) -> bool:
@@ -39,10 +89,10 @@ def claim_code(db: Database, code_id: int, family: str | None, stamp: int) -> bo
                       [stamp, family, code_id]).rowcount == 1
 
 
-def grant(db: Database, family: str) -> dict | None:
+def grant(db: Database, family: str) -> GrantRow | None:
     """The grant family if it exists and is not revoked."""
     rows = list(db.query("SELECT * FROM oauth_grants WHERE family = ? AND revoked_at IS NULL", [family]))
-    return rows[0] if rows else None
+    return cast(GrantRow, rows[0]) if rows else None  # every column of oauth_grants
 
 
 def grant_revoked(db: Database, family: str) -> bool:
@@ -57,7 +107,7 @@ def revoke_grant(db: Database, family: str, reason: str, stamp: str, principal_i
                       "AND revoked_at IS NULL", params).rowcount == 1
 
 
-def add_grant_once(db: Database, row: dict) -> None:
+def add_grant_once(db: Database, row: dict[str, object]) -> None:
     """Record a grant family the first time a token of it is issued."""
     db.execute("INSERT INTO oauth_grants (family, client_id, principal_id, agent_id, scope, resource, created_at, "
                "revoked_at, revoked_reason) VALUES (:family, :client_id, :principal_id, :agent_id, :scope, "
@@ -76,22 +126,22 @@ def grants_of(db: Database, principal_id: int) -> list[dict]:
     return rows
 
 
-def refresh_token(db: Database, token_hash: str) -> dict | None:
+def refresh_token(db: Database, token_hash: str) -> RefreshTokenRow | None:
     rows = list(db.query("SELECT * FROM oauth_refresh_tokens WHERE token_hash = ?", [token_hash]))
-    return rows[0] if rows else None
+    return cast(RefreshTokenRow, rows[0]) if rows else None  # every column of oauth_refresh_tokens
 
 
-def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> dict | None:
+def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> RefreshTokenRow | None:
     """Rotate a refresh token in one statement; None when it is unknown or was already rotated."""
     with write(db):
         cursor = db.execute("UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? "
                             "AND rotated_at IS NULL RETURNING *", [stamp, token_hash])
         rows = cursor.fetchall()  # read to the end before COMMIT: RETURNING rows belong to the statement
         columns = [d[0] for d in cursor.description]
-    return dict(zip(columns, rows[0])) if rows else None
+    return cast(RefreshTokenRow, dict(zip(columns, rows[0]))) if rows else None  # RETURNING * of the table
 
 
-def add_refresh_token(db: Database, row: dict) -> None:
+def add_refresh_token(db: Database, row: dict[str, object]) -> None:
     insert_row(db, "oauth_refresh_tokens", {**row, "rotated_at": None})
 
 
