@@ -11,19 +11,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.asking import Escalations
-from server.chokepoint.rulebook import RuleBook
 from server.errors import NotFound
-from server.manifest.schema import Manifest
 from server.store import audit as audit_rows
 from server.store.database import format_time
 from server.web.frame import Frame, bounded_id, path_id
-from server.web.pages import Pages
 
 OUTCOMES = {"ok": "done", "tool_error": "refused by the tool", "invalid_input": "invalid input",
             "unknown_tool": "unknown tool", "internal_error": "server error", "rule_denied": "denied by a rule",
@@ -49,22 +46,14 @@ class Step:
 
 
 class ActivityPages(Frame):
-    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key, rulebook: RuleBook):
-        super().__init__(pages, escalations, manifest, key)
-        self.rulebook = rulebook
-
-    def _sentence(self, binding: str | None, tool: str, rule: str) -> str | None:
-        """The sentence a rule reads as today (the audit keeps only its name)."""
-        persona = binding.split(" · ")[0] if binding and " · " in binding else None
-        found = next((r for r in self.rulebook.rules_for(persona, tool) if r.name == rule), None)
-        return found.reads_as if found is not None else None
+    """Rules are read as sentences through `Frame.say_rule` (the `rule_sentence` it is given)."""
 
     # --- the list --------------------------------------------------------------------------------
 
     async def activity(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         query = request.query_params
         club_wide = me.steward and query.get("scope") == "club"
         principal = None if club_wide else me.handle
@@ -76,7 +65,7 @@ class ActivityPages(Frame):
         rows = audit_rows.page(self.db, principal, filters, since, (number - 1) * PAGE, PAGE + 1)
         calls = rows[:PAGE]
         for call in calls:
-            call["sentence"] = self._sentence(call["binding"], call["tool"], call["rule"]) if call["rule"] else None
+            call["sentence"] = self.say_rule(call)
         options = {column: audit_rows.names(self.db, column, principal) for column in ("agent", "tool", "rule")}
         kept = {key: value for key, value in {**filters, "since": since_key if since_key in SINCE else "",
                                               "scope": "club" if club_wide else ""}.items() if value}
@@ -87,9 +76,9 @@ class ActivityPages(Frame):
     # --- the inspector ---------------------------------------------------------------------------
 
     async def inspect(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         try:
             call = audit_rows.one(self.db, path_id(request, "call_id"))
         except NotFound:
@@ -100,7 +89,7 @@ class ActivityPages(Frame):
         return self._page(request, me, "activity_call.html", call=call, steps=steps, result=result,
                           outcome=OUTCOMES.get(call["outcome"], call["outcome"]), recorded=call["path"] is not None)
 
-    def _path(self, call: dict) -> tuple[list[Step], str]:
+    def _path(self, call: dict[str, Any]) -> tuple[list[Step], str]:
         """The steps the chokepoint took for this call, in order, and the result as a person reads it."""
         recorded = json.loads(call["path"]) if call["path"] else {}
         outcome, tool = call["outcome"], call["tool"]
@@ -130,14 +119,14 @@ class ActivityPages(Frame):
             label = "Context source" if kind == "source" else "Rule"
             detail = ""
             if kind == "rule":
-                sentence = self._sentence(call["binding"], tool, name)
+                sentence = self.say_rule(call, name)
                 detail = f"Reads as: {sentence}" if sentence else ""
             steps.append(Step(label, f"{name}: {what}", verdicts.get(what, "failed" if what.startswith("failed")
                                                                       else "skipped"), detail))
         if not recorded.get("steps") and call["path"]:
             steps.append(Step("Rules", "none on this binding", "passed"))
         if outcome == "rule_denied":
-            sentence = self._sentence(call["binding"], tool, call["rule"] or "")
+            sentence = self.say_rule(call)
             return steps, f"Rule not met: {sentence or call['rule']}" + (f" (rule “{call['rule']}”)" if sentence else "")
         if outcome == "rule_broken":
             return steps, f"Blocked by rule “{call['rule']}”: this rule no longer compiles; a steward must fix or remove it."

@@ -11,12 +11,14 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from server.errors import ParleyError
 from server.identity import principals, tokens
+from server.identity.principals import Principal
 from server.store import agents as agent_rows
 from server.store import console as console_rows
 from server.store import oauth as oauth_rows
@@ -31,9 +33,9 @@ LIFETIMES = {"30": 30, "90": 90, "365": 365, "never": None}
 
 class AgentPages(Frame):
     async def agents(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         minted = request.session.pop("minted", None)
         if not isinstance(minted, dict) or not isinstance(minted.get("until"), (int, float)) \
                 or minted["until"] < time.time():
@@ -43,8 +45,9 @@ class AgentPages(Frame):
             minted = {**minted, "token": token} if token is not None else None
         return self._agents_page(request, me, None, minted=minted)
 
-    def _agents_page(self, request: Request, me, error: str | None, status_code: int = 200, minted=None,
-                     form=None, errors: dict[str, str] | None = None) -> Response:
+    def _agents_page(self, request: Request, me: Principal, error: str | None, status_code: int = 200,
+                     minted: dict[str, object] | None = None, form: FormData | None = None,
+                     errors: dict[str, str] | None = None) -> Response:
         """The page; after a refused form, `form` keeps every choice made and `errors` puts each message at
         its field (the first one focused)."""
         seen = console_rows.last_activity(self.db, me.handle)
@@ -52,7 +55,8 @@ class AgentPages(Frame):
         grants = oauth_rows.grants_of(self.db, me.id)
         for grant in grants:
             grant["scopes"] = sorted(str(grant["scope"] or "").split())
-        connect = connection(request, self.public_url, minted["token"]) if minted else None
+        token = minted.get("token") if minted else None  # opened from its seal: shown this once
+        connect = connection(request, self.public_url, token) if isinstance(token, str) else None
         return self._page(request, me, "console_agents.html", status_code=status_code, agents=agents,
                           connect=connect, errors=errors or {}, first_error=next(iter(errors or {}), None),
                           tokens=console_rows.tokens_of(self.db, me.id), grants=grants, error=error, minted=minted,
@@ -60,9 +64,10 @@ class AgentPages(Frame):
                           descriptions={n: d.description for n, d in self.manifest.scopes.items()})
 
     async def add_agent(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         name = str(form.get("name", "")).strip()[:100]
         try:
             principals.add_agent(self.db, me.handle, name)
@@ -73,9 +78,10 @@ class AgentPages(Frame):
         return self._done(request, f"Agent {name} added. Mint it a token below.", "/console/agents")
 
     async def mint(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         chosen = bounded_id(form.get("agent"))
         row = next((a for a in agent_rows.of_principal(self.db, me.id, active_only=True) if a["id"] == chosen), None)
         errors: dict[str, str] = {}
@@ -104,9 +110,10 @@ class AgentPages(Frame):
 
     async def revoke_token(self, request: Request) -> Response:
         """Revoke one of my tokens, after a confirmation that names it."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         public_id = request.path_params["public_id"]
         mine = next((t for t in console_rows.tokens_of(self.db, me.id)
                      if t["public_id"] == public_id and not t["revoked_at"]), None)
@@ -125,9 +132,10 @@ class AgentPages(Frame):
 
     async def revoke_grant(self, request: Request) -> Response:
         """Take back an app's OAuth access, after a confirmation that names the app."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         family = request.path_params["family"]
         grant = next((g for g in oauth_rows.grants_of(self.db, me.id) if g["family"] == family and not g["revoked_at"]),
                      None) if len(family) <= 100 else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import anyio
 
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -12,6 +13,7 @@ from starlette.routing import Route
 from server.errors import ParleyError
 from server.identity import principals
 from server.identity.passwords import check_password
+from server.identity.principals import Principal
 from server.store import console as console_rows
 from server.store import principals as principal_rows
 from server.store import records
@@ -31,7 +33,7 @@ REASON_LIMIT = 1000
 class ClubPages(Frame):
     # --- settings ----------------------------------------------------------------------------
 
-    def _settings_page(self, request: Request, me, error: str | None = None, status_code: int = 200,
+    def _settings_page(self, request: Request, me: Principal, error: str | None = None, status_code: int = 200,
                        errors: dict[str, str] | None = None) -> Response:
         own = setting_rows.router_settings(self.db, me.id)
         club = setting_rows.router_settings(self.db, setting_rows.CLUB)
@@ -40,12 +42,12 @@ class ClubPages(Frame):
                           errors=errors or {}, first_error=next(iter(errors or {}), None))
 
     async def settings(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         return self._settings_page(request, me)
 
-    def _router_choice(self, form) -> tuple[str, str] | None:
+    def _router_choice(self, form: FormData) -> tuple[str, str] | None:
         language, on_unread = str(form.get("language", "")), str(form.get("on_unread", ""))
         if language not in ("en", "pt-BR") or on_unread not in ON_UNREAD:
             return None
@@ -59,9 +61,10 @@ class ClubPages(Frame):
 
     async def _save_router(self, request: Request, club: bool) -> Response:
         """A member's own router settings, or (a steward only) the club's defaults."""
-        me, form, stop = await self._begin(request, form=True, steward=club)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request, steward=club)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         choice = self._router_choice(form)
         if choice is None:
             return self._settings_page(request, me, "Choose a language and what to do with an unread turn.", 400)
@@ -72,9 +75,10 @@ class ClubPages(Frame):
 
     async def reset_settings(self, request: Request) -> Response:
         """Back to the club's defaults: the member's own choice is forgotten, after a confirmation."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         if not console_rows.has_own_router_settings(self.db, me.id):
             return self._done(request, "You already follow the club's defaults.", "/console/settings")
         if not self.confirmed(form):
@@ -91,9 +95,10 @@ class ClubPages(Frame):
 
     async def password(self, request: Request) -> Response:
         """Change the password: every session ends, this browser's included, then it signs in afresh."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         refused = await self.pages.guessing_refused(request, me.handle)
         if refused is not None:
             return refused
@@ -116,13 +121,13 @@ class ClubPages(Frame):
     # --- applicants (stewards) ---------------------------------------------------------------
 
     async def applicants(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request, steward=True)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request, steward=True)
+        if isinstance(me, Response):
+            return me
         return self._applicants_page(request, me)
 
-    def _applicants_page(self, request: Request, me, status_code: int = 200, error: str | None = None,
-                         kept: dict | None = None) -> Response:
+    def _applicants_page(self, request: Request, me: Principal, status_code: int = 200, error: str | None = None,
+                         kept: dict[str, str] | None = None) -> Response:
         people = console_rows.applications(self.db)
         for person in people:
             person["statements"] = [s for s in records.statements_of(self.db, person["id"]) if s]
@@ -131,33 +136,21 @@ class ClubPages(Frame):
                           kept=kept or {}, waiting=[p for p in people if p["status"] != "declined"],
                           declined=[p for p in people if p["status"] == "declined"])
 
-    async def _deciding(self, request: Request):
-        """(steward, form, applicant, None) to go on, or a response: signed out, a bad form, not a steward,
-        or no applicant by that handle (404)."""
-        me, form, stop = await self._begin(request, form=True, steward=True)
-        if stop is not None:
-            return None, None, None, stop
-        try:
-            person = principals.find_principal(self.db, request.path_params["handle"][:40])
-        except principals.ClubError:
-            person = None
-        if person is None or person.status != "applicant":
-            return None, None, None, self._not_found(request)
-        return me, form, person, None
-
     async def admit(self, request: Request) -> Response:
-        me, form, person, stop = await self._deciding(request)
-        if stop is not None:
-            return stop
+        begun = await self._on_person(request, "applicant")
+        if isinstance(begun, Response):
+            return begun
+        me, form, person = begun
         principals.set_status(self.db, person.handle, "member")
         console_rows.decide_application(self.db, person.id, "admitted", "Admitted.", now())
         return self._done(request, f"{person.name} (@{person.handle}) is now a member; their tokens reach the member "
                                    "lane from their next request.", "/console/applicants")
 
     async def decline(self, request: Request) -> Response:
-        me, form, person, stop = await self._deciding(request)
-        if stop is not None:
-            return stop
+        begun = await self._on_person(request, "applicant")
+        if isinstance(begun, Response):
+            return begun
+        me, form, person = begun
         reason = str(form.get("reason", "")).strip()
         if not reason or len(reason) > REASON_LIMIT:
             return self._applicants_page(

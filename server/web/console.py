@@ -13,6 +13,7 @@ import json
 from datetime import timedelta
 
 import anyio
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -20,6 +21,7 @@ from starlette.routing import Route
 from server.access import default_scopes, lane_of
 from server.errors import NotFound, ParleyError
 from server.identity import mandates
+from server.identity.principals import Principal
 from server.store import agents as agent_rows
 from server.store import console as console_rows
 from server.store import records
@@ -48,13 +50,13 @@ class Console(Frame):
     # --- home --------------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         return self._home_page(request, me)
 
-    def _home_page(self, request: Request, me, status_code: int = 200, errors: dict[str, str] | None = None,
-                   form=None) -> Response:
+    def _home_page(self, request: Request, me: Principal, status_code: int = 200,
+                   errors: dict[str, str] | None = None, form: FormData | None = None) -> Response:
         status = mandates.current(self.db, self.key, me.id)
         seen = console_rows.last_activity(self.db, me.handle)
         agents = [{**agent, "last_seen": seen.get(agent["name"])} for agent in agent_rows.of_principal(self.db, me.id)]
@@ -72,9 +74,10 @@ class Console(Frame):
 
     async def apply_again(self, request: Request) -> Response:
         """A declined applicant sends a new application saying what changed; it waits for a steward."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         latest = console_rows.application_decision(self.db, me.id)
         if me.status != "applicant" or latest is None or latest["status"] != "declined":
             return self._done(request, "You have no declined application to follow up.", "/console")
@@ -88,48 +91,49 @@ class Console(Frame):
 
     # --- queue -------------------------------------------------------------------------------
 
-    def _numbers(self, me) -> dict[int, int]:
+    def _numbers(self, me: Principal) -> dict[int, int]:
         """Each of a member's questions numbered from 1 in the order they arrived: their own count, not
         the club's row ids (a member's first question is question 1)."""
         ids = sorted(item["id"] for status in ("open", *DECIDED) for item in self.escalations.queue(me.id, status))
         return {escalation_id: number for number, escalation_id in enumerate(ids, start=1)}
 
-    def _open_items(self, me, numbers: dict[int, int] | None = None) -> list[dict]:
+    def _open_items(self, me: Principal, numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
         numbers = numbers if numbers is not None else self._numbers(me)
         return [{**item, "thread": self.escalations.thread(item["thread_id"]), "number": numbers.get(item["id"]),
                  "why": REASONS.get(item["reason"], REASONS["mandate"]), "can_widen": item["reason"] != "commitment",
                  "attached": self._attached(me, item.get("notes"))}
                 for item in self.escalations.queue(me.id)]
 
-    def _attached(self, me, ids: str | None) -> list[dict]:
+    def _attached(self, me: Principal, ids: str | None) -> list[dict[str, object]]:
         """The member's notes an escalated question came with (the ones it would have quoted)."""
         found = (records.note_of(self.db, me.id, int(i)) for i in json.loads(ids or "[]") if str(i).isdigit())
         return [note for note in found if note is not None]
 
-    def _decided(self, me, numbers: dict[int, int] | None = None) -> list[dict]:
+    def _decided(self, me: Principal, numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
         numbers = numbers if numbers is not None else self._numbers(me)
         decided = [{**item, "number": numbers.get(item["id"])}
                    for status in DECIDED for item in self.escalations.queue(me.id, status)]
         decided.sort(key=lambda item: item["decided_at"] or "", reverse=True)
         return decided
 
-    def _queue_page(self, request: Request, me, status_code: int = 200, error: str | None = None,
-                    kept: dict | None = None) -> Response:
+    def _queue_page(self, request: Request, me: Principal, status_code: int = 200, error: str | None = None,
+                    kept: dict[str, object] | None = None) -> Response:
         numbers = self._numbers(me)
         return self._page(request, me, "console_queue.html", status_code=status_code,
                           items=self._open_items(me, numbers), decided=self._decided(me, numbers)[:20], error=error,
                           kept=kept or {}, kinds=KINDS)
 
     async def queue(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         return self._queue_page(request, me)
 
     async def decide(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         action, text = str(form.get("action", ""))[:16], str(form.get("text", ""))
         try:
             escalation_id = path_id(request, "escalation_id")
@@ -151,13 +155,13 @@ class Console(Frame):
     # --- mandate -----------------------------------------------------------------------------
 
     async def mandate(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         return self._mandate_page(request, me, None)
 
-    def _mandate_page(self, request: Request, me, error: str | None, status_code: int = 200,
-                      form=None, field: str | None = None) -> Response:
+    def _mandate_page(self, request: Request, me: Principal, error: str | None, status_code: int = 200,
+                      form: FormData | None = None, field: str | None = None) -> Response:
         status = mandates.current(self.db, self.key, me.id)
         offered = sorted(default_scopes(self.manifest, lane_of(me.status)))
         return self._page(request, me, "console_mandate.html", status_code=status_code, mandate=status,
@@ -168,9 +172,10 @@ class Console(Frame):
     async def sign(self, request: Request) -> Response:
         """Sign a new version: first a summary of what it changes (no JavaScript needed), then, confirmed,
         the signature. Without a number of days the current expiry is kept."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         status = mandates.current(self.db, self.key, me.id)
         text = str(form.get("days", "")).strip()
         days: int | None = int(text) if text.isdigit() and len(text) < 5 else 0
@@ -210,9 +215,10 @@ class Console(Frame):
     async def member_scopes(self, request: Request) -> Response:
         """Re-sign the mandate with every scope the member lane allows, keeping topics, reveal,
         quotability and (when it has not run out) the expiry."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         missing = self.missing_member_scopes(me)
         back = "/console/mandate" if form.get("back") == "mandate" else "/console"
         if not missing:

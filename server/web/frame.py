@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -12,6 +13,8 @@ from server.access import default_scopes
 from server.asking import Escalations, briefing
 from server.errors import NotFound
 from server.identity import mandates, principals
+from server.identity.mandates import SigningKey
+from server.identity.principals import Principal
 from server.manifest.schema import Manifest
 from server.web.pages import Pages
 
@@ -38,7 +41,7 @@ def path_id(request: Request, name: str) -> int:
 
 
 class Frame:
-    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key,
+    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key: SigningKey,
                  rule_sentence: RuleSentence | None = None, public_url: str | None = None):
         self.pages = pages
         self.db = pages.db
@@ -48,7 +51,7 @@ class Frame:
         self.rule_sentence = rule_sentence
         self.public_url = public_url  # PARLEY_PUBLIC_URL when set: what members paste into their clients
 
-    def _me(self, request: Request):
+    def _me(self, request: Request) -> Principal | None:
         principal_id = self.pages.principal_id(request)
         if principal_id is None:
             return None
@@ -57,7 +60,8 @@ class Frame:
     def _signin(self, request: Request) -> Response:
         return RedirectResponse(f"/signin?next={request.url.path}", status_code=303)
 
-    def _page(self, request: Request, me, template: str, status_code: int = 200, **context) -> Response:
+    def _page(self, request: Request, me: Principal, template: str, status_code: int = 200,
+              **context: object) -> Response:
         flash = request.session.pop("flash", None)
         open_count = self.escalations.open_count(me.id)
         return self.pages.render(request, template, status_code=status_code, me=me, csrf=self.pages.csrf(request),
@@ -70,22 +74,43 @@ class Frame:
         request.session["flash"] = message
         return RedirectResponse(to, status_code=303)
 
-    async def _begin(self, request: Request, form: bool = False, steward: bool = False):
-        """(principal, form, None) to go on, or (None, None, response) to stop: signed out, a bad form,
-        or a steward's page asked for by someone who is not one (404, as if it did not exist)."""
+    def _signed_in(self, request: Request, steward: bool = False) -> Principal | Response:
+        """The principal signed in, to go on, or the response that stops here: signed out, or a steward's
+        page asked for by someone who is not one (404, as if it did not exist)."""
         me = self._me(request)
         if me is None:
-            return None, None, self._signin(request)
+            return self._signin(request)
         if steward and not me.steward:
-            return None, None, self._not_found(request)
-        if not form:
-            return me, None, None
+            return self._not_found(request)
+        return me
+
+    async def _signed_form(self, request: Request, steward: bool = False) -> tuple[Principal, FormData] | Response:
+        """As `_signed_in`, with the form posted, which must carry this session's CSRF token."""
+        me = self._signed_in(request, steward)
+        if isinstance(me, Response):
+            return me
         data = await request.form()
         if not self.pages.csrf_ok(request, data):
-            return None, None, self._refused(request)
-        return me, data, None
+            return self._refused(request)
+        return me, data
 
-    def _confirm(self, request: Request, me, *, title: str, lines: list[str], action: str, button: str, back: str,
+    async def _on_person(self, request: Request,
+                         status: str | None = None) -> tuple[Principal, FormData, Principal] | Response:
+        """A steward's form about the person the URL names by handle (of this status, when given): the
+        steward, the form and the person, or the response that stops here (404 for nobody there)."""
+        begun = await self._signed_form(request, steward=True)
+        if isinstance(begun, Response):
+            return begun
+        try:
+            person = principals.find_principal(self.db, request.path_params["handle"][:40])
+        except principals.ClubError:
+            return self._not_found(request)
+        if status is not None and person.status != status:
+            return self._not_found(request)
+        return (*begun, person)
+
+    def _confirm(self, request: Request, me: Principal, *, title: str, lines: list[str], action: str, button: str,
+                 back: str,
                  fields: list[tuple[str, list[str]]] | None = None, danger: bool = True,
                  items: list[str] | None = None) -> Response:
         """The "are you sure?" step of a destructive form, without JavaScript: the same form again with
@@ -94,7 +119,7 @@ class Frame:
                           back=back, fields=fields or [], danger=danger, items=items or [])
 
     @staticmethod
-    def confirmed(form) -> bool:
+    def confirmed(form: FormData) -> bool:
         return form.get("confirm") == "yes"
 
     def _refused(self, request: Request) -> Response:
@@ -103,19 +128,21 @@ class Frame:
     def _not_found(self, request: Request) -> Response:
         return self.pages.error(request, "Not found", "There is nothing here for you.", 404)
 
-    def say_rule(self, call: dict) -> str | None:
-        """A refused call's rule as its sentence ("amount is at most 500"), or None when the rule book
-        cannot say (the page then shows the rule's name)."""
-        if self.rule_sentence is None or not call.get("rule"):
+    def say_rule(self, call: Mapping[str, object], rule: str | None = None) -> str | None:
+        """An audited call's rule as the sentence it reads as today ("amount is at most 500"): the rule
+        that refused it, or `rule`, another met on its way; None when the rule book cannot say (the
+        page then shows the rule's name). The audit keeps only the name."""
+        name = rule or call.get("rule")
+        if self.rule_sentence is None or not isinstance(name, str) or not name:
             return None
         binding = str(call.get("binding") or "")
         persona = binding.split(" · ")[0] if " · " in binding else None
         try:
-            return self.rule_sentence(persona, call["tool"], call["rule"])
+            return self.rule_sentence(persona, str(call.get("tool")), name)
         except Exception:  # a rule book that cannot say: show the rule's name alone
             return None
 
-    def missing_member_scopes(self, me) -> list[str]:
+    def missing_member_scopes(self, me: Principal) -> list[str]:
         """Scopes the member lane allows that the member's mandate leaves out (a mandate signed as an
         applicant, or one narrowed since): empty for applicants."""
         if me.status != "member":

@@ -18,9 +18,9 @@ STATUS_WORDS = {"member": "member", "applicant": "applying", "suspended": "suspe
 
 class MemberPages(Frame):
     async def members(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request, steward=True)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request, steward=True)
+        if isinstance(me, Response):
+            return me
         query = " ".join(request.query_params.get("q", "").split())[:80]
         status = request.query_params.get("status", "")
         status = status if status in STATUS_WORDS else ""
@@ -31,20 +31,11 @@ class MemberPages(Frame):
         return self._page(request, me, "console_members.html", people=found[:SHOWN], total=len(found), query=query,
                           status=status, statuses=STATUS_WORDS, shown=SHOWN)
 
-    async def _person(self, request: Request):
-        me, form, stop = await self._begin(request, form=True, steward=True)
-        if stop is not None:
-            return None, None, None, stop
-        try:
-            person = principals.find_principal(self.db, request.path_params["handle"][:40])
-        except principals.ClubError:
-            return None, None, None, self._not_found(request)
-        return me, form, person, None
-
     async def suspend(self, request: Request) -> Response:
-        me, form, person, stop = await self._person(request)
-        if stop is not None:
-            return stop
+        begun = await self._on_person(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form, person = begun
         if person.id == me.id or person.status == "suspended":
             return self._done(request, f"{person.name} cannot be suspended from here: "
                                        f"{'that is you' if person.id == me.id else 'already suspended'}.",
@@ -60,9 +51,10 @@ class MemberPages(Frame):
         return self._done(request, f"{person.name} (@{person.handle}) is suspended.", "/console/members")
 
     async def reinstate(self, request: Request) -> Response:
-        me, form, person, stop = await self._person(request)
-        if stop is not None:
-            return stop
+        begun = await self._on_person(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form, person = begun
         if person.status != "suspended":
             return self._done(request, f"{person.name} is not suspended.", "/console/members")
         back = "member" if person.admitted_at else "applicant"
@@ -72,9 +64,10 @@ class MemberPages(Frame):
 
     async def reconsider(self, request: Request) -> Response:
         """Undo a decline: the applicant's newest application waits for a decision again."""
-        me, form, person, stop = await self._person(request)
-        if stop is not None:
-            return stop
+        begun = await self._on_person(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form, person = begun
         if person.status != "applicant" or console_rows.reopen_application(self.db, person.id) == 0:
             return self._not_found(request)
         return self._done(request, f"{person.name}'s application waits for a decision again.", "/console/applicants")

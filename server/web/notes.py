@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from server.asking import briefing
 from server.errors import NotFound, ParleyError
+from server.identity.principals import Principal
 from server.web.frame import Frame, path_id
 
 VISIBILITIES = {"public": "Anyone who asks", "members": "Members only", "private": "Nobody (kept for you)"}
@@ -42,8 +43,8 @@ def shown(text: str) -> list[tuple[str, bool]]:
 
 
 class NotePages(Frame):
-    def _notes_page(self, request: Request, me, status_code: int = 200, error: str | None = None,
-                    form: dict | None = None) -> Response:
+    def _notes_page(self, request: Request, me: Principal, status_code: int = 200, error: str | None = None,
+                    form: dict[str, str] | None = None) -> Response:
         rows = briefing.notes(self.db, me.id)
         rows.sort(key=lambda row: (STATUS_ORDER.get(row["status"], 3), row["topic"], row["id"]))
         notes = [{**row, "segments": shown(row["text"]), "written_by_agent": str(row["written_by"] or "").startswith(
@@ -54,16 +55,17 @@ class NotePages(Frame):
                           visibilities=VISIBILITIES, error=error, form=form or {})
 
     async def notes(self, request: Request) -> Response:
-        me, _, stop = await self._begin(request)
-        if stop is not None:
-            return stop
+        me = self._signed_in(request)
+        if isinstance(me, Response):
+            return me
         return self._notes_page(request, me)
 
     async def add(self, request: Request) -> Response:
         """A note the principal writes: approved as written (a replaced one too, by its id)."""
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         kept = {key: str(form.get(key, "")) for key in ("topic", "text", "visibility", "relay")}
         try:
             note_id = path_id(request, "note_id") if "note_id" in request.path_params else None
@@ -81,9 +83,10 @@ class NotePages(Frame):
                           "/console/notes")
 
     async def review(self, request: Request) -> Response:
-        me, form, stop = await self._begin(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._signed_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         action = str(form.get("action", ""))
         try:
             note_id = path_id(request, "note_id")

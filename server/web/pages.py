@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from markupsafe import Markup, escape
 from starlette.middleware import Middleware
+from starlette.datastructures import FormData
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -156,7 +157,7 @@ class Pages:
             token = request.session["csrf"] = secrets.token_urlsafe(24)
         return token
 
-    def csrf_ok(self, request: Request, form) -> bool:
+    def csrf_ok(self, request: Request, form: FormData) -> bool:
         expected = request.session.get("csrf")
         sent = form.get("csrf")
         return isinstance(expected, str) and bool(expected) and isinstance(sent, str) and \
@@ -188,7 +189,7 @@ class Pages:
             sessions.end(self.db, digest(secret), reason)
         request.session.clear()
 
-    def render(self, request: Request, name: str, status_code: int = 200, **context) -> Response:
+    def render(self, request: Request, name: str, status_code: int = 200, **context: object) -> Response:
         context.setdefault("club_name", self.club_name)
         response = self.templates.TemplateResponse(request, name, context, status_code=status_code)
         response.headers["Cache-Control"] = "no-store"

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from dataclasses import field as default
 
+from starlette.datastructures import FormData
+
 from server.chokepoint.context_sources import IDENTITY
 from server.chokepoint.rulebook import RuleBook
 from server.chokepoint.rules import OPERATORS, RuleError, argument_types, compile_builder
@@ -144,7 +146,7 @@ class Editor:
             row.attribute = candidates[0]
         return row
 
-    def read(self, form) -> tuple[EditorState, str]:
+    def read(self, form: FormData) -> tuple[EditorState, str]:
         """The state the form describes, and the action it asks for ("update" when none or unknown)."""
         state = EditorState(self.agent, self.tool, name=_bounded(form.get("name"), NAME_LIMIT * 2).strip(),
                             match="any" if form.get("match") == "any" else "all",
@@ -203,10 +205,10 @@ class Editor:
 
     def _builder_decl(self, state: EditorState) -> RuleDecl | None:
         """The builder's rule, or None with each row's problem marked on it."""
-        conditions: list[dict] = []
+        conditions: list[dict[str, object]] = []
         for row in state.rows:
             kind = self.kinds.get(row.field, "text")
-            condition: dict = {"field": row.field, "op": row.op}
+            condition: dict[str, object] = {"field": row.field, "op": row.op}
             try:
                 if kind == "boolean":
                     pass

@@ -8,15 +8,20 @@ code path for draft, publish and remove. Members who are not stewards get 403 an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypedDict
 
 import anyio
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.asking import Escalations
 from server.errors import NotFound
+from server.identity.mandates import SigningKey
+from server.identity.principals import Principal
 from server.chokepoint.context_sources import IDENTITY
 from server.chokepoint.rulebook import BrokenRule, RuleBook
 from server.chokepoint.rules import OPERATORS, Rule, RuleError
@@ -24,7 +29,7 @@ from server.manifest.schema import Manifest
 from server.web.frame import Frame, bounded_id, path_id
 from server.web.pages import Pages
 from server.web.rule_form import Editor, EditorState
-from server.web.rule_graph import ToolFacts, layout
+from server.web.rule_graph import Graph, ToolFacts, layout
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,41 @@ class Card:
     removing: bool = False  # in force until the next publish removes it
 
 
+class BindingPanel(TypedDict):
+    """One binding of a tool (agent · parley · tool) and its rules, as the tool's panel shows them."""
+
+    agent: str
+    binding: str
+    cards: list[Card]
+
+
+class Overview(TypedDict):
+    """The graph of bindings and what it is drawn from, for the Rules page."""
+
+    graph: Graph
+    draft_count: int
+    facts: list[ToolFacts]
+
+
+class PublishChange(TypedDict):
+    """What publishing changes on one binding: rules it adds, removes, and keeps in force."""
+
+    binding: str
+    tool: str
+    adds: list[Card]
+    removes: list[Card]
+    kept: list[Card]
+
+
+class StoredRule(TypedDict):
+    """A rule of the store not removed (published or drafted), by its store id."""
+
+    id: int
+    name: str
+    state: str
+    tool: str
+
+
 def _card(rule: Rule, state: str, removing: frozenset[int] = frozenset()) -> Card:
     rule_id = int(rule.origin.removeprefix("store:")) if rule.origin.startswith("store:") else None
     return Card(rule.name, state, rule.expression if rule.is_cel else rule.reads_as, rule.is_cel, rule_id,
@@ -47,7 +87,8 @@ def _card(rule: Rule, state: str, removing: frozenset[int] = frozenset()) -> Car
 
 
 class RulePages(Frame):
-    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key, rulebook: RuleBook):
+    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key: SigningKey,
+                 rulebook: RuleBook):
         super().__init__(pages, escalations, manifest, key)
         self.rulebook = rulebook
         # Home (and any page that includes `_rules_broken.html`) asks for the rules holding tools back
@@ -58,13 +99,19 @@ class RulePages(Frame):
         self.rulebook.refresh()
         return self.rulebook.broken()
 
-    async def _steward(self, request: Request, form: bool = False):
-        """As `_begin`, but a member who is not a steward is told so (403), not shown a missing page."""
-        me = self._me(request)
-        if me is not None and not me.steward:
-            return None, None, self.pages.error(request, "Stewards only",
-                                                "Only the club's stewards see and change its rules.", 403)
-        return await self._begin(request, form=form)
+    def _steward(self, request: Request) -> Principal | Response:
+        """As `_signed_in`, but a member who is not a steward is told so (403), not shown a missing page."""
+        me = self._signed_in(request)
+        if isinstance(me, Principal) and not me.steward:
+            return self.pages.error(request, "Stewards only", "Only the club's stewards see and change its rules.", 403)
+        return me
+
+    async def _steward_form(self, request: Request) -> tuple[Principal, FormData] | Response:
+        """As `_signed_form`, for a steward (see `_steward`)."""
+        me = self._steward(request)
+        if isinstance(me, Response):
+            return me
+        return await self._signed_form(request)
 
     # --- the graph and a tool's panel ----------------------------------------------------------
 
@@ -76,7 +123,7 @@ class RulePages(Frame):
         return {provider[path] for rule in rules for path in rule.attributes
                 if path in provider and provider[path] != IDENTITY}
 
-    def _overview(self, selected: str | None) -> dict:
+    def _overview(self, selected: str | None) -> Overview:
         self.rulebook.refresh()
         drafts, removals = self.rulebook.drafts(), self.rulebook.removals()
         facts = []
@@ -90,13 +137,13 @@ class RulePages(Frame):
                                    sum(len(self.rulebook.broken(agent, tool)) for agent in agents),
                                    tuple(sorted(read))))
         sources = sorted(name for name in self.manifest.context_sources)
-        return {"graph": layout(list(self.manifest.agents), facts, sources, selected),
-                "draft_count": len(drafts) + len(removals), "facts": facts}
+        return Overview(graph=layout(list(self.manifest.agents), facts, sources, selected),
+                        draft_count=len(drafts) + len(removals), facts=facts)
 
-    def _panel(self, tool: str) -> list[dict]:
+    def _panel(self, tool: str) -> list[BindingPanel]:
         drafts = self.rulebook.drafts()
         removing = frozenset(row["id"] for row in self.rulebook.removals())
-        panel = []
+        panel: list[BindingPanel] = []
         for agent in self._bindings(tool):
             cards = [_card(rule, "manifest" if rule.origin.startswith("manifest:") else "published", removing)
                      for rule in self.rulebook.rules_for(agent, tool)]
@@ -106,13 +153,13 @@ class RulePages(Frame):
                 if (row["agent"], row["tool"]) == (agent, tool):
                     cards.append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
                                  if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
-            panel.append({"agent": agent, "binding": f"{agent} · parley · {tool}", "cards": cards})
+            panel.append(BindingPanel(agent=agent, binding=f"{agent} · parley · {tool}", cards=cards))
         return panel
 
     async def index(self, request: Request) -> Response:
-        me, _, stop = await self._steward(request)
-        if stop is not None:
-            return stop
+        me = self._steward(request)
+        if isinstance(me, Response):
+            return me
         tool = request.query_params.get("tool")
         if tool is not None and tool not in self.manifest.tools:
             return self._not_found(request)
@@ -128,13 +175,13 @@ class RulePages(Frame):
 
     # --- the editor ------------------------------------------------------------------------------
 
-    def _binding_of(self, source) -> tuple[str, str] | None:
+    def _binding_of(self, source: Mapping[str, object]) -> tuple[str, str] | None:
         agent, tool = str(source.get("agent", ""))[:80], str(source.get("tool", ""))[:80]
         if tool not in self.manifest.tools or agent not in self._bindings(tool):
             return None
         return agent, tool
 
-    def _editor_page(self, request: Request, me, editor: Editor, state: EditorState, status_code: int = 200,
+    def _editor_page(self, request: Request, me: Principal, editor: Editor, state: EditorState, status_code: int = 200,
                      fragment: bool = False) -> Response:
         context = {"state": state, "editor": editor, "operators": OPERATORS,
                    "binding": f"{state.agent} · parley · {state.tool}"}
@@ -144,9 +191,9 @@ class RulePages(Frame):
         return self._page(request, me, "rules_editor.html", status_code=status_code, **context)
 
     async def new(self, request: Request) -> Response:
-        me, _, stop = await self._steward(request)
-        if stop is not None:
-            return stop
+        me = self._steward(request)
+        if isinstance(me, Response):
+            return me
         binding = self._binding_of(request.query_params)
         if binding is None:
             return self._not_found(request)
@@ -157,9 +204,10 @@ class RulePages(Frame):
         return self._editor_page(request, me, editor, state)
 
     async def edit(self, request: Request) -> Response:
-        me, form, stop = await self._steward(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._steward_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         binding = self._binding_of(form)
         if binding is None:
             return self._not_found(request)
@@ -189,18 +237,18 @@ class RulePages(Frame):
 
     # --- publish and remove ----------------------------------------------------------------------
 
-    def _summary(self) -> list[dict]:
+    def _summary(self) -> list[PublishChange]:
         """What publishing changes, per binding: the rules it adds, and the rules already in force."""
         self.rulebook.refresh()
         removing = frozenset(row["id"] for row in self.rulebook.removals())
-        by_binding: dict[tuple[str, str], dict] = {}
+        by_binding: dict[tuple[str, str], PublishChange] = {}
 
-        def entry(agent: str, tool: str) -> dict:
+        def entry(agent: str, tool: str) -> PublishChange:
             if (agent, tool) not in by_binding:
                 cards = [_card(rule, "published", removing) for rule in self.rulebook.rules_for(agent, tool)]
-                by_binding[(agent, tool)] = {"binding": f"{agent} · parley · {tool}", "tool": tool, "adds": [],
-                                             "removes": [card for card in cards if card.removing],
-                                             "kept": [card for card in cards if not card.removing]}
+                by_binding[(agent, tool)] = PublishChange(binding=f"{agent} · parley · {tool}", tool=tool, adds=[],
+                                                          removes=[card for card in cards if card.removing],
+                                                          kept=[card for card in cards if not card.removing])
             return by_binding[(agent, tool)]
 
         for row, compiled in self.rulebook.drafts():
@@ -215,15 +263,16 @@ class RulePages(Frame):
         return list(by_binding.values())
 
     async def review(self, request: Request) -> Response:
-        me, _, stop = await self._steward(request)
-        if stop is not None:
-            return stop
+        me = self._steward(request)
+        if isinstance(me, Response):
+            return me
         return self._page(request, me, "rules_publish.html", summary=self._summary(), error=None)
 
     async def publish(self, request: Request) -> Response:
-        me, form, stop = await self._steward(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._steward_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         ids = [found for value in form.getlist("id")[:200] if (found := bounded_id(value)) is not None]
         gone = [found for value in form.getlist("remove")[:200] if (found := bounded_id(value)) is not None]
         if not ids and not gone:
@@ -239,9 +288,10 @@ class RulePages(Frame):
                           "/console/rules")
 
     async def remove(self, request: Request) -> Response:
-        me, form, stop = await self._steward(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._steward_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         try:
             rule_id = path_id(request, "rule_id")
             rows = {row["id"]: row for row in self._live_rows()}
@@ -257,9 +307,10 @@ class RulePages(Frame):
         return self._done(request, said, f"/console/rules?tool={row['tool']}#panel")
 
     async def keep(self, request: Request) -> Response:
-        me, form, stop = await self._steward(request, form=True)
-        if stop is not None:
-            return stop
+        begun = await self._steward_form(request)
+        if isinstance(begun, Response):
+            return begun
+        me, form = begun
         try:
             rule_id = path_id(request, "rule_id")
             rows = {row["id"]: row for row in self._live_rows()}
@@ -272,9 +323,9 @@ class RulePages(Frame):
         return self._done(request, f"“{row['name']}” stays in force: its removal is out of the draft.",
                           f"/console/rules?tool={row['tool']}#panel")
 
-    def _live_rows(self) -> list[dict]:
-        return [{"id": int(row["id"].removeprefix("store:")), "name": row["name"], "state": row["state"],
-                 "tool": row["binding"].rsplit(" · ", 1)[-1]}
+    def _live_rows(self) -> list[StoredRule]:
+        return [StoredRule(id=int(row["id"].removeprefix("store:")), name=row["name"], state=row["state"],
+                           tool=row["binding"].rsplit(" · ", 1)[-1])
                 for row in self.rulebook.listing() if row["id"].startswith("store:")]
 
     def routes(self) -> list[Route]:

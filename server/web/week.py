@@ -4,10 +4,12 @@ and their agents' calls refused by rule. Every chart carries its numbers as text
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from markupsafe import Markup, escape
 
+from server.identity.principals import Principal
 from server.store import week as week_rows
 from server.store.database import Database, format_time
 
@@ -59,13 +61,14 @@ def _bars(rows: list[tuple[str, int]], colour: str, label: str) -> Markup:
     return _svg(f"{label}: {said}", width, max(step * len(rows), step), "".join(parts))
 
 
-def waiting_chart(open_items: list[dict], moment: datetime) -> tuple[Markup, str | None]:
+def waiting_chart(open_items: list[dict[str, object]], moment: datetime) -> tuple[Markup, str | None]:
     """Open questions by how long they have waited; and the longest wait, in words."""
     hours = []
     for item in open_items:
+        created = item.get("created_at")
         try:
-            since = datetime.strptime(item["created_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-        except (TypeError, ValueError):
+            since = datetime.strptime(str(created), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        except ValueError:  # None, or no time we wrote
             continue
         hours.append(max((moment - since).total_seconds() / 3600, 0))
     counts = []
@@ -85,7 +88,8 @@ def _longest(hours: float | None) -> str | None:
     return f"{int(hours // 24)} days"
 
 
-def picture(db: Database, me, open_items: list[dict], say_rule) -> dict:
+def picture(db: Database, me: Principal, open_items: list[dict[str, object]],
+            say_rule: Callable[[Mapping[str, object]], str | None]) -> dict[str, object]:
     """Everything Home draws for the week: charts, totals and the refusals in people's words."""
     moment = datetime.now(UTC)
     days = _days(moment)
