@@ -198,7 +198,8 @@ def build(settings: Settings | None = None) -> Parley:
                                                     public_url=settings.public_url if settings.public_url_given else None
                                                     ).routes()
     browser_routes += RulePages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
-    browser_routes += ActivityPages(pages, escalations, manifest, key, rule_sentence=rule_sentence).routes()
+    browser_routes += ActivityPages(pages, escalations, manifest, key,
+                                    rule_sentence=rule_sentence).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)

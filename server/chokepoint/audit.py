@@ -79,7 +79,7 @@ def _insert(db: Database, calls: list[Call]) -> None:
 
 
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[dict[str, Any]]:
-    """The newest rows as the store gives them (its columns, untyped rows, are being restructured)."""
+    """The newest rows as the store gives them (untyped: its columns are being restructured)."""
     return audit_rows.tail(db, limit, principal)
 
 

@@ -71,8 +71,8 @@ def _error(message: str) -> types.CallToolResult:
 
 
 # What a caller's answer cache (`Caller.answers`) holds, all of it written and read here: a pure
-# tool's answer by (tool, rules in force), and by ("wire", tool, protocol version) the SDK's wire form
-# of that very answer.
+# tool's answer by (tool, rules in force), and by ("wire", tool, protocol version) the SDK's wire
+# form of that very answer.
 AnswerKey = tuple[str, int | None]
 WireKey = tuple[str, str, str]
 
@@ -104,8 +104,8 @@ class Catalogues:
 
 class Chokepoint:
     def __init__(self, db: Database, key: SigningKey, manifest: Manifest,
-                 vocabularies: dict[str, Vocabulary] | None = None, asking: Escalations | None = None,
-                 sources: ContextSources | None = None):
+                 vocabularies: dict[str, Vocabulary] | None = None,
+                 asking: Escalations | None = None, sources: ContextSources | None = None):
         self.db = db
         self.key = key
         self.manifest = manifest
@@ -122,7 +122,8 @@ class Chokepoint:
         self.audit = audit.AuditTrail(db, self.offload)
 
     @staticmethod
-    def _keep(caller: Caller, key: AnswerKey | WireKey, value: types.CallToolResult | Shaped) -> None:
+    def _keep(caller: Caller, key: AnswerKey | WireKey,
+              value: types.CallToolResult | Shaped) -> None:
         answers = caller.answers
         if len(answers) >= 64:  # a few pure tools over a few revisions; guests' only while rules change
             answers.clear()
@@ -157,7 +158,8 @@ class Chokepoint:
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]
 
-    async def call(self, caller: Caller, name: str, arguments: dict[str, object] | None) -> types.CallToolResult:
+    async def call(self, caller: Caller, name: str,
+                   arguments: dict[str, object] | None) -> types.CallToolResult:
         """Visibility, then input validation, then the binding's rules, then the tool; always audited."""
         started = time.perf_counter()
         outcome, rule = "internal_error", None

@@ -143,7 +143,7 @@ class ContextSources:
         """Who owns the record the call acts on: a briefing note, or a member by handle."""
         note_id = args.get("note_id")
         if note_id is not None:
-            if not isinstance(note_id, int):  # the input model says an integer; anything else fails closed
+            if not isinstance(note_id, int):  # the input model says an integer: else, fail closed
                 raise SourceFailed("club", "was asked about a note whose id is not a number")
             return records.note_owner(self._store(), note_id) or ""
         return str(args.get("member") or args.get("handle") or "")

@@ -20,8 +20,8 @@ from pydantic import ValidationError
 
 from server.access import Caller
 from server.chokepoint.context_sources import IDENTITY, ContextSources, SourceFailed
-from server.chokepoint.rules import (Rule, RuleContext, RuleError, RuleListing, argument_types, compile_rule,
-                                     together)
+from server.chokepoint.rules import (Rule, RuleContext, RuleError, RuleListing, argument_types,
+                                     compile_rule, together)
 from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, now, revision, write
@@ -189,7 +189,8 @@ class RuleBook:
         """The rules on this caller's bindings, as sentences: for whoami."""
         found = [RuleSentence(tool=tool, rule=rule.name, reads_as=rule.reads_as)
                  for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
-        return found + [RuleSentence(tool=tool, rule=rule.name, reads_as=f"({BROKEN}: every call to {tool} is refused)")
+        return found + [RuleSentence(tool=tool, rule=rule.name,
+                                     reads_as=f"({BROKEN}: every call to {tool} is refused)")
                         for tool in caller.tools for rule in self.broken(caller.entry_persona, tool)]
 
     # --- the chokepoint step --------------------------------------------------------------------
@@ -355,8 +356,9 @@ class RuleBook:
 
     def listing(self) -> list[RuleListing]:
         self.refresh()
-        rows = [RuleListing(id=rule.origin, state="published", binding=str(rule.binding), name=rule.name,
-                            reads_as=rule.reads_as, problem=None, removal_drafted=False)
+        rows = [RuleListing(id=rule.origin, state="published", binding=str(rule.binding),
+                            name=rule.name, reads_as=rule.reads_as, problem=None,
+                            removal_drafted=False)
                 for rule in self.manifest_rules]
         if self.db is not None:
             for row in rule_rows.live(self.db):
@@ -365,13 +367,14 @@ class RuleBook:
                 reads_as = f"(does not compile: {problem})" if isinstance(compiled, BrokenRule) else \
                     compiled[0].reads_as
                 rows.append(RuleListing(id=f"store:{row['id']}", state=row["state"],
-                                        binding=f"{row['agent']} · parley · {row['tool']}", name=row["name"],
-                                        reads_as=reads_as, problem=problem,
+                                        binding=f"{row['agent']} · parley · {row['tool']}",
+                                        name=row["name"], reads_as=reads_as, problem=problem,
                                         removal_drafted=row["removal_drafted_at"] is not None))
         return rows
 
 
-def manifest_rule_problems(manifest: Manifest, input_schemas: dict[str, dict[str, object]]) -> list[Problem]:
+def manifest_rule_problems(manifest: Manifest,
+                           input_schemas: dict[str, dict[str, object]]) -> list[Problem]:
     """The manifest's rules that do not compile (an unknown field or attribute, a wrong operator,
     not a boolean), for `parley tools check` and for `parley serve`, which refuses them."""
     try:

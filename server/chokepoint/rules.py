@@ -31,7 +31,7 @@ _PATH = re.compile(r"\b(args|subject|resource)\.([A-Za-z_][A-Za-z0-9_]*)")
 _WHOLE_ROOT = re.compile(r"\b(args|subject|resource)\b(?!\s*\.\s*[A-Za-z_])")
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 SAMPLE = {"text": "sample", "number": 1, "boolean": False}
-# what a rule reads: the call's arguments and the trusted attributes, by root (args, subject, resource)
+# what a rule reads: the call's arguments and the trusted attributes, by root (args, subject, …)
 RuleContext = dict[str, dict[str, object]]
 
 

@@ -14,7 +14,8 @@ import time
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from server.identity.credentials import EMBEDDED_SUBJECT_PREFIX, digest
-from server.oauth.authlib_api import AuthorizationServer, BasicOAuth2Payload, JsonPayload, JsonRequest, OAuth2Request
+from server.oauth.authlib_api import (AuthorizationServer, BasicOAuth2Payload, JsonPayload,
+                                      JsonRequest, OAuth2Request)
 from server.oauth.grants import CodeGrant, RefreshGrant, Registration, Revocation, S256Required
 from server.oauth.models import ACCESS_TTL, REFRESH_TTL, Client, Grantee, OAuthStore, canonical_resource, scope_list
 from server.store import oauth as rows
@@ -26,7 +27,8 @@ __all__ = ["BodyJsonRequest", "FormRequest", "Grantee", "OAuthStore", "ParleyAut
 class ParleyAuthorizationServer(AuthorizationServer):
     def __init__(self, store: OAuthStore, metadata: dict[str, object]):
         scopes = metadata["scopes_supported"]
-        super().__init__(scopes_supported=[str(scope) for scope in scopes] if isinstance(scopes, list) else None)
+        super().__init__(scopes_supported=[str(s) for s in scopes] if isinstance(scopes, list)
+                         else None)
         self.store = store
         self.metadata = metadata
         self.register_grant(CodeGrant, [S256Required(required=True)])
@@ -42,7 +44,8 @@ class ParleyAuthorizationServer(AuthorizationServer):
     def create_json_request(self, request: JsonRequest) -> JsonRequest:
         return request
 
-    def handle_response(self, status: int, body: object, headers: list[tuple[str, str]]) -> Response:
+    def handle_response(self, status: int, body: object,
+                        headers: list[tuple[str, str]]) -> Response:
         if status == 302:
             return RedirectResponse(dict(headers)["Location"], status_code=302)
         response = JSONResponse(body if body is not None else {}, status_code=status)
@@ -59,7 +62,8 @@ class ParleyAuthorizationServer(AuthorizationServer):
         return self.store.client(client_id)
 
     def _generate_token(self, grant_type: str, client: Client, user: Grantee, scope: str | None,
-                        expires_in: int | None = None, include_refresh_token: bool = True) -> dict[str, object]:
+                        expires_in: int | None = None,
+                        include_refresh_token: bool = True) -> dict[str, object]:
         issued = int(time.time())
         claims: dict[str, object] = {
             "iss": self.store.issuer,
@@ -102,7 +106,8 @@ class ParleyAuthorizationServer(AuthorizationServer):
 class FormRequest(OAuth2Request):
     """An OAuth2Request over values already read from a Starlette request."""
 
-    def __init__(self, method: str, uri: str, headers: dict[str, str], args: dict[str, str], form: dict[str, str]):
+    def __init__(self, method: str, uri: str, headers: dict[str, str], args: dict[str, str],
+                 form: dict[str, str]):
         super().__init__(method, uri, headers=headers)
         self._args = args
         self._form = form

@@ -13,11 +13,13 @@ import time
 from urllib.parse import urlsplit
 
 from server.identity.credentials import digest
-from server.oauth.authlib_api import (AuthorizationCodeGrant, ClientRegistrationEndpoint, CodeChallenge,
-                                      InvalidClientMetadataError, InvalidRedirectURIError, InvalidRequestError,
-                                      JsonRequest, OAuth2Error, OAuth2Request, RefreshTokenGrant, RevocationEndpoint)
-from server.oauth.models import (CODE_TTL, AuthorizationCode, Client, Grantee, OAuthStore, RefreshToken,
-                                 canonical_resource, string_list)
+from server.oauth.authlib_api import (AuthorizationCodeGrant, ClientRegistrationEndpoint,
+                                      CodeChallenge, InvalidClientMetadataError,
+                                      InvalidRedirectURIError, InvalidRequestError, JsonRequest,
+                                      OAuth2Error, OAuth2Request, RefreshTokenGrant,
+                                      RevocationEndpoint)
+from server.oauth.models import (CODE_TTL, AuthorizationCode, Client, Grantee, OAuthStore,
+                                 RefreshToken, canonical_resource, string_list)
 from server.store import oauth as rows
 
 AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
@@ -31,7 +33,8 @@ class S256Required(CodeChallenge):
     def validate_code_challenge(self, grant: AuthorizationCodeGrant, redirect_uri: str) -> None:
         data = grant.request.payload.data
         if not data.get("code_challenge"):
-            raise InvalidRequestError("PKCE is required: send code_challenge with code_challenge_method=S256")
+            raise InvalidRequestError(
+                "PKCE is required: send code_challenge with code_challenge_method=S256")
         if data.get("code_challenge_method") != "S256":
             raise InvalidRequestError("code_challenge_method must be S256")
         super().validate_code_challenge(grant, redirect_uri)
@@ -84,7 +87,8 @@ class CodeGrant(AuthorizationCodeGrant):
             return None
         resource = self.request.form.get("resource")
         if resource and canonical_resource(resource) != row["resource"]:
-            raise InvalidRequestError("resource does not match the authorization request", status_code=400)
+            raise InvalidRequestError("resource does not match the authorization request",
+                                      status_code=400)
         return AuthorizationCode(row)
 
     def delete_authorization_code(self, authorization_code: AuthorizationCode) -> None:
@@ -155,7 +159,8 @@ class Registration(ClientRegistrationEndpoint):
                 f"redirect_uris must be a list of 1 to {MAX_REDIRECT_URIS} URIs (strings)")
         if any(char.isspace() or not char.isprintable() for uri in uris for char in uri):
             # a CR or LF would split the Location header the URI is sent back in; NUL breaks the store
-            raise InvalidRedirectURIError("redirect_uris must not hold spaces, line breaks or control characters")
+            raise InvalidRedirectURIError(
+                "redirect_uris must not hold spaces, line breaks or control characters")
         for name in ("client_name", "token_endpoint_auth_method", "scope", "client_uri", "logo_uri"):
             value = data.get(name, "")
             if not (isinstance(value, str) and len(value) <= 2000):
@@ -202,9 +207,10 @@ class Registration(ClientRegistrationEndpoint):
         client_id, secret, issued_at = (client_info.get(name) for name in
                                         ("client_id", "client_secret", "client_id_issued_at"))
         if not isinstance(client_id, str) or not isinstance(issued_at, int):
-            raise InvalidClientMetadataError("the client could not be registered")  # authlib made both
-        row = rows.add_client(self.server.store.db, client_id, digest(secret) if isinstance(secret, str) else None,
-                              metadata, issued_at)
+            # authlib made both: a client without them cannot be told apart, so none is saved
+            raise InvalidClientMetadataError("the client could not be registered")
+        secret_hash = digest(secret) if isinstance(secret, str) else None
+        row = rows.add_client(self.server.store.db, client_id, secret_hash, metadata, issued_at)
         return Client(row)
 
 

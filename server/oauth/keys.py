@@ -40,7 +40,8 @@ class SigningKey:
     private: ec.EllipticCurvePrivateKey
 
     def public_jwk(self) -> dict[str, str]:
-        jwk: dict[str, str] = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.private.public_key()))
+        public = jwt.algorithms.ECAlgorithm.to_jwk(self.private.public_key())
+        jwk: dict[str, str] = json.loads(public)
         return {**jwk, "kid": self.kid, "use": "sig", "alg": ALGORITHM}
 
 

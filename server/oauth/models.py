@@ -86,7 +86,8 @@ class Client:
         return response_type in (string_list(self.metadata.get("response_types")) or ["code"])
 
     def check_grant_type(self, grant_type: str) -> bool:
-        return grant_type in (string_list(self.metadata.get("grant_types")) or ["authorization_code"])
+        allowed = string_list(self.metadata.get("grant_types")) or ["authorization_code"]
+        return grant_type in allowed
 
 
 class AuthorizationCode:

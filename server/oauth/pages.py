@@ -61,8 +61,8 @@ def _oauth_error(error: OAuth2Error) -> JSONResponse:
 
 
 class AuthorizationPages:
-    def __init__(self, server: ParleyAuthorizationServer, pages: Pages, manifest: Manifest, key: SigningKey,
-                 resource: str):
+    def __init__(self, server: ParleyAuthorizationServer, pages: Pages, manifest: Manifest,
+                 key: SigningKey, resource: str):
         self.server = server
         self.pages = pages
         self.manifest = manifest
@@ -175,8 +175,8 @@ class AuthorizationPages:
             return RedirectResponse("/signin?" + urlencode({"next": f"/oauth/authorize?{request.url.query}"}), status_code=303)
         return self._consent(request, principal_id, grant, query, error=None)
 
-    def _consent(self, request: Request, principal_id: int, grant: AuthorizationCodeGrant, query: dict[str, str],
-                 error: str | None, status: int = 200) -> Response:
+    def _consent(self, request: Request, principal_id: int, grant: AuthorizationCodeGrant,
+                 query: dict[str, str], error: str | None, status: int = 200) -> Response:
         client = grant.request.client
         principal = principal_rows.by_id(self.pages.db, principal_id)
         handle = principal["handle"] if principal else ""

@@ -36,7 +36,7 @@ ASYMMETRIC = ("ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "PS384", "PS
 VERIFIED_CACHE = 10_000
 
 
-# A JSON Web Key Set as read: from our own ring, or from a file or URL (outside data, read with care)
+# A JSON Web Key Set as read: from our own ring, or from a file or URL (outside data)
 JWKS = Mapping[str, object]
 
 

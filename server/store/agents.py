@@ -38,8 +38,8 @@ def revoke(db: Database, agent_id: int, stamp: str) -> None:
 
 def of_principal(db: Database, principal_id: int, active_only: bool = False) -> list[AgentRow]:
     where = " AND revoked_at IS NULL" if active_only else ""
-    rows = db.query(f"SELECT id, name, created_at, revoked_at FROM agents WHERE principal_id = ?{where} "
-                    "ORDER BY id", [principal_id])
+    rows = db.query(f"SELECT id, name, created_at, revoked_at FROM agents "
+                    f"WHERE principal_id = ?{where} ORDER BY id", [principal_id])
     return cast(list[AgentRow], list(rows))  # the columns selected are AgentRow's
 
 

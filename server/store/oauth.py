@@ -14,7 +14,7 @@ from server.store.database import insert as insert_row
 
 
 class ClientRow(TypedDict):
-    """A registered client: its metadata as JSON text, its secret only as a digest (None: public)."""
+    """A registered client: its metadata as JSON text, its secret as a digest (None: public)."""
 
     client_id: str
     secret_hash: str | None
@@ -138,7 +138,8 @@ def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> RefreshTok
                             "AND rotated_at IS NULL RETURNING *", [stamp, token_hash])
         rows = cursor.fetchall()  # read to the end before COMMIT: RETURNING rows belong to the statement
         columns = [d[0] for d in cursor.description]
-    return cast(RefreshTokenRow, dict(zip(columns, rows[0]))) if rows else None  # RETURNING * of the table
+    # RETURNING * of the table
+    return cast(RefreshTokenRow, dict(zip(columns, rows[0]))) if rows else None
 
 
 def add_refresh_token(db: Database, row: dict[str, object]) -> None:

@@ -27,7 +27,8 @@ class LiveRuleRow(RuleRow):
 
 def in_state(db: Database, state: str) -> list[RuleRow]:
     """id, agent, tool, name and JSON body of every rule in this state, oldest first."""
-    rows = db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id", [state])
+    rows = db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id",
+                    [state])
     return cast(list[RuleRow], list(rows))  # the columns selected are RuleRow's
 
 

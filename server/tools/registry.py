@@ -58,7 +58,7 @@ class ToolError(ParleyError):
 
 
 class RuleSentence(TypedDict):
-    """A rule on one of the caller's tools, as whoami shows it (the chokepoint's rule book says it)."""
+    """A rule on one of the caller's tools, as whoami shows it (the chokepoint's rule book)."""
 
     tool: str
     rule: str
@@ -74,7 +74,8 @@ class ToolContext:
     vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
     catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
     asking: Escalations | None = None  # asking members, filing decisions
-    explain_rules: Callable[[Caller], list[RuleSentence]] = lambda caller: []  # the rules on the caller's tools
+    # the rules on the caller's tools
+    explain_rules: Callable[[Caller], list[RuleSentence]] = lambda caller: []
 
     @property
     def principal_id(self) -> int:

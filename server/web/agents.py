@@ -45,8 +45,9 @@ class AgentPages(Frame):
             minted = {**minted, "token": token} if token is not None else None
         return self._agents_page(request, me, None, minted=minted)
 
-    def _agents_page(self, request: Request, me: Principal, error: str | None, status_code: int = 200,
-                     minted: dict[str, object] | None = None, form: FormData | None = None,
+    def _agents_page(self, request: Request, me: Principal, error: str | None,
+                     status_code: int = 200, minted: dict[str, object] | None = None,
+                     form: FormData | None = None,
                      errors: dict[str, str] | None = None) -> Response:
         """The page; after a refused form, `form` keeps every choice made and `errors` puts each message at
         its field (the first one focused)."""

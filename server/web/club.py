@@ -33,8 +33,8 @@ REASON_LIMIT = 1000
 class ClubPages(Frame):
     # --- settings ----------------------------------------------------------------------------
 
-    def _settings_page(self, request: Request, me: Principal, error: str | None = None, status_code: int = 200,
-                       errors: dict[str, str] | None = None) -> Response:
+    def _settings_page(self, request: Request, me: Principal, error: str | None = None,
+                       status_code: int = 200, errors: dict[str, str] | None = None) -> Response:
         own = setting_rows.router_settings(self.db, me.id)
         club = setting_rows.router_settings(self.db, setting_rows.CLUB)
         return self._page(request, me, "console_settings.html", status_code=status_code, own=own, club=club,
@@ -126,8 +126,8 @@ class ClubPages(Frame):
             return me
         return self._applicants_page(request, me)
 
-    def _applicants_page(self, request: Request, me: Principal, status_code: int = 200, error: str | None = None,
-                         kept: dict[str, str] | None = None) -> Response:
+    def _applicants_page(self, request: Request, me: Principal, status_code: int = 200,
+                         error: str | None = None, kept: dict[str, str] | None = None) -> Response:
         people = console_rows.applications(self.db)
         for person in people:
             person["statements"] = [s for s in records.statements_of(self.db, person["id"]) if s]

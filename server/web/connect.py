@@ -94,7 +94,8 @@ asyncio.run(main())
     ]
 
 
-def connection(request: Request, public_url: str | None, token: str | None = None) -> dict[str, object]:
+def connection(request: Request, public_url: str | None,
+               token: str | None = None) -> dict[str, object]:
     """What the "Connect your agent" panel shows: the URL, the header, and each client's snippet."""
     url = mcp_url(request, public_url)
     return {"url": url, "header": f"Authorization: {header_value(token)}", "has_token": token is not None,

@@ -97,7 +97,8 @@ class Console(Frame):
         ids = sorted(item["id"] for status in ("open", *DECIDED) for item in self.escalations.queue(me.id, status))
         return {escalation_id: number for number, escalation_id in enumerate(ids, start=1)}
 
-    def _open_items(self, me: Principal, numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
+    def _open_items(self, me: Principal,
+                    numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
         numbers = numbers if numbers is not None else self._numbers(me)
         return [{**item, "thread": self.escalations.thread(item["thread_id"]), "number": numbers.get(item["id"]),
                  "why": REASONS.get(item["reason"], REASONS["mandate"]), "can_widen": item["reason"] != "commitment",
@@ -109,15 +110,16 @@ class Console(Frame):
         found = (records.note_of(self.db, me.id, int(i)) for i in json.loads(ids or "[]") if str(i).isdigit())
         return [note for note in found if note is not None]
 
-    def _decided(self, me: Principal, numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
+    def _decided(self, me: Principal,
+                 numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
         numbers = numbers if numbers is not None else self._numbers(me)
         decided = [{**item, "number": numbers.get(item["id"])}
                    for status in DECIDED for item in self.escalations.queue(me.id, status)]
         decided.sort(key=lambda item: item["decided_at"] or "", reverse=True)
         return decided
 
-    def _queue_page(self, request: Request, me: Principal, status_code: int = 200, error: str | None = None,
-                    kept: dict[str, object] | None = None) -> Response:
+    def _queue_page(self, request: Request, me: Principal, status_code: int = 200,
+                    error: str | None = None, kept: dict[str, object] | None = None) -> Response:
         numbers = self._numbers(me)
         return self._page(request, me, "console_queue.html", status_code=status_code,
                           items=self._open_items(me, numbers), decided=self._decided(me, numbers)[:20], error=error,
@@ -160,8 +162,9 @@ class Console(Frame):
             return me
         return self._mandate_page(request, me, None)
 
-    def _mandate_page(self, request: Request, me: Principal, error: str | None, status_code: int = 200,
-                      form: FormData | None = None, field: str | None = None) -> Response:
+    def _mandate_page(self, request: Request, me: Principal, error: str | None,
+                      status_code: int = 200, form: FormData | None = None,
+                      field: str | None = None) -> Response:
         status = mandates.current(self.db, self.key, me.id)
         offered = sorted(default_scopes(self.manifest, lane_of(me.status)))
         return self._page(request, me, "console_mandate.html", status_code=status_code, mandate=status,

@@ -75,8 +75,8 @@ class Frame:
         return RedirectResponse(to, status_code=303)
 
     def _signed_in(self, request: Request, steward: bool = False) -> Principal | Response:
-        """The principal signed in, to go on, or the response that stops here: signed out, or a steward's
-        page asked for by someone who is not one (404, as if it did not exist)."""
+        """The principal signed in, to go on, or the response that stops here: signed out, or a
+        steward's page asked for by someone who is not one (404, as if it did not exist)."""
         me = self._me(request)
         if me is None:
             return self._signin(request)
@@ -84,7 +84,8 @@ class Frame:
             return self._not_found(request)
         return me
 
-    async def _signed_form(self, request: Request, steward: bool = False) -> tuple[Principal, FormData] | Response:
+    async def _signed_form(self, request: Request,
+                           steward: bool = False) -> tuple[Principal, FormData] | Response:
         """As `_signed_in`, with the form posted, which must carry this session's CSRF token."""
         me = self._signed_in(request, steward)
         if isinstance(me, Response):
@@ -94,10 +95,10 @@ class Frame:
             return self._refused(request)
         return me, data
 
-    async def _on_person(self, request: Request,
-                         status: str | None = None) -> tuple[Principal, FormData, Principal] | Response:
-        """A steward's form about the person the URL names by handle (of this status, when given): the
-        steward, the form and the person, or the response that stops here (404 for nobody there)."""
+    async def _on_person(self, request: Request, status: str | None = None
+                         ) -> tuple[Principal, FormData, Principal] | Response:
+        """A steward's form about the person the URL names by handle (of this status, when given):
+        the steward, the form and the person, or the response that stops here (404: nobody)."""
         begun = await self._signed_form(request, steward=True)
         if isinstance(begun, Response):
             return begun
@@ -109,8 +110,8 @@ class Frame:
             return self._not_found(request)
         return (*begun, person)
 
-    def _confirm(self, request: Request, me: Principal, *, title: str, lines: list[str], action: str, button: str,
-                 back: str,
+    def _confirm(self, request: Request, me: Principal, *, title: str, lines: list[str],
+                 action: str, button: str, back: str,
                  fields: list[tuple[str, list[str]]] | None = None, danger: bool = True,
                  items: list[str] | None = None) -> Response:
         """The "are you sure?" step of a destructive form, without JavaScript: the same form again with
@@ -129,9 +130,9 @@ class Frame:
         return self.pages.error(request, "Not found", "There is nothing here for you.", 404)
 
     def say_rule(self, call: Mapping[str, object], rule: str | None = None) -> str | None:
-        """An audited call's rule as the sentence it reads as today ("amount is at most 500"): the rule
-        that refused it, or `rule`, another met on its way; None when the rule book cannot say (the
-        page then shows the rule's name). The audit keeps only the name."""
+        """An audited call's rule as the sentence it reads as today ("amount is at most 500"): the
+        rule that refused it, or `rule`, another met on its way; None when the rule book cannot say
+        (the page then shows the rule's name). The audit keeps only the name."""
         name = rule or call.get("rule")
         if self.rule_sentence is None or not isinstance(name, str) or not name:
             return None

@@ -43,8 +43,8 @@ def shown(text: str) -> list[tuple[str, bool]]:
 
 
 class NotePages(Frame):
-    def _notes_page(self, request: Request, me: Principal, status_code: int = 200, error: str | None = None,
-                    form: dict[str, str] | None = None) -> Response:
+    def _notes_page(self, request: Request, me: Principal, status_code: int = 200,
+                    error: str | None = None, form: dict[str, str] | None = None) -> Response:
         rows = briefing.notes(self.db, me.id)
         rows.sort(key=lambda row: (STATUS_ORDER.get(row["status"], 3), row["topic"], row["id"]))
         notes = [{**row, "segments": shown(row["text"]), "written_by_agent": str(row["written_by"] or "").startswith(

@@ -189,7 +189,8 @@ class Pages:
             sessions.end(self.db, digest(secret), reason)
         request.session.clear()
 
-    def render(self, request: Request, name: str, status_code: int = 200, **context: object) -> Response:
+    def render(self, request: Request, name: str, status_code: int = 200,
+               **context: object) -> Response:
         context.setdefault("club_name", self.club_name)
         response = self.templates.TemplateResponse(request, name, context, status_code=status_code)
         response.headers["Cache-Control"] = "no-store"

@@ -46,7 +46,7 @@ class Card:
 
 
 class BindingPanel(TypedDict):
-    """One binding of a tool (agent · parley · tool) and its rules, as the tool's panel shows them."""
+    """One binding of a tool (agent · parley · tool) and its rules, as the tool's panel shows."""
 
     agent: str
     binding: str
@@ -100,10 +100,12 @@ class RulePages(Frame):
         return self.rulebook.broken()
 
     def _steward(self, request: Request) -> Principal | Response:
-        """As `_signed_in`, but a member who is not a steward is told so (403), not shown a missing page."""
+        """As `_signed_in`, but a member who is not a steward is told so (403), not shown a page
+        that is missing."""
         me = self._signed_in(request)
         if isinstance(me, Principal) and not me.steward:
-            return self.pages.error(request, "Stewards only", "Only the club's stewards see and change its rules.", 403)
+            return self.pages.error(request, "Stewards only",
+                                    "Only the club's stewards see and change its rules.", 403)
         return me
 
     async def _steward_form(self, request: Request) -> tuple[Principal, FormData] | Response:
@@ -153,7 +155,8 @@ class RulePages(Frame):
                 if (row["agent"], row["tool"]) == (agent, tool):
                     cards.append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
                                  if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
-            panel.append(BindingPanel(agent=agent, binding=f"{agent} · parley · {tool}", cards=cards))
+            binding = f"{agent} · parley · {tool}"
+            panel.append(BindingPanel(agent=agent, binding=binding, cards=cards))
         return panel
 
     async def index(self, request: Request) -> Response:
@@ -181,8 +184,8 @@ class RulePages(Frame):
             return None
         return agent, tool
 
-    def _editor_page(self, request: Request, me: Principal, editor: Editor, state: EditorState, status_code: int = 200,
-                     fragment: bool = False) -> Response:
+    def _editor_page(self, request: Request, me: Principal, editor: Editor, state: EditorState,
+                     status_code: int = 200, fragment: bool = False) -> Response:
         context = {"state": state, "editor": editor, "operators": OPERATORS,
                    "binding": f"{state.agent} · parley · {state.tool}"}
         if fragment:  # the script swaps the form's content for the server's, keeping one renderer
@@ -246,9 +249,10 @@ class RulePages(Frame):
         def entry(agent: str, tool: str) -> PublishChange:
             if (agent, tool) not in by_binding:
                 cards = [_card(rule, "published", removing) for rule in self.rulebook.rules_for(agent, tool)]
-                by_binding[(agent, tool)] = PublishChange(binding=f"{agent} · parley · {tool}", tool=tool, adds=[],
-                                                          removes=[card for card in cards if card.removing],
-                                                          kept=[card for card in cards if not card.removing])
+                by_binding[(agent, tool)] = PublishChange(
+                    binding=f"{agent} · parley · {tool}", tool=tool, adds=[],
+                    removes=[card for card in cards if card.removing],
+                    kept=[card for card in cards if not card.removing])
             return by_binding[(agent, tool)]
 
         for row, compiled in self.rulebook.drafts():
@@ -324,8 +328,8 @@ class RulePages(Frame):
                           f"/console/rules?tool={row['tool']}#panel")
 
     def _live_rows(self) -> list[StoredRule]:
-        return [StoredRule(id=int(row["id"].removeprefix("store:")), name=row["name"], state=row["state"],
-                           tool=row["binding"].rsplit(" · ", 1)[-1])
+        return [StoredRule(id=int(row["id"].removeprefix("store:")), name=row["name"],
+                           state=row["state"], tool=row["binding"].rsplit(" · ", 1)[-1])
                 for row in self.rulebook.listing() if row["id"].startswith("store:")]
 
     def routes(self) -> list[Route]:

@@ -61,7 +61,8 @@ def _bars(rows: list[tuple[str, int]], colour: str, label: str) -> Markup:
     return _svg(f"{label}: {said}", width, max(step * len(rows), step), "".join(parts))
 
 
-def waiting_chart(open_items: list[dict[str, object]], moment: datetime) -> tuple[Markup, str | None]:
+def waiting_chart(open_items: list[dict[str, object]],
+                  moment: datetime) -> tuple[Markup, str | None]:
     """Open questions by how long they have waited; and the longest wait, in words."""
     hours = []
     for item in open_items:
