@@ -131,3 +131,20 @@ def test_sql_lives_only_in_the_store():
 def test_no_module_is_over_400_lines():
     long = {module: n for module, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400}
     assert long == {}
+
+
+def test_authlib_is_imported_only_by_its_typed_adapter():
+    """authlib ships no types; `server/oauth/authlib_api.py` declares the part Parley uses, so any other
+    module importing authlib itself would put classes mypy cannot see back into the package."""
+    importers = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            if any(name == "authlib" or name.startswith("authlib.") for name in names):
+                importers.add(module)
+    assert importers == {"server.oauth.authlib_api"}
