@@ -134,8 +134,8 @@ def test_no_module_is_over_400_lines():
 
 
 def test_authlib_is_imported_only_by_its_typed_adapter():
-    """authlib ships no types; `server/oauth/authlib_api.py` declares the part Parley uses, so any other
-    module importing authlib itself would put classes mypy cannot see back into the package."""
+    """authlib ships no types; `server/oauth/authlib_api.py` declares the part Parley uses, so any
+    other module importing authlib itself would put classes mypy cannot see back in the package."""
     importers = set()
     for module, path in MODULES.items():
         for node in ast.walk(ast.parse(path.read_text())):

@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import cel
 from pydantic import ValidationError
 
@@ -26,7 +28,9 @@ from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, now, revision, write
 from server.store.rules import RuleRow
-from server.tools.registry import RuleSentence
+
+if TYPE_CHECKING:  # whoami's shape, declared beside ToolContext: no need to load the tools here
+    from server.tools.registry import RuleSentence
 
 
 log = logging.getLogger("parley.rules")
@@ -187,11 +191,13 @@ class RuleBook:
 
     def explain(self, caller: Caller) -> list[RuleSentence]:
         """The rules on this caller's bindings, as sentences: for whoami."""
-        found = [RuleSentence(tool=tool, rule=rule.name, reads_as=rule.reads_as)
-                 for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
-        return found + [RuleSentence(tool=tool, rule=rule.name,
-                                     reads_as=f"({BROKEN}: every call to {tool} is refused)")
-                        for tool in caller.tools for rule in self.broken(caller.entry_persona, tool)]
+        found: list[RuleSentence] = [
+            {"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
+            for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
+        return found + [
+            {"tool": tool, "rule": rule.name,
+             "reads_as": f"({BROKEN}: every call to {tool} is refused)"}
+            for tool in caller.tools for rule in self.broken(caller.entry_persona, tool)]
 
     # --- the chokepoint step --------------------------------------------------------------------
 
