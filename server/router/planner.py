@@ -14,6 +14,7 @@ from typing import cast
 from server.router import lexicon as lx
 from server.router.binding import Binder, takes
 from server.router.catalogue import Catalogue, CatalogueTool
+from server.router.certainty_tool import tool_unsure
 from server.router.compute import arithmetic
 from server.router.model import (Act, Frame, FormModel, Guidance, Handoff, Language, Next, PlanOutcome, Polarity,
                                  Role, RoleName, Selection, Step, Tense, TurnPlan)
@@ -175,6 +176,12 @@ class Planner:
                         selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
             return Outcome(step, "incomplete" if missing else "resolved", "Supply" if missing else "None",
                            self.say.howto(tool, missing))
+        if missing and "turn" not in sources.values():
+            if tool_unsure(tool, clause.tokens, found, action, self.language):
+                # the turn names the kind of thing the tool does and none of the values it reads: which
+                # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
+                step = Step(kind="unread", decided_by="unread: tool unsure")
+                return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
         if missing:
             step = Step(kind="ask", decided_by="ask: incomplete",
                         selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
