@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Literal, TypeGuard
+from typing import Callable, Iterable, Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
@@ -32,6 +32,7 @@ from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
 from server.router.selection import stem_shared
+from server.router.state import Claim, Senses
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
 MONTHS = lx.MONTHS
@@ -85,7 +86,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self._free: tuple[int, list[Param]] | None = None
         self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
 
-    def bind(self, senses, verb_end: int) -> None:
+    def bind(self, senses: Senses, verb_end: int) -> None:
         """Every pass, surest first: each takes only what the ones before it left."""
         self.identifiers()
         self.known_values()
@@ -122,7 +123,8 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self.sources[param.name] = source
         self.used.update(t.index for t in tokens)
 
-    def settle(self, params: list[Param], claimed: dict[str, list], bind) -> None:
+    def settle(self, params: list[Param], claimed: dict[str, list[Claim]],
+               bind: Callable[[Param, Claim], None]) -> None:
         """Each parameter one value claimed for it binds; two claimed for one are asked about."""
         for param in params:
             values = claimed.get(param.name, [])
@@ -176,7 +178,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         return [self.noun(nxt)] + ([self.noun(then)] if self._content(then) else [])  # "4 light years"
 
     @staticmethod
-    def _overlap(label: list[str], words) -> int:
+    def _overlap(label: list[str], words: Iterable[str]) -> int:
         return sum(1 for w in label if w in words or (len(w) >= 4 and any(
             x.startswith(w) or stem_shared(x, w) or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
             for x in words)))  # "accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure

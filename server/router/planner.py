@@ -9,7 +9,7 @@ tool takes it is declined whole.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Mapping, cast
 
 from server.router import lexicon as lx
 from server.router.binding import Binder, takes
@@ -38,28 +38,55 @@ class Outcome:
     handoff: Handoff | None = None
 
 
+@dataclass(frozen=True)
+class Awaiting:
+    """The step an earlier turn asked about, as the caller hands it back: the tool, the values it had,
+    and the ones it asked for."""
+
+    tool: str | None = None
+    arguments: dict[str, str] = field(default_factory=dict)
+    missing: tuple[str, ...] = ()
+
+    @classmethod
+    def from_data(cls, data: object) -> Awaiting | None:
+        if not data:
+            return None
+        if not isinstance(data, dict):
+            raise ValueError("awaiting is the step asked about: tool, arguments and missing")
+        arguments = data.get("arguments") or {}
+        missing = data.get("missing") or []
+        if not isinstance(arguments, dict) or not isinstance(missing, (list, tuple)):
+            raise ValueError("awaiting's arguments map names to values, and its missing lists names")
+        tool = data.get("tool")
+        return cls(tool if isinstance(tool, str) else None, {str(k): str(v) for k, v in arguments.items()}, tuple(str(m) for m in missing))
+
+
 @dataclass
 class Context:
     values: dict[str, str] = field(default_factory=dict)
-    awaiting: dict | None = None
+    awaiting: Awaiting | None = None
     on_unread: str = "refuse"
     rephrased: bool = False
     known_values: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> Context:
+    def from_dict(cls, data: Mapping[str, object] | None) -> Context:
         if not data:
             return cls()
         data = data or {}
         on_unread = data.get("on_unread", "refuse")
         if on_unread not in ON_UNREAD:
             raise ValueError(f"on_unread must be one of {', '.join(ON_UNREAD)}")
-        values = {str(k): str(v) for k, v in (data.get("values") or {}).items()}
+        given = data.get("values") or {}
+        if not isinstance(given, dict):
+            raise ValueError("values maps a parameter's name to its value")
+        values = {str(k): str(v) for k, v in given.items()}
         known = data.get("known_values") or {}
         if not isinstance(known, dict) or not all(isinstance(v, (list, tuple)) for v in known.values()):
             raise ValueError("known_values maps a parameter's name to the list of values the application knows")
         known_values = {str(k): tuple(sorted({str(x) for x in v})) for k, v in known.items()}
-        return cls(values, data.get("awaiting"), on_unread, bool(data.get("rephrased")), known_values)
+        return cls(values, Awaiting.from_data(data.get("awaiting")), str(on_unread), bool(data.get("rephrased")),
+                   known_values)
 
 
 class Planner:
@@ -217,7 +244,8 @@ class Planner:
             return []
         return [t for t in tools if wanted & (set(t.adjectives) | set(t.name.split("_")))]
 
-    def _no_tool(self, clause, reading, action, things, known, past_question) -> Outcome:
+    def _no_tool(self, clause: Clause, reading: Reading, action: str | None, things: list[tuple[Token, str]],
+                 known: list[tuple[Token, str]], past_question: bool) -> Outcome:
         if reading.form.act == "meaning":
             step = Step(kind="unread", decided_by="unread: meaning")
             return Outcome(step, "unread", "Defer", self.say.meaning())
@@ -299,7 +327,8 @@ class Planner:
     # --- arguments -------------------------------------------------------------------------
 
     def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step],
-                   found: list[tuple[Token, str]] | None = None):
+                   found: list[tuple[Token, str]] | None = None
+                   ) -> tuple[dict[str, str], dict[str, str], list[str]]:
         """Values by what each parameter is (binding.py); then what the turn does not carry: an
         answer, an earlier step's value, the host's context. Returns arguments, sources, unsure."""
         used = set(clause_span(clause))
@@ -313,8 +342,8 @@ class Planner:
         for param in tool.params:
             if param.name in arguments:
                 continue
-            if self.context.awaiting and param.name in (self.context.awaiting.get("arguments") or {}):
-                binder.put(param, str(self.context.awaiting["arguments"][param.name]), "answer")
+            if self.context.awaiting and param.name in self.context.awaiting.arguments:
+                binder.put(param, self.context.awaiting.arguments[param.name], "answer")
             elif reading.pointed and done:
                 for number, step in reversed(list(enumerate(done, start=1))):
                     if param.name in step.selection.arguments:
@@ -374,16 +403,16 @@ class Planner:
         )
 
     def _reply(self, reading: Reading) -> Outcome:
-        awaiting = self.context.awaiting or {}
-        tool = next((t for t in self.catalogue.tools if t.name == awaiting.get("tool")), None)
+        awaiting = self.context.awaiting or Awaiting()
+        tool = next((t for t in self.catalogue.tools if t.name == awaiting.tool), None)
         if tool is None:
             return self._unread()
         clause = Clause(reading.tokens, None)
         arguments, sources, _ = self._arguments(tool, clause, reading, [])
-        arguments = {**{k: str(v) for k, v in (awaiting.get("arguments") or {}).items()}, **arguments}
-        sources = {**{k: "answer" for k in (awaiting.get("arguments") or {})}, **sources}
+        arguments = {**awaiting.arguments, **arguments}
+        sources = {**{k: "answer" for k in awaiting.arguments}, **sources}
         for name in list(sources):
-            if name in (awaiting.get("missing") or []) and sources[name] == "turn":
+            if name in awaiting.missing and sources[name] == "turn":
                 sources[name] = "answer"
         missing = [p.name for p in tool.params if p.required and p.name not in arguments]
         selection = Selection(tool=tool.name, arguments=dict(sorted(arguments.items())),
@@ -396,7 +425,8 @@ class Planner:
                        self.say.resolved(tool, selection.arguments))
 
 
-def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary, context: dict | None = None) -> TurnPlan:
+def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary,
+         context: Mapping[str, object] | None = None) -> TurnPlan:
     """Plan one turn against a catalogue, in the chosen language, with the given vocabulary."""
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}; the router never guesses it")

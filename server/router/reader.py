@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from server.router import lexicon as lx
-from server.router.tokens import Token, fold, tokenize  # noqa: F401 - reader.fold and reader.Token are imported
+from server.router.tokens import Token as Token, fold as fold, tokenize  # re-exported: reader.Token, reader.fold
 
 LANGUAGES = ("en", "pt-BR")
 
@@ -41,7 +41,7 @@ class Form:
     tense: str
     frame: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {
             "act": self.act,
             "predicate": self.predicate,
@@ -87,7 +87,7 @@ def _openers_by_first_word(openers: tuple[str, ...]) -> dict[str, tuple[tuple[st
     return {first: tuple(found) for first, found in index.items()}
 
 
-def _starts(words: list[str], openers) -> str | None:
+def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
     """The longest opener the words begin with, word for word."""
     if not words:
         return None

@@ -105,7 +105,7 @@ def stem_shared(a: str, b: str) -> bool:
     return n >= 7 and n >= min(len(a), len(b)) - 3
 
 
-class _Compounds(set):
+class _Compounds(set[str]):
     """Pairs written as one word; also any word that ends in one of the turn's longer words."""
 
     def __init__(self, pairs: set[str], longer: list[str]):
