@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
-from server.router.certainty import CertaintyBinding
+from server.router.certainty import OF, CertaintyBinding
 from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE, KindBinding
 from server.router.names import singular
@@ -35,8 +35,6 @@ from server.router.selection import stem_shared
 from server.router.state import Claim, Senses
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
-MONTHS = lx.MONTHS
-OF = frozenset({"of", "de", "do", "da", "dos", "das"})
 TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
                             "passada"})
 def takes(param: Param, token: Token) -> bool:
@@ -219,7 +217,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
-        months = not self.norms.isdisjoint(MONTHS)
+        months = not self.norms.isdisjoint(lx.MONTHS)
         for token in values:
             if self._in_name(token):
                 continue  # "540 El Camino Real", "Century 20": a number inside a name is no count
@@ -330,7 +328,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 else:
                     self.put(dated[0], value, "turn", dates[0])
                 params = [p for p in params if p is not dated[0]]
-        months = [t for t in self.tokens if t.kind == "word" and t.norm in MONTHS and t.index not in self.used]
+        months = [t for t in self.tokens if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used]
         for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
             if len(months) == 1:
                 self.put(param, months[0].text, "turn", months[0])
@@ -338,7 +336,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             return
         value, tokens = self.time_text()
         others = [t for t in self.tokens if t.index not in self.used and t not in tokens
-                  and (t.kind == "date" or (t.kind == "word" and t.norm in MONTHS and t.text[:1].isupper()))]
+                  and (t.kind == "date" or (t.kind == "word" and t.norm in lx.MONTHS and t.text[:1].isupper()))]
         if value and others:
             self.unsure.update(p.name for p in params)  # "next month (April 2022)": two ways to say when
         elif value and len(params) == 1:

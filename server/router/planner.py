@@ -8,7 +8,7 @@ tool takes it is declined whole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, cast
 
 from server.router import lexicon as lx
@@ -16,6 +16,7 @@ from server.router.binding import Binder, takes
 from server.router.catalogue import Catalogue, CatalogueTool
 from server.router.certainty_tool import tool_unsure
 from server.router.compute import arithmetic
+from server.router.context import Awaiting, Context
 from server.router.model import (Act, Frame, FormModel, Guidance, Handoff, Language, Next, PlanOutcome, Polarity,
                                  Role, RoleName, Selection, Step, Tense, TurnPlan)
 from server.router.model import Outcome as OutcomeKind
@@ -23,8 +24,6 @@ from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
 from server.router.render import Renderer
 from server.router.selection import CLOSE, TurnWords, by_purpose, clause_span, compatible, rank, things
 from server.router.vocabulary import Vocabulary
-
-ON_UNREAD = ("refuse", "model", "ask", "answer")
 
 
 @dataclass
@@ -36,57 +35,6 @@ class Outcome:
     evidence: str = ""
     declined_because: str | None = None
     handoff: Handoff | None = None
-
-
-@dataclass(frozen=True)
-class Awaiting:
-    """The step an earlier turn asked about, as the caller hands it back: the tool, the values it had,
-    and the ones it asked for."""
-
-    tool: str | None = None
-    arguments: dict[str, str] = field(default_factory=dict)
-    missing: tuple[str, ...] = ()
-
-    @classmethod
-    def from_data(cls, data: object) -> Awaiting | None:
-        if not data:
-            return None
-        if not isinstance(data, dict):
-            raise ValueError("awaiting is the step asked about: tool, arguments and missing")
-        arguments = data.get("arguments") or {}
-        missing = data.get("missing") or []
-        if not isinstance(arguments, dict) or not isinstance(missing, (list, tuple)):
-            raise ValueError("awaiting's arguments map names to values, and its missing lists names")
-        tool = data.get("tool")
-        return cls(tool if isinstance(tool, str) else None, {str(k): str(v) for k, v in arguments.items()}, tuple(str(m) for m in missing))
-
-
-@dataclass
-class Context:
-    values: dict[str, str] = field(default_factory=dict)
-    awaiting: Awaiting | None = None
-    on_unread: str = "refuse"
-    rephrased: bool = False
-    known_values: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object] | None) -> Context:
-        if not data:
-            return cls()
-        data = data or {}
-        on_unread = data.get("on_unread", "refuse")
-        if on_unread not in ON_UNREAD:
-            raise ValueError(f"on_unread must be one of {', '.join(ON_UNREAD)}")
-        given = data.get("values") or {}
-        if not isinstance(given, dict):
-            raise ValueError("values maps a parameter's name to its value")
-        values = {str(k): str(v) for k, v in given.items()}
-        known = data.get("known_values") or {}
-        if not isinstance(known, dict) or not all(isinstance(v, (list, tuple)) for v in known.values()):
-            raise ValueError("known_values maps a parameter's name to the list of values the application knows")
-        known_values = {str(k): tuple(sorted({str(x) for x in v})) for k, v in known.items()}
-        return cls(values, Awaiting.from_data(data.get("awaiting")), str(on_unread), bool(data.get("rephrased")),
-                   known_values)
 
 
 class Planner:

@@ -1,7 +1,7 @@
 """Certainty about the tool itself: a turn that names only the kind of thing a tool does and gives
 none of the values it reads is told that nothing here does that with what it said; a turn that gives
-one of its values, names one of its listed values, or asks for the tool's own writing action is asked
-for the rest (certainty_tool.py)."""
+one of its values, names one of its listed values, asks for the tool's own writing action, or calls the
+tool by its name and nothing else is asked for the rest (certainty_tool.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def outcome(turn: str) -> tuple[str, str | None, str]:
 
 
 @pytest.mark.parametrize("turn", [
-    "could you find me a ferry?",
+    "is it possible for you to find me a ferry?",
     "I am looking for a ferry",
     "show ferries please",
 ])
@@ -50,6 +50,7 @@ def test_the_kind_of_request_alone_is_not_a_tool(turn):
     "find ferries on 2026-05-02",  # a date for the day of sailing
     "find ferries with a suite",  # one of the values the schema lists
     "book a ferry crossing",  # the tool's own writing action
+    "find ferries",  # the tool called by its name: only its values are missing
 ])
 def test_a_value_or_the_tools_own_action_makes_it_an_ask(turn):
     verdict, tool, _ = outcome(turn)
@@ -57,6 +58,6 @@ def test_a_value_or_the_tools_own_action_makes_it_an_ask(turn):
 
 
 def test_the_reply_says_what_would_make_it_a_request():
-    result = plan("could you find me a ferry?", Catalogue.from_declarations(FERRIES), "en", EMPTY)
+    result = plan("is it possible for you to find me a ferry?", Catalogue.from_declarations(FERRIES), "en", EMPTY)
     assert result.guidance.outcome == "unmet_object"
     assert "Nothing here does that" in result.guidance.render and "Ferries 2 FindFerries" in result.guidance.render
