@@ -23,7 +23,7 @@ from decimal import Decimal
 from typing import Callable, Iterable, Literal, TypeGuard
 
 from server.router import lexicon as lx
-from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
+from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param, takes
 from server.router.certainty import OF, CertaintyBinding
 from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE, KindBinding
@@ -37,17 +37,6 @@ from server.router.state import Claim, Senses
 NUMERIC = ("number", "decimal", "money", "ordinal")
 TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
                             "passada"})
-def takes(param: Param, token: Token) -> bool:
-    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
-    if param.kind != "destination":
-        return False
-    if token.kind == "email":
-        return param.name in ("email", "to", "recipient", "address", "destination", "target")
-    if token.kind == "url":
-        return param.name in ("url", "webhook", "destination", "target")
-    return param.name in ("to", "recipient", "destination", "target")
-
-
 def numeric_text(token: Token, param: Param, language: str) -> str:
     """A number as the parameter takes it: as typed for text, plain digits for a number parameter."""
     if param.type not in ("number", "integer"):
@@ -230,13 +219,16 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 claimed.setdefault(listed[token.index].name, []).append(token)
                 continue
             unit = self.by_index.get(token.index + 1)
-            if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm"):
+            if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm", "o'clock"):
                 continue  # 11 PM is a time of day, not a number
             best = self._best(self.left_label(token), numeric)
             if best is None:
                 best = self._best(self.right_label(token), numeric)
             if best is None:
-                best = self._best(self.right_label(token) or self.left_label(token), numeric, describe=True)
+                # by description, less words that several describe ("hotel" of a three star hotel: no room)
+                label = [w for w in self.right_label(token) or self.left_label(token)
+                         if sum(w in p.described for p in self.tool.params) < 2]
+                best = self._best(label, numeric, describe=True)
             if best is False:
                 self.unsure.update(p.name for p in numeric)
                 continue

@@ -23,7 +23,7 @@ from server.router import lexicon as lx
 from server.router.dates import date_format
 from server.router.formats import value_formats
 from server.router.names import parse_name, singular, split_words
-from server.router.tokens import fold
+from server.router.tokens import Token, fold
 
 # A tool's declaration as JSON data (MCP's tools/list): name, description, inputSchema
 JSONValue: TypeAlias = "str | int | float | bool | None | list[JSONValue] | dict[str, JSONValue]"
@@ -79,6 +79,17 @@ class CatalogueTool:
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
+
+
+def takes(param: Param, token: Token) -> bool:
+    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
+    if param.kind != "destination":
+        return False
+    if token.kind == "email":
+        return param.name in ("email", "to", "recipient", "address", "destination", "target")
+    if token.kind == "url":
+        return param.name in ("url", "webhook", "destination", "target")
+    return param.name in ("to", "recipient", "destination", "target")
 
 
 def _object(value: JSONValue) -> JSONObject:

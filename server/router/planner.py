@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Mapping, cast
 
 from server.router import lexicon as lx
-from server.router.binding import Binder, takes
-from server.router.catalogue import Catalogue, CatalogueTool
+from server.router.binding import Binder
+from server.router.catalogue import Catalogue, CatalogueTool, takes
 from server.router.certainty_tool import tool_unsure
 from server.router.compute import arithmetic
 from server.router.context import Awaiting, Context
