@@ -127,26 +127,28 @@ def _offers(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, s
     return False
 
 
-def _names_only_the_tool(tool: CatalogueTool, tokens: list[Token], action: str | None, language: str) -> bool:
+def _names_only_the_tool(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]],
+                         action: str | None, verb: set[int], language: str) -> bool:
     """Whether every content word of the turn is a word of the tool's name ("view member" for
-    view_member): the turn calls that tool by its name, and what it lacks is only its values."""
+    view_member, "encontre balsas" for find_ferries): the turn calls that tool by its name, and
+    what it lacks is only its values."""
     own = {*tool.nouns, *tool.adjectives, *tool.namespace, tool.verb}
+    nouns = {token.index: noun for token, noun in found}
     function = lx.FUNCTION_WORDS[language]
     content = [t for t in tokens if t.kind == "word" and t.norm not in function]
     return bool(content) and all(
-        singular(t.norm) in own or (action is not None and t.norm.startswith(tool.verb[:4] or "-")
-                                    and action == tool.action)
+        (t.index in verb and action == tool.action) or nouns.get(t.index, singular(t.norm)) in own
         for t in content)
 
 
 def tool_unsure(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]], action: str | None,
-                language: str) -> bool:
+                verb: set[int], language: str) -> bool:
     """Whether a tool that needs values is only guessed at: the turn names the kind of thing it does,
     by a reading verb or none, and gives nothing the tool reads (see the module's docstring)."""
     if not any(p.required and p.kind != "flag" for p in tool.params):
         return False
     if action is not None and lx.ACTIONS.get(action) != "read" and action == tool.action:
         return False
-    if _names_only_the_tool(tool, tokens, action, language):
+    if _names_only_the_tool(tool, tokens, found, action, verb, language):
         return False
     return not _offers(tool, tokens, found, language)

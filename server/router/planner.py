@@ -152,7 +152,7 @@ class Planner:
             return Outcome(step, "incomplete" if missing else "resolved", "Supply" if missing else "None",
                            self.say.howto(tool, missing))
         if missing and "turn" not in sources.values():
-            if tool_unsure(tool, clause.tokens, found, action, self.language):
+            if tool_unsure(tool, clause.tokens, found, action, span, self.language):
                 # the turn names the kind of thing the tool does and none of the values it reads: which
                 # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
                 step = Step(kind="unread", decided_by="unread: tool unsure")

@@ -37,7 +37,7 @@ def outcome(turn: str) -> tuple[str, str | None, str]:
 
 @pytest.mark.parametrize("turn", [
     "is it possible for you to find me a ferry?",
-    "I am looking for a ferry",
+    "we want a ferry for the holidays",
     "show ferries please",
 ])
 def test_the_kind_of_request_alone_is_not_a_tool(turn):
@@ -61,3 +61,14 @@ def test_the_reply_says_what_would_make_it_a_request():
     result = plan("is it possible for you to find me a ferry?", Catalogue.from_declarations(FERRIES), "en", EMPTY)
     assert result.guidance.outcome == "unmet_object"
     assert "Nothing here does that" in result.guidance.render and "Ferries 2 FindFerries" in result.guidance.render
+
+
+@pytest.mark.parametrize("turn, verdict", [
+    ("será que você consegue encontrar uma balsa pra mim?", "unread"),
+    ("encontre balsas de Lisboa", "ask"),
+    ("encontre balsas", "ask"),
+])
+def test_the_same_in_portuguese_through_the_vocabulary(turn, verdict):
+    vocabulary = parse({"language": "pt-BR", "nouns": {"balsa": "ferry", "balsas": "ferry"}})
+    result = plan(turn, Catalogue.from_declarations(FERRIES), "pt-BR", vocabulary)
+    assert result.outcome == verdict, result.guidance.render
