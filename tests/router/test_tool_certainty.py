@@ -37,7 +37,7 @@ def outcome(turn: str) -> tuple[str, str | None, str]:
 
 @pytest.mark.parametrize("turn", [
     "is it possible for you to find me a ferry?",
-    "we want a ferry for the holidays",
+    "I would like a ferry, can you help?",
     "show ferries please",
 ])
 def test_the_kind_of_request_alone_is_not_a_tool(turn):
