@@ -89,7 +89,7 @@ class Planner:
         # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411");
         # among the tools whose thing the turn names, the one whose name it names most fully
         primary = known_nouns[:1]
-        admission = [t for t in by_action if any(n in t.nouns for n in primary)]
+        admission = [t for t in by_action if primary[0] in t.nouns] if primary else []
         ranked = rank(by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action)
         admission = ranked or [t for t in admission if not t.adjectives]
         admitted = {id(t) for t in admission}  # by identity: comparing two tools field by field is slow
