@@ -120,14 +120,18 @@ def tokenize(turn: str, language: str) -> list[Token]:
     decimal = _DECIMAL[language]
     decimal_sep = "," if language == "pt-BR" else "."
     counted = lx.NUMBER_WORDS[language] if not _DIGIT.search(turn) else {}
+    append = tokens.append
     for match in _token_pattern(turn).finditer(turn):
         kind = match.lastgroup or "word"
-        kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
-        kind = "number" if kind == "code" else kind  # a number as typed; a number parameter refuses its dashes
         text = match.group(0)
         start, stop = match.span()
         glued, end = start == end, stop
         norm = text.lower() if text.isascii() else fold(text)
+        if kind == "word" and "’" not in norm and norm not in informal and norm not in counted:
+            append(Token(text, norm, "word", len(tokens), glued))  # the common case: a plain word
+            continue
+        kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
+        kind = "number" if kind == "code" else kind  # a number as typed; a number parameter refuses its dashes
         if kind == "word":
             if "’" in norm:
                 norm = norm.replace("’", "'")
