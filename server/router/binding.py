@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Literal, TypeGuard
+from typing import Callable, Iterable, Literal, TypeGuard
 
 from server.router import lexicon as lx
-from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param
-from server.router.certainty import CertaintyBinding
+from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param, takes
+from server.router.certainty import OF, CertaintyBinding
 from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE, KindBinding
 from server.router.names import singular
@@ -32,23 +32,11 @@ from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
 from server.router.selection import stem_shared
+from server.router.state import Claim, Senses
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
-MONTHS = lx.MONTHS
-OF = frozenset({"of", "de", "do", "da", "dos", "das"})
 TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
                             "passada"})
-def takes(param: Param, token: Token) -> bool:
-    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
-    if param.kind != "destination":
-        return False
-    if token.kind == "email":
-        return param.name in ("email", "to", "recipient", "address", "destination", "target")
-    if token.kind == "url":
-        return param.name in ("url", "webhook", "destination", "target")
-    return param.name in ("to", "recipient", "destination", "target")
-
-
 def numeric_text(token: Token, param: Param, language: str) -> str:
     """A number as the parameter takes it: as typed for text, plain digits for a number parameter."""
     if param.type not in ("number", "integer"):
@@ -85,7 +73,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self._free: tuple[int, list[Param]] | None = None
         self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
 
-    def bind(self, senses, verb_end: int) -> None:
+    def bind(self, senses: Senses, verb_end: int) -> None:
         """Every pass, surest first: each takes only what the ones before it left."""
         self.identifiers()
         self.known_values()
@@ -122,7 +110,8 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self.sources[param.name] = source
         self.used.update(t.index for t in tokens)
 
-    def settle(self, params: list[Param], claimed: dict[str, list], bind) -> None:
+    def settle(self, params: list[Param], claimed: dict[str, list[Claim]],
+               bind: Callable[[Param, Claim], None]) -> None:
         """Each parameter one value claimed for it binds; two claimed for one are asked about."""
         for param in params:
             values = claimed.get(param.name, [])
@@ -176,7 +165,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         return [self.noun(nxt)] + ([self.noun(then)] if self._content(then) else [])  # "4 light years"
 
     @staticmethod
-    def _overlap(label: list[str], words) -> int:
+    def _overlap(label: list[str], words: Iterable[str]) -> int:
         return sum(1 for w in label if w in words or (len(w) >= 4 and any(
             x.startswith(w) or stem_shared(x, w) or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
             for x in words)))  # "accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure
@@ -217,7 +206,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
-        months = not self.norms.isdisjoint(MONTHS)
+        months = not self.norms.isdisjoint(lx.MONTHS)
         for token in values:
             if self._in_name(token):
                 continue  # "540 El Camino Real", "Century 20": a number inside a name is no count
@@ -230,13 +219,16 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 claimed.setdefault(listed[token.index].name, []).append(token)
                 continue
             unit = self.by_index.get(token.index + 1)
-            if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm"):
+            if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm", "o'clock"):
                 continue  # 11 PM is a time of day, not a number
             best = self._best(self.left_label(token), numeric)
             if best is None:
                 best = self._best(self.right_label(token), numeric)
             if best is None:
-                best = self._best(self.right_label(token) or self.left_label(token), numeric, describe=True)
+                # by description, less words that several describe ("hotel" of a three star hotel: no room)
+                label = [w for w in self.right_label(token) or self.left_label(token)
+                         if sum(w in p.described for p in self.tool.params) < 2]
+                best = self._best(label, numeric, describe=True)
             if best is False:
                 self.unsure.update(p.name for p in numeric)
                 continue
@@ -328,7 +320,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 else:
                     self.put(dated[0], value, "turn", dates[0])
                 params = [p for p in params if p is not dated[0]]
-        months = [t for t in self.tokens if t.kind == "word" and t.norm in MONTHS and t.index not in self.used]
+        months = [t for t in self.tokens if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used]
         for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
             if len(months) == 1:
                 self.put(param, months[0].text, "turn", months[0])
@@ -336,7 +328,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             return
         value, tokens = self.time_text()
         others = [t for t in self.tokens if t.index not in self.used and t not in tokens
-                  and (t.kind == "date" or (t.kind == "word" and t.norm in MONTHS and t.text[:1].isupper()))]
+                  and (t.kind == "date" or (t.kind == "word" and t.norm in lx.MONTHS and t.text[:1].isupper()))]
         if value and others:
             self.unsure.update(p.name for p in params)  # "next month (April 2022)": two ways to say when
         elif value and len(params) == 1:

@@ -17,12 +17,17 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from threading import Lock
+from typing import TypeAlias
 
 from server.router import lexicon as lx
 from server.router.dates import date_format
 from server.router.formats import value_formats
 from server.router.names import parse_name, singular, split_words
-from server.router.tokens import fold
+from server.router.tokens import Token, fold
+
+# A tool's declaration as JSON data (MCP's tools/list): name, description, inputSchema
+JSONValue: TypeAlias = "str | int | float | bool | None | list[JSONValue] | dict[str, JSONValue]"
+JSONObject: TypeAlias = "dict[str, JSONValue]"
 
 ID_NAMES = ("id", "number", "no", "num", "nr", "code", "ref", "reference")
 AMOUNT_NAMES = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia"})
@@ -51,7 +56,7 @@ class Param:
     percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
     examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
     example_values: tuple[str, ...] = ()  # its one-word examples as written ("e.g. 'Piano'": Piano)
-    date_format: tuple | None = None  # the order and separator its description asks dates in (dates.py)
+    date_format: tuple[tuple[str, ...], str] | None = None  # the order and separator its description asks dates in (dates.py)
     formats: tuple[str, ...] = ()  # the shapes its description asks values in (formats.py); () for any
 
 
@@ -76,17 +81,37 @@ class CatalogueTool:
         return next((p for p in self.params if p.name == name), None)
 
 
-def _type(schema: dict) -> str:
+def takes(param: Param, token: Token) -> bool:
+    """Whether a destination parameter takes this value: an email param takes an email, and so on."""
+    if param.kind != "destination":
+        return False
+    if token.kind == "email":
+        return param.name in ("email", "to", "recipient", "address", "destination", "target")
+    if token.kind == "url":
+        return param.name in ("url", "webhook", "destination", "target")
+    return param.name in ("to", "recipient", "destination", "target")
+
+
+def _object(value: JSONValue) -> JSONObject:
+    """A schema's member that should be an object, as one: anything else reads as an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: JSONValue) -> list[JSONValue]:
+    return value if isinstance(value, list) else []
+
+
+def _type(schema: JSONObject) -> str:
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), None)
     if "anyOf" in schema:
-        kinds = [s.get("type") for s in schema["anyOf"] if isinstance(s, dict) and s.get("type") != "null"]
+        kinds = [s.get("type") for s in _list(schema["anyOf"]) if isinstance(s, dict) and s.get("type") != "null"]
         kind = kinds[0] if kinds else kind
     return kind if isinstance(kind, str) else "string"
 
 
-def _kind(name: str, schema: dict) -> tuple[str, str | None]:
+def _kind(name: str, schema: JSONObject) -> tuple[str, str | None]:
     parts = split_words(name) or [name.lower()]
     last = parts[-1]
     kind = _type(schema)
@@ -181,12 +206,11 @@ def _percent(text: str) -> str | None:
     return None
 
 
-def _param(name: str, schema: dict, required: bool) -> Param:
+def _param(name: str, schema: JSONObject, required: bool) -> Param:
     kind, noun = _kind(name, schema)
-    declared = schema.get("items")
-    items: dict = declared if isinstance(declared, dict) else {}
+    items = _object(schema.get("items"))
     known = schema.get("x-known-values")
-    enum = schema.get("enum") or (items.get("enum") if kind == "array" else None) or ()
+    enum = _list(schema.get("enum")) or (_list(items.get("enum")) if kind == "array" else [])
     description = str(schema.get("description") or "")
     dated = date_format(description)
     formats = value_formats(description) if not enum else ()
@@ -246,17 +270,20 @@ def _purpose(description: str) -> str | None:
     return head if len(head) > 2 and head not in _CONTAINERS and head not in GENERIC else None
 
 
-def tool_from_declaration(declaration: dict) -> CatalogueTool:
+def tool_from_declaration(declaration: JSONObject) -> CatalogueTool:
     """From an MCP tool declaration: {name, description, inputSchema, annotations}."""
-    name = declaration["name"]
-    schema = declaration.get("inputSchema") or declaration.get("input_schema") or {}
-    properties = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
+    name = declaration.get("name")
+    if not isinstance(name, str):
+        raise ValueError("a tool's declaration names it with text")
+    schema = _object(declaration.get("inputSchema") or declaration.get("input_schema"))
+    properties = _object(schema.get("properties"))
+    required = {p for p in _list(schema.get("required")) if isinstance(p, str)}
     parsed = parse_name(name)
     action = parsed.action or "get"
-    params = tuple(_param(p, properties[p] if isinstance(properties[p], dict) else {}, p in required)
-                   for p in sorted(properties))
-    annotations = declaration.get("annotations") or {}
+    params = tuple(_param(p, _object(properties[p]), p in required) for p in sorted(properties))
+    described = declaration.get("description")
+    description = described if isinstance(described, str) else ""
+    annotations = _object(declaration.get("annotations"))
     read_only = annotations.get("readOnlyHint", annotations.get("read_only_hint"))
     writes = (lx.ACTIONS.get(action) != "read") if read_only is None else not read_only
     return CatalogueTool(
@@ -265,11 +292,11 @@ def tool_from_declaration(declaration: dict) -> CatalogueTool:
         nouns=(parsed.head,) if parsed.head else (),
         params=params,
         writes=writes,
-        description=declaration.get("description") or "",
+        description=description,
         adjectives=parsed.qualifiers,
         namespace=parsed.namespace,
         verb=parsed.verb or "",
-        purpose=_purpose(str(declaration.get("description") or "")),
+        purpose=_purpose(description),
     )
 
 
@@ -287,7 +314,7 @@ class Catalogue:
         object.__setattr__(self, "nouns", frozenset(found))
 
     @classmethod
-    def from_declarations(cls, declarations: list[dict]) -> Catalogue:
+    def from_declarations(cls, declarations: list[JSONObject]) -> Catalogue:
         """The catalogue these declarations make, built once per content: a caller that plans many
         turns against one catalogue pays for reading its names and schemas on the first turn only.
         A catalogue is immutable, so one built earlier from the same content is the same catalogue."""
@@ -307,7 +334,7 @@ class Catalogue:
         return built
 
     @classmethod
-    def _build(cls, declarations: list[dict]) -> Catalogue:
+    def _build(cls, declarations: list[JSONObject]) -> Catalogue:
         tools = sorted((tool_from_declaration(d) for d in declarations), key=lambda t: t.name)
         names = [t.name for t in tools]
         if len(set(names)) != len(names):
@@ -324,7 +351,7 @@ _BUILT: OrderedDict[str, Catalogue] = OrderedDict()
 _BUILT_LOCK = Lock()
 
 
-def _content_key(declarations: list[dict]) -> str | None:
+def _content_key(declarations: list[JSONObject]) -> str | None:
     """A digest of the declarations as data: the same content in any key order is the same key.
     Declarations that are not JSON data (they could not have come over MCP) get no key and are not kept."""
     try:

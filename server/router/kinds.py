@@ -13,7 +13,7 @@ from server.router.catalogue import Param
 from server.router.names import singular, split_words
 from server.router.reader import Token, fold
 from server.router.rows import ARTICLES
-from server.router.state import BindingState
+from server.router.state import BindingState, Senses
 
 FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
                         "only", "incluir", "usar", "com"})
@@ -63,7 +63,7 @@ class KindBinding(BindingState):
             elif found:
                 self.unsure.add(param.name)
 
-    def choices(self, senses) -> None:
+    def choices(self, senses: Senses) -> None:
         """An enum value the turn names, by its words or a word of the same sense; two named is unsure."""
         # the turn's words, singular too, and the parts of hyphenated ones ("Wi-Fi": wi, fi); a value that
         # is one of the language's small words ("A", "no") is only named as typed
@@ -89,7 +89,7 @@ class KindBinding(BindingState):
                 order = {v: min([t.index for t in tokens if _shares(t, v)], default=len(self.tokens)) for v in named}
                 self.put(param, json.dumps(sorted(named, key=lambda v: order[v])), "turn", *tokens)
 
-    def flags(self, senses) -> None:
+    def flags(self, senses: Senses) -> None:
         for param in self.free("flag"):
             for token, (means, same) in senses:
                 if fold(means) == fold(param.name):

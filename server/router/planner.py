@@ -8,13 +8,15 @@ tool takes it is declined whole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import cast
+from dataclasses import dataclass
+from typing import Mapping, cast
 
 from server.router import lexicon as lx
-from server.router.binding import Binder, takes
-from server.router.catalogue import Catalogue, CatalogueTool
+from server.router.binding import Binder
+from server.router.catalogue import Catalogue, CatalogueTool, takes
+from server.router.certainty_tool import tool_unsure
 from server.router.compute import arithmetic
+from server.router.context import Awaiting, Context
 from server.router.model import (Act, Frame, FormModel, Guidance, Handoff, Language, Next, PlanOutcome, Polarity,
                                  Role, RoleName, Selection, Step, Tense, TurnPlan)
 from server.router.model import Outcome as OutcomeKind
@@ -22,8 +24,6 @@ from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
 from server.router.render import Renderer
 from server.router.selection import CLOSE, TurnWords, by_purpose, clause_span, compatible, rank, things
 from server.router.vocabulary import Vocabulary
-
-ON_UNREAD = ("refuse", "model", "ask", "answer")
 
 
 @dataclass
@@ -35,30 +35,6 @@ class Outcome:
     evidence: str = ""
     declined_because: str | None = None
     handoff: Handoff | None = None
-
-
-@dataclass
-class Context:
-    values: dict[str, str] = field(default_factory=dict)
-    awaiting: dict | None = None
-    on_unread: str = "refuse"
-    rephrased: bool = False
-    known_values: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-    @classmethod
-    def from_dict(cls, data: dict | None) -> Context:
-        if not data:
-            return cls()
-        data = data or {}
-        on_unread = data.get("on_unread", "refuse")
-        if on_unread not in ON_UNREAD:
-            raise ValueError(f"on_unread must be one of {', '.join(ON_UNREAD)}")
-        values = {str(k): str(v) for k, v in (data.get("values") or {}).items()}
-        known = data.get("known_values") or {}
-        if not isinstance(known, dict) or not all(isinstance(v, (list, tuple)) for v in known.values()):
-            raise ValueError("known_values maps a parameter's name to the list of values the application knows")
-        known_values = {str(k): tuple(sorted({str(x) for x in v})) for k, v in known.items()}
-        return cls(values, data.get("awaiting"), on_unread, bool(data.get("rephrased")), known_values)
 
 
 class Planner:
@@ -113,7 +89,7 @@ class Planner:
         # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411");
         # among the tools whose thing the turn names, the one whose name it names most fully
         primary = known_nouns[:1]
-        admission = [t for t in by_action if any(n in t.nouns for n in primary)]
+        admission = [t for t in by_action if primary[0] in t.nouns] if primary else []
         ranked = rank(by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action)
         admission = ranked or [t for t in admission if not t.adjectives]
         admitted = {id(t) for t in admission}  # by identity: comparing two tools field by field is slow
@@ -175,6 +151,12 @@ class Planner:
                         selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
             return Outcome(step, "incomplete" if missing else "resolved", "Supply" if missing else "None",
                            self.say.howto(tool, missing))
+        if missing and "turn" not in sources.values():
+            if tool_unsure(tool, clause.tokens, found, action, span, self.language):
+                # the turn names the kind of thing the tool does and none of the values it reads: which
+                # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
+                step = Step(kind="unread", decided_by="unread: tool unsure")
+                return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
         if missing:
             step = Step(kind="ask", decided_by="ask: incomplete",
                         selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
@@ -210,7 +192,8 @@ class Planner:
             return []
         return [t for t in tools if wanted & (set(t.adjectives) | set(t.name.split("_")))]
 
-    def _no_tool(self, clause, reading, action, things, known, past_question) -> Outcome:
+    def _no_tool(self, clause: Clause, reading: Reading, action: str | None, things: list[tuple[Token, str]],
+                 known: list[tuple[Token, str]], past_question: bool) -> Outcome:
         if reading.form.act == "meaning":
             step = Step(kind="unread", decided_by="unread: meaning")
             return Outcome(step, "unread", "Defer", self.say.meaning())
@@ -292,7 +275,8 @@ class Planner:
     # --- arguments -------------------------------------------------------------------------
 
     def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step],
-                   found: list[tuple[Token, str]] | None = None):
+                   found: list[tuple[Token, str]] | None = None
+                   ) -> tuple[dict[str, str], dict[str, str], list[str]]:
         """Values by what each parameter is (binding.py); then what the turn does not carry: an
         answer, an earlier step's value, the host's context. Returns arguments, sources, unsure."""
         used = set(clause_span(clause))
@@ -306,8 +290,8 @@ class Planner:
         for param in tool.params:
             if param.name in arguments:
                 continue
-            if self.context.awaiting and param.name in (self.context.awaiting.get("arguments") or {}):
-                binder.put(param, str(self.context.awaiting["arguments"][param.name]), "answer")
+            if self.context.awaiting and param.name in self.context.awaiting.arguments:
+                binder.put(param, self.context.awaiting.arguments[param.name], "answer")
             elif reading.pointed and done:
                 for number, step in reversed(list(enumerate(done, start=1))):
                     if param.name in step.selection.arguments:
@@ -367,16 +351,16 @@ class Planner:
         )
 
     def _reply(self, reading: Reading) -> Outcome:
-        awaiting = self.context.awaiting or {}
-        tool = next((t for t in self.catalogue.tools if t.name == awaiting.get("tool")), None)
+        awaiting = self.context.awaiting or Awaiting()
+        tool = next((t for t in self.catalogue.tools if t.name == awaiting.tool), None)
         if tool is None:
             return self._unread()
         clause = Clause(reading.tokens, None)
         arguments, sources, _ = self._arguments(tool, clause, reading, [])
-        arguments = {**{k: str(v) for k, v in (awaiting.get("arguments") or {}).items()}, **arguments}
-        sources = {**{k: "answer" for k in (awaiting.get("arguments") or {})}, **sources}
+        arguments = {**awaiting.arguments, **arguments}
+        sources = {**{k: "answer" for k in awaiting.arguments}, **sources}
         for name in list(sources):
-            if name in (awaiting.get("missing") or []) and sources[name] == "turn":
+            if name in awaiting.missing and sources[name] == "turn":
                 sources[name] = "answer"
         missing = [p.name for p in tool.params if p.required and p.name not in arguments]
         selection = Selection(tool=tool.name, arguments=dict(sorted(arguments.items())),
@@ -389,7 +373,8 @@ class Planner:
                        self.say.resolved(tool, selection.arguments))
 
 
-def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary, context: dict | None = None) -> TurnPlan:
+def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary,
+         context: Mapping[str, object] | None = None) -> TurnPlan:
     """Plan one turn against a catalogue, in the chosen language, with the given vocabulary."""
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}; the router never guesses it")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from server.router import lexicon as lx
-from server.router.tokens import Token, fold, tokenize  # noqa: F401 - reader.fold and reader.Token are imported
+from server.router.tokens import Token as Token, fold as fold, tokenize  # re-exported: reader.Token, reader.fold
 
 LANGUAGES = ("en", "pt-BR")
 
@@ -41,7 +41,7 @@ class Form:
     tense: str
     frame: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {
             "act": self.act,
             "predicate": self.predicate,
@@ -87,11 +87,11 @@ def _openers_by_first_word(openers: tuple[str, ...]) -> dict[str, tuple[tuple[st
     return {first: tuple(found) for first, found in index.items()}
 
 
-def _starts(words: list[str], openers) -> str | None:
+def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
     """The longest opener the words begin with, word for word."""
     if not words:
         return None
-    if any(" " in w for w in words[:6]):  # a quoted phrase among the first words: compare the joined text
+    if " " in "".join(words[:6]):  # a quoted phrase among the first words: compare the joined text
         joined = " ".join(words)
         for opener in sorted(openers, key=len, reverse=True):
             if joined == opener or joined.startswith(opener + " "):
@@ -205,7 +205,9 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     first_verb = next((c.verb for c in clauses if c.verb is not None), None)
     frame = _frame(words, tokens, language)
     negations = lx.NEGATIONS[language]
-    polarity = "negated" if any(w in negations or w.endswith("n't") for w in words) else "affirmative"
+    negated = not negations.isdisjoint(words) or (
+        "n't" in "".join(words) and any(w.endswith("n't") for w in words))  # don't, isn't
+    polarity = "negated" if negated else "affirmative"
     tense = first_verb.tense if first_verb else "present"
     if any(w in lx.PAST_AUXILIARIES[language] for w in words[:3]) and frame == "question":
         tense = "past"

@@ -9,6 +9,7 @@ _TEXT = {
         "or": "or", "and": "and",
         "resolved": "Ready: {tool}{args}.",
         "incomplete": "I can {tool}, but I need {missing}.",
+        "unsure": "Nothing here does that with what you said. If you mean to {tool}, say {missing}.",
         "ambiguous": "Which do you mean: {choices}?",
         "unmet_action": 'I can {verbs} "{thing}", but nothing here can {verb} that.',
         "unmet_action_noverb": 'I can {verbs} "{thing}", but not what you wanted done with it.',
@@ -30,6 +31,7 @@ _TEXT = {
         "or": "ou", "and": "e",
         "resolved": "Pronto: {tool}{args}.",
         "incomplete": "Posso {tool}, mas preciso de {missing}.",
+        "unsure": "Nada aqui faz isso com o que você disse. Se quer {tool}, diga {missing}.",
         "ambiguous": "Qual você quer dizer: {choices}?",
         "unmet_action": 'Posso {verbs} "{thing}", mas nada aqui consegue {verb} isso.',
         "unmet_action_noverb": 'Posso {verbs} "{thing}", mas não o que você pediu.',
@@ -67,6 +69,9 @@ class Renderer:
 
     def incomplete(self, tool: CatalogueTool, missing: list[str]) -> str:
         return self.text["incomplete"].format(tool=tool.display, missing=self._join(missing, "and"))
+
+    def unsure(self, tool: CatalogueTool, missing: list[str]) -> str:
+        return self.text["unsure"].format(tool=tool.display, missing=self._join(missing, "and"))
 
     def ambiguous(self, tools: list[CatalogueTool]) -> str:
         return self.text["ambiguous"].format(choices=self._join(sorted(t.display for t in tools)))

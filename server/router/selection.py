@@ -105,7 +105,7 @@ def stem_shared(a: str, b: str) -> bool:
     return n >= 7 and n >= min(len(a), len(b)) - 3
 
 
-class _Compounds(set):
+class _Compounds(set[str]):
     """Pairs written as one word; also any word that ends in one of the turn's longer words."""
 
     def __init__(self, pairs: set[str], longer: list[str]):
@@ -128,6 +128,7 @@ class TurnWords:
         self.words = [w for noun in self.nouns for w in noun.split()]
         self._initials: set[str] | None = None
         self._compounds: _Compounds | None = None
+        self._named: dict[str, bool] = {}  # a word of a tool's name, once per clause: tools share words
 
     def initials(self) -> set[str]:
         """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
@@ -171,6 +172,12 @@ class TurnWords:
         """Whether the turn names a word of a tool's name: as it is, by its start, stem or compound."""
         if word in self.set:
             return True
+        named = self._named.get(word)
+        if named is None:
+            named = self._named[word] = self._names(word)
+        return named
+
+    def _names(self, word: str) -> bool:
         if len(word) >= 4 and any(w.startswith(word) and len(w) <= len(word) + 5 for w in self.words):
             return True  # hypot in "hypotenuse", electric in "electricity"
         if len(word) >= 7 and any(stem_shared(word, w) for w in self.words):

@@ -7,11 +7,17 @@ empty base class. Binder (binding.py) sets every attribute in its __init__ and d
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, TypeGuard
+from typing import TYPE_CHECKING, Callable, Iterable, Literal, TypeAlias, TypeGuard, TypeVar
 
 if TYPE_CHECKING:
     from server.router.catalogue import CatalogueTool, Param
-    from server.router.reader import Reading, Token
+    from server.router.reader import Reading
+    from server.router.tokens import Token
+
+# What one parameter's pass claims from the turn: a token, or a run of tokens
+Claim = TypeVar("Claim")
+# The vocabulary's adjectives and adverbs a turn names: (the word, (what it means, same sense or opposite))
+Senses: TypeAlias = "list[tuple[Token, tuple[str, bool]]]"
 
 
 class BindingState:
@@ -43,8 +49,8 @@ class BindingState:
 
         def put(self, param: Param, value: str, source: str = "turn", *tokens: Token) -> None: ...
 
-        def settle(self, params: list[Param], claimed: dict[str, list[Any]],
-                   bind: Callable[[Param, Any], None]) -> None: ...
+        def settle(self, params: list[Param], claimed: dict[str, list[Claim]],
+                   bind: Callable[[Param, Claim], None]) -> None: ...
 
         def free(self, kind: str | None = None) -> list[Param]: ...
 

@@ -46,14 +46,14 @@ _NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("e
 _LETTER_STARTS = frozenset({"email", "url", "domain", "money", "named_date"})
 
 
-def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern:
+def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern[str]:
     order = [p for p in _PATTERNS if p[0] in kinds]
     if not _LETTER_STARTS & set(kinds):
         order.sort(key=lambda p: p[0] != "word")  # no other pattern starts at a letter: same tokens
     return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order), re.UNICODE)
 
 
-def _variants() -> dict[tuple[str, ...], re.Pattern]:
+def _variants() -> dict[tuple[str, ...], re.Pattern[str]]:
     """Every tokenizer a turn can need, compiled once at import rather than on a turn's time."""
     optional = list(_NEEDS)
     compiled = {}
@@ -84,7 +84,7 @@ _OPTIONAL = tuple(_NEEDS)
 _BY_FLAGS = {tuple(kind in kinds for kind in _OPTIONAL): pattern for kinds, pattern in _TOKENIZERS.items()}
 
 
-def _token_pattern(turn: str) -> re.Pattern:
+def _token_pattern(turn: str) -> re.Pattern[str]:
     digits = _DIGIT.search(turn) is not None
     return _BY_FLAGS[tuple(_may(kind, turn, digits) for kind in _OPTIONAL)]
 
@@ -120,14 +120,18 @@ def tokenize(turn: str, language: str) -> list[Token]:
     decimal = _DECIMAL[language]
     decimal_sep = "," if language == "pt-BR" else "."
     counted = lx.NUMBER_WORDS[language] if not _DIGIT.search(turn) else {}
+    append = tokens.append
     for match in _token_pattern(turn).finditer(turn):
         kind = match.lastgroup or "word"
-        kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
-        kind = "number" if kind == "code" else kind  # a number as typed; a number parameter refuses its dashes
         text = match.group(0)
         start, stop = match.span()
         glued, end = start == end, stop
         norm = text.lower() if text.isascii() else fold(text)
+        if kind == "word" and "’" not in norm and norm not in informal and norm not in counted:
+            append(Token(text, norm, "word", len(tokens), glued))  # the common case: a plain word
+            continue
+        kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
+        kind = "number" if kind == "code" else kind  # a number as typed; a number parameter refuses its dashes
         if kind == "word":
             if "’" in norm:
                 norm = norm.replace("’", "'")

@@ -90,11 +90,12 @@ class Vocabulary:
         return None
 
 
-def canonical(data: dict) -> bytes:
+def canonical(data: dict[str, object]) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def parse(data: dict, source: str = "<vocabulary>") -> Vocabulary:
+def parse(data: object, source: str = "<vocabulary>") -> Vocabulary:
+    """A vocabulary from its data as read from YAML (anything: it is checked here)."""
     if not isinstance(data, dict):
         raise VocabularyError(f"{source}: a vocabulary is a mapping with language, nouns and adjectives")
     language = data.get("language")
@@ -151,7 +152,10 @@ def _recorded(directory: Path) -> dict[str, str]:
     path = directory / DIGESTS
     if not path.is_file():
         return {}
-    return json.loads(path.read_text())
+    recorded = json.loads(path.read_text())
+    if not isinstance(recorded, dict):
+        raise VocabularyError(f"{path}: a mapping of vocabulary file names to digests")
+    return {str(name): str(digest) for name, digest in recorded.items()}
 
 
 def record(directory: Path | None = None) -> dict[str, str]:

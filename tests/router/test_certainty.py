@@ -265,3 +265,19 @@ def test_a_quote_left_over_takes_back_an_unquoted_guess():
 def test_a_number_inside_a_name_is_no_count():
     result, step = first("I would like to get a ride to 540 El Camino Real", RIDES)
     assert step is not None and "number_of_seats" not in step.selection.arguments
+
+
+RESORTS = {
+    "name": "Resorts_2_SearchResort",
+    "description": "Search for resorts in a city.",
+    "inputSchema": {"type": "object", "required": ["city"], "properties": {
+        "city": {"type": "string", "description": "The city where the resort is."},
+        "rooms": {"type": "integer", "description": "How many resort rooms to hold."},
+        "grade": {"type": "string", "description": "The resort's grade in stars.", "enum": ["3", "4", "5"]}}},
+}
+
+
+def test_a_word_several_descriptions_share_says_no_parameter():
+    # "resort" is in every description: "a 4 star resort" names no count of rooms
+    result, step = first("find a 4 star resort in Lisbon", RESORTS)
+    assert step is not None and "rooms" not in step.selection.arguments, result.guidance.render
