@@ -6,12 +6,15 @@ stemmed for English and for Portuguese (a question may be in either language, an
 words typed wrong read as the nearest word the notes use (rapidfuzz), words naming a briefing's
 subject ("mora", "based", "city") joined to that subject (`concepts`), then ranked with BM25. The
 best note is quoted only when it clearly beats the rest (`THRESHOLD` and `MARGIN`, chosen on the
-paraphrase corpus in tests/answering), otherwise the matcher is not sure and says so with the
+paraphrase corpus in tests/answering), or when a sentence encoder that reads both languages
+(`meaning`) picks the same note (`AGREED_*`); otherwise the matcher is not sure and says so with the
 closest candidates, for the principal.
 
 Measured on that corpus's tuning two-thirds and left out: a static embedding (WordLlama's token
 table, which ships in its wheel): ranking the right note first fell from 0.82 to 0.69 blended half
-and half, and the answer rate at the same wrong-note ceiling did not rise (scripts/answer-rate).
+and half, and the answer rate at the same wrong-note ceiling did not rise; the encoder's cosine
+blended into the ranking (0.92 -> 0.89 ranked first) and the encoder choosing among the word
+matcher's top three (+1 right, +2 wrong) did not earn their place either (scripts/answer-rate).
 
 Nothing is read from disk at match time; indexes are cached per notes' content, so a member's notes
 are indexed once, whatever the number of questions.
