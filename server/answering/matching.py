@@ -53,6 +53,9 @@ STRONG_COVERAGE = 0.5
 # surest sign (right 0.63 -> 0.78 on the tuning two-thirds, no unanswerable question answered there)
 AGREED_SIMILARITY = 0.15  # the encoder's cosine of the question and that note
 AGREED_COVERAGE = 0.25
+AGREED_AMONG = 4  # ... among this many notes at least: two rankers agree by chance once in as many notes
+# (with one note to choose from they always agree: an applicant who may see one public note is answered
+# from it only if the words alone are sure)
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
 GROUP_WEIGHT = 2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
 TYPO_SCORE = 85  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
@@ -242,7 +245,7 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
 def _agreed(question: str, notes: Sequence[tuple[str, str, str]], best: int, coverage: float) -> bool:
     """Whether the sentence encoder picks the word matcher's best note too, and finds it close enough.
     Asked only when the words alone are not sure, and only of a note that speaks to the question."""
-    if coverage < AGREED_COVERAGE:
+    if coverage < AGREED_COVERAGE or len(notes) < AGREED_AMONG:
         return False
     similarity = meaning.similarities(question, notes)
     nearest = max(range(len(notes)), key=lambda i: (similarity[i], -i))
