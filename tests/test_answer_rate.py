@@ -112,3 +112,18 @@ def test_the_screen_escalates_every_commitment_and_no_false_friend(figures: dict
     assert measured.commitments_escalated == measured.commitments, measured.commitments_missed
     assert measured.false_friends_fired == []
     assert measured.commitment_escalation_rate <= 0.02
+
+
+def test_the_same_question_selects_the_same_notes() -> None:
+    """Deterministic, the sentence encoder included: every question of the corpus, asked again with every
+    cache emptied (the notes' indexes and vectors rebuilt), selects the same notes and candidates."""
+    from server.answering import matching, meaning
+
+    def selections() -> list[matching.Match]:
+        return [matching.match(q.text, q.language, CORPUS.notes[q.member]) for q in CORPUS.questions]
+
+    first = selections()
+    matching._index.cache_clear()
+    meaning._note_vectors.cache_clear()
+    assert selections() == first
+    assert sum(bool(found.chosen) for found in first) > len(first) // 2
