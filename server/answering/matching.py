@@ -48,14 +48,15 @@ COVERAGE = 0.6  # ... and speak to more than half of the question's words (its f
 STRONG_THRESHOLD = 0.55
 STRONG_MARGIN = 0.25
 STRONG_COVERAGE = 0.5
-# or, the word matcher's best note is also the sentence encoder's (`meaning`), close enough in meaning to
-# the question, and speaks to a quarter of its words: two rankers built differently agreeing is the
-# surest sign (right 0.63 -> 0.78 on the tuning two-thirds, no unanswerable question answered there)
+# or, the word matcher's best note is also the sentence encoder's (`meaning`), close enough in
+# meaning to the question, and speaks to a quarter of its words: two rankers built differently
+# agreeing is the surest sign (right 0.63 -> 0.78 on the tuning two-thirds, no unanswerable
+# question answered there)
 AGREED_SIMILARITY = 0.15  # the encoder's cosine of the question and that note
 AGREED_COVERAGE = 0.25
-AGREED_AMONG = 4  # ... among this many notes at least: two rankers agree by chance once in as many notes
-# (with one note to choose from they always agree: an applicant who may see one public note is answered
-# from it only if the words alone are sure)
+AGREED_AMONG = 4  # ... among this many notes at least: by chance, two rankers agree once in as
+# many notes (with one note to choose from they always agree: an applicant who may see one public
+# note is answered from it only if the words alone are sure)
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
 GROUP_WEIGHT = 2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
 TYPO_SCORE = 85  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
@@ -242,8 +243,9 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
     return Match((notes[best][0],), candidates)
 
 
-def _agreed(question: str, notes: Sequence[tuple[str, str, str]], best: int, coverage: float) -> bool:
-    """Whether the sentence encoder picks the word matcher's best note too, and finds it close enough.
+def _agreed(question: str, notes: Sequence[tuple[str, str, str]], best: int,
+            coverage: float) -> bool:
+    """Whether the sentence encoder picks the word matcher's best note too, and finds it close.
     Asked only when the words alone are not sure, and only of a note that speaks to the question."""
     if coverage < AGREED_COVERAGE or len(notes) < AGREED_AMONG:
         return False

@@ -59,7 +59,7 @@ def _note_vectors(notes: tuple[tuple[str, str, str], ...]) -> Vectors:
 
 
 def similarities(question: str, notes: Sequence[tuple[str, str, str]]) -> list[float]:
-    """The cosine of the question with each note (both vectors are of length one), in the notes' order."""
+    """The cosine of the question with each note (both vectors have length one), in notes' order."""
     if not notes:
         return []
     vectors = _note_vectors(tuple(notes))

@@ -53,7 +53,7 @@ from server.answering.contract import Note, ScopedRequest, Selection, Terms
 
 log = logging.getLogger("parley.answering.pool")
 
-Message = dict[str, object]  # one JSON object to or from a worker; a reply's parts are checked where read
+Message = dict[str, object]  # one JSON object to or from a worker; its parts are checked when read
 MAX_REPLY = 1 << 20  # a worker that talks more than this is broken
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
          "from server.answering.worker import worker_main; worker_main()")

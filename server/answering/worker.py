@@ -64,7 +64,8 @@ def _answerer(config: WorkerConfig) -> Answerer:
 
     timeout = float(config.get("timeout") or 20.0)
     client = httpx2.Client(timeout=timeout)  # certificates and proxies are read now
-    model = ModelAnswerer(url, config.get("model") or "", config.get("api_key"), timeout, client=client)
+    model = ModelAnswerer(url, config.get("model") or "", config.get("api_key"), timeout,
+                          client=client)
     client.build_request("POST", model.url, json={})  # warm the lazily imported parts of a request
     return model
 
@@ -91,7 +92,8 @@ def _probe(message: ProbeRequest) -> ProbeReport:
     fds = [fd for fd in range(256) if _is_open(fd)]
     return {"open": {p: outcome(partial(read, p)) for p in message.get("paths", [])},
             "listdir": {p: outcome(partial(os.listdir, p)) for p in message.get("listdirs", [])},
-            "connect": {str(port): outcome(partial(connect, port)) for port in message.get("connect", [])},
+            "connect": {str(port): outcome(partial(connect, port))
+                        for port in message.get("connect", [])},
             "env": sorted(os.environ), "uid": os.getuid(), "fds": fds}
 
 

@@ -91,7 +91,8 @@ def write_note(db: Database, principal_id: int, topic: str, text: str, visibilit
     return found
 
 
-def review(db: Database, principal_id: int, note_id: int, action: Review, relay: bool = False) -> Row:
+def review(db: Database, principal_id: int, note_id: int, action: Review,
+           relay: bool = False) -> Row:
     """Approve (ticking "relay as written" or not) or reject one of this principal's notes."""
     if action not in ("approve", "reject"):
         raise ParleyError("a note is approved or rejected")

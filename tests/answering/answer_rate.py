@@ -305,7 +305,8 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
         similarities(q.text, notes)
         encoder.append(time.thread_time() - start_cpu)
     # CPU time is this thread's own; wall time also counts the time a loaded machine ran others
-    return (f"match over {size} notes, {len(wall)} questions: CPU {quantiles(cpu)}; wall {quantiles(wall)}\n"
+    return (f"match over {size} notes, {len(wall)} questions: CPU {quantiles(cpu)}; "
+            f"wall {quantiles(wall)}\n"
             f"of which the sentence encoder, when asked: CPU {quantiles(encoder)}")
 
 
