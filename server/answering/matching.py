@@ -14,7 +14,9 @@ Measured on that corpus's tuning two-thirds and left out: a static embedding (Wo
 table, which ships in its wheel): ranking the right note first fell from 0.82 to 0.69 blended half
 and half, and the answer rate at the same wrong-note ceiling did not rise; the encoder's cosine
 blended into the ranking (0.92 -> 0.89 ranked first) and the encoder choosing among the word
-matcher's top three (+1 right, +2 wrong) did not earn their place either (scripts/answer-rate).
+matcher's top three (+1 right, +2 wrong) did not earn their place either, nor did a third voter:
+character 3-5-gram TF-IDF (ranks first 0.42) or a static 64-dimension model baked into its wheel
+(`tokenlearn-static-model`: ranks first 0.33; as the second opinion, right 0.72, not 0.78).
 
 Nothing is read from disk at match time; indexes are cached per notes' content, so a member's notes
 are indexed once, whatever the number of questions.
