@@ -143,3 +143,21 @@ def test_a_confined_worker_matches_questions_and_notes_in_any_script() -> None:
         assert asked("ela tem cachorro?").escalate == "outside_mandate"
     finally:
         pool.close()
+
+
+def test_the_sentence_encoder_answers_what_the_words_alone_are_not_sure_of(monkeypatch) -> None:
+    """A hire question with no word of the note ("logo-only jobs") is answered because the sentence
+    encoder picks the note the words rank first; without its agreement the question escalates."""
+    from server.answering import matching
+
+    asked = "Dá pra contratar a Ana só pra criar uma logo?"
+    assert match(asked, "pt-BR", ANA).chosen == ("a05",)
+    monkeypatch.setattr(matching, "AGREED_SIMILARITY", 2.0)  # no cosine reaches it
+    assert match(asked, "pt-BR", ANA).chosen == ()
+
+
+def test_among_fewer_than_four_notes_the_words_alone_decide() -> None:
+    """With one note the encoder always picks it: its agreement says nothing, and a note that does not
+    answer (an applicant who may see only this one) is not quoted."""
+    public = [("1", "design", "Ana prefers projects with a clear brief and a single decision maker.")]
+    assert match("Is Ana available for new work?", "en", public).chosen == ()

@@ -23,7 +23,7 @@ _IR = "o|e|es|em|imos|i|iu|iram|ia|iam|ira|irei|irá|iremos|irão|irao|iria|indo
 
 @dataclass(frozen=True)
 class _Verb:
-    pattern: re.Pattern
+    pattern: re.Pattern[str]
     generic: bool = False  # "accepts commissions": a habit or a policy, not this commitment
     noun_too: bool = False  # "her booking", "a agenda", "la firma": needs a verb position
     only: str | None = None  # a language whose sentences alone it is read in

@@ -6,12 +6,17 @@ stemmed for English and for Portuguese (a question may be in either language, an
 words typed wrong read as the nearest word the notes use (rapidfuzz), words naming a briefing's
 subject ("mora", "based", "city") joined to that subject (`concepts`), then ranked with BM25. The
 best note is quoted only when it clearly beats the rest (`THRESHOLD` and `MARGIN`, chosen on the
-paraphrase corpus in tests/answering), otherwise the matcher is not sure and says so with the
+paraphrase corpus in tests/answering), or when a sentence encoder that reads both languages
+(`meaning`) picks the same note (`AGREED_*`); otherwise the matcher is not sure and says so with the
 closest candidates, for the principal.
 
 Measured on that corpus's tuning two-thirds and left out: a static embedding (WordLlama's token
 table, which ships in its wheel): ranking the right note first fell from 0.82 to 0.69 blended half
-and half, and the answer rate at the same wrong-note ceiling did not rise (scripts/answer-rate).
+and half, and the answer rate at the same wrong-note ceiling did not rise; the encoder's cosine
+blended into the ranking (0.92 -> 0.89 ranked first) and the encoder choosing among the word
+matcher's top three (+1 right, +2 wrong) did not earn their place either, nor did a third voter:
+character 3-5-gram TF-IDF (ranks first 0.42) or a static 64-dimension model baked into its wheel
+(`tokenlearn-static-model`: ranks first 0.33; as the second opinion, right 0.72, not 0.78).
 
 Nothing is read from disk at match time; indexes are cached per notes' content, so a member's notes
 are indexed once, whatever the number of questions.
@@ -31,7 +36,7 @@ from functools import lru_cache
 import snowballstemmer
 from rapidfuzz import fuzz, process
 
-from server.answering import concepts
+from server.answering import concepts, meaning
 from server.answering.normalised import normalise
 
 # Chosen on the tuning two-thirds of tests/answering/paraphrase_corpus.yaml (scripts/answer-rate), near the
@@ -45,6 +50,15 @@ COVERAGE = 0.6  # ... and speak to more than half of the question's words (its f
 STRONG_THRESHOLD = 0.55
 STRONG_MARGIN = 0.25
 STRONG_COVERAGE = 0.5
+# or, the word matcher's best note is also the sentence encoder's (`meaning`), close enough in
+# meaning to the question, and speaks to a quarter of its words: two rankers built differently
+# agreeing is the surest sign (right 0.63 -> 0.78 on the tuning two-thirds, no unanswerable
+# question answered there)
+AGREED_SIMILARITY = 0.15  # the encoder's cosine of the question and that note
+AGREED_COVERAGE = 0.25
+AGREED_AMONG = 4  # ... among this many notes at least: by chance, two rankers agree once in as
+# many notes (with one note to choose from they always agree: an applicant who may see one public
+# note is answered from it only if the words alone are sure)
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
 GROUP_WEIGHT = 2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
 TYPO_SCORE = 85  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
@@ -226,9 +240,20 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
     margin = score[best] - runner_up
     clear = score[best] >= THRESHOLD and margin >= MARGIN and coverage[best] >= COVERAGE
     strong = score[best] >= STRONG_THRESHOLD and margin >= STRONG_MARGIN and coverage[best] >= STRONG_COVERAGE
-    if not (clear or strong):
+    if not (clear or strong or _agreed(question, notes, best, coverage[best])):
         return Match((), candidates)
     return Match((notes[best][0],), candidates)
+
+
+def _agreed(question: str, notes: Sequence[tuple[str, str, str]], best: int,
+            coverage: float) -> bool:
+    """Whether the sentence encoder picks the word matcher's best note too, and finds it close.
+    Asked only when the words alone are not sure, and only of a note that speaks to the question."""
+    if coverage < AGREED_COVERAGE or len(notes) < AGREED_AMONG:
+        return False
+    similarity = meaning.similarities(question, notes)
+    nearest = max(range(len(notes)), key=lambda i: (similarity[i], -i))
+    return nearest == best and similarity[best] >= AGREED_SIMILARITY
 
 
 def warm() -> None:

@@ -53,6 +53,7 @@ from server.answering.contract import Note, ScopedRequest, Selection, Terms
 
 log = logging.getLogger("parley.answering.pool")
 
+Message = dict[str, object]  # one JSON object to or from a worker; its parts are checked when read
 MAX_REPLY = 1 << 20  # a worker that talks more than this is broken
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
          "from server.answering.worker import worker_main; worker_main()")
@@ -117,14 +118,14 @@ class _Worker:
         for line in self.proc.stderr:  # type: ignore[union-attr]
             self.stderr.append(line.decode("utf-8", "replace").rstrip())
 
-    def _send(self, message: dict) -> None:
+    def _send(self, message: Message) -> None:
         try:
             self.proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
             self.proc.stdin.flush()  # type: ignore[union-attr]
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise WorkerFailed(f"worker {self.pid} is gone ({exc})") from exc
 
-    def _receive(self, deadline: float) -> dict:
+    def _receive(self, deadline: float) -> Message:
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
@@ -143,7 +144,7 @@ class _Worker:
         if len(self.buffer) > MAX_REPLY:
             raise WorkerFailed(f"worker {self.pid} sent more than {MAX_REPLY} bytes")
 
-    async def _receive_async(self) -> dict:
+    async def _receive_async(self) -> Message:
         """The same as `_receive`, awaited on the event loop (the caller bounds it with its deadline)."""
         loop = asyncio.get_running_loop()
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
@@ -162,7 +163,7 @@ class _Worker:
             self._take(os.read(fd, 65536))
         return self._line()
 
-    def _line(self) -> dict:
+    def _line(self) -> Message:
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             message = json.loads(line)
@@ -175,16 +176,17 @@ class _Worker:
     def ready(self, deadline: float) -> dict[str, Any]:
         if self.report is None:
             message = self._receive(deadline)
-            if not isinstance(message.get("ready"), dict):
+            report = message.get("ready")
+            if not isinstance(report, dict):
                 raise WorkerFailed(f"worker {self.pid} did not start: {message.get('error', message)}")
-            self.report = message["ready"]
+            self.report = report
         return self.report
 
-    def call(self, message: dict, deadline: float) -> dict:
+    def call(self, message: Message, deadline: float) -> Message:
         self._send(message)
         return self._checked(self._receive(deadline))
 
-    async def call_async(self, line: bytes) -> dict:
+    async def call_async(self, line: bytes) -> Message:
         """One call from the event loop, to an idle worker and a request of at most PIPE_ROOM bytes, so
         the write cannot block; the caller bounds the wait and kills the worker if it ends early."""
         try:
@@ -194,7 +196,7 @@ class _Worker:
             raise WorkerFailed(f"worker {self.pid} is gone ({exc})") from exc
         return self._checked(await self._receive_async())
 
-    def _checked(self, reply: dict) -> dict:
+    def _checked(self, reply: Message) -> Message:
         if "error" in reply:
             raise WorkerFailed(f"worker {self.pid}: {reply['error']}")
         return reply
@@ -263,18 +265,18 @@ class AnswererPool:
         return self._answer_message(self._message(request, terms, notes))
 
     @staticmethod
-    def _message(request: ScopedRequest, terms: Terms, notes: list[Note]) -> dict:
+    def _message(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Message:
         return {"op": "answer", "request": request.model_dump(), "terms": terms.model_dump(),
                 "notes": [note.model_dump() for note in notes]}
 
-    def _answer_message(self, message: dict) -> Selection:
+    def _answer_message(self, message: Message) -> Selection:
         try:
             return self._selection(self._run(message, self.config.timeout + self.margin))
         except WorkerFailed as exc:
             return self._escalated(exc)
 
     @staticmethod
-    def _selection(reply: dict) -> Selection:
+    def _selection(reply: Message) -> Selection:
         try:
             return Selection.model_validate(reply.get("selection"))
         except ValidationError as exc:
@@ -363,7 +365,7 @@ class AnswererPool:
 
     # --- one call in one slot ----------------------------------------------------------------
 
-    def _run(self, message: dict, budget: float) -> dict:
+    def _run(self, message: Message, budget: float) -> Message:
         if self._closed:
             raise WorkerFailed("the pool is closed")
         slot = self._slots.get()

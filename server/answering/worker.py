@@ -7,21 +7,56 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import TypedDict
 
 from server.answering import sandbox
-from server.answering.contract import Note, ScopedRequest, Terms
+from server.answering.contract import Note, ScopedRequest, Selection, Terms
 from server.answering.pool import AnswererConfig
 
+Answerer = Callable[[ScopedRequest, Terms, list[Note]], Selection]
 
-def _answerer(config: dict):
+
+class WorkerConfig(TypedDict, total=False):
+    """The first line a worker reads (`pool._Worker` writes it from an `AnswererConfig`)."""
+
+    url: str | None
+    model: str | None
+    api_key: str | None
+    timeout: float
+    probe: bool
+
+
+class ProbeRequest(TypedDict, total=False):
+    """What a test or `doctor` asks a worker to try, once confined (`AnswererPool.probe`)."""
+
+    op: str
+    paths: list[str]
+    listdirs: list[str]
+    connect: list[int]
+
+
+class ProbeReport(TypedDict):
+    open: dict[str, str]
+    listdir: dict[str, str]
+    connect: dict[str, str]
+    env: list[str]
+    uid: int
+    fds: list[int]
+
+
+def _answerer(config: WorkerConfig) -> Answerer:
     """Import and build the answerer before confinement: afterwards nothing more may be readable."""
     import encodings.idna  # noqa: F401 - host names, even "127.0.0.1", go through it lazily
     import errno  # noqa: F401
     import socket  # noqa: F401
 
-    from server.answering import deterministic
+    from server.answering import deterministic, meaning
 
-    if not config.get("url"):
+    url = config.get("url")
+    if not url:
+        meaning.warm()  # the matcher's sentence encoder reads its weights now
         return deterministic.answer
     import httpx2
 
@@ -29,16 +64,17 @@ def _answerer(config: dict):
 
     timeout = float(config.get("timeout") or 20.0)
     client = httpx2.Client(timeout=timeout)  # certificates and proxies are read now
-    model = ModelAnswerer(config["url"], config.get("model") or "", config.get("api_key"), timeout, client=client)
+    model = ModelAnswerer(url, config.get("model") or "", config.get("api_key"), timeout,
+                          client=client)
     client.build_request("POST", model.url, json={})  # warm the lazily imported parts of a request
     return model
 
 
-def _probe(message: dict) -> dict:
+def _probe(message: ProbeRequest) -> ProbeReport:
     import errno
     import socket
 
-    def outcome(action) -> str:
+    def outcome(action: Callable[[], object]) -> str:
         try:
             action()
             return "ok"
@@ -54,9 +90,10 @@ def _probe(message: dict) -> dict:
             pass
 
     fds = [fd for fd in range(256) if _is_open(fd)]
-    return {"open": {p: outcome(lambda p=p: read(p)) for p in message.get("paths", [])},
-            "listdir": {p: outcome(lambda p=p: os.listdir(p)) for p in message.get("listdirs", [])},
-            "connect": {str(port): outcome(lambda port=port: connect(port)) for port in message.get("connect", [])},
+    return {"open": {p: outcome(partial(read, p)) for p in message.get("paths", [])},
+            "listdir": {p: outcome(partial(os.listdir, p)) for p in message.get("listdirs", [])},
+            "connect": {str(port): outcome(partial(connect, port))
+                        for port in message.get("connect", [])},
             "env": sorted(os.environ), "uid": os.getuid(), "fds": fds}
 
 
@@ -74,12 +111,12 @@ def worker_main() -> None:
     os.dup2(2, 1)
     sandbox.close_inherited_fds(keep=[out.fileno()])
 
-    def send(message: dict) -> None:
+    def send(message: Mapping[str, object]) -> None:
         out.write(json.dumps(message).encode() + b"\n")
 
     stdin = sys.stdin.buffer
     try:
-        config = json.loads(stdin.readline())
+        config: WorkerConfig = json.loads(stdin.readline())
         answerer = _answerer(config)
         report = sandbox.confine(connect_ports=AnswererConfig(url=config.get("url")).ports())
     except Exception as exc:  # fail closed: a worker that cannot confine itself answers nothing

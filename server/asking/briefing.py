@@ -15,6 +15,7 @@ from typing import Literal
 
 from server.answering.checks import Flag, flags
 from server.answering.text import invisible, lookalikes
+from server.asking.rows import Row
 from server.errors import NotFound, ParleyError
 from server.store import records
 from server.store.database import Database, now, write
@@ -70,7 +71,7 @@ def _clean(topic: str, text: str) -> tuple[str, str]:
 
 
 def write_note(db: Database, principal_id: int, topic: str, text: str, visibility: Visibility, *,
-               agent: str | None, note_id: int | None = None, relay: bool = False) -> dict:
+               agent: str | None, note_id: int | None = None, relay: bool = False) -> Row:
     """Add a note, or replace one by id. Written by an agent (`agent` names it): pending, never
     relayed until approved. Written by the principal: approved as written, `relay` as ticked."""
     topic, text = _clean(topic, text)
@@ -90,7 +91,8 @@ def write_note(db: Database, principal_id: int, topic: str, text: str, visibilit
     return found
 
 
-def review(db: Database, principal_id: int, note_id: int, action: Review, relay: bool = False) -> dict:
+def review(db: Database, principal_id: int, note_id: int, action: Review,
+           relay: bool = False) -> Row:
     """Approve (ticking "relay as written" or not) or reject one of this principal's notes."""
     if action not in ("approve", "reject"):
         raise ParleyError("a note is approved or rejected")
@@ -109,7 +111,7 @@ def delete(db: Database, principal_id: int, note_id: int) -> None:
             raise NoSuchNote(f"you have no briefing note {note_id}")
 
 
-def notes(db: Database, principal_id: int, status: str | None = None) -> list[dict]:
+def notes(db: Database, principal_id: int, status: str | None = None) -> list[Row]:
     return records.notes_of(db, principal_id, status)
 
 

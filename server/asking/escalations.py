@@ -24,6 +24,7 @@ from server.access import MEMBER
 from server.answering import Answer, Note, ScopedRequest, Selection, Terms
 from server.answering import answer as deterministic_answer
 from server.answering.grounding import Approved, Grounded, compose, escalation
+from server.asking.rows import Row
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity import mandates
 from server.identity.mandates import MandateBody, SigningKey
@@ -277,22 +278,22 @@ class Escalations:
 
     # --- the queue ---------------------------------------------------------------------------
 
-    def queue(self, principal_id: int, status: str = "open") -> list[dict]:
+    def queue(self, principal_id: int, status: str = "open") -> list[Row]:
         return rows.queue(self.db, principal_id, status)
 
     def open_count(self, principal_id: int) -> int:
         return rows.open_count(self.db, principal_id)
 
-    def get(self, principal_id: int, escalation_id: int) -> dict:
+    def get(self, principal_id: int, escalation_id: int) -> Row:
         found = rows.escalation(self.db, principal_id, escalation_id)
         if found is None:
             raise NoSuchEscalation(f"there is no question {escalation_id} in your queue")
         return found
 
-    def thread(self, thread_id: int) -> list[dict]:
+    def thread(self, thread_id: int) -> list[Row]:
         return rows.messages(self.db, thread_id)
 
-    def decide(self, principal_id: int, escalation_id: int, action: str, text: str = "") -> dict:
+    def decide(self, principal_id: int, escalation_id: int, action: str, text: str = "") -> Row:
         """answer (with the principal's own words), decline, or widen (add a topic and re-answer).
 
         A decision that cannot be made changes nothing: a widen whose new topic still answers
@@ -323,7 +324,7 @@ class Escalations:
         self.on_delivery(escalation["asker_id"])
         return self.get(principal_id, escalation_id)
 
-    def _widen(self, principal_id: int, escalation: dict, topic: str) -> str:
+    def _widen(self, principal_id: int, escalation: Row, topic: str) -> str:
         """Answer under the mandate with one more topic; sign that mandate only if it answers."""
         topic = topic.strip().lower()
         if not topic or len(topic) > TOPIC_LIMIT:

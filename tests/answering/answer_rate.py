@@ -296,8 +296,18 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
         timings.sort()
         return f"p50 {timings[len(timings) // 2] * 1e3:.3f} ms, p99 {timings[int(len(timings) * 0.99)] * 1e3:.3f} ms"
 
+    # the sentence encoder alone (asked only when the words alone are not sure), over the same notes
+    from server.answering.meaning import similarities
+
+    encoder = []
+    for q in corpus.questions:
+        start_cpu = time.thread_time()
+        similarities(q.text, notes)
+        encoder.append(time.thread_time() - start_cpu)
     # CPU time is this thread's own; wall time also counts the time a loaded machine ran others
-    return f"match over {size} notes, {len(wall)} questions: CPU {quantiles(cpu)}; wall {quantiles(wall)}"
+    return (f"match over {size} notes, {len(wall)} questions: CPU {quantiles(cpu)}; "
+            f"wall {quantiles(wall)}\n"
+            f"of which the sentence encoder, when asked: CPU {quantiles(encoder)}")
 
 
 def main(argv: list[str] | None = None) -> int:
