@@ -10,7 +10,7 @@ import pytest
 from server.identity import principals as club_ops
 from tests.conftest import connect, tool_names
 from server.manifest.loading import load_manifest
-from tests.test_e2e_lanes import APPLICANT, MEMBER
+from tests.test_e2e_lanes import APPLICANT, GUEST, MEMBER
 
 
 def counts(club) -> dict[str, int]:
@@ -33,7 +33,7 @@ async def test_a_guest_applies_and_reconnects_as_an_applicant(club):
         about = (await call(guest, "about_club")).structured_content
         assert about["name"] == "Parley Club" and about["tools_total"] == len(load_manifest().tools)
         lanes = {lane["lane"]: lane for lane in about["lanes"]}
-        assert lanes["guest"]["tools_visible"] == 3 and lanes["member"]["tools_visible"] == len(MEMBER)
+        assert lanes["guest"]["tools_visible"] == len(GUEST) and lanes["member"]["tools_visible"] == len(MEMBER)
         result = await call(guest, "apply", {"handle": "eve", "name": "Eve Lima", "statement": "I build agents."})
         assert not result.is_error, result.content
         application = result.structured_content
