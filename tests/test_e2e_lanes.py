@@ -29,6 +29,12 @@ GUEST = declared_tools("lobby", None)
 APPLICANT = declared_tools("applicant", "applicant")
 MEMBER = declared_tools("member", "member")
 PRINCIPAL = declared_tools("steward", "member", principal=True)  # ana: a steward, on her own token
+
+
+def member_tools_within(*scopes: str) -> list[str]:
+    """A member's agent's tools once its mandate grants only these scopes (public tools stay)."""
+    declared = load_manifest().tools
+    return [name for name in MEMBER if declared[name].needs is None or declared[name].needs in scopes]
 MODES = ["legacy", "auto"]
 
 
