@@ -381,7 +381,3 @@ print(names.count("tools/call whoami"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-1] == "2", done.stdout
 
-
-async def test_ping_answers_with_the_clubs_name(club):
-    async with connect(club.url) as guest:
-        assert (await call(guest, "ping")).structured_content == {"club": "Parley Club"}
