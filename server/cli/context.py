@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -63,8 +62,8 @@ class Context:
 def command() -> str:
     """This command line as the person can run it again, for the hints it prints: `scripts/parley` sets
     PARLEY_COMMAND to the path it was run by (`parley` is then on no PATH but the script's own)."""
-    return os.environ.get("PARLEY_COMMAND") or ("parley" if shutil.which("parley") else
-                                                f"{sys.executable} -m server.cli.main")
+    return Settings.from_env().command or ("parley" if shutil.which("parley") else
+                                           f"{sys.executable} -m server.cli.main")
 
 
 def err(text: str) -> None:

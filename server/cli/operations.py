@@ -142,8 +142,9 @@ def init(args: argparse.Namespace) -> int:
 
 
 def doctor_command(args: argparse.Namespace) -> int:
-    url = args.url or Settings.from_env().mcp_url
-    token = args.token if args.token is not None else os.environ.get("PARLEY_TOKEN")
+    settings = Settings.from_env()
+    url = args.url or settings.mcp_url
+    token = args.token if args.token is not None else settings.token
     if token is not None and not token.strip():
         # an empty token is a mistake (an unset shell variable), not a request to be a guest
         raise UsageError(f"{'--token' if args.token is not None else 'PARLEY_TOKEN'} is empty; give a token, "
