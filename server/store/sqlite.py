@@ -19,7 +19,7 @@ from typing import Any
 import sqlite_utils
 
 from server.store.database import Database, StoreMissing, Taken
-from server.store.schema import LATER_COLUMNS, SCHEMA, revision_triggers
+from server.store.schema import revision_triggers
 
 
 class SqliteDatabase(sqlite_utils.Database, Database):
@@ -114,7 +114,7 @@ def _unique_as_taken() -> Iterator[None]:
         raise
 
 
-def _current_triggers(db: SqliteDatabase) -> None:
+def current_triggers(db: SqliteDatabase) -> None:
     """Make the revision triggers today's; a store made by an earlier version gets them here, and a
     current one is left alone (a schema change makes every other connection prepare again)."""
     wanted = revision_triggers()
@@ -141,17 +141,12 @@ def _owner_only(path: Path) -> None:
 
 
 def open_sqlite(path: Path, create: bool = True) -> SqliteDatabase:
-    """Open the club database in WAL mode with the schema in place."""
+    """Open the club database in WAL mode; `opening.open_db` then brings its schema up to date
+    (server/store/migrations/)."""
     if not path.exists():
         if not create:
             raise StoreMissing(f"no Parley store at {path.resolve()}: run 'parley demo' (a demo club) or "
                                "'parley init' (an empty club) first, or set PARLEY_DB to the store's path")
         path.parent.mkdir(parents=True, exist_ok=True)
     _owner_only(path)
-    db = SqliteDatabase(path)
-    db.executescript(SCHEMA)
-    for table, column, kind in LATER_COLUMNS:
-        if column not in db[table].columns_dict:
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-    _current_triggers(db)
-    return db
+    return SqliteDatabase(path)
