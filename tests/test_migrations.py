@@ -89,3 +89,51 @@ def test_parley_db_migrate_on_sqlite_applies_what_is_pending_then_finds_nothing(
         assert schema_version(db) == SCHEMA_VERSION
     finally:
         db.close()
+
+
+def store_at_baseline(backend: str, tmp_path: Path, postgres_url: str | None) -> Database:
+    """A store as version 3 left it: the baseline migration alone, its version recorded."""
+    baseline = migrations.MIGRATIONS[0]
+    assert baseline.version == 3
+    if backend == "sqlite":
+        from server.store.sqlite import open_sqlite
+
+        db = open_sqlite(tmp_path / "club.db")
+        baseline.sqlite(db)
+    else:
+        assert postgres_url is not None
+        db = open_db(postgres_url)
+        from server.store.postgres import PostgresDatabase
+
+        assert isinstance(db, PostgresDatabase)
+        with db.pool.connection() as conn, conn.transaction():
+            baseline.postgresql(conn)
+    with write(db):
+        migrations.set_meta(db, "schema_version", "3")
+    return db
+
+
+AUDIT_V3 = ("INSERT INTO audit (ts, lane, principal, agent, tool, outcome, duration_ms, binding, rule) "
+            "VALUES (?, 'member', 'bruno', 'laptop', ?, ?, 1.5, ?, ?)")
+
+
+@BOTH
+def test_version_4_splits_older_audit_bindings_into_columns(backend, tmp_path, request):
+    url = request.getfixturevalue("postgres").new_database() if backend == "postgresql" else None
+    db = store_at_baseline(backend, tmp_path, url)
+    try:
+        with write(db):
+            db.execute(AUDIT_V3, [now(), "ask", "rule_denied", "member · parley · ask", "Applicants ask at most"])
+            db.execute(AUDIT_V3, [now(), "whoami", "ok", None, None])  # no persona: no binding
+        assert schema_version(db) == 3
+        assert migrate(db, {}) == (3, SCHEMA_VERSION)
+        rows = db.execute("SELECT tool, binding_agent, binding_server, rule FROM audit ORDER BY id").fetchall()
+        assert [tuple(row) for row in rows] == [("ask", "member", "parley", "Applicants ask at most"),
+                                                ("whoami", None, None, None)]
+        assert "binding" not in columns(db)["audit"]
+        assert migrate(db, {}) == (SCHEMA_VERSION, SCHEMA_VERSION)  # again: nothing to do, nothing lost
+        assert len(db.execute("SELECT id FROM audit").fetchall()) == 2
+    finally:
+        db.close()
+        if url is not None:
+            request.getfixturevalue("postgres").drop(url)

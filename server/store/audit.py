@@ -7,7 +7,9 @@ from collections.abc import Sequence
 
 from server.store.database import Database
 
-COLUMNS = ("ts", "lane", "principal", "agent", "tool", "outcome", "duration_ms", "binding", "rule", "path")
+# The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
+COLUMNS = ("ts", "lane", "principal", "agent", "tool", "outcome", "duration_ms", "binding_agent", "binding_server",
+           "rule", "path")
 CHUNK = 100  # rows a statement: far below either store's limit on parameters
 
 

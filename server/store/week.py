@@ -20,11 +20,12 @@ def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, d
 
 
 def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[dict]:
-    """This principal's agents' calls a rule refused since `since`: rule, tool, where (binding), count."""
+    """This principal's agents' calls a rule refused since `since`: rule, tool, the binding's agent,
+    count."""
     return list(db.query(
-        """SELECT rule, tool, binding, COUNT(*) AS count FROM audit
+        """SELECT rule, tool, binding_agent, COUNT(*) AS count FROM audit
            WHERE principal = ? AND rule IS NOT NULL AND ts >= ?
-           GROUP BY rule, tool, binding ORDER BY COUNT(*) DESC, rule LIMIT ?""", [handle, since, limit]))
+           GROUP BY rule, tool, binding_agent ORDER BY COUNT(*) DESC, rule LIMIT ?""", [handle, since, limit]))
 
 
 def standing(db: Database) -> dict[str, int]:

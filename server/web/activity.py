@@ -53,9 +53,8 @@ class ActivityPages(Frame):
         super().__init__(pages, escalations, manifest, key)
         self.rulebook = rulebook
 
-    def _sentence(self, binding: str | None, tool: str, rule: str) -> str | None:
+    def _sentence(self, persona: str | None, tool: str, rule: str) -> str | None:
         """The sentence a rule reads as today (the audit keeps only its name)."""
-        persona = binding.split(" · ")[0] if binding and " · " in binding else None
         found = next((r for r in self.rulebook.rules_for(persona, tool) if r.name == rule), None)
         return found.reads_as if found is not None else None
 
@@ -76,7 +75,7 @@ class ActivityPages(Frame):
         rows = audit_rows.page(self.db, principal, filters, since, (number - 1) * PAGE, PAGE + 1)
         calls = rows[:PAGE]
         for call in calls:
-            call["sentence"] = self._sentence(call["binding"], call["tool"], call["rule"]) if call["rule"] else None
+            call["sentence"] = self._sentence(call["binding_agent"], call["tool"], call["rule"]) if call["rule"] else None
         options = {column: audit_rows.names(self.db, column, principal) for column in ("agent", "tool", "rule")}
         kept = {key: value for key, value in {**filters, "since": since_key if since_key in SINCE else "",
                                               "scope": "club" if club_wide else ""}.items() if value}
@@ -112,7 +111,8 @@ class ActivityPages(Frame):
                  Step("Mandate", MANDATE_STATES.get(state, state) + (f", version {version}" if version else ""),
                       "passed" if state == "valid" or call["lane"] == "guest" else "skipped",
                       "" if state == "valid" else "The agent holds only what the lane allows without a mandate."),
-                 Step("Binding", call["binding"] or f"(no agent) · parley · {tool}", "passed",
+                 Step("Binding", " · ".join((call["binding_agent"] or "(no agent)",
+                                             call["binding_server"] or "parley", tool)), "passed",
                       "The entry table chose this agent for the caller.")]
         if outcome == "unknown_tool":
             steps.append(Step("Tool", f"{tool} is not among this caller's tools", "failed",
@@ -130,14 +130,14 @@ class ActivityPages(Frame):
             label = "Context source" if kind == "source" else "Rule"
             detail = ""
             if kind == "rule":
-                sentence = self._sentence(call["binding"], tool, name)
+                sentence = self._sentence(call["binding_agent"], tool, name)
                 detail = f"Reads as: {sentence}" if sentence else ""
             steps.append(Step(label, f"{name}: {what}", verdicts.get(what, "failed" if what.startswith("failed")
                                                                       else "skipped"), detail))
         if not recorded.get("steps") and call["path"]:
             steps.append(Step("Rules", "none on this binding", "passed"))
         if outcome == "rule_denied":
-            sentence = self._sentence(call["binding"], tool, call["rule"] or "")
+            sentence = self._sentence(call["binding_agent"], tool, call["rule"] or "")
             return steps, f"Rule not met: {sentence or call['rule']}" + (f" (rule “{call['rule']}”)" if sentence else "")
         if outcome == "rule_broken":
             return steps, f"Blocked by rule “{call['rule']}”: this rule no longer compiles; a steward must fix or remove it."

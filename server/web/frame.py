@@ -108,10 +108,8 @@ class Frame:
         cannot say (the page then shows the rule's name)."""
         if self.rule_sentence is None or not call.get("rule"):
             return None
-        binding = str(call.get("binding") or "")
-        persona = binding.split(" · ")[0] if " · " in binding else None
         try:
-            return self.rule_sentence(persona, call["tool"], call["rule"])
+            return self.rule_sentence(call.get("binding_agent"), call["tool"], call["rule"])
         except Exception:  # a rule book that cannot say: show the rule's name alone
             return None
 
