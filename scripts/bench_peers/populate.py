@@ -46,6 +46,7 @@ def main() -> int:
     from server.identity import principals as club
     from server.identity import tokens
     from server.identity.mandates import SigningKey, sign_mandate
+    from server.store.database import write
     from server.store.opening import open_db
 
     started = time.perf_counter()
@@ -65,7 +66,7 @@ def main() -> int:
     minted = 0
     batch = 500
     for start in range(existing, wanted, batch):
-        with db.unit():  # either store
+        with write(db):  # either store
             for number in range(start, min(start + batch, wanted)):
                 handle = f"m{number:06d}"
                 principal = club.add_principal(db, handle, f"Member {number}", status="member",
@@ -80,7 +81,7 @@ def main() -> int:
                     if index == 0:
                         firsts.append(token.token)
     # The demo's own principals get agent tokens up to --tokens-each too, so the totals are round.
-    with db.unit():
+    with write(db):
         for principal_id, agent_id, have in db.execute(
             "SELECT a.principal_id, a.id, COUNT(t.id) FROM agents AS a JOIN tokens AS t ON t.agent_id = a.id "
             "WHERE a.principal_id <= ? AND t.kind = 'agent' GROUP BY a.id", [last_before]

@@ -59,7 +59,7 @@ def keys_fingerprints(args: argparse.Namespace) -> int:
                  lambda name, value: (name.removeprefix("fingerprint."), value))
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("db", help="the store's schema (PostgreSQL: PARLEY_DATABASE_URL)")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     s = actions.add_parser("migrate", help="create or upgrade the schema once, and record the cluster's keys "

@@ -253,7 +253,7 @@ def plan_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="serve MCP at /mcp and the console (PARLEY_PORT, default 8765)")
     p.add_argument("--host", help="the address to listen on (default PARLEY_HOST or 127.0.0.1)")
     p.add_argument("--port", type=int, help="the port (default PARLEY_PORT or 8765)")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from server.store.database import Database
-from server.store.database import insert as insert_row
+from server.store.database import Database, Row
 
 
 def insert(db: Database, principal_id: int, name: str, created_at: str) -> int:
-    return insert_row(db, "agents", {"principal_id": principal_id, "name": name, "created_at": created_at})
+    return db.insert("agents", {"principal_id": principal_id, "name": name, "created_at": created_at})
 
 
 def named(db: Database, principal_id: int, name: str) -> tuple[int, str] | None:
@@ -25,7 +24,7 @@ def revoke(db: Database, agent_id: int, stamp: str) -> None:
     db.execute("UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, agent_id])
 
 
-def of_principal(db: Database, principal_id: int, active_only: bool = False) -> list[dict]:
+def of_principal(db: Database, principal_id: int, active_only: bool = False) -> list[Row]:
     where = " AND revoked_at IS NULL" if active_only else ""
     return list(db.query(f"SELECT id, name, created_at, revoked_at FROM agents WHERE principal_id = ?{where} "
                          "ORDER BY id", [principal_id]))

@@ -8,27 +8,26 @@ from __future__ import annotations
 
 import json
 
-from server.store.database import Database, write
-from server.store.database import insert as insert_row
+from server.store.database import Database, Row, write
 
 
-def client(db: Database, client_id: str) -> dict | None:
+def client(db: Database, client_id: str) -> Row | None:
     rows = list(db.query("SELECT * FROM oauth_clients WHERE client_id = ?", [client_id]))
     return rows[0] if rows else None
 
 
-def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: dict, issued_at: int) -> dict:
+def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: Row, issued_at: int) -> Row:
     row = {"client_id": client_id, "secret_hash": secret_hash, "metadata": json.dumps(metadata),
            "issued_at": issued_at}
-    insert_row(db, "oauth_clients", row)
+    db.insert("oauth_clients", row)
     return row
 
 
-def add_code(db: Database, row: dict) -> None:
-    insert_row(db, "oauth_codes", {**row, "used_at": None, "family": None})
+def add_code(db: Database, row: Row) -> None:
+    db.insert("oauth_codes", {**row, "used_at": None, "family": None})
 
 
-def code(db: Database, code_hash: str) -> dict | None:
+def code(db: Database, code_hash: str) -> Row | None:
     rows = list(db.query("SELECT * FROM oauth_codes WHERE code_hash = ?", [code_hash]))
     return rows[0] if rows else None
 
@@ -39,7 +38,7 @@ def claim_code(db: Database, code_id: int, family: str | None, stamp: int) -> bo
                       [stamp, family, code_id]).rowcount == 1
 
 
-def grant(db: Database, family: str) -> dict | None:
+def grant(db: Database, family: str) -> Row | None:
     """The grant family if it exists and is not revoked."""
     rows = list(db.query("SELECT * FROM oauth_grants WHERE family = ? AND revoked_at IS NULL", [family]))
     return rows[0] if rows else None
@@ -52,19 +51,19 @@ def grant_revoked(db: Database, family: str) -> bool:
 
 def revoke_grant(db: Database, family: str, reason: str, stamp: str, principal_id: int | None = None) -> bool:
     mine = " AND principal_id = ?" if principal_id is not None else ""
-    params: list = [stamp, reason, family] + ([principal_id] if principal_id is not None else [])
+    params: list[object] = [stamp, reason, family] + ([principal_id] if principal_id is not None else [])
     return db.execute(f"UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE family = ?{mine} "
                       "AND revoked_at IS NULL", params).rowcount == 1
 
 
-def add_grant_once(db: Database, row: dict) -> None:
+def add_grant_once(db: Database, row: Row) -> None:
     """Record a grant family the first time a token of it is issued."""
     db.execute("INSERT INTO oauth_grants (family, client_id, principal_id, agent_id, scope, resource, created_at, "
                "revoked_at, revoked_reason) VALUES (:family, :client_id, :principal_id, :agent_id, :scope, "
                ":resource, :created_at, NULL, NULL) ON CONFLICT (family) DO NOTHING", row)
 
 
-def grants_of(db: Database, principal_id: int) -> list[dict]:
+def grants_of(db: Database, principal_id: int) -> list[Row]:
     rows = list(db.query(
         """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent, c.metadata
            FROM oauth_grants g JOIN agents a ON a.id = g.agent_id
@@ -76,12 +75,12 @@ def grants_of(db: Database, principal_id: int) -> list[dict]:
     return rows
 
 
-def refresh_token(db: Database, token_hash: str) -> dict | None:
+def refresh_token(db: Database, token_hash: str) -> Row | None:
     rows = list(db.query("SELECT * FROM oauth_refresh_tokens WHERE token_hash = ?", [token_hash]))
     return rows[0] if rows else None
 
 
-def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> dict | None:
+def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> Row | None:
     """Rotate a refresh token in one statement; None when it is unknown or was already rotated."""
     with write(db):
         cursor = db.execute("UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? "
@@ -91,8 +90,8 @@ def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> dict | Non
     return dict(zip(columns, rows[0])) if rows else None
 
 
-def add_refresh_token(db: Database, row: dict) -> None:
-    insert_row(db, "oauth_refresh_tokens", {**row, "rotated_at": None})
+def add_refresh_token(db: Database, row: Row) -> None:
+    db.insert("oauth_refresh_tokens", {**row, "rotated_at": None})
 
 
 def retired_kids(db: Database) -> list[str]:

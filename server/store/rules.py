@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from server.store.database import Database
-from server.store.database import insert as insert_row
+from server.store.database import Database, Row
 
 
-def in_state(db: Database, state: str) -> list[dict]:
+def in_state(db: Database, state: str) -> list[Row]:
     """id, agent, tool, name and JSON body of every rule in this state, oldest first."""
     return list(db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id", [state]))
 
 
-def live(db: Database) -> list[dict]:
+def live(db: Database) -> list[Row]:
     return list(db.query("SELECT id, state, agent, tool, name, body, removal_drafted_at FROM rules WHERE state != 'removed' ORDER BY id"))
 
 
 def add_draft(db: Database, agent: str, tool: str, name: str, body: str, stamp: str) -> int:
-    return insert_row(db, "rules", {"agent": agent, "tool": tool, "name": name, "body": body, "state": "draft",
+    return db.insert("rules", {"agent": agent, "tool": tool, "name": name, "body": body, "state": "draft",
                                "created_at": stamp, "published_at": None, "removed_at": None})
 
 
@@ -41,7 +40,7 @@ def unmark_removal(db: Database, rule_id: int) -> bool:
                       "AND removal_drafted_at IS NOT NULL", [rule_id]).rowcount == 1
 
 
-def marked(db: Database) -> list[dict]:
+def marked(db: Database) -> list[Row]:
     """Published rules whose removal is drafted, oldest first."""
     return list(db.query("SELECT id, agent, tool, name, body FROM rules WHERE state = 'published' "
                          "AND removal_drafted_at IS NOT NULL ORDER BY id"))

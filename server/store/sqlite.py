@@ -12,13 +12,13 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from server.store.database import Database, StoreMissing, Taken
+from server.store.database import Database, Params, StoreMissing, Taken, write
 from server.store.schema import revision_triggers
 
 
@@ -55,20 +55,20 @@ class SqliteDatabase(sqlite_utils.Database, Database):
     def conn(self, value: sqlite3.Connection) -> None:
         self._local.conn = value
 
-    def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> sqlite3.Cursor:
+    def execute(self, sql: str, parameters: Params = None) -> sqlite3.Cursor:
         with _unique_as_taken():
             return super().execute(sql, parameters)
 
-    def insert(self, table: str, row: dict) -> int:
+    def insert(self, table: str, row: Mapping[str, object]) -> int:
         """One plain INSERT, as the PostgreSQL store writes it: sqlite-utils' insert reads the table's
         columns first, which costs a write more than the insert itself."""
-        pk = self.execute(_insert_sql(table, tuple(row)), row).lastrowid
+        pk = self.execute(_insert_sql(table, tuple(row)), dict(row)).lastrowid
         if not isinstance(pk, int):
             raise RuntimeError(f"insert into {table} returned no row id")
         return pk
 
     @contextlib.contextmanager
-    def unit(self) -> Iterator[Database]:
+    def write(self) -> Iterator[Database]:
         """`BEGIN IMMEDIATE` takes the write lock before the first read, so a read-then-write never
         fails with SQLITE_BUSY_SNAPSHOT when another process committed in between."""
         conn = self.conn
@@ -89,7 +89,7 @@ class SqliteDatabase(sqlite_utils.Database, Database):
     def revision(self) -> int:
         """Triggers bump the counter; every process on this host reads the same file. Read for every
         request, so straight on the connection: a plain read needs none of `execute`'s write handling."""
-        return self.conn.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0]
+        return int(self.conn.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0])
 
     def announce_inbox(self, principal_id: int) -> None:
         """Nothing to send: the deciding process tells its own sessions (the CLI's reach none)."""
@@ -121,7 +121,7 @@ def current_triggers(db: SqliteDatabase) -> None:
     present = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall())
     stale = [name for name, statement in wanted.items() if present.get(name) != statement]
     if stale:
-        with db.unit():
+        with write(db):
             for name in stale:
                 db.execute(f"DROP TRIGGER IF EXISTS {name}")
                 db.execute(wanted[name])

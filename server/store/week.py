@@ -3,7 +3,7 @@ day; what waits in their queue and since when; their agents' calls refused, by r
 
 from __future__ import annotations
 
-from server.store.database import Database
+from server.store.database import Database, Row
 
 
 def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, dict[str, int]]:
@@ -19,7 +19,7 @@ def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, d
     return {row[0]: {"asked": int(row[1] or 0), "answered": int(row[2] or 0)} for row in rows}
 
 
-def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[dict]:
+def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[Row]:
     """This principal's agents' calls a rule refused since `since`: rule, tool, the binding's agent,
     count."""
     return list(db.query(

@@ -2,7 +2,7 @@
 
 Each `vNNNN_what.py` in this folder is one migration: a docstring that says what and why, and two
 functions, `sqlite(db)` and `postgresql(conn)`, that make the change on each store. Both must be
-safe to run twice (`IF NOT EXISTS`; or look, then change, inside one `db.unit()`), since two
+safe to run twice (`IF NOT EXISTS`; or look, then change, inside one `write(db)`), since two
 processes may find the same migration pending. The schema's version is the highest number here;
 nothing else states it. To add a column: copy the newest file with the next number, write both
 functions (`steps.add_columns` does the usual case), and say in the docstring how older rows read.
@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from server.errors import ConfigError
-from server.store.database import Database
+from server.store.database import Database, write
 
 if TYPE_CHECKING:
     import psycopg
@@ -111,7 +111,7 @@ def upgrade_sqlite(db: SqliteDatabase) -> tuple[int | None, int]:
     _refuse_newer(before)
     for migration in pending(before):
         migration.sqlite(db)
-        with db.unit():
+        with write(db):
             set_meta(db, "schema_version", str(migration.version))
     current_triggers(db)
     return before, SCHEMA_VERSION
@@ -125,7 +125,7 @@ def migrate(db: Database, recorded: dict[str, str]) -> tuple[int | None, int]:
 
         assert isinstance(db, SqliteDatabase)
         before, after = upgrade_sqlite(db)  # opening applied them already: this finds none pending
-        with db.unit():
+        with write(db):
             for key, value in recorded.items():
                 set_meta(db, key, value)
         return before, after

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from server.store.database import Database
+from server.store.database import Database, write
 
 if TYPE_CHECKING:
     import psycopg
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def add_columns(db: Database, table: str, columns: dict[str, str]) -> None:
     """SQLite: add the columns a table lacks (name → type), looking and adding inside one unit."""
-    with db.unit():
+    with write(db):
         present = {row[1] for row in db.execute(f"PRAGMA table_info({table})").fetchall()}
         for column, kind in columns.items():
             if column not in present:

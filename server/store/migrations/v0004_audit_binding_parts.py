@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from server.store.database import write
 from server.store.migrations.steps import add_columns, add_columns_postgresql
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ SEPARATOR = " · "
 
 def sqlite(db: SqliteDatabase) -> None:
     add_columns(db, "audit", PARTS)
-    with db.unit():
+    with write(db):
         present = {row[1] for row in db.execute("PRAGMA table_info(audit)").fetchall()}
         if "binding" not in present:
             return  # done already (by another process opening the same file)
