@@ -21,7 +21,13 @@ def test_every_path_the_guide_names_exists():
 
 
 def test_the_guide_covers_what_newcomers_change():
-    for heading in ("## The request path in one picture", "## How to add a tool", "## How to add a rule field type",
-                    "## How to add a store column", "## How to add a console page", "## Running tests",
-                    "## Running the bench"):
+    for heading in (
+        "## The request path in one picture",
+        "## How to add a tool",
+        "## How to add a rule field type",
+        "## How to add a store column",
+        "## How to add a console page",
+        "## Running tests",
+        "## Running the bench",
+    ):
         assert heading in GUIDE

@@ -23,11 +23,20 @@ BOTH = pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def columns(db: Database) -> dict[str, list[str]]:
     """Every table's columns, as the store reports them."""
     if db.backend == "sqlite":
-        tables = [row[0] for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").fetchall()]
-        return {t: [row[1] for row in db.execute(f"PRAGMA table_info({t})").fetchall()] for t in sorted(tables)}
-    rows = db.execute("SELECT table_name, column_name FROM information_schema.columns "
-                      "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position").fetchall()
+        tables = [
+            row[0]
+            for row in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            ).fetchall()
+        ]
+        return {
+            t: [row[1] for row in db.execute(f"PRAGMA table_info({t})").fetchall()]
+            for t in sorted(tables)
+        }
+    rows = db.execute(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
+    ).fetchall()
     found: dict[str, list[str]] = {}
     for table, column in rows:
         found.setdefault(table, []).append(column)
@@ -35,8 +44,11 @@ def columns(db: Database) -> dict[str, list[str]]:
 
 
 def test_the_schema_version_is_the_newest_files_number():
-    numbers = sorted(int(found.group(1)) for path in FOLDER.glob("v*.py")
-                     if (found := re.fullmatch(r"v(\d{4})_[a-z0-9_]+\.py", path.name)))
+    numbers = sorted(
+        int(found.group(1))
+        for path in FOLDER.glob("v*.py")
+        if (found := re.fullmatch(r"v(\d{4})_[a-z0-9_]+\.py", path.name))
+    )
     assert numbers and numbers == list(range(numbers[0], numbers[0] + len(numbers)))
     assert SCHEMA_VERSION == numbers[-1] == migrations.MIGRATIONS[-1].version
     for migration in migrations.MIGRATIONS:
@@ -58,7 +70,10 @@ def test_a_new_store_records_the_newest_version_and_migrating_again_changes_noth
 def test_a_store_at_an_older_version_is_brought_up_and_keeps_its_rows(fresh_store):
     db = fresh_store
     with write(db):
-        db.insert("principals", {"handle": "olga", "name": "Olga", "status": "member", "created_at": now()})
+        db.insert(
+            "principals",
+            {"handle": "olga", "name": "Olga", "status": "member", "created_at": now()},
+        )
         db.execute("UPDATE parley_meta SET value = '2' WHERE key = 'schema_version'")
     assert schema_version(db) == 2
     assert migrate(db, {}) == (2, SCHEMA_VERSION)
@@ -69,7 +84,10 @@ def test_a_store_at_an_older_version_is_brought_up_and_keeps_its_rows(fresh_stor
 def test_a_newer_store_is_refused_and_left_alone(fresh_store):
     db = fresh_store
     with write(db):
-        db.execute("UPDATE parley_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)])
+        db.execute(
+            "UPDATE parley_meta SET value = ? WHERE key = 'schema_version'",
+            [str(SCHEMA_VERSION + 1)],
+        )
     with pytest.raises(Exception, match="newer than this Parley"):
         migrate(db, {})
     assert schema_version(db) == SCHEMA_VERSION + 1
@@ -78,8 +96,13 @@ def test_a_newer_store_is_refused_and_left_alone(fresh_store):
 def test_parley_db_migrate_on_sqlite_applies_what_is_pending_then_finds_nothing(tmp_path):
     run(tmp_path, "init")
     run(tmp_path, "keys", "init")  # db migrate records the keys' fingerprints
-    with sqlite3.connect(tmp_path / "club.db") as conn:  # as a store from before the newest migration
-        conn.execute("UPDATE parley_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION - 1)])
+    with sqlite3.connect(
+        tmp_path / "club.db"
+    ) as conn:  # as a store from before the newest migration
+        conn.execute(
+            "UPDATE parley_meta SET value = ? WHERE key = 'schema_version'",
+            [str(SCHEMA_VERSION - 1)],
+        )
     first = run(tmp_path, "db", "migrate")
     assert f"schema upgraded from {SCHEMA_VERSION - 1} to version {SCHEMA_VERSION}" in first.stdout
     second = run(tmp_path, "db", "migrate")
@@ -113,8 +136,10 @@ def store_at_baseline(backend: str, tmp_path: Path, postgres_url: str | None) ->
     return db
 
 
-AUDIT_V3 = ("INSERT INTO audit (ts, lane, principal, agent, tool, outcome, duration_ms, binding, rule) "
-            "VALUES (?, 'member', 'bruno', 'laptop', ?, ?, 1.5, ?, ?)")
+AUDIT_V3 = (
+    "INSERT INTO audit (ts, lane, principal, agent, tool, outcome, duration_ms, binding, rule) "
+    "VALUES (?, 'member', 'bruno', 'laptop', ?, ?, 1.5, ?, ?)"
+)
 
 
 @BOTH
@@ -123,15 +148,25 @@ def test_version_4_splits_older_audit_bindings_into_columns(backend, tmp_path, r
     db = store_at_baseline(backend, tmp_path, url)
     try:
         with write(db):
-            db.execute(AUDIT_V3, [now(), "ask", "rule_denied", "member · parley · ask", "Applicants ask at most"])
+            db.execute(
+                AUDIT_V3,
+                [now(), "ask", "rule_denied", "member · parley · ask", "Applicants ask at most"],
+            )
             db.execute(AUDIT_V3, [now(), "whoami", "ok", None, None])  # no persona: no binding
         assert schema_version(db) == 3
         assert migrate(db, {}) == (3, SCHEMA_VERSION)
-        rows = db.execute("SELECT tool, binding_agent, binding_server, rule FROM audit ORDER BY id").fetchall()
-        assert [tuple(row) for row in rows] == [("ask", "member", "parley", "Applicants ask at most"),
-                                                ("whoami", None, None, None)]
+        rows = db.execute(
+            "SELECT tool, binding_agent, binding_server, rule FROM audit ORDER BY id"
+        ).fetchall()
+        assert [tuple(row) for row in rows] == [
+            ("ask", "member", "parley", "Applicants ask at most"),
+            ("whoami", None, None, None),
+        ]
         assert "binding" not in columns(db)["audit"]
-        assert migrate(db, {}) == (SCHEMA_VERSION, SCHEMA_VERSION)  # again: nothing to do, nothing lost
+        assert migrate(db, {}) == (
+            SCHEMA_VERSION,
+            SCHEMA_VERSION,
+        )  # again: nothing to do, nothing lost
         assert len(db.execute("SELECT id FROM audit").fetchall()) == 2
     finally:
         db.close()

@@ -1,8 +1,8 @@
 """Every tool is complete: typed input and output, a description, a manifest entry, and a test.
 
-Adding a tool is one function (in a module of `server/tools/`, imported by itself) plus its entry in
-a manifest; the lane lists and counts other tests expect follow from the manifest. What cannot follow
-by itself is checked here, each failure naming the tool and what it lacks."""
+Adding a tool is one function (in a module of `server/tools/`, imported by itself) plus its entry
+in a manifest; the lane lists and counts other tests expect follow from the manifest. What cannot
+follow by itself is checked here, each failure naming the tool and what it lacks."""
 
 from __future__ import annotations
 
@@ -41,7 +41,9 @@ def test_every_tool_has_models_and_a_description():
         if not issubclass(spec.output_model, BaseModel):
             problems.append(f"{name}: its output is not a pydantic model")
         if len(spec.description.split()) < 5:
-            problems.append(f"{name}: its docstring is its description for agents; write a sentence")
+            problems.append(
+                f"{name}: its docstring is its description for agents; write a sentence"
+            )
     assert problems == [], "\n".join(problems)
 
 
@@ -49,17 +51,32 @@ def test_every_tool_is_in_a_manifest_and_every_manifest_tool_exists():
     declared = declared_anywhere()
     implemented = set(tools.load_all())
     unlisted = sorted(implemented - set(declared))
-    assert unlisted == [], (f"tools no manifest declares (add each under `tools:` in manifests/club.yaml "
-                            f"and to the agents that offer it): {unlisted}")
+    assert unlisted == [], (
+        f"tools no manifest declares (add each under `tools:` in manifests/club.yaml "
+        f"and to the agents that offer it): {unlisted}"
+    )
     missing = {name: where for name, where in declared.items() if name not in implemented}
-    assert missing == {}, f"tools a manifest declares that no module of server/tools/ implements: {missing}"
+    assert missing == {}, (
+        f"tools a manifest declares that no module of server/tools/ implements: {missing}"
+    )
 
 
 def test_every_tool_is_called_by_name_in_a_test():
     """A test calls the tool: its name appears quoted in a test module other than this one."""
-    sources = "\n".join(path.read_text() for path in sorted((ROOT / "tests").rglob("test_*.py"))
-                        if path.resolve() != HERE)
-    untested = [name for name in tools.load_all()
-                if not re.search(rf"""call_tool\(\s*["']{name}["']|["']name["']\s*:\s*["']{name}["']"""
-                                 rf"""|\bcall\(\s*\w+,\s*["']{name}["']""", sources)]
-    assert untested == [], f"tools no test calls by name (call_tool(\"<name>\", …) in tests/): {untested}"
+    sources = "\n".join(
+        path.read_text()
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
+        if path.resolve() != HERE
+    )
+    untested = [
+        name
+        for name in tools.load_all()
+        if not re.search(
+            rf"""call_tool\(\s*["']{name}["']|["']name["']\s*:\s*["']{name}["']"""
+            rf"""|\bcall\(\s*\w+,\s*["']{name}["']""",
+            sources,
+        )
+    ]
+    assert untested == [], (
+        f'tools no test calls by name (call_tool("<name>", …) in tests/): {untested}'
+    )

@@ -121,11 +121,14 @@ def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) ->
         # What every tool needs, refused at import with what to fix (tests/test_tools_complete.py
         # checks the same of the registry, and what the registry cannot see: manifest and tests).
         if not (isinstance(input_model, type) and issubclass(input_model, Args)):
-            raise TypeError(f"tool {name}: its signature must be (ctx: ToolContext, args: <an Args model>)")
+            raise TypeError(f"tool {name}: its signature must be "
+                            "(ctx: ToolContext, args: <an Args model>)")
         if not (isinstance(output_model, type) and issubclass(output_model, BaseModel)):
-            raise TypeError(f"tool {name}: its return annotation must be a pydantic model (an Output)")
+            raise TypeError(f"tool {name}: its return annotation must be a pydantic model "
+                            "(an Output)")
         if not description:
-            raise TypeError(f"tool {name}: its docstring is its description for the calling agent; write one")
+            raise TypeError(f"tool {name}: its docstring is its description for the calling "
+                            "agent; write one")
         REGISTRY[name] = ToolSpec(name=name, description=description,
                                   input_model=input_model, output_model=output_model, handler=func,
                                   writes=writes, blocking=blocking, pure=pure,

@@ -49,14 +49,18 @@ def _load(module: ModuleType) -> Migration:
     found = _NAME.fullmatch(module.__name__.rsplit(".", 1)[1])
     sqlite, postgresql = getattr(module, "sqlite", None), getattr(module, "postgresql", None)
     if found is None or not callable(sqlite) or not callable(postgresql) or not module.__doc__:
-        raise RuntimeError(f"{module.__name__}: a migration is vNNNN_name.py with a docstring, "
-                           "sqlite(db) and postgresql(conn)")
+        raise RuntimeError(
+            f"{module.__name__}: a migration is vNNNN_name.py with a docstring, "
+            "sqlite(db) and postgresql(conn)"
+        )
     return Migration(int(found.group(1)), module.__name__.rsplit(".", 1)[1], sqlite, postgresql)
 
 
 def _discover() -> tuple[Migration, ...]:
     """Every migration file of this folder, in order; numbers must run without gaps or repeats."""
-    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if _NAME.fullmatch(info.name))
+    names = sorted(
+        info.name for info in pkgutil.iter_modules(__path__) if _NAME.fullmatch(info.name)
+    )
     found = tuple(_load(importlib.import_module(f"{__name__}.{name}")) for name in names)
     versions = [m.version for m in found]
     if not versions or versions != list(range(versions[0], versions[0] + len(versions))):
@@ -76,7 +80,10 @@ def pending(version: int | None) -> tuple[Migration, ...]:
 def schema_version(db: Database) -> int | None:
     """The schema version a store has recorded (None: never migrated)."""
     if db.backend == "sqlite":
-        if db.execute("SELECT name FROM sqlite_master WHERE name = 'parley_meta'").fetchone() is None:
+        if (
+            db.execute("SELECT name FROM sqlite_master WHERE name = 'parley_meta'").fetchone()
+            is None
+        ):
             return None
     elif db.execute("SELECT to_regclass('parley_meta')").fetchone()[0] is None:
         return None
@@ -89,8 +96,10 @@ def meta(db: Database, key: str) -> str | None:
     return row[0] if row else None
 
 
-_SET_META = ("INSERT INTO parley_meta (key, value) VALUES (?, ?) "
-             "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+_SET_META = (
+    "INSERT INTO parley_meta (key, value) VALUES (?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
 
 
 def set_meta(db: Database, key: str, value: str) -> None:
@@ -99,8 +108,10 @@ def set_meta(db: Database, key: str, value: str) -> None:
 
 def _refuse_newer(before: int | None) -> None:
     if before is not None and before > SCHEMA_VERSION:
-        raise ConfigError(f"the store's schema is version {before}, newer than this Parley's "
-                          f"({SCHEMA_VERSION}): upgrade Parley, never downgrade a store")
+        raise ConfigError(
+            f"the store's schema is version {before}, newer than this Parley's "
+            f"({SCHEMA_VERSION}): upgrade Parley, never downgrade a store"
+        )
 
 
 def upgrade_sqlite(db: SqliteDatabase) -> tuple[int | None, int]:
@@ -119,7 +130,8 @@ def upgrade_sqlite(db: SqliteDatabase) -> tuple[int | None, int]:
 
 def migrate(db: Database, recorded: dict[str, str]) -> tuple[int | None, int]:
     """Bring the schema to this Parley's version and record `recorded` (fingerprints, digests);
-    (version before, version after). Concurrent runs wait for each other; the second finds it done."""
+    (version before, version after). Concurrent runs wait for each other; the second finds it
+    done."""
     if db.backend == "sqlite":
         from server.store.sqlite import SqliteDatabase
 
@@ -157,6 +169,10 @@ def require_current(db: Database) -> None:
     if version == SCHEMA_VERSION:
         return
     if version is None:
-        raise ConfigError("the PostgreSQL store has no Parley schema: run 'parley db migrate' first")
-    raise ConfigError(f"the PostgreSQL store's schema is version {version} and this Parley needs "
-                      f"{SCHEMA_VERSION}: run 'parley db migrate'")
+        raise ConfigError(
+            "the PostgreSQL store has no Parley schema: run 'parley db migrate' first"
+        )
+    raise ConfigError(
+        f"the PostgreSQL store's schema is version {version} and this Parley needs "
+        f"{SCHEMA_VERSION}: run 'parley db migrate'"
+    )

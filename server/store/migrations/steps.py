@@ -19,8 +19,9 @@ def add_columns(db: Database, table: str, columns: dict[str, str]) -> None:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
-def add_columns_postgresql(conn: psycopg.Connection[tuple[object, ...]], table: str,
-                           columns: dict[str, str]) -> None:
+def add_columns_postgresql(
+    conn: psycopg.Connection[tuple[object, ...]], table: str, columns: dict[str, str]
+) -> None:
     """PostgreSQL: the same columns, each `IF NOT EXISTS`."""
     for column, kind in columns.items():
         conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")

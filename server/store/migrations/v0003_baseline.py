@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 def sqlite(db: SqliteDatabase) -> None:
     db.executescript(SCHEMA)
     for table in dict.fromkeys(table for table, _, _ in LATER_COLUMNS):
-        add_columns(db, table, {column: kind for name, column, kind in LATER_COLUMNS if name == table})
+        add_columns(
+            db, table, {column: kind for name, column, kind in LATER_COLUMNS if name == table}
+        )
 
 
 def postgresql(conn: psycopg.Connection[tuple[object, ...]]) -> None:

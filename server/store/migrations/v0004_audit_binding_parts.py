@@ -30,19 +30,25 @@ def sqlite(db: SqliteDatabase) -> None:
         for call_id, text in rows:
             parts = text.split(SEPARATOR)
             if len(parts) == 3:
-                db.execute("UPDATE audit SET binding_agent = ?, binding_server = ? WHERE id = ?",
-                           [parts[0], parts[1], call_id])
+                db.execute(
+                    "UPDATE audit SET binding_agent = ?, binding_server = ? WHERE id = ?",
+                    [parts[0], parts[1], call_id],
+                )
         db.execute("ALTER TABLE audit DROP COLUMN binding")
 
 
 def postgresql(conn: psycopg.Connection[tuple[object, ...]]) -> None:
     add_columns_postgresql(conn, "audit", PARTS)
-    present = conn.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
-                           "AND table_name = 'audit' AND column_name = 'binding'").fetchone()
+    present = conn.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'audit' AND column_name = 'binding'"
+    ).fetchone()
     if present is None:
         return
-    conn.execute("UPDATE audit SET binding_agent = split_part(binding, %s, 1), "
-                 "binding_server = split_part(binding, %s, 2) "
-                 "WHERE binding IS NOT NULL AND array_length(string_to_array(binding, %s), 1) = 3",
-                 (SEPARATOR, SEPARATOR, SEPARATOR))
+    conn.execute(
+        "UPDATE audit SET binding_agent = split_part(binding, %s, 1), "
+        "binding_server = split_part(binding, %s, 2) "
+        "WHERE binding IS NOT NULL AND array_length(string_to_array(binding, %s), 1) = 3",
+        (SEPARATOR, SEPARATOR, SEPARATOR),
+    )
     conn.execute("ALTER TABLE audit DROP COLUMN binding")
