@@ -25,7 +25,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_http as http  # noqa: E402 - the stdlib MCP client, wrk, Parley's contender and MiniMCP's
+from bench_peers.populate import member_askers  # noqa: E402 - members who ask, made fast
 
 QUESTIONS = {"ana": "Is she taking on new work?", "bruno": "Is he hiring this quarter?"}
 OPERATIONS: dict[str, dict] = {
@@ -76,21 +76,6 @@ def sequential(port: int, token: str, requests: int, turn: int) -> dict[str, lis
         http.close_session(port, session, token)
 
 
-def member_askers(env: dict[str, str], folder: Path, member_token: str) -> list[str]:
-    """ASKERS more members, each with a signed mandate and an agent token (bench_peers/populate.py,
-    as the scale section makes them: the CLI would take minutes on a shared machine)."""
-    out = folder / "askers.txt"
-    done = subprocess.run([str(http.PYTHON), str(http.PEERS / "populate.py"), "--db", env["PARLEY_DB"], "--keys",
-                           env["PARLEY_KEYS"], "--principals", str(3 + ASKERS), "--tokens-each", "1", "--out", str(out),
-                           "--first", member_token], capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise SystemExit(f"populate.py failed: {done.stderr[-2000:]}")
-    askers = [line for line in out.read_text().split() if line != member_token]
-    if len(askers) != ASKERS:
-        raise SystemExit(f"populate.py made {len(askers)} askers, not {ASKERS}")
-    return askers
-
-
 def p(samples: list[float], q: int) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[q - 1] if q != 50 else statistics.median(samples)
 
@@ -119,7 +104,7 @@ def main() -> int:
     try:
         manifest = http.bench_manifest(work)
         env, token = http.prepare_store(work / "full", manifest)
-        askers = [] if args.no_concurrent else member_askers(env, work / "full", token)
+        askers = [] if args.no_concurrent else member_askers(env, work / "full", ASKERS, first=token)
         full = http.parley_contender("full", work / "full", env, token, loop, http_impl)
         contenders.append(full)
         full.start()

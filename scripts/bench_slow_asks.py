@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_cluster  # noqa: E402 - the throwaway PostgreSQL with the demo club
 import bench_http as http  # noqa: E402 - the stdlib MCP client and Parley's contender
+from bench_peers.populate import member_askers  # noqa: E402 - members who ask, made fast
 
 
 def slow_model(delay: float) -> ThreadingHTTPServer:
@@ -92,24 +93,8 @@ def askers(port: int, tokens: list[str], count: int, stop: threading.Event, tall
     return threads
 
 
-def member_tokens(env: dict[str, str], work: Path, count: int) -> list[str]:
-    """`count` more members who may ask (each with an agent token), so the per-asker bound is not all
-    that is measured."""
-    tokens = []
-    for n in range(count):
-        handle = f"asker{n:02d}"
-        for command in (["principal", "add", handle, "--member"],
-                        ["mandate", "sign", handle, "--scopes", "club:read,questions:ask,inbox:read"]):
-            subprocess.run([str(http.PARLEY), *command], env={**os.environ, **env}, check=True, capture_output=True,
-                           cwd=str(work))
-        minted = subprocess.run([str(http.PARLEY), "token", "mint", handle], env={**os.environ, **env}, check=True,
-                                capture_output=True, text=True, cwd=str(work))
-        tokens.append(minted.stdout.strip())
-    return tokens
-
-
 def measure(name: str, contender: http.Contender, env: dict[str, str], work: Path, args) -> dict[str, float]:
-    tokens = member_tokens(env, work, 15)
+    tokens = member_askers(env, work, 15)
     contender.start()
     contender.wait_up()
     time.sleep(1.0)

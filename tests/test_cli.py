@@ -19,7 +19,7 @@ from server.asking import briefing
 from server.cli.main import main
 from server.store.opening import open_db
 from tests.conftest import connect, manifest_copy, tool_names
-from tests.test_e2e_lanes import MEMBER
+from tests.test_e2e_lanes import GUEST, MEMBER
 
 PARLEY = [sys.executable, "-m", "server.cli.main"]
 
@@ -162,7 +162,7 @@ def test_doctor_names_lane_and_why(club, tmp_path):
     guest = doctor(club, tmp_path)
     assert guest.returncode == 0
     assert "lane: guest" in guest.stdout and "no credential was sent" in guest.stdout
-    assert "WARNING: guest lane" in guest.stdout and "3 visible" in guest.stdout
+    assert "WARNING: guest lane" in guest.stdout and f"{len(GUEST)} visible" in guest.stdout
 
     member = doctor(club, tmp_path, "--token", club.tokens.member.token)
     assert member.returncode == 0 and "lane: member" in member.stdout and f"{len(MEMBER)} visible" in member.stdout

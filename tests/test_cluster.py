@@ -37,7 +37,7 @@ from server.settings import Settings
 from server.store import oauth as oauth_rows
 from server.store.database import Database
 from server.store.opening import open_db
-from server.store.schema import SCHEMA_VERSION
+from server.store.migrations import SCHEMA_VERSION
 from tests.conftest import bound_socket, manifest_copy, prepare_store, tool_names
 from tests.console_helpers import ConsoleUser
 from tests.pg_cluster import PostgresCluster

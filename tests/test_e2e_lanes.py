@@ -9,10 +9,32 @@ from mcp.shared.exceptions import MCPError
 from server.manifest.loading import load_manifest
 from tests.conftest import connect, tool_names
 
-GUEST = ["about_club", "whoami", "apply"]
-APPLICANT = GUEST + ["my_profile", "my_mandate", "plan", "log_evidence", "list_evidence", "ask", "inbox"]
-MEMBER = APPLICANT + ["search_directory", "view_member", "update_briefing", "list_briefing"]
-PRINCIPAL = MEMBER + ["amend_mandate"]
+
+
+def declared_tools(persona: str, lane: str | None, principal: bool = False) -> list[str]:
+    """What the default manifest declares a caller sees, read from its declarations alone: the
+    persona's tools, in the manifest's tool order, that are public or whose scope the lane's ceiling
+    holds (an agent never holds a principal-only scope). No code of the server is asked."""
+    manifest = load_manifest()
+    scopes = set() if lane is None else set(manifest.lanes[lane].ceiling)
+    if not principal:
+        scopes &= {name for name, scope in manifest.scopes.items() if scope.agents}
+    return [name for name, tool in manifest.tools.items()
+            if name in manifest.agents[persona].tools
+            and (tool.access == "public" if lane is None else tool.needs is None or tool.needs in scopes)]
+
+
+# Each lane's tools follow the manifest: a new tool needs no edit here.
+GUEST = declared_tools("lobby", None)
+APPLICANT = declared_tools("applicant", "applicant")
+MEMBER = declared_tools("member", "member")
+PRINCIPAL = declared_tools("steward", "member", principal=True)  # ana: a steward, on her own token
+
+
+def member_tools_within(*scopes: str) -> list[str]:
+    """A member's agent's tools once its mandate grants only these scopes (public tools stay)."""
+    declared = load_manifest().tools
+    return [name for name in MEMBER if declared[name].needs is None or declared[name].needs in scopes]
 MODES = ["legacy", "auto"]
 
 

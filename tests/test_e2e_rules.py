@@ -133,7 +133,8 @@ async def test_denials_the_audit_log_and_the_server_log_carry_no_values(desk, ca
     rows = db.execute("SELECT * FROM audit").fetchall()
     db.close()
     dump = json.dumps(rows, ensure_ascii=False)
-    assert "Refund up to the employee's limit" in dump and "rule_denied" in dump and "desk · parley · refund_order" in dump
+    assert "Refund up to the employee's limit" in dump and "rule_denied" in dump
+    assert '"refund_order"' in dump and '"desk", "parley"' in dump  # the binding, as its parts
     for value in ("777.77", odd_reason, "analysts", '"200"'):
         assert value not in dump, value
     ours = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith(("parley", "uvicorn")))

@@ -15,7 +15,7 @@ from server.manifest.loading import ManifestError, parse_manifest
 from server.cli.operations import findings as cli_findings
 from tests.conftest import connect, manifest_copy, running_club, tool_names
 from tests.test_manifest import BASE
-from tests.test_e2e_lanes import GUEST, MEMBER
+from tests.test_e2e_lanes import GUEST, MEMBER, PRINCIPAL
 
 AGENTS = """
 agents:
@@ -154,7 +154,7 @@ async def test_guest_applicant_and_steward_get_different_agents(club):
     assert seen["guest"][1] == ["parley://knowledge/joining"]
     assert seen["applicant"][1] == ["parley://inbox", "parley://knowledge/applicant_guide"]
     assert seen["steward"][1] == ["parley://inbox", "parley://knowledge/member_guide", "parley://knowledge/steward_guide"]
-    assert seen["guest"][2] == GUEST and seen["member"][2] == MEMBER and seen["steward"][2] == MEMBER + ["amend_mandate"]
+    assert seen["guest"][2] == GUEST and seen["member"][2] == MEMBER and seen["steward"][2] == PRINCIPAL
     async with connect(club.url, None) as guest:
         text = (await guest.read_resource("parley://knowledge/joining")).contents[0].text
         assert text.startswith("# Joining Parley Club")

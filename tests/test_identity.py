@@ -17,6 +17,7 @@ from server.identity.resolver import Resolver
 from server.identity.mandates import MandateError, SigningKey
 from server.manifest.loading import load_manifest
 from tests.store_dump import store_dump
+from tests.test_e2e_lanes import GUEST, member_tools_within
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def test_no_header_is_guest_and_says_why(world):
     *_, resolver, _ = world
     caller = resolver.from_header(None)
     assert caller.lane == "guest" and caller.why == "no credential was sent"
-    assert caller.tools == ("about_club", "whoami", "apply") and caller.scopes == frozenset()
+    assert caller.tools == tuple(GUEST) and caller.scopes == frozenset()
 
 
 @pytest.mark.parametrize(
@@ -147,7 +148,7 @@ def test_tampered_mandate_gives_zero_scopes(world):
     caller = resolver.from_header(bearer(minted.member.token))
     assert caller.lane == "member" and caller.scopes == frozenset()
     assert caller.mandate.state == "invalid_signature"
-    assert caller.tools == ("about_club", "whoami", "apply")
+    assert caller.tools == tuple(member_tools_within())  # the public tools only
 
 
 def test_a_mandate_copied_from_another_principal_does_not_verify_for_this_one(world):

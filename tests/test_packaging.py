@@ -16,6 +16,7 @@ import httpx2
 import pytest
 
 from tests.conftest import bound_socket, connect, tool_names
+from tests.test_e2e_lanes import GUEST
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,7 +81,7 @@ async def test_an_installed_wheel_serves_the_default_club_from_an_empty_folder(i
             assert server.poll() is None and time.monotonic() < deadline, server.stdout.read() if server.stdout else ""
             time.sleep(0.1)
         async with connect(url, None) as guest:
-            assert await tool_names(guest) == ["about_club", "whoami", "apply"]
+            assert await tool_names(guest) == GUEST
             guide = await guest.list_resources()
             assert [r.uri for r in guide.resources]  # the lobby's knowledge travelled in the wheel
     finally:

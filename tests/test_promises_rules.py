@@ -57,7 +57,7 @@ async def test_a_rule_that_fails_to_evaluate_blocks_the_call_and_records_only_it
     last = rows[-1]
     assert last["tool"] == "refund_order" and last["outcome"] == "rule_error"
     assert last["rule"] == RULE
-    assert last["binding"] == "desk · parley · refund_order"
+    assert (last["binding_agent"], last["binding_server"], last["tool"]) == ("desk", "parley", "refund_order")
     assert rows[-2]["outcome"] == "ok" and rows[-2]["rule"] is None
     dump = json.dumps(rows, ensure_ascii=False)
     assert SECRET not in dump and "7731" not in dump

@@ -90,7 +90,9 @@ def audited(live: LiveServer, tmp_path: Path) -> tuple:
         time.sleep(0.005)
     db = open_db(tmp_path / "club.db")
     try:
-        return db.execute("SELECT outcome, rule, binding FROM audit ORDER BY id DESC LIMIT 1").fetchone()
+        row = db.execute("SELECT outcome, rule, binding_agent, binding_server, tool FROM audit "
+                         "ORDER BY id DESC LIMIT 1").fetchone()
+        return (row[0], row[1], " · ".join(row[2:]))
     finally:
         db.close()
 

@@ -21,7 +21,7 @@ from server.store.database import Taken, write
 from server.store.migrations import migrate, require_current, schema_version
 from server.store.opening import open_db
 from server.store.postgres import PostgresDatabase, translate
-from server.store.schema import SCHEMA_VERSION
+from server.store.migrations import SCHEMA_VERSION
 
 
 def test_a_taken_unique_value_is_a_clean_refusal_that_writes_nothing(fresh_store):

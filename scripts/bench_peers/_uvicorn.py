@@ -1,7 +1,7 @@
-"""What every peer server shares: its command line and the uvicorn settings bench_http.py gives all contenders.
+"""What every peer server shares: its command line and the uvicorn settings the HTTP bench gives all contenders.
 
 Imported by the peer scripts beside it (their folder is first on sys.path when run as scripts);
-the settings must stay those bench_http.py's PARLEY_WRAPPER gives Parley.
+the settings must stay those contender_parley.py's PARLEY_WRAPPER gives Parley.
 """
 
 from __future__ import annotations

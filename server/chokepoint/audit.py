@@ -69,9 +69,10 @@ def row(call: Call) -> tuple[object, ...]:
     """The call's row, in `audit_rows.COLUMNS` order: the binding and the rule's name, never the call's
     values or attributes."""
     caller, name = call.caller, safe_name(call.tool)
-    binding = f"{caller.entry_persona} · parley · {name}" if caller.entry_persona else None
+    persona = caller.entry_persona or None  # the binding: persona · parley · tool, kept as its parts
     return (format_time(datetime.fromtimestamp(call.moment, UTC)), caller.lane, caller.principal, caller.agent,
-            name, call.outcome, round(call.duration_ms, 3), binding, call.rule, path(call))
+            name, call.outcome, round(call.duration_ms, 3), persona, "parley" if persona else None, call.rule,
+            path(call))
 
 
 def _insert(db: Database, calls: list[Call]) -> None:

@@ -16,21 +16,18 @@ def db_migrate(args: argparse.Namespace) -> int:
     keys' fingerprints and the manifest's digest that every server of the cluster must match."""
     settings = Settings.from_env()
     Context().manifest  # noqa: B018 - a broken manifest is reported before anything is recorded
-    db = open_db(settings.store, create=False)
+    db = open_db(settings.store, create=False, upgrade=False)
     try:
         record = cluster_record(settings.keys_dir, settings.manifest_path)
         before, after = migrate(db, record)
     finally:
         db.close()
-    if settings.database_url is None:
-        print(f"SQLite store {settings.store_name} is current (its schema is applied whenever it is opened); "
-              "recorded the keys' fingerprints and the manifest's digest")
-    elif before == after:
-        print(f"{settings.store_name}: schema already at version {after}; recorded the keys' fingerprints "
-              "and the manifest's digest")
+    recorded = "recorded the keys' fingerprints and the manifest's digest"
+    if before == after:
+        print(f"{settings.store_name}: schema already at version {after}; {recorded}")
     else:
-        print(f"{settings.store_name}: schema {'created at' if before is None else f'upgraded from {before} to'} "
-              f"version {after}; recorded the keys' fingerprints and the manifest's digest")
+        done = "created at" if before is None else f"upgraded from {before} to"
+        print(f"{settings.store_name}: schema {done} version {after}; {recorded}")
     return 0
 
 
@@ -62,7 +59,7 @@ def keys_fingerprints(args: argparse.Namespace) -> int:
                  lambda name, value: (name.removeprefix("fingerprint."), value))
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("db", help="the store's schema (PostgreSQL: PARLEY_DATABASE_URL)")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     s = actions.add_parser("migrate", help="create or upgrade the schema once, and record the cluster's keys "

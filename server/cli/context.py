@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -21,7 +20,7 @@ from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
 from server.settings import Settings
-from server.store.database import Database
+from server.store.database import Database, Row
 from server.store.migrations import migrate, require_current
 from server.store.opening import open_db
 
@@ -63,8 +62,8 @@ class Context:
 def command() -> str:
     """This command line as the person can run it again, for the hints it prints: `scripts/parley` sets
     PARLEY_COMMAND to the path it was run by (`parley` is then on no PATH but the script's own)."""
-    return os.environ.get("PARLEY_COMMAND") or ("parley" if shutil.which("parley") else
-                                                f"{sys.executable} -m server.cli.main")
+    return Settings.from_env().command or ("parley" if shutil.which("parley") else
+                                           f"{sys.executable} -m server.cli.main")
 
 
 def err(text: str) -> None:
@@ -85,8 +84,8 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
-def listing(args: argparse.Namespace, rows: list[dict], columns: list[str],
-            shown: Callable[[dict], dict] | None = None) -> int:
+def listing(args: argparse.Namespace, rows: list[Row], columns: list[str],
+            shown: Callable[[Row], Row] | None = None) -> int:
     """A listing command's output: JSON with --json, else a table (`shown` adapts a row for people)."""
     if getattr(args, "json", False):
         emit_json(rows)
@@ -106,7 +105,7 @@ def facts(args: argparse.Namespace, data: dict[str, Any], shown: Callable[[str, 
     return 0
 
 
-def table(rows: list[dict], columns: list[str]) -> None:
+def table(rows: list[Row], columns: list[str]) -> None:
     """A plain aligned table: a header, then one line a row."""
     if not rows:
         print("(none)")

@@ -63,7 +63,7 @@ def _main(argv: list[str] | None) -> int:
         top.print_help()
         return 0 if args.command is None else 2
     try:
-        return args.func(args)
+        return int(args.func(args))
     except UsageError as exc:
         err(f"error: {exc}")
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 import getpass
 import sys
 from datetime import timedelta
@@ -38,7 +39,7 @@ def principal_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def principal_status(status: str, said: str):
+def principal_status(status: str, said: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         changed = principals.set_status(Context().db, args.handle, status)
         print(f"{changed.handle} {said}")
@@ -141,7 +142,7 @@ def token_revoke(args: argparse.Namespace) -> int:
 def mandate_show(args: argparse.Namespace) -> int:
     ctx = Context()
     status = mandates.current(ctx.db, ctx.key, principals.find_principal(ctx.db, args.handle).id)
-    out: dict = {"state": status.state, "description": status.describe()}
+    out: dict[str, object] = {"state": status.state, "description": status.describe()}
     if status.body is not None:
         out["mandate"] = status.body.model_dump()
     emit_json(out)
@@ -168,7 +169,7 @@ def mandate_sign(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("principal", help="add, list, admit, suspend a principal, or set a password",
                        description="The club's people: applicants, members (stewards among them), suspended.")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")

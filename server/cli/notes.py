@@ -9,13 +9,15 @@ agent is never quoted.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from server.asking import briefing
 from server.cli.context import Context, add_json, err, listing
+from server.store.database import Row
 from server.identity import principals
 
 
-def _concerns(row: dict, handle: str) -> str:
+def _concerns(row: Row, handle: str) -> str:
     return ", ".join(c.flag for c in briefing.concerns(row["topic"], row["text"], handle))
 
 
@@ -28,7 +30,7 @@ def notes_list(args: argparse.Namespace) -> int:
                    lambda r: {**r, "relay": "relay" if r["relay"] else "", "text": r["text"][:60]})
 
 
-def notes_review(action: briefing.Review):
+def notes_review(action: briefing.Review) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         ctx = Context()
         principal = principals.find_principal(ctx.db, args.handle)
@@ -43,7 +45,7 @@ def notes_review(action: briefing.Review):
     return run
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("notes", help="list a principal's briefing notes; approve or reject the pending ones",
                        description="Briefing notes an agent wrote wait for their principal's approval before the "
                                    "answering agent may quote them.")

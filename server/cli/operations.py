@@ -142,8 +142,9 @@ def init(args: argparse.Namespace) -> int:
 
 
 def doctor_command(args: argparse.Namespace) -> int:
-    url = args.url or Settings.from_env().mcp_url
-    token = args.token if args.token is not None else os.environ.get("PARLEY_TOKEN")
+    settings = Settings.from_env()
+    url = args.url or settings.mcp_url
+    token = args.token if args.token is not None else settings.token
     if token is not None and not token.strip():
         # an empty token is a mistake (an unset shell variable), not a request to be a guest
         raise UsageError(f"{'--token' if args.token is not None else 'PARLEY_TOKEN'} is empty; give a token, "
@@ -252,7 +253,7 @@ def plan_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="serve MCP at /mcp and the console (PARLEY_PORT, default 8765)")
     p.add_argument("--host", help="the address to listen on (default PARLEY_HOST or 127.0.0.1)")
     p.add_argument("--port", type=int, help="the port (default PARLEY_PORT or 8765)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -31,13 +32,13 @@ def _scalar(text: str) -> object:
     return text
 
 
-def condition(text: str) -> dict:
+def condition(text: str) -> dict[str, object]:
     """'amount is at most 500' → a builder condition; a value like subject.limit compares with an attribute."""
     for op in sorted({op for by_type in OPERATORS.values() for op in by_type}, key=len, reverse=True):
         if f" {op}" in f" {text} " and text.find(f" {op}") > 0:
             field, _, rest = text.partition(f" {op}")
             rest = rest.strip()
-            found: dict = {"field": field.strip(), "op": op}
+            found: dict[str, object] = {"field": field.strip(), "op": op}
             if not rest:
                 return found
             if rest.startswith(("subject.", "resource.")):
@@ -70,7 +71,7 @@ def stored_rule_findings(manifest: Manifest, db: Database) -> list[Finding]:
     return found
 
 
-def store_findings(manifest_path) -> list[Finding]:
+def store_findings(manifest_path: Path) -> list[Finding]:
     """`stored_rule_findings` for the configured store, when there is one (a fresh checkout has none);
     a store that cannot be read is an error: its rules cannot be vouched for."""
     settings = Settings.from_env()
@@ -144,7 +145,7 @@ def rules_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rules", help="list, draft, publish or remove rules on tool calls")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     s = actions.add_parser("list", help="every rule in force or drafted, read as a sentence")

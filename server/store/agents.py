@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TypedDict, cast
 
 from server.store.database import Database
-from server.store.database import insert as insert_row
 
 
 class AgentRow(TypedDict):
@@ -18,7 +17,7 @@ class AgentRow(TypedDict):
 
 
 def insert(db: Database, principal_id: int, name: str, created_at: str) -> int:
-    return insert_row(db, "agents", {"principal_id": principal_id, "name": name, "created_at": created_at})
+    return db.insert("agents", {"principal_id": principal_id, "name": name, "created_at": created_at})
 
 
 def named(db: Database, principal_id: int, name: str) -> tuple[int, str] | None:

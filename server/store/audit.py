@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from server.store.database import Database
+from server.store.database import Database, Row
 
-COLUMNS = ("ts", "lane", "principal", "agent", "tool", "outcome", "duration_ms", "binding", "rule", "path")
+# The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
+COLUMNS = ("ts", "lane", "principal", "agent", "tool", "outcome", "duration_ms", "binding_agent", "binding_server",
+           "rule", "path")
 CHUNK = 100  # rows a statement: far below either store's limit on parameters
 
 
@@ -17,7 +19,7 @@ def _insert(count: int) -> str:
     return f"INSERT INTO audit ({', '.join(COLUMNS)}) VALUES {', '.join([group] * count)}"
 
 
-def insert(db: Database, rows: Sequence[Sequence]) -> None:
+def insert(db: Database, rows: Sequence[Sequence[object]]) -> None:
     """Rows in `COLUMNS` order, each statement atomic on its own: no unit, so no store-wide write lock
     (PostgreSQL's units take one) for rows nothing else depends on."""
     for start in range(0, len(rows), CHUNK):
@@ -25,7 +27,7 @@ def insert(db: Database, rows: Sequence[Sequence]) -> None:
         db.execute(_insert(len(chunk)), [value for values in chunk for value in values])
 
 
-def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[dict]:
+def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Row]:
     """The newest `limit` rows (of one principal's calls when given), oldest first."""
     where, params = ("WHERE principal = ? ", [principal]) if principal is not None else ("", [])
     rows = db.query(f"SELECT {', '.join(COLUMNS)} FROM audit {where}ORDER BY id DESC LIMIT ?", [*params, limit])
@@ -36,7 +38,7 @@ FILTERED = ("agent", "tool", "outcome", "rule")  # columns Activity filters on, 
 
 
 def page(db: Database, principal: str | None, filters: dict[str, str], since: str | None, offset: int,
-         limit: int) -> list[dict]:
+         limit: int) -> list[Row]:
     """Newest first: a page of calls (one principal's, or the club's when None), with their row ids."""
     where, params = [], []
     if principal is not None:
@@ -54,7 +56,7 @@ def page(db: Database, principal: str | None, filters: dict[str, str], since: st
                          [*params, limit, offset]))
 
 
-def one(db: Database, call_id: int) -> dict | None:
+def one(db: Database, call_id: int) -> Row | None:
     rows = list(db.query(f"SELECT id, {', '.join(COLUMNS)} FROM audit WHERE id = ?", [call_id]))
     return rows[0] if rows else None
 

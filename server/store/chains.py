@@ -7,6 +7,8 @@ steward, mandate body, signature, key id).
 
 from __future__ import annotations
 
+from typing import Any
+
 from server.store.database import Database
 
 _PARTY = """
@@ -32,13 +34,16 @@ _SUBJECT = ("SELECT s.agent_id," + _PARTY + " FROM external_subjects AS s" + _jo
             + " WHERE s.issuer = ? AND s.subject = ?")
 
 
-def token(db: Database, digest: str) -> tuple | None:
-    return db.execute(_TOKEN, [digest]).fetchone()
+def token(db: Database, digest: str) -> tuple[Any, ...] | None:
+    row: tuple[Any, ...] | None = db.execute(_TOKEN, [digest]).fetchone()
+    return row
 
 
-def grant(db: Database, family: str) -> tuple | None:
-    return db.execute(_GRANT, [family]).fetchone()
+def grant(db: Database, family: str) -> tuple[Any, ...] | None:
+    row: tuple[Any, ...] | None = db.execute(_GRANT, [family]).fetchone()
+    return row
 
 
-def subject(db: Database, issuer: str, subject_id: str) -> tuple | None:
-    return db.execute(_SUBJECT, [issuer, subject_id]).fetchone()
+def subject(db: Database, issuer: str, subject_id: str) -> tuple[Any, ...] | None:
+    row: tuple[Any, ...] | None = db.execute(_SUBJECT, [issuer, subject_id]).fetchone()
+    return row

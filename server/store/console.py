@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from server.store.database import Database
+from server.store.database import Database, Row
 
 
-def tokens_of(db: Database, principal_id: int) -> list[dict]:
+def tokens_of(db: Database, principal_id: int) -> list[Row]:
     """A principal's tokens, newest first, with label, expiry and last use (never the secret)."""
     rows = list(db.query(
         """SELECT t.public_id, t.kind, t.scopes, t.label, t.created_at, t.expires_at, t.revoked_at,
@@ -27,7 +27,7 @@ def last_activity(db: Database, handle: str) -> dict[str, str]:
     return {row[0]: row[1] for row in rows}
 
 
-def applications(db: Database) -> list[dict]:
+def applications(db: Database) -> list[Row]:
     """Every applicant with their newest application (its date, status, decision) and evidence count.
     An applicant who never sent an application reads as open, dated when they joined."""
     return list(db.query(
@@ -40,7 +40,7 @@ def applications(db: Database) -> list[dict]:
            WHERE p.status = 'applicant' ORDER BY applied_at, p.id"""))
 
 
-def application_decision(db: Database, principal_id: int) -> dict | None:
+def application_decision(db: Database, principal_id: int) -> Row | None:
     """The newest application of a principal: status (open | admitted | declined), decided_at, and the
     decision — the reason a steward gave, which the applicant's agent reads in its inbox."""
     rows = list(db.query("SELECT id, status, created_at, decided_at, decision FROM applications "

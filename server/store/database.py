@@ -9,12 +9,35 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 from server.errors import ConfigError, Conflict, ParleyError
+
+# A statement's parameters: `?` placeholders in order, or `:name` ones by name.
+Params: TypeAlias = Sequence[Any] | dict[str, Any] | None
+# A row as a dict of its columns. Its values are what the schema says (TEXT, INTEGER, REAL), which
+# Python's types cannot see through a driver: the one place the store hands on untyped values.
+Row: TypeAlias = dict[str, Any]
+
+
+class Cursor(Protocol):
+    """What a statement answers on either store: how many rows it changed, and its rows as tuples
+    (their values typed by the schema, as `Row`'s are: convert what you return, `int(row[0])`)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def description(self) -> Any: ...  # (name, …) a column; None for a statement without rows
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
 
 
 class StoreMissing(ConfigError):
@@ -47,20 +70,21 @@ class Database(abc.ABC):
     backend: str
 
     @abc.abstractmethod
-    def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> Any:
-        """Run one statement; a cursor-like result (fetchone, fetchall, rowcount, description)."""
+    def execute(self, sql: str, parameters: Params = None) -> Cursor:
+        """Run one statement; what it changed and its rows."""
 
     @abc.abstractmethod
-    def query(self, sql: str, params: Sequence | dict[str, Any] | None = None) -> Iterator[dict]:
+    def query(self, sql: str, params: Params = None) -> Iterator[Row]:
         """Run one statement; its rows as dicts."""
 
     @abc.abstractmethod
-    def insert(self, table: str, row: dict) -> int:
+    def insert(self, table: str, row: Mapping[str, object]) -> int:
         """Insert one row; its new id."""
 
     @abc.abstractmethod
-    def unit(self) -> contextlib.AbstractContextManager[Database]:
-        """One unit of work that writes, serialized against every other writer of the store."""
+    def write(self) -> contextlib.AbstractContextManager[Database]:
+        """One unit of work that writes, serialized against every other writer of the store; callers
+        write `with write(db):` (the function below)."""
 
     @abc.abstractmethod
     def revision(self) -> int:
@@ -93,13 +117,8 @@ def write(db: Database) -> Iterator[Database]:
     """One unit of work that writes: the whole unit holds the store's write lock from its start, so a
     read-then-write never races another writer (another thread, process or machine). Nested units
     become savepoints."""
-    with db.unit():
+    with db.write():
         yield db
-
-
-def insert(db: Database, table: str, row: dict) -> int:
-    """Insert one row; its new id."""
-    return db.insert(table, row)
 
 
 def revision(db: Database) -> int:

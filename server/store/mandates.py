@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from server.store.database import Database
-from server.store.database import insert as insert_row
 
 
 def latest(db: Database, principal_id: int) -> tuple[str, str, str] | None:
@@ -15,11 +14,11 @@ def latest(db: Database, principal_id: int) -> tuple[str, str, str] | None:
 
 def next_version(db: Database, principal_id: int) -> int:
     """Read inside the writing unit of work (`database.write`), so no other writer can take it."""
-    return db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM mandates WHERE principal_id = ?",
-                      [principal_id]).fetchone()[0]
+    return int(db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM mandates WHERE principal_id = ?",
+                      [principal_id]).fetchone()[0])
 
 
 def insert(db: Database, *, principal_id: int, version: int, body: str, signature: str, key_id: str,
            created_at: str) -> None:
-    insert_row(db, "mandates", {"principal_id": principal_id, "version": version, "body": body, "signature": signature,
+    db.insert("mandates", {"principal_id": principal_id, "version": version, "body": body, "signature": signature,
                            "key_id": key_id, "created_at": created_at})

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from typing import TypedDict, cast
 
-from server.store.database import Database, write
-from server.store.database import insert as insert_row
+from server.store.database import Database, Row, write
 
 
 class ClientRow(TypedDict):
@@ -70,12 +69,12 @@ def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: 
                issued_at: int) -> ClientRow:
     row = ClientRow(client_id=client_id, secret_hash=secret_hash, metadata=json.dumps(metadata),
                     issued_at=issued_at)
-    insert_row(db, "oauth_clients", dict(row))
+    db.insert("oauth_clients", dict(row))
     return row
 
 
 def add_code(db: Database, row: dict[str, object]) -> None:
-    insert_row(db, "oauth_codes", {**row, "used_at": None, "family": None})
+    db.insert("oauth_codes", {**row, "used_at": None, "family": None})
 
 
 def code(db: Database, code_hash: str) -> CodeRow | None:
@@ -102,7 +101,7 @@ def grant_revoked(db: Database, family: str) -> bool:
 
 def revoke_grant(db: Database, family: str, reason: str, stamp: str, principal_id: int | None = None) -> bool:
     mine = " AND principal_id = ?" if principal_id is not None else ""
-    params: list = [stamp, reason, family] + ([principal_id] if principal_id is not None else [])
+    params: list[object] = [stamp, reason, family] + ([principal_id] if principal_id is not None else [])
     return db.execute(f"UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE family = ?{mine} "
                       "AND revoked_at IS NULL", params).rowcount == 1
 
@@ -114,7 +113,7 @@ def add_grant_once(db: Database, row: dict[str, object]) -> None:
                ":resource, :created_at, NULL, NULL) ON CONFLICT (family) DO NOTHING", row)
 
 
-def grants_of(db: Database, principal_id: int) -> list[dict]:
+def grants_of(db: Database, principal_id: int) -> list[Row]:
     rows = list(db.query(
         """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent, c.metadata
            FROM oauth_grants g JOIN agents a ON a.id = g.agent_id
@@ -143,7 +142,7 @@ def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> RefreshTok
 
 
 def add_refresh_token(db: Database, row: dict[str, object]) -> None:
-    insert_row(db, "oauth_refresh_tokens", {**row, "rotated_at": None})
+    db.insert("oauth_refresh_tokens", {**row, "rotated_at": None})
 
 
 def retired_kids(db: Database) -> list[str]:

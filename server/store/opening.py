@@ -7,17 +7,27 @@ from pathlib import Path
 from server.store.database import Database
 
 
-def open_db(location: Path | str, create: bool = True, pool_size: int = 20) -> Database:
+def open_db(location: Path | str, create: bool = True, pool_size: int = 20,
+            upgrade: bool = True) -> Database:
     """Open the club's store: PostgreSQL for a `postgresql://` URL, else the SQLite file at that path.
 
     `create=False` refuses a SQLite path with no store, naming it: an admin command run from the
     wrong folder must not quietly start an empty club there. A PostgreSQL store is created and
-    upgraded only by `parley db migrate`."""
+    upgraded only by `parley db migrate`; an SQLite file is upgraded as it is opened, unless
+    `upgrade=False` (`parley db migrate` opens it so, to apply and report the migrations itself)."""
     text = str(location)
     if text.startswith(("postgresql://", "postgres://")):
         from server.store.postgres import PostgresDatabase
 
         return PostgresDatabase(text, pool_size)
+    from server.store.migrations import upgrade_sqlite
     from server.store.sqlite import open_sqlite
 
-    return open_sqlite(Path(location), create)
+    db = open_sqlite(Path(location), create)
+    try:
+        if upgrade:
+            upgrade_sqlite(db)  # one host, one file: the store's migrations run as it is opened
+    except BaseException:
+        db.close()
+        raise
+    return db

@@ -22,7 +22,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from server.errors import ConfigError
-from server.store.database import Database, StoreUnavailable, Taken
+from server.store.database import Database, Params, Row, StoreUnavailable, Taken
 from server.store.outage import Outage
 
 POOL_WAIT = 1.5  # seconds a statement waits for a pooled connection before answering "busy" (was 10)
@@ -37,8 +37,8 @@ _PIECES = re.compile(r"'(?:[^']|'')*'|\?|(?<![:\w]):([A-Za-z_]\w*)|%")
 def translate(sql: str) -> str:
     """The statement with psycopg's placeholders."""
 
-    def piece(match: re.Match) -> str:
-        text = match.group(0)
+    def piece(match: re.Match[str]) -> str:
+        text: str = match.group(0)
         if text.startswith("'"):
             return text
         if text == "?":
@@ -53,23 +53,23 @@ def translate(sql: str) -> str:
 class Rows:
     """A statement's whole result, read before its connection went back to the pool."""
 
-    def __init__(self, rows: list[tuple], rowcount: int, names: list[str]):
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int, names: list[str]):
         self._rows = rows
         self._next = 0
         self.rowcount = rowcount
         self.description = [(name,) for name in names] if names else None
 
-    def fetchone(self) -> tuple | None:
+    def fetchone(self) -> tuple[Any, ...] | None:
         if self._next >= len(self._rows):
             return None
         self._next += 1
         return self._rows[self._next - 1]
 
-    def fetchall(self) -> list[tuple]:
+    def fetchall(self) -> list[tuple[Any, ...]]:
         rest, self._next = self._rows[self._next:], len(self._rows)
         return rest
 
-    def __iter__(self) -> Iterator[tuple]:
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
         return iter(self.fetchall())
 
 
@@ -161,30 +161,30 @@ class PostgresDatabase(Database):
     def _unit_conn(self) -> psycopg.Connection | None:
         return getattr(self._local, "conn", None)
 
-    def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> Rows:
+    def execute(self, sql: str, parameters: Params = None) -> Rows:
         conn = self._unit_conn()
         if conn is not None:
             return _run(conn, sql, parameters)
         with self._borrowed() as conn:
             return _run(conn, sql, parameters)
 
-    def query(self, sql: str, params: Sequence | dict[str, Any] | None = None) -> Iterator[dict]:
+    def query(self, sql: str, params: Params = None) -> Iterator[Row]:
         rows = self.execute(sql, params)
         names = [column[0] for column in rows.description or ()]
         return iter([dict(zip(names, row)) for row in rows.fetchall()])
 
-    def insert(self, table: str, row: dict) -> int:
+    def insert(self, table: str, row: Mapping[str, object]) -> int:
         if not re.fullmatch(r"\w+", table) or not all(re.fullmatch(r"\w+", column) for column in row):
             raise ValueError(f"not a table or column name: {table}")
         columns = ", ".join(row)
         values = ", ".join(f":{column}" for column in row)
-        found = self.execute(f"INSERT INTO {table} ({columns}) VALUES ({values}) RETURNING id", row).fetchone()
+        found = self.execute(f"INSERT INTO {table} ({columns}) VALUES ({values}) RETURNING id", dict(row)).fetchone()
         if found is None:
             raise RuntimeError(f"insert into {table} returned no row id")
         return int(found[0])
 
     @contextlib.contextmanager
-    def unit(self) -> Iterator[Database]:
+    def write(self) -> Iterator[Database]:
         conn = self._unit_conn()
         if conn is not None:
             with conn.transaction():  # a savepoint inside the unit already open on this thread

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 
-from server.store.database import Database
-from server.store.database import insert as insert_row
+from server.store.database import Database, Row
 
 _COLUMNS = "id, handle, name, status, steward, bio, tags, created_at, admitted_at"
 
 
-def by_handle(db: Database, handle: str) -> dict | None:
+def by_handle(db: Database, handle: str) -> Row | None:
     rows = list(db.query(f"SELECT {_COLUMNS} FROM principals WHERE handle = ?", [handle]))
     return rows[0] if rows else None
 
 
-def by_id(db: Database, principal_id: int) -> dict | None:
+def by_id(db: Database, principal_id: int) -> Row | None:
     rows = list(db.query(f"SELECT {_COLUMNS} FROM principals WHERE id = ?", [principal_id]))
     return rows[0] if rows else None
 
@@ -26,7 +25,7 @@ def handle_taken(db: Database, handle: str) -> bool:
 
 def insert(db: Database, *, handle: str, name: str, status: str, steward: bool, bio: str, tags: list[str],
            created_at: str) -> int:
-    return insert_row(db, "principals", {
+    return db.insert("principals", {
         "handle": handle, "name": name, "status": status, "steward": int(steward), "bio": bio,
         "tags": json.dumps(sorted(set(tags))), "created_at": created_at,
         "admitted_at": created_at if status == "member" else None,
@@ -58,15 +57,15 @@ def sign_in_record(db: Database, handle: str) -> tuple[int, str, str | None] | N
 
 
 def count(db: Database) -> int:
-    return db.execute("SELECT COUNT(*) FROM principals").fetchone()[0]
+    return int(db.execute("SELECT COUNT(*) FROM principals").fetchone()[0])
 
 
-def listing(db: Database) -> list[dict]:
+def listing(db: Database) -> list[Row]:
     return list(db.query("SELECT handle, name, status, steward, created_at, admitted_at FROM principals "
                          "ORDER BY handle"))
 
 
-def applicants(db: Database) -> list[dict]:
+def applicants(db: Database) -> list[Row]:
     return list(db.query("SELECT id, handle, name, created_at FROM principals WHERE status = 'applicant' "
                          "ORDER BY id"))
 
@@ -75,7 +74,7 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def search_members(db: Database, words: list[str], limit: int) -> list[dict]:
+def search_members(db: Database, words: list[str], limit: int) -> list[Row]:
     """Admitted members whose handle, name, bio or tags contain every word (case-insensitive)."""
     where = ["status = 'member'"]
     params: list[str | int] = []

@@ -2,35 +2,34 @@
 
 from __future__ import annotations
 
-from server.store.database import Database
-from server.store.database import insert as insert_row
+from server.store.database import Database, Row
 
 
 NOTE_COLUMNS = "id, topic, text, visibility, updated_at, status, relay, written_by, reviewed_at"
 
 
-def notes_of(db: Database, principal_id: int, status: str | None = None) -> list[dict]:
+def notes_of(db: Database, principal_id: int, status: str | None = None) -> list[Row]:
     """This principal's briefing notes by topic (only those in `status` when given)."""
     where, params = ("AND status = ?", [principal_id, status]) if status else ("", [principal_id])
     return list(db.query(f"SELECT {NOTE_COLUMNS} FROM briefing WHERE principal_id = ? {where} ORDER BY topic, id",
                          params))
 
 
-def note_of(db: Database, principal_id: int, note_id: int) -> dict | None:
+def note_of(db: Database, principal_id: int, note_id: int) -> Row | None:
     rows = list(db.query(f"SELECT {NOTE_COLUMNS} FROM briefing WHERE id = ? AND principal_id = ?",
                          [note_id, principal_id]))
     return rows[0] if rows else None
 
 
 def pending_count(db: Database, principal_id: int) -> int:
-    return db.execute("SELECT COUNT(*) FROM briefing WHERE principal_id = ? AND status = 'pending'",
-                      [principal_id]).fetchone()[0]
+    return int(db.execute("SELECT COUNT(*) FROM briefing WHERE principal_id = ? AND status = 'pending'",
+                      [principal_id]).fetchone()[0])
 
 
 def add_note(db: Database, principal_id: int, topic: str, text: str, visibility: str, stamp: str, *,
              status: str, written_by: str, relay: bool = False) -> int:
     """status: pending (an agent wrote it) or approved (its principal did)."""
-    return insert_row(db, "briefing", {
+    return db.insert("briefing", {
         "principal_id": principal_id, "topic": topic, "text": text, "visibility": visibility, "created_at": stamp,
         "updated_at": stamp, "status": status, "relay": int(relay), "written_by": written_by,
         "reviewed_at": stamp if status == "approved" else None})
@@ -65,21 +64,21 @@ def note_owner(db: Database, note_id: int) -> str | None:
 
 def add_evidence(db: Database, principal_id: int, kind: str, title: str, detail: str, url: str | None,
                  stamp: str) -> int:
-    return insert_row(db, "evidence", {"principal_id": principal_id, "kind": kind, "title": title, "detail": detail,
+    return db.insert("evidence", {"principal_id": principal_id, "kind": kind, "title": title, "detail": detail,
                                   "url": url, "created_at": stamp})
 
 
-def evidence_of(db: Database, principal_id: int) -> list[dict]:
+def evidence_of(db: Database, principal_id: int) -> list[Row]:
     return list(db.query("SELECT id, kind, title, detail, url, created_at FROM evidence WHERE principal_id = ? "
                          "ORDER BY id", [principal_id]))
 
 
 def evidence_count(db: Database, principal_id: int) -> int:
-    return db.execute("SELECT COUNT(*) FROM evidence WHERE principal_id = ?", [principal_id]).fetchone()[0]
+    return int(db.execute("SELECT COUNT(*) FROM evidence WHERE principal_id = ?", [principal_id]).fetchone()[0])
 
 
 def add_application(db: Database, principal_id: int, statement: str, stamp: str) -> int:
-    return insert_row(db, "applications", {"principal_id": principal_id, "statement": statement,
+    return db.insert("applications", {"principal_id": principal_id, "statement": statement,
                                       "created_at": stamp})
 
 
@@ -90,6 +89,6 @@ def statements_of(db: Database, principal_id: int) -> list[str]:
 
 def add_refund(db: Database, *, principal_id: int, agent: str | None, order_id: str, amount: float,
                expedite: bool, reason: str, stamp: str) -> int:
-    return insert_row(db, "refunds", {"principal_id": principal_id, "agent": agent, "order_id": order_id,
+    return db.insert("refunds", {"principal_id": principal_id, "agent": agent, "order_id": order_id,
                                  "amount": amount, "expedite": int(expedite), "reason": reason,
                                  "created_at": stamp})

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TypedDict, cast
 
 from server.store.database import Database
-from server.store.database import insert as insert_row
 
 
 class RuleRow(TypedDict):
@@ -39,7 +38,7 @@ def live(db: Database) -> list[LiveRuleRow]:
 
 
 def add_draft(db: Database, agent: str, tool: str, name: str, body: str, stamp: str) -> int:
-    return insert_row(db, "rules", {"agent": agent, "tool": tool, "name": name, "body": body, "state": "draft",
+    return db.insert("rules", {"agent": agent, "tool": tool, "name": name, "body": body, "state": "draft",
                                "created_at": stamp, "published_at": None, "removed_at": None})
 
 

@@ -277,7 +277,8 @@ def revision_triggers() -> dict[str, str]:
     return triggers
 
 
-# Columns added after a table first shipped: (table, column, type). Older stores gain them at open.
+# Columns added after a table first shipped: (table, column, type), as of the baseline migration
+# (migrations/v0003_baseline.py). Frozen: a new column is a new numbered file in migrations/.
 LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"),
                  ("audit", "binding", "TEXT"), ("audit", "rule", "TEXT"),
                  # applications decided by a steward: open | admitted | declined, when, and the reason given
@@ -301,12 +302,8 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
 
 
 # PostgreSQL: the same tables, translated where the dialects differ; every later column is part of
-# the PostgreSQL schema (added IF NOT EXISTS). Versions count PostgreSQL migrations (`parley db
-# migrate`): adding a later column means bumping this, so that migrate adds it to existing stores.
-# 2: briefing approval (status, relay, written_by, reviewed_at), escalations.notes, audit.path,
-#    rules.removal_drafted_at.
-# 3: indexes for the inbox (threads by asker and by answerer, messages by thread).
-SCHEMA_VERSION = 3
+# the PostgreSQL schema (added IF NOT EXISTS). The schema's version is the newest numbered file in
+# migrations/ (SCHEMA_VERSION there), never written here.
 
 
 def _postgres_tables() -> str:

@@ -4,11 +4,10 @@ suspension. Only a digest of each session's secret is stored."""
 from __future__ import annotations
 
 from server.store.database import Database, now
-from server.store.database import insert as insert_row
 
 
 def start(db: Database, digest: str, principal_id: int, expires_at: str) -> int:
-    return insert_row(db, "console_sessions", {"digest": digest, "principal_id": principal_id, "created_at": now(),
+    return db.insert("console_sessions", {"digest": digest, "principal_id": principal_id, "created_at": now(),
                                                "expires_at": expires_at, "ended_at": None, "ended_reason": None})
 
 

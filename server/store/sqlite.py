@@ -12,14 +12,14 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from server.store.database import Database, StoreMissing, Taken
-from server.store.schema import LATER_COLUMNS, SCHEMA, revision_triggers
+from server.store.database import Database, Params, StoreMissing, Taken, write
+from server.store.schema import revision_triggers
 
 
 class SqliteDatabase(sqlite_utils.Database, Database):
@@ -55,20 +55,20 @@ class SqliteDatabase(sqlite_utils.Database, Database):
     def conn(self, value: sqlite3.Connection) -> None:
         self._local.conn = value
 
-    def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> sqlite3.Cursor:
+    def execute(self, sql: str, parameters: Params = None) -> sqlite3.Cursor:
         with _unique_as_taken():
             return super().execute(sql, parameters)
 
-    def insert(self, table: str, row: dict) -> int:
+    def insert(self, table: str, row: Mapping[str, object]) -> int:
         """One plain INSERT, as the PostgreSQL store writes it: sqlite-utils' insert reads the table's
         columns first, which costs a write more than the insert itself."""
-        pk = self.execute(_insert_sql(table, tuple(row)), row).lastrowid
+        pk = self.execute(_insert_sql(table, tuple(row)), dict(row)).lastrowid
         if not isinstance(pk, int):
             raise RuntimeError(f"insert into {table} returned no row id")
         return pk
 
     @contextlib.contextmanager
-    def unit(self) -> Iterator[Database]:
+    def write(self) -> Iterator[Database]:
         """`BEGIN IMMEDIATE` takes the write lock before the first read, so a read-then-write never
         fails with SQLITE_BUSY_SNAPSHOT when another process committed in between."""
         conn = self.conn
@@ -89,7 +89,7 @@ class SqliteDatabase(sqlite_utils.Database, Database):
     def revision(self) -> int:
         """Triggers bump the counter; every process on this host reads the same file. Read for every
         request, so straight on the connection: a plain read needs none of `execute`'s write handling."""
-        return self.conn.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0]
+        return int(self.conn.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0])
 
     def announce_inbox(self, principal_id: int) -> None:
         """Nothing to send: the deciding process tells its own sessions (the CLI's reach none)."""
@@ -114,14 +114,14 @@ def _unique_as_taken() -> Iterator[None]:
         raise
 
 
-def _current_triggers(db: SqliteDatabase) -> None:
+def current_triggers(db: SqliteDatabase) -> None:
     """Make the revision triggers today's; a store made by an earlier version gets them here, and a
     current one is left alone (a schema change makes every other connection prepare again)."""
     wanted = revision_triggers()
     present = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall())
     stale = [name for name, statement in wanted.items() if present.get(name) != statement]
     if stale:
-        with db.unit():
+        with write(db):
             for name in stale:
                 db.execute(f"DROP TRIGGER IF EXISTS {name}")
                 db.execute(wanted[name])
@@ -141,17 +141,12 @@ def _owner_only(path: Path) -> None:
 
 
 def open_sqlite(path: Path, create: bool = True) -> SqliteDatabase:
-    """Open the club database in WAL mode with the schema in place."""
+    """Open the club database in WAL mode; `opening.open_db` then brings its schema up to date
+    (server/store/migrations/)."""
     if not path.exists():
         if not create:
             raise StoreMissing(f"no Parley store at {path.resolve()}: run 'parley demo' (a demo club) or "
                                "'parley init' (an empty club) first, or set PARLEY_DB to the store's path")
         path.parent.mkdir(parents=True, exist_ok=True)
     _owner_only(path)
-    db = SqliteDatabase(path)
-    db.executescript(SCHEMA)
-    for table, column, kind in LATER_COLUMNS:
-        if column not in db[table].columns_dict:
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-    _current_triggers(db)
-    return db
+    return SqliteDatabase(path)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 
-from server.store.database import Database
-from server.store.database import insert as insert_row
+from server.store.database import Database, Row
 
 
 def insert(db: Database, *, public_id: str, digest: str, kind: str, principal_id: int, agent_id: int | None,
            scopes: tuple[str, ...], created_at: str, expires_at: str | None, label: str | None = None) -> None:
-    insert_row(db, "tokens", {
+    db.insert("tokens", {
         "public_id": public_id, "hash": digest, "kind": kind, "principal_id": principal_id, "agent_id": agent_id,
         "scopes": json.dumps(list(scopes)), "created_at": created_at, "expires_at": expires_at, "revoked_at": None,
         "label": label,
@@ -20,12 +19,12 @@ def insert(db: Database, *, public_id: str, digest: str, kind: str, principal_id
 def revoke(db: Database, public_id: str, digest: str, stamp: str, principal_id: int | None = None) -> str | None:
     """Revoke by public id or by digest (within one principal's tokens when given); the public id, or None."""
     mine = " AND principal_id = ?" if principal_id is not None else ""
-    params: list = [public_id, digest] + ([principal_id] if principal_id is not None else [])
+    params: list[object] = [public_id, digest] + ([principal_id] if principal_id is not None else [])
     row = db.execute(f"SELECT id, public_id FROM tokens WHERE (public_id = ? OR hash = ?){mine}", params).fetchone()
     if row is None:
         return None
     db.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, row[0]])
-    return row[1]
+    return str(row[1])
 
 
 def touch(db: Database, digest: str, stamp: str) -> None:
@@ -33,7 +32,7 @@ def touch(db: Database, digest: str, stamp: str) -> None:
     db.execute("UPDATE tokens SET last_used_at = ? WHERE hash = ?", [stamp, digest])
 
 
-def of_principal(db: Database, principal_id: int) -> list[dict]:
+def of_principal(db: Database, principal_id: int) -> list[Row]:
     rows = list(db.query(
         """SELECT t.public_id, t.label, t.kind, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
                   a.name AS agent

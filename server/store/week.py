@@ -3,7 +3,7 @@ day; what waits in their queue and since when; their agents' calls refused, by r
 
 from __future__ import annotations
 
-from server.store.database import Database
+from server.store.database import Database, Row
 
 
 def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, dict[str, int]]:
@@ -19,12 +19,13 @@ def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, d
     return {row[0]: {"asked": int(row[1] or 0), "answered": int(row[2] or 0)} for row in rows}
 
 
-def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[dict]:
-    """This principal's agents' calls a rule refused since `since`: rule, tool, where (binding), count."""
+def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[Row]:
+    """This principal's agents' calls a rule refused since `since`: rule, tool, the binding's agent,
+    count."""
     return list(db.query(
-        """SELECT rule, tool, binding, COUNT(*) AS count FROM audit
+        """SELECT rule, tool, binding_agent, COUNT(*) AS count FROM audit
            WHERE principal = ? AND rule IS NOT NULL AND ts >= ?
-           GROUP BY rule, tool, binding ORDER BY COUNT(*) DESC, rule LIMIT ?""", [handle, since, limit]))
+           GROUP BY rule, tool, binding_agent ORDER BY COUNT(*) DESC, rule LIMIT ?""", [handle, since, limit]))
 
 
 def standing(db: Database) -> dict[str, int]:

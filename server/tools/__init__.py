@@ -1,14 +1,20 @@
 """The typed tools, one module a group; `registry` holds what they share (Args, Output, the
 context a tool receives, the @tool decorator). Imports: asking, access, identity, manifest, router,
 store, errors.
+
+Every module of this package is imported here, so a new tool is one file (or one function in an
+existing file) plus its manifest entry: nothing lists the modules by hand.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from types import ModuleType
+
 import mcp_types as types
 
 from server.manifest.schema import Manifest, ManifestError, Problem
-from server.tools import asking, briefing, club, directory, evidence, inbox, planning, profile, refunds
 from server.tools.registry import (
     MAX_ID,
     REGISTRY,
@@ -21,7 +27,14 @@ from server.tools.registry import (
     tool,
 )
 
-MODULES = (asking, briefing, club, directory, evidence, inbox, planning, profile, refunds)
+
+def _tool_modules() -> tuple[ModuleType, ...]:
+    """Every module of this package but the registry, imported so each registers its tools."""
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name != "registry")
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
+
+
+MODULES = _tool_modules()
 __all__ = ["MAX_ID", "MODULES", "REGISTRY", "Args", "NoArgs", "Output", "ToolContext", "ToolError", "ToolSpec",
            "definitions", "input_schemas", "load_all", "specs_for", "tool"]
 

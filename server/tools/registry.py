@@ -91,7 +91,7 @@ class ToolSpec:
     name: str
     description: str
     input_model: type[Args]
-    output_model: type[Output]
+    output_model: type[BaseModel]  # an Output, or a leaf package's model (the router's TurnPlan)
     handler: Callable[[ToolContext, Any], Output] | Callable[[ToolContext, Any], Awaitable[Output]]
     writes: bool
     blocking: bool
@@ -124,8 +124,22 @@ def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) ->
         name = func.__name__
         if name in REGISTRY:
             raise RuntimeError(f"tool {name} registered twice")
-        REGISTRY[name] = ToolSpec(name=name, description=inspect.cleandoc(func.__doc__ or ""),
-                                  input_model=hints[params[1]], output_model=hints["return"], handler=func,
+        input_model = hints.get(params[1]) if len(params) == 2 else None
+        output_model = hints.get("return")
+        description = inspect.cleandoc(func.__doc__ or "")
+        # What every tool needs, refused at import with what to fix (tests/test_tools_complete.py
+        # checks the same of the registry, and what the registry cannot see: manifest and tests).
+        if not (isinstance(input_model, type) and issubclass(input_model, Args)):
+            raise TypeError(f"tool {name}: its signature must be "
+                            "(ctx: ToolContext, args: <an Args model>)")
+        if not (isinstance(output_model, type) and issubclass(output_model, BaseModel)):
+            raise TypeError(f"tool {name}: its return annotation must be a pydantic model "
+                            "(an Output)")
+        if not description:
+            raise TypeError(f"tool {name}: its docstring is its description for the calling "
+                            "agent; write one")
+        REGISTRY[name] = ToolSpec(name=name, description=description,
+                                  input_model=input_model, output_model=output_model, handler=func,
                                   writes=writes, blocking=blocking, pure=pure,
                                   awaits=inspect.iscoroutinefunction(func))
         return func

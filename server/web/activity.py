@@ -101,7 +101,8 @@ class ActivityPages(Frame):
                  Step("Mandate", MANDATE_STATES.get(state, state) + (f", version {version}" if version else ""),
                       "passed" if state == "valid" or call["lane"] == "guest" else "skipped",
                       "" if state == "valid" else "The agent holds only what the lane allows without a mandate."),
-                 Step("Binding", call["binding"] or f"(no agent) · parley · {tool}", "passed",
+                 Step("Binding", " · ".join((call["binding_agent"] or "(no agent)",
+                                             call["binding_server"] or "parley", tool)), "passed",
                       "The entry table chose this agent for the caller.")]
         if outcome == "unknown_tool":
             steps.append(Step("Tool", f"{tool} is not among this caller's tools", "failed",

@@ -136,9 +136,9 @@ class Frame:
         name = rule or call.get("rule")
         if self.rule_sentence is None or not isinstance(name, str) or not name:
             return None
-        binding = str(call.get("binding") or "")
-        persona = binding.split(" · ")[0] if " · " in binding else None
         try:
+            agent = call.get("binding_agent")
+            persona = agent if isinstance(agent, str) and agent else None
             return self.rule_sentence(persona, str(call.get("tool")), name)
         except Exception:  # a rule book that cannot say: show the rule's name alone
             return None
