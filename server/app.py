@@ -36,7 +36,7 @@ from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
-from server.metrics import NOTIFICATION_LAG, announce_series, exposition, process_exited
+from server.metrics import NOTIFICATION_LAG, announce_series, count_statements, exposition, process_exited
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
@@ -141,6 +141,8 @@ def build(settings: Settings | None = None) -> Parley:
     manifest = load_manifest(settings.manifest_path)
     db = open_db(settings.store, create=False, pool_size=settings.db_pool)
     shared = settings.shared_store
+    if isinstance(db, PostgresDatabase):
+        db.counted = count_statements  # its round trips, by what they were made for, on /metrics
     if shared:
         # Beside other processes: the schema `parley db migrate` made, and the keys and manifest it recorded.
         require_current(db)

@@ -11,7 +11,8 @@ import pytest
 from starlette.requests import Request
 
 from server.heap import HeapKeeper
-from server.http.gate import CALLER_KEY, _Relay
+from server.http.gate import CALLER_KEY
+from server.http.relay import Relay
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -51,7 +52,7 @@ async def test_a_released_relay_reports_the_client_gone_and_refuses_to_send():
     async def send(message):
         sent.append(message)
 
-    relay = _Relay(receive, send)
+    relay = Relay(receive, send)
     assert (await relay.receive())["type"] == "http.request"
     await relay.send({"type": "http.response.start", "status": 200, "headers": []})
     relay.release()

@@ -30,6 +30,11 @@ class Access:
         identity = self.resolver.from_header(authorization)
         return self.guest() if identity is None else self.caller_for(identity)
 
+    def from_header_at(self, authorization: str | None, revision: int) -> Caller:
+        """As `from_header`, at the store's revision the caller has just read."""
+        identity = self.resolver.from_header(authorization, revision)
+        return self.guest() if identity is None else self.caller_for(identity)
+
     def again(self, caller: Caller) -> Caller:
         """Re-resolve a caller from what it presented, as its next request would."""
         return self.guest() if caller.identity is None else self.caller_for(self.resolver.again(caller.identity))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections import OrderedDict
 from typing import NamedTuple
 from urllib.parse import parse_qs
 
@@ -22,15 +21,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from mcp.server.context import ServerRequestContext
 
 from server.access import Access, Caller
-from server.chokepoint.audit import AuditTrail
-from server.http.ratelimit import Budget, retry_after_header
+from server.chokepoint.audit import AuditTrail, Carried
+from server.http.relay import Relay
+from server.http.session_owners import SessionOwners
+from server.http.ratelimit import Budget, SharedBudget, retry_after_header
 from server.identity.credentials import CredentialRejected
 from server.identity.resolver import last_use_deferred
 from server.manifest.schema import Manifest
-from server.metrics import RATE_LIMITED, requests_by
+from server.metrics import RATE_LIMITED, STATEMENT_SOURCE, requests_by
 from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
+
+# Seconds the audit writer leaves answered calls' rows for the next request's budget statement to carry
+# (a store across the network): under load they cost no round trip of their own.
+CARRY_LINGER = 0.02
 
 CALLER_KEY = "parley.caller"
 
@@ -77,10 +82,28 @@ class Gate:
         # it, so admission runs in a worker thread, never on the event loop.
         self.offload = offload
         self.sessions = SessionOwners()
+        # A shared budget (PostgreSQL) reads the revision and writes earlier requests' audit rows in
+        # the statement that spends it: a caller the resolver remembers costs one round trip.
+        self.shared_budget = token_limiter if isinstance(token_limiter, SharedBudget) else None
+        if self.shared_budget is not None:
+            audit.linger = CARRY_LINGER
 
-    def _admit(self, authorization: str | None, address: str, refuses_guest: bool) -> _Admission:
+    def _admit(self, authorization: str | None, address: str, refuses_guest: bool,
+               remembered: str | None = None, carry: Carried | None = None) -> _Admission:
         """Who is calling and whether their budget allows it: one pass, run in a worker thread when it
-        may wait (a store across the network, an OAuth issuer's keys)."""
+        may wait (a store across the network, an OAuth issuer's keys). `remembered`: the digest of a
+        token whose chain the resolver keeps, on a shared budget: then one statement spends the budget,
+        reads the revision to resolve at and writes the audit rows `carry` holds."""
+        if remembered is not None and self.shared_budget is not None:
+            statement, values = carry.statement() if carry is not None else (None, [])
+            wait, current = self.shared_budget.take_reading_revision(f"token:{remembered}", statement, values)
+            if carry is not None:
+                carry.written = True
+            try:
+                caller = self.access.from_header_at(authorization, current)
+            except CredentialRejected as exc:
+                return _Admission(None, exc, self.guest_limiter.take(f"guest:{address}"))
+            return _Admission(caller, None, wait)
         try:
             caller = self.access.from_header(authorization)
         except CredentialRejected as exc:
@@ -102,10 +125,12 @@ class Gate:
         # A message answers first: what it leaves to write (its calls' audit rows, its token's last use)
         # is written once the answer has left, before the request ends.
         held = self.audit.hold()
+        source = STATEMENT_SOURCE.set("request")
         with last_use_deferred() as last_use:
             try:
                 await self._serve(scope, receive, send)
             finally:
+                STATEMENT_SOURCE.reset(source)  # what is written after the answer is the writer's business
                 await self.audit.write_held(held)
                 if last_use:
                     await self._write_last_use(last_use)
@@ -139,14 +164,20 @@ class Gate:
             return
         client = scope.get("client") or ("unknown", 0)
         refuses_guest = query.get("guest", [""])[-1].lower() in ("no", "false", "0")
+        remembered = self.access.resolver.remembered(authorization) if self.shared_budget is not None else None
+        carry = self.audit.carry() if remembered is not None else None
         try:
             if self.offload or (authorization is not None and authorization.count(".") >= 2):
-                admission = await anyio.to_thread.run_sync(self._admit, authorization, client[0], refuses_guest)
+                admission = await anyio.to_thread.run_sync(self._admit, authorization, client[0], refuses_guest,
+                                                           remembered, carry)
             else:
                 admission = self._admit(authorization, client[0], refuses_guest)
         except StoreUnavailable as exc:
             await self._unavailable(send, str(exc))
             return
+        finally:
+            if carry is not None:
+                await self.audit.carried(carry)
         caller, rejected, wait = admission
         if rejected is not None or caller is None:
             rejected = rejected or CredentialRejected("no caller")  # fail closed
@@ -209,7 +240,7 @@ class Gate:
                 message = {**message, "headers": [*message.get("headers", ()), *lane_headers]}
             await send(message)
 
-        relay = _Relay(receive, send_with_lane, replayed)
+        relay = Relay(receive, send_with_lane, replayed)
         try:
             await self.app(scope, relay.receive, relay.send)
         finally:
@@ -286,27 +317,6 @@ async def respond(send: Send, status: int, body: bytes, headers: list[tuple[byte
     await send({"type": "http.response.body", "body": body})
 
 
-class SessionOwners:
-    """Which principal and agent each MCP session belongs to: bound the first time the session is
-    used with a credential (a guest session may sign in once), then refused to anyone else."""
-
-    def __init__(self, limit: int = 100_000):
-        self.limit = limit
-        self._owners: OrderedDict[str, tuple[int | None, int | None]] = OrderedDict()
-
-    def admits(self, session: str, caller: Caller) -> bool:
-        owner = self._owners.get(session)
-        if caller.identity is None:
-            return owner is None
-        me = (caller.principal_id, caller.agent_id)
-        if owner is None:
-            self._owners[session] = me
-            if len(self._owners) > self.limit:
-                self._owners.popitem(last=False)
-            return True
-        return owner == me
-
-
 def _envelope_problem(body: bytes) -> tuple[int, str] | None:
     """(JSON-RPC error code, message) for a body that is not a well-formed JSON-RPC message, else None.
     Parsed as the SDK parses it (pydantic-core), but with NaN and Infinity refused: they are not JSON."""
@@ -367,32 +377,3 @@ async def _read_body(receive: Receive) -> bytes | None:
         if not message.get("more_body"):
             break
     return b"".join(chunks)
-
-
-class _Relay:
-    """The request's receive and send, until `release`: afterwards receive reports the client gone
-    and send refuses, as a server does once a response is complete. A body the gate already read
-    comes first, whole, as the client sent it."""
-
-    __slots__ = ("_receive", "_send", "_body")
-
-    def __init__(self, receive: Receive, send: Send, body: bytes | None = None):
-        self._receive: Receive | None = receive
-        self._send: Send | None = send
-        self._body = body
-
-    async def receive(self) -> Message:
-        if self._body is not None:
-            body, self._body = self._body, None
-            return {"type": "http.request", "body": body, "more_body": False}
-        if self._receive is None:
-            return {"type": "http.disconnect"}
-        return await self._receive()
-
-    async def send(self, message: Message) -> None:
-        if self._send is None:
-            raise RuntimeError(f"{message.get('type')!r} sent after the request ended")
-        await self._send(message)
-
-    def release(self) -> None:
-        self._receive = self._send = self._body = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -70,6 +71,13 @@ class SharedBudget:
 
     def take(self, key: str) -> float | None:
         return self.db.take_budget(f"{self.scope}:{key}", self.per_minute)
+
+    def take_reading_revision(self, key: str, audit_statement: str | None = None,
+                              audit_values: Sequence[object] = ()) -> tuple[float | None, int]:
+        """`take`, the store's revision and the audit rows earlier requests let go of, in one round
+        trip (see `PostgresDatabase.take_budget_reading_revision`)."""
+        return self.db.take_budget_reading_revision(f"{self.scope}:{key}", self.per_minute, audit_statement,
+                                                    audit_values)
 
 
 def budget(db: Database, per_minute: int, scope: str) -> Budget:

@@ -165,18 +165,32 @@ class Resolver:
         self._chains[token_hash] = entry
         return entry
 
-    def from_header(self, authorization: str | None) -> Identity | None:
-        """None when no credential was sent; raises CredentialRejected when one fails."""
+    def from_header(self, authorization: str | None, current: int | None = None) -> Identity | None:
+        """None when no credential was sent; raises CredentialRejected when one fails. `current`: the
+        store's revision when the caller has just read it (with its budget), else it is read here."""
         token = bearer_token(authorization)
         if token is None:
             return None
         if token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
-            return self.from_hash(digest(token))
+            return self.from_hash(digest(token), current)
         if token.count(".") == 2:
             if self.verifier is None:
                 raise CredentialRejected("this server accepts no OAuth access tokens")
-            return self.from_claims(self.verifier.verify(token), digest(token))
+            return self.from_claims(self.verifier.verify(token), digest(token), current)
         raise CredentialRejected("unknown token")
+
+    def remembered(self, authorization: str | None) -> str | None:
+        """The digest of the Parley token sent, when this resolver keeps its chain (resolved at some
+        revision, perhaps not today's): a request bearing it can read the revision in the same round
+        trip as its budget, and be resolved from memory if nothing changed since."""
+        try:
+            token = bearer_token(authorization)
+        except CredentialRejected:
+            return None
+        if token is None or not token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
+            return None
+        token_hash = digest(token)
+        return token_hash if token_hash in self._chains else None
 
     def again(self, identity: Identity) -> Identity:
         """Re-resolve what was presented, as the next request would."""
@@ -186,8 +200,9 @@ class Resolver:
             raise CredentialRejected("nothing to resolve")
         return self.from_hash(identity.token_hash)
 
-    def from_hash(self, token_hash: str) -> Identity:
-        current = revision(self.db)
+    def from_hash(self, token_hash: str, current: int | None = None) -> Identity:
+        if current is None:
+            current = revision(self.db)
         state = self._generation
         if state[0] != current:
             state = self._generation = (current, object())
@@ -216,7 +231,7 @@ class Resolver:
         self._touch(token_hash, self._remember(token_hash, generation, identity, expires_at, entry), wall_clock())
         return identity
 
-    def from_claims(self, claims: AccessClaims, token_hash: str | None) -> Identity:
+    def from_claims(self, claims: AccessClaims, token_hash: str | None, current: int | None = None) -> Identity:
         if claims.expires_at + LEEWAY_SECONDS < time.time():
             raise CredentialRejected("token expired")
         if "mandate:write" in claims.scopes:
@@ -224,7 +239,8 @@ class Resolver:
         unknown = sorted(claims.scopes - self.known_scopes)
         if unknown:
             raise CredentialRejected(f"token asks for unknown scope(s): {', '.join(unknown)}")
-        current = revision(self.db)
+        if current is None:
+            current = revision(self.db)
         if self.embedded_issuer:
             if claims.family is None:
                 raise CredentialRejected("token has no 'sid' claim")
