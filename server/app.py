@@ -27,7 +27,8 @@ from server.cluster.keyfolder import check_cluster, manifest_digest
 from server.http.edge import PlainText
 from server.http.health import Health
 from server.http.endpoint import build_mcp_server, session_manager
-from server.http.gate import Gate, caller_of
+from server.http.gate import Gate
+from server.http.request_state import caller_of
 from server.http.in_thread import InThread
 from server.http.live import LiveSessions
 from server.http.session_quota import SessionQuota, SessionShares

@@ -103,34 +103,30 @@ class Chokepoint:
         self.offload = getattr(db, "backend", "sqlite") != "sqlite"
         self.audit = audit.AuditTrail(db, self.offload)
 
-    @staticmethod
-    def _keep(answers: dict[tuple, Any], key: tuple, value: Any) -> None:
-        if len(answers) >= 64:  # a few pure tools over a few revisions; guests' only while rules change
-            answers.clear()
-        answers[key] = value
-
     def _answered(self, caller: Caller, name: str) -> types.CallToolResult | None:
         """A pure tool's earlier answer to this very identity (the resolver hands out one object per
         credential and revision, and a new one when anything about it changes) under the same rules;
         guests share one."""
-        return caller.answers.get((name, self.rulebook.in_force))
+        return caller.answers.results.get((name, self.rulebook.in_force))
 
     def _remember(self, caller: Caller, name: str, result: types.CallToolResult) -> None:
         identity = caller.identity
         if identity is not None and identity.revision != self.rulebook.in_force:
             return  # resolved at another revision than the rules were read at: answer afresh next time
-        self._keep(caller.answers, (name, self.rulebook.in_force), result)
+        caller.answers.keep(name, self.rulebook.in_force, result)
 
-    def shaped(self, caller: Caller, name: str, result: types.CallToolResult, version: str) -> dict | None:
+    def shaped(self, caller: Caller, name: str, result: types.CallToolResult,
+               version: str) -> dict[str, object] | None:
         """The protocol's wire form of `result` at `version`, if `result` is a pure tool's remembered
         answer that the SDK has already shaped once: the very object, so never another answer's."""
-        kept = caller.answers.get(("wire", name, version))
+        kept = caller.answers.wire.get((name, version))
         return kept[1] if kept is not None and kept[0] is result else None
 
-    def keep_shape(self, caller: Caller, name: str, result: types.CallToolResult, version: str, wire: dict) -> None:
+    def keep_shape(self, caller: Caller, name: str, result: types.CallToolResult, version: str,
+                   wire: dict[str, object]) -> None:
         """Keep the SDK's wire form of a remembered answer (and of nothing else) beside it."""
         if self._answered(caller, name) is result:
-            self._keep(caller.answers, ("wire", name, version), (result, wire))
+            caller.answers.keep_wire(name, version, result, wire)
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]

@@ -28,7 +28,7 @@ from opentelemetry import trace
 from server import __version__
 from server.access import Caller
 from server.chokepoint.chokepoint import Chokepoint
-from server.http.gate import caller_of
+from server.http.request_state import caller_of, state_of
 from server.http.live import INBOX_URI, LiveSessions, connection_of
 from server.manifest.schema import Manifest
 
@@ -132,9 +132,6 @@ class _ListingCache:
         return wire
 
 
-ANSWER_KEY = "parley.answer"
-
-
 async def _answer_call(chokepoint: Chokepoint, live: LiveSessions, ctx: ServerRequestContext[Any, Any],
                        caller: Caller, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
     """A tools/call: the caller's session noted as seen, then the chokepoint's whole step."""
@@ -200,7 +197,7 @@ class _KeptAnswers:
         wire = self.chokepoint.shaped(caller, name, result, ctx.protocol_version)
         if wire is not None:
             return wire  # read-only from here, as the listing cache's: the runner copies it
-        ctx.request.scope[ANSWER_KEY] = result
+        state_of(ctx).answer = result
         shaped = await call_next(ctx)
         if isinstance(shaped, dict):
             self.chokepoint.keep_shape(caller, name, result, ctx.protocol_version, shaped)
@@ -243,8 +240,9 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
         return types.ListToolsResult(tools=chokepoint.listing(caller), ttl_ms=0, cache_scope="private")
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        answered = ctx.request.scope.pop(ANSWER_KEY, None) if ctx.request is not None else None
-        if isinstance(answered, types.CallToolResult):
+        state = state_of(ctx)
+        answered, state.answer = state.answer, None
+        if answered is not None:
             return answered  # judged, run and audited for this very request by _KeptAnswers
         return await _answer_call(chokepoint, live, ctx, caller_of(ctx), params.name, params.arguments)
 

@@ -15,7 +15,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from server.identity import mandates
 from server.identity.credentials import (
@@ -59,11 +58,6 @@ def last_use_deferred() -> Iterator[dict[str, str]]:
 class Identity:
     """A verified credential and the party behind it."""
 
-    # the caller `server.access` derives from this identity alone (lane, scopes, persona, tools), made
-    # once and kept exactly as long as the resolver keeps the identity: the one field set after the
-    # identity is made (see `remember_caller`), a slot so a caller seen again is one read away
-    # (the first slot: on the cache line the object's header is)
-    caller: Any = field(default=None, init=False, repr=False, compare=False)
     credential: str  # agent_token | principal_token | oauth
     principal_id: int
     principal: str
@@ -77,9 +71,6 @@ class Identity:
     token_public_id: str | None = None  # a token id, or an OAuth grant family
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
     revision: int | None = field(default=None, compare=False)  # the store's revision it was resolved at
-
-    def remember_caller(self, caller: Any) -> None:
-        object.__setattr__(self, "caller", caller)
 
     @property
     def acts_as_agent(self) -> bool:
