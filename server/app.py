@@ -86,9 +86,17 @@ def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
 
 def answerer_pool(settings: Settings) -> AnswererPool:
     """Answering agents run in a pool of sandboxed worker processes (deterministic, or model-backed
-    when configured); workers start on first use and are replaced when they fail."""
+    when configured); workers start with the server and are replaced when they fail."""
     return AnswererPool(AnswererConfig.from_settings(settings.answerer_url, settings.answerer_model,
                                                      settings.answerer_key_env), size=settings.answerer_workers)
+
+
+async def _warm(pool: AnswererPool) -> None:
+    """The answering workers ready before the first ask (each imports and reports once)."""
+    try:
+        await anyio.to_thread.run_sync(pool.warm, abandon_on_cancel=True)
+    except Exception:  # the next ask starts a worker as ever; the server serves meanwhile
+        log.exception("answering workers could not be warmed")
 
 
 def _notifier(live: LiveSessions):
@@ -225,7 +233,9 @@ def build(settings: Settings | None = None) -> Parley:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         feed = change_feed(db, live) if isinstance(db, PostgresDatabase) else None
+        pool.start()  # its workers' processes now, not in the first ask's time
         async with manager.run(), anyio.create_task_group() as group:
+            group.start_soon(_warm, pool)
             group.start_soon(live.watch)
             group.start_soon(chokepoint.audit.run_writer)
             group.start_soon(health.keep_sampling)

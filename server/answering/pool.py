@@ -349,6 +349,35 @@ class AnswererPool:
             if slot[0] is None and not self._closed:
                 slot[0] = _Worker(self.config, self.allow_probe)
 
+    def warm(self) -> None:
+        """Start every worker (`start`) and wait until each has said it is ready, slot by slot, so no
+        ask pays for a worker's start (the server runs this in a thread as it starts). A slot in use
+        waits for its call to end; a worker that fails to start is replaced by the next call, as ever."""
+        self.start()
+        taken: list[list[_Worker | None]] = []
+        try:
+            for _ in self._all:
+                if self._closed:
+                    return
+                slot = self._slots.get(timeout=self.startup_timeout)
+                taken.append(slot)
+                worker = slot[0]
+                if worker is None or worker.report is not None:
+                    continue
+                try:
+                    self._started(worker.ready(time.monotonic() + self.startup_timeout))
+                except WorkerFailed as exc:
+                    log.warning("answering worker %s did not start (%s); the next ask starts another",
+                                worker.pid, exc)
+                    worker.kill()
+                    slot[0] = None
+        except queue.Empty:
+            log.warning("answering workers still busy after %.0f s; the rest start on first use",
+                        self.startup_timeout)
+        finally:
+            for slot in taken:
+                self._slots.put(slot)
+
     def pids(self) -> list[int]:
         return [slot[0].pid for slot in self._all if slot[0] is not None]
 
