@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import anyio
@@ -73,7 +73,7 @@ class Parley:
     escalations: Escalations | None = None
 
 
-def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
+def resource_metadata(settings: Settings, manifest: Manifest) -> dict[str, object]:
     """RFC 9728 protected-resource metadata for /mcp."""
     return {
         "resource": settings.mcp_url,
@@ -99,10 +99,10 @@ async def _warm(pool: AnswererPool) -> None:
         log.exception("answering workers could not be warmed")
 
 
-def _notifier(live: LiveSessions):
+def _notifier(live: LiveSessions) -> Callable[[int], None]:
     """Decisions are made in request handlers or their worker threads: schedule the notification on
     the server's event loop. Made outside the server (the CLI), sessions see it on their next read."""
-    pending: set = set()
+    pending: set[asyncio.Task[int]] = set()
 
     def schedule(principal_id: int) -> None:
         task = asyncio.get_running_loop().create_task(live.inbox_changed(principal_id))

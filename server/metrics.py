@@ -72,14 +72,14 @@ def announce_series(lanes: list[str], tools: list[str]) -> None:
 def process_exited() -> None:
     """This process's live series leave the multiprocess folder with it."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        multiprocess.mark_process_dead(os.getpid())
+        multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call,unused-ignore]  # untyped library
 
 
 def exposition() -> tuple[bytes, str]:
     """The metrics text and its content type; every worker's counts when several share a folder."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call,unused-ignore]  # untyped library
         return generate_latest(registry), CONTENT_TYPE_LATEST
     from prometheus_client import REGISTRY
 

@@ -193,7 +193,8 @@ def _lane_headers(lane: str) -> tuple[tuple[bytes, bytes], ...]:
 
 
 def _session_of(message: Message) -> str | None:
-    for name, value in message.get("headers", []):
+    headers: list[tuple[bytes, bytes]] = message.get("headers", [])
+    for name, value in headers:
         if name.lower() == b"mcp-session-id":
             return value.decode("latin-1")
     return None

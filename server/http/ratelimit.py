@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -30,7 +30,7 @@ class _Bucket:
 
 
 class RateLimiter:
-    def __init__(self, per_minute: int, clock=time.monotonic, max_keys: int = 50_000):
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic, max_keys: int = 50_000):
         self.capacity = float(per_minute)
         self.rate = per_minute / 60.0
         self.clock = clock

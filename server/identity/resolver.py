@@ -211,15 +211,16 @@ class Resolver:
         row = chains.token(self.db, token_hash)
         if row is None:
             raise CredentialRejected("unknown token")
-        public_id, kind, scopes_json, expires_at, revoked_at, principal_id, agent_id, *party = row
-        if revoked_at is not None:
+        if row.revoked_at is not None:
             raise CredentialRejected("token was revoked")
-        if expires_at is not None and expires_at <= now():
-            raise CredentialRejected(f"token expired at {expires_at}")
-        credential = "agent_token" if kind == "agent" else "principal_token"
-        identity = self._party(party, credential, principal_id, agent_id, frozenset(json.loads(scopes_json)),
-                               token_hash, public_id, None, current)
-        self._touch(token_hash, self._remember(token_hash, generation, identity, expires_at, entry), wall_clock())
+        if row.expires_at is not None and row.expires_at <= now():
+            raise CredentialRejected(f"token expired at {row.expires_at}")
+        credential = "agent_token" if row.kind == "agent" else "principal_token"
+        scopes: list[str] = json.loads(row.scopes_json)
+        identity = self._party(row.party, credential, row.principal_id, row.agent_id, frozenset(scopes),
+                               token_hash, row.public_id, None, current)
+        self._touch(token_hash, self._remember(token_hash, generation, identity, row.expires_at, entry),
+                    wall_clock())
         return identity
 
     def from_claims(self, claims: AccessClaims, token_hash: str | None, current: int | None = None) -> Identity:
@@ -235,33 +236,32 @@ class Resolver:
         if self.embedded_issuer:
             if claims.family is None:
                 raise CredentialRejected("token has no 'sid' claim")
-            row = chains.grant(self.db, claims.family)
-            if row is None:
+            grant = chains.grant(self.db, claims.family)
+            if grant is None:
                 raise CredentialRejected("token's grant is unknown")
-            revoked_at, reason, principal_id, agent_id, *party = row
-            if revoked_at is not None:
-                raise CredentialRejected(f"token's grant was revoked ({reason or 'revoked'})")
-            if claims.subject != f"{EMBEDDED_SUBJECT_PREFIX}{agent_id}":
+            if grant.revoked_at is not None:
+                raise CredentialRejected(f"token's grant was revoked ({grant.revoked_reason or 'revoked'})")
+            if claims.subject != f"{EMBEDDED_SUBJECT_PREFIX}{grant.agent_id}":
                 raise CredentialRejected("token subject does not match its grant")
+            party, principal_id, agent_id = grant.party, grant.principal_id, grant.agent_id
         else:
-            row = chains.subject(self.db, claims.issuer, claims.subject)
-            if row is None:
+            bound = chains.subject(self.db, claims.issuer, claims.subject)
+            if bound is None or bound.party.agent_principal_id is None:
                 raise CredentialRejected("token subject is not bound to any agent of this club")
-            agent_id, *party = row
-            principal_id = party[1]
+            party, principal_id, agent_id = bound.party, bound.party.agent_principal_id, bound.agent_id
         return self._party(party, "oauth", principal_id, agent_id, claims.scopes, token_hash, claims.family, claims,
                            current)
 
-    def _party(self, party: list, credential: str, principal_id: int, agent_id: int | None,
+    def _party(self, party: chains.Party, credential: str, principal_id: int, agent_id: int | None,
                token_scopes: frozenset[str], token_hash: str | None, public_id: str | None,
                claims: AccessClaims | None, current: int) -> Identity:
         """Check the agent → principal chain and verify the principal's newest mandate."""
-        (agent_row, agent_principal, agent_name, agent_revoked,
-         principal_row, handle, status, steward, body, signature, key_id) = party
+        agent_principal, agent_name, agent_revoked = party.agent_principal_id, party.agent_name, party.agent_revoked_at
+        handle, status, steward = party.handle, party.status, party.steward
         as_agent = credential != "principal_token"
-        if as_agent and agent_row is None:
+        if as_agent and party.agent_id is None:
             raise CredentialRejected("the token's agent no longer exists")
-        if principal_row is None:
+        if party.principal_id is None or handle is None or status is None:
             raise CredentialRejected("the token's principal no longer exists")
         if as_agent:
             if agent_principal != principal_id:
@@ -273,5 +273,7 @@ class Resolver:
         return Identity(
             credential=credential, principal_id=principal_id, principal=handle, principal_status=status,
             steward=bool(steward), agent_id=agent_id if as_agent else None, agent=agent_name if as_agent else None,
-            token_scopes=token_scopes, mandate=mandates.check(self.key, principal_id, body, signature, key_id),
+            token_scopes=token_scopes,
+            mandate=mandates.check(self.key, principal_id, party.mandate_body, party.mandate_signature,
+                                   party.mandate_key_id),
             token_hash=token_hash, token_public_id=public_id, claims=claims, revision=current)

@@ -23,6 +23,7 @@ import jwt
 
 from server.identity.credentials import LEEWAY_SECONDS, AccessClaims, CredentialRejected
 from server.manifest.schema import as_text
+from server.oauth.keys import KeyRing
 
 # Claims the resolver decides from itself; a token cannot set these for the entry table.
 _REGISTERED = frozenset({"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "sid", "client_id",
@@ -41,10 +42,10 @@ class KeySource(Protocol):
 class RingSource:
     """The embedded authorization server's own keys; re-read when a kid is unknown (rotation)."""
 
-    def __init__(self, ring):
+    def __init__(self, ring: KeyRing) -> None:
         self.ring = ring
         self._cached: dict | None = None
-        self._seen: tuple[int, int] | None = None
+        self._seen: tuple[int, int, int] | None = None
 
     def jwks(self, refresh: bool = False) -> dict:
         # Another process (the CLI) may rotate or retire keys: the key index's stat says when.

@@ -5,6 +5,8 @@ store, errors.
 
 from __future__ import annotations
 
+from typing import Any
+
 import mcp_types as types
 
 from server.manifest.schema import Manifest, ManifestError, Problem
@@ -46,5 +48,5 @@ def definitions(manifest: Manifest) -> dict[str, types.Tool]:
     return {name: spec.definition() for name, spec in specs_for(manifest).items()}
 
 
-def input_schemas(manifest: Manifest) -> dict[str, dict]:
+def input_schemas(manifest: Manifest) -> dict[str, dict[str, Any]]:  # JSON Schema documents
     return {name: spec.input_schema() for name, spec in specs_for(manifest).items()}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Any, TypeVar, get_type_hints
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -23,6 +23,7 @@ from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
 from server.plaintext import control_character
+from server.router import Catalogue, Vocabulary
 from server.store.database import Database
 
 # Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
@@ -57,16 +58,24 @@ class ToolError(ParleyError):
     """A refusal the calling agent can act on; the message says what to do next."""
 
 
+def _no_catalogue(names: tuple[str, ...]) -> Catalogue:
+    raise ParleyError("this context has no router catalogue: nothing can be planned here")
+
+
+def _no_rules(caller: Caller) -> list[dict[str, str]]:
+    return []
+
+
 @dataclass(frozen=True)
 class ToolContext:
     db: Database
     key: SigningKey
     manifest: Manifest
     caller: Caller
-    vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
-    catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
+    vocabularies: dict[str, Vocabulary] = field(default_factory=dict)  # language → the router's vocabulary
+    catalogue_for: Callable[[tuple[str, ...]], Catalogue] = _no_catalogue  # visible names → router Catalogue
     asking: Escalations | None = None  # asking members, filing decisions
-    explain_rules: Callable[[Caller], list[dict]] = lambda caller: []  # the rules on the caller's tools
+    explain_rules: Callable[[Caller], list[dict[str, str]]] = _no_rules  # the rules on the caller's tools
 
     @property
     def principal_id(self) -> int:
@@ -82,8 +91,8 @@ class ToolSpec:
     name: str
     description: str
     input_model: type[Args]
-    output_model: type[Output]
-    handler: Callable[[ToolContext, Any], Output] | Callable[[ToolContext, Any], Awaitable[Output]]
+    output_model: type[BaseModel]  # an Output, or a model another layer owns (the router's TurnPlan)
+    handler: Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any], Awaitable[BaseModel]]
     writes: bool
     blocking: bool
     # The answer depends only on the caller's resolved identity, the manifest and the rules in force
@@ -106,10 +115,15 @@ class ToolSpec:
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) -> Callable[[Callable], Callable]:
+# what `tool` registers: `(ctx, args) -> Output`, or a coroutine function answering one
+Handler = TypeVar("Handler", bound=Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any],
+                                                                                     Awaitable[BaseModel]])
+
+
+def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) -> Callable[[Handler], Handler]:
     """Register a function `(ctx, args) -> Output` as a tool named after the function."""
 
-    def register(func: Callable) -> Callable:
+    def register(func: Handler) -> Handler:
         hints = get_type_hints(func)
         params = list(inspect.signature(func).parameters)
         name = func.__name__
