@@ -22,6 +22,7 @@ class KeptAnswers:
 
     results: dict[tuple[str, int | None], CallToolResult] = field(default_factory=dict)
     wire: dict[tuple[str, str], tuple[CallToolResult, dict[str, object]]] = field(default_factory=dict)
+    audit_path: str | None = None  # the audit's path of a call of this caller that met no rule (names only)
 
     def keep(self, tool: str, rules: int | None, result: CallToolResult) -> None:
         if len(self.results) >= ANSWERS_KEPT:

@@ -58,12 +58,22 @@ class Call(NamedTuple):
 def path(call: Call) -> str:
     """The path of the decision, as JSON for Investigate: the caller's scopes, the mandate's state and
     version, each context source and rule by name with what happened. Names and verdicts only: never a
-    call's value, an attribute, or a credential."""
-    mandate = call.caller.mandate
+    call's value, an attribute, or a credential. A call that met no rule has its caller's path, kept
+    with the caller (it is the same for every such call)."""
+    if not call.trail:
+        kept = call.caller.answers.audit_path
+        if kept is None:
+            kept = call.caller.answers.audit_path = _path(call.caller, [])
+        return kept
+    return _path(call.caller, call.trail)
+
+
+def _path(caller: Caller, steps: list[tuple[str, str, str]]) -> str:
+    mandate = caller.mandate
     version = mandate.body.version if mandate is not None and mandate.valid and mandate.body is not None else None
-    return json.dumps({"scopes": sorted(call.caller.scopes), "credential": call.caller.credential,
+    return json.dumps({"scopes": sorted(caller.scopes), "credential": caller.credential,
                        "mandate": [mandate.state if mandate is not None else "none", version],
-                       "steps": call.trail or []}, separators=(",", ":"))
+                       "steps": steps}, separators=(",", ":"))
 
 
 def row(call: Call) -> tuple:
