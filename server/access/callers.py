@@ -22,7 +22,7 @@ class Access:
         # only the claims some entry row reads can change the persona: the memo below keys on those
         self._claims_read = frozenset(name for row in manifest.entry for name in (row.claims or {}))
         persona = entry_persona(manifest, False, {})
-        self._callers: dict[str, Caller] = {}  # by token digest: the caller of the identity last resolved
+        self._callers: dict[str, Caller] = {}  # by token digest: the last resolved identity's caller
         self._guest = Caller(None, GUEST, "no credential was sent", frozenset(),
                              tuple(visible_tools(manifest, frozenset(), False, persona)), persona)
 
@@ -48,8 +48,8 @@ class Access:
         return grantable_scopes(self.manifest, caller.lane, mandate.scopes if mandate else frozenset())
 
     def caller_for(self, identity: Identity) -> Caller:
-        """A pure function of the identity, so made once for each identity the resolver hands out (kept
-        by token digest while the resolver hands out that very identity)."""
+        """A pure function of the identity, so made once for each identity the resolver hands out
+        (kept by token digest while the resolver hands out that very identity)."""
         key = identity.token_hash
         kept = self._callers.get(key) if key is not None else None
         if kept is not None and kept.identity is identity:

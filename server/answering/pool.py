@@ -323,8 +323,8 @@ class AnswererPool:
                 slot[0] = _Worker(self.config, self.allow_probe)
 
     def warm(self) -> None:
-        """Start every worker and wait until each is ready, slot by slot (a slot in use waits for its
-        call), so no ask pays for a start; one that fails to start is replaced by the next call."""
+        """Start every worker and wait until each is ready, slot by slot (a slot in use waits for
+        its call), so no ask pays for a start; one that fails to start is replaced by the next call."""
         self.start()
         taken: list[list[_Worker | None]] = []
         try:
@@ -338,7 +338,8 @@ class AnswererPool:
                         slot[0].kill()
                         slot[0] = None
         except queue.Empty:
-            log.warning("answering workers busy for %.0f s; the rest start on first use", self.startup_timeout)
+            log.warning("answering workers busy for %.0f s; the rest start on first use",
+                        self.startup_timeout)
         finally:
             for slot in taken:
                 self._slots.put(slot)

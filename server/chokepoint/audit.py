@@ -95,7 +95,7 @@ def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[di
 
 @dataclass(slots=True)
 class Carried:
-    """Audit rows a request's own statement carries to the store; `written` once that statement ran."""
+    """Audit rows a request's own statement carries to the store; `written` once it ran."""
 
     calls: list[Call]
     written: bool = False
@@ -135,15 +135,15 @@ class AuditTrail:
         self.waiting = 0  # rows held and not yet written: a reader beside the server waits for 0
         self._queue: list[Call] = []  # let go of by answered requests, for the writer
         self._wake: anyio.Event | None = None  # set when there is something to write; None: no writer runs
-        # Seconds the writer leaves rows queued for a request's own statement to carry (`carry`); 0: the
-        # writer writes at once. Under load the next request carries them, so they cost no round trip.
+        # Seconds the writer leaves rows queued for a request's own statement to carry (`carry`);
+        # 0: the writer writes at once. Under load the next request carries them: no round trip.
         self.linger = 0.0
         self._carried = 0  # times a request took rows to carry: the writer's sign that someone did
 
     async def run_writer(self) -> None:
         """Write what answered requests let go of, all of it at each turn, until cancelled; then what
-        is left, and from then on each request writes its own. With a `linger`, rows wait that long for
-        a request to carry them, and the writer writes only what none carried."""
+        is left, and from then on each request writes its own. With a `linger`, rows wait that long
+        for a request to carry them, and the writer writes only what none carried."""
         self._wake = anyio.Event()
         try:
             while True:

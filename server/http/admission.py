@@ -1,8 +1,8 @@
 """Identity and budget: who is calling and whether their budget allows this request, in one pass.
 
-No credential → the guest lane, on the address's budget; a credential that verifies → its caller,
-on the token's budget; a credential that fails → refused, and it spends the address's guest budget
-so that guessing is throttled too. On PostgreSQL (a shared budget) a token the resolver remembers
+No credential → the guest lane, on the address's budget; a credential that verifies → its
+caller, on the token's budget; a credential that fails → refused, and it spends the address's
+guest budget so that guessing is throttled too. On PostgreSQL (a shared budget) a token the resolver remembers
 costs one round trip: the statement that spends its budget also reads the revision it is resolved
 at and writes the audit rows earlier requests let go of.
 """
@@ -38,11 +38,14 @@ class Admitter:
             return None
         return self.access.resolver.remembered(state.authorization)
 
-    def admit(self, state: RequestState, remembered: str | None = None, carry: Carried | None = None) -> Admission:
-        """Run in a worker thread when it may wait (a store across the network, an OAuth issuer's keys)."""
+    def admit(self, state: RequestState, remembered: str | None = None,
+              carry: Carried | None = None) -> Admission:
+        """Run in a worker thread when it may wait (a store across the network, an OAuth
+        issuer's keys)."""
         if remembered is not None and self.shared_budget is not None:
             statement, values = carry.statement() if carry is not None else (None, [])
-            wait, current = self.shared_budget.take_reading_revision(f"token:{remembered}", statement, values)
+            wait, current = self.shared_budget.take_reading_revision(f"token:{remembered}", statement,
+                                                                     values)
             if carry is not None:
                 carry.written = True
             try:

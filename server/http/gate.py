@@ -36,8 +36,8 @@ from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
 
-# Seconds the audit writer leaves answered calls' rows for the next request's budget statement to carry
-# (a store across the network): under load they cost no round trip of their own.
+# Seconds the audit writer leaves answered calls' rows for the next request's budget statement to
+# carry (a store across the network): under load they cost no round trip of their own.
 CARRY_LINGER = 0.02
 
 
@@ -59,8 +59,8 @@ class Gate:
         self.resource_metadata_url = resource_metadata_url
         self.manifest = manifest
         self.admitter = Admitter(access, guest_limiter, token_limiter)
-        # A store across the network (PostgreSQL): resolving a credential and spending a budget wait on
-        # it, so admission runs in a worker thread, never on the event loop.
+        # A store across the network (PostgreSQL): resolving a credential and spending a budget wait
+        # on it, so admission runs in a worker thread, never on the event loop.
         self.offload = offload
         self.sessions = SessionOwners()
         if self.admitter.shared_budget is not None:
@@ -76,18 +76,18 @@ class Gate:
             await replies.bad_request(send, str(exc))
             return
         with serving(state):
-            if scope["method"] != "POST":  # a stream may stay open for hours: what it leaves is written now
+            if scope["method"] != "POST":  # a stream may stay open for hours: its writes are at once
                 await self._serve(state, scope, receive, send)
                 return
-            # A message answers first: what it leaves to write (its calls' audit rows, its token's last
-            # use) is written once the answer has left, before the request ends.
+            # A message answers first: what it leaves to write (its calls' audit rows, its token's
+            # last use) is written once the answer has left, before the request ends.
             held = self.audit.hold()
             source = STATEMENT_SOURCE.set("request")
             with last_use_deferred() as last_use:
                 try:
                     await self._serve(state, scope, receive, send)
                 finally:
-                    STATEMENT_SOURCE.reset(source)  # what is written after the answer is the writer's
+                    STATEMENT_SOURCE.reset(source)  # writes after the answer are background
                     await self.audit.write_held(held)
                     if last_use:
                         await self._write_last_use(last_use)
@@ -103,8 +103,8 @@ class Gate:
             log.exception("%d token last use(s) not written", len(stamps))
 
     async def _admit(self, state: RequestState) -> Admission:
-        """Identity and budget, in a worker thread when they may wait; audit rows ride along when the
-        budget's statement can carry them."""
+        """Identity and budget, in a worker thread when they may wait; audit rows ride along when
+        the budget's statement can carry them."""
         authorization = state.authorization
         remembered = self.admitter.remembered(state)
         carry = self.audit.carry() if remembered is not None else None
@@ -150,7 +150,8 @@ class Gate:
                 await replies.too_large(send)
                 return
             if session is not None:
-                # The SDK's session transport acknowledges some malformed messages with 202: answer them here.
+                # The SDK's session transport acknowledges some malformed messages with 202: answer
+                # them here.
                 problem = envelope_problem(state)
                 if problem is not None:
                     await replies.json_rpc_error(send, 400, *problem)
@@ -172,8 +173,9 @@ class Gate:
                 message = {**message, "headers": [*message.get("headers", ()), *lane_headers]}
             await send(message)
 
-        # The MCP app gets its own copy of the scope, and receive/send through a relay let go of when
-        # the request ends (`server.http.relay`); a body the gate read is handed on as if never read.
+        # The MCP app gets its own copy of the scope, and receive/send through a relay let go of
+        # when the request ends (`server.http.relay`); a body the gate read is handed on as if never
+        # read.
         scope = {**scope}
         relay = Relay(receive, send_with_lane, state.body)
         try:

@@ -72,14 +72,16 @@ async def read_body(state: RequestState, receive: Receive) -> bool:
 
 
 def envelope_problem(state: RequestState) -> tuple[int, str] | None:
-    """(JSON-RPC error code, message) for a body that is not a well-formed JSON-RPC message, else None."""
+    """(JSON-RPC error code, message) for a body that is not a well-formed JSON-RPC message, else
+    None."""
     if not state.parsed:
         return -32700, "Parse error"
     message = state.message
     for item in message if isinstance(message, list) else [message]:
         if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
             return -32600, "Invalid Request: not a JSON-RPC 2.0 message"
-        if "id" in item and (isinstance(item["id"], bool) or not isinstance(item["id"], (str, int))):
+        ident = item.get("id")
+        if "id" in item and (isinstance(ident, bool) or not isinstance(ident, (str, int))):
             return -32600, "Invalid Request: an id is a string or an integer"
         if "method" in item and not isinstance(item["method"], str):
             return -32600, "Invalid Request: a method is a string"

@@ -20,8 +20,8 @@ async def respond(send: Send, status: int, body: bytes, headers: list[tuple[byte
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                        *headers],
+            "headers": [(b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()), *headers],
         }
     )
     await send({"type": "http.response.body", "body": body})
@@ -47,10 +47,11 @@ async def too_large(send: Send) -> None:
 
 
 async def challenge(send: Send, resource_metadata_url: str) -> None:
-    """401 for a connection that refuses the guest lane and sent no credential: starts OAuth discovery."""
+    """401 for a connection that refuses the guest lane and sent no credential: this starts an
+    MCP client's OAuth discovery."""
     header = f'Bearer resource_metadata="{resource_metadata_url}"'
-    body = json.dumps({"error": "unauthorized",
-                       "error_description": "this connection refuses the guest lane: send a credential"})
+    description = "this connection refuses the guest lane: send a credential"
+    body = json.dumps({"error": "unauthorized", "error_description": description})
     await respond(send, 401, body.encode(), [(b"www-authenticate", header.encode())])
 
 
@@ -85,5 +86,6 @@ async def too_many(send: Send, lane: str, wait: float) -> None:
     requests_by(lane, "rate_limited").inc()
     seconds = retry_after_header(wait)
     message = f"rate limit for the {lane} lane reached; retry after {seconds} second(s)"
-    body = json.dumps({"error": "rate_limited", "error_description": message, "retry_after": int(seconds)})
+    body = json.dumps({"error": "rate_limited", "error_description": message,
+                       "retry_after": int(seconds)})
     await respond(send, 429, body.encode(), [(b"retry-after", seconds.encode())])

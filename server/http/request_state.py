@@ -34,7 +34,7 @@ class RequestState:
     body: bytes | None = None  # read by the gate when it must judge it; the SDK gets it replayed
     message: JSON = None  # `body` parsed, once (None: not read, or not JSON)
     parsed: bool = False  # whether `message` holds the parse of `body`
-    answer: CallToolResult | None = None  # a tools/call's answer, from the step that ran it to the SDK's handler
+    answer: CallToolResult | None = None  # a tools/call's answer, for the SDK's handler to shape
 
     def release(self) -> None:
         """The request ended: drop what it read, so a context the SDK keeps holds none of it."""
@@ -42,7 +42,8 @@ class RequestState:
         self.caller = None
 
 
-_CURRENT: contextvars.ContextVar[RequestState | None] = contextvars.ContextVar("parley_request", default=None)
+_CURRENT: contextvars.ContextVar[RequestState | None] = contextvars.ContextVar("parley_request",
+                                                                               default=None)
 
 
 @contextmanager

@@ -157,8 +157,8 @@ class Resolver:
         return entry
 
     def from_header(self, authorization: str | None, current: int | None = None) -> Identity | None:
-        """None when no credential was sent; raises CredentialRejected when one fails. `current`: the
-        store's revision when the caller has just read it (with its budget), else it is read here."""
+        """None when no credential was sent; raises CredentialRejected when one fails. `current`:
+        the store's revision when the caller has just read it (with its budget), else read here."""
         token = bearer_token(authorization)
         if token is None:
             return None
@@ -217,13 +217,14 @@ class Resolver:
             raise CredentialRejected(f"token expired at {row.expires_at}")
         credential = "agent_token" if row.kind == "agent" else "principal_token"
         scopes: list[str] = json.loads(row.scopes_json)
-        identity = self._party(row.party, credential, row.principal_id, row.agent_id, frozenset(scopes),
-                               token_hash, row.public_id, None, current)
-        self._touch(token_hash, self._remember(token_hash, generation, identity, row.expires_at, entry),
-                    wall_clock())
+        identity = self._party(row.party, credential, row.principal_id, row.agent_id,
+                               frozenset(scopes), token_hash, row.public_id, None, current)
+        remembered = self._remember(token_hash, generation, identity, row.expires_at, entry)
+        self._touch(token_hash, remembered, wall_clock())
         return identity
 
-    def from_claims(self, claims: AccessClaims, token_hash: str | None, current: int | None = None) -> Identity:
+    def from_claims(self, claims: AccessClaims, token_hash: str | None,
+                    current: int | None = None) -> Identity:
         if claims.expires_at + LEEWAY_SECONDS < time.time():
             raise CredentialRejected("token expired")
         if "mandate:write" in claims.scopes:
@@ -240,15 +241,19 @@ class Resolver:
             if grant is None:
                 raise CredentialRejected("token's grant is unknown")
             if grant.revoked_at is not None:
-                raise CredentialRejected(f"token's grant was revoked ({grant.revoked_reason or 'revoked'})")
+                reason = grant.revoked_reason or "revoked"
+                raise CredentialRejected(f"token's grant was revoked ({reason})")
             if claims.subject != f"{EMBEDDED_SUBJECT_PREFIX}{grant.agent_id}":
                 raise CredentialRejected("token subject does not match its grant")
             party, principal_id, agent_id = grant.party, grant.principal_id, grant.agent_id
         else:
             bound = chains.subject(self.db, claims.issuer, claims.subject)
-            if bound is None or bound.party.agent_principal_id is None:
+            if bound is None:
                 raise CredentialRejected("token subject is not bound to any agent of this club")
-            party, principal_id, agent_id = bound.party, bound.party.agent_principal_id, bound.agent_id
+            if bound.party.agent_principal_id is None:
+                raise CredentialRejected("the token's agent no longer exists")
+            party, agent_id = bound.party, bound.agent_id
+            principal_id = bound.party.agent_principal_id
         return self._party(party, "oauth", principal_id, agent_id, claims.scopes, token_hash, claims.family, claims,
                            current)
 
@@ -256,7 +261,8 @@ class Resolver:
                token_scopes: frozenset[str], token_hash: str | None, public_id: str | None,
                claims: AccessClaims | None, current: int) -> Identity:
         """Check the agent → principal chain and verify the principal's newest mandate."""
-        agent_principal, agent_name, agent_revoked = party.agent_principal_id, party.agent_name, party.agent_revoked_at
+        agent_principal, agent_name = party.agent_principal_id, party.agent_name
+        agent_revoked = party.agent_revoked_at
         handle, status, steward = party.handle, party.status, party.steward
         as_agent = credential != "principal_token"
         if as_agent and party.agent_id is None:

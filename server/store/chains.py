@@ -35,8 +35,8 @@ _SUBJECT = ("SELECT s.agent_id," + _PARTY + " FROM external_subjects AS s" + _jo
 
 
 class Party(NamedTuple):
-    """What every chain shares: the agent (None columns when it no longer exists), the principal, and
-    the principal's newest mandate (None when it signed none)."""
+    """What every chain shares: the agent (None columns when it no longer exists), the principal,
+    and the principal's newest mandate (None when it signed none)."""
 
     agent_id: int | None
     agent_principal_id: int | None
@@ -80,7 +80,8 @@ def token(db: Database, digest: str) -> TokenChain | None:
     if row is None:
         return None
     public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id = row[:7]
-    return TokenChain(public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id, Party(*row[7:]))
+    return TokenChain(public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id,
+                      Party(*row[7:]))
 
 
 def grant(db: Database, family: str) -> GrantChain | None:

@@ -107,8 +107,8 @@ class PostgresDatabase(Database):
                               "PARLEY_DATABASE_URL and that the server is up") from None
         self._local = threading.local()
         self.outage = Outage()
-        # Told of every round trip to the database (a statement; a unit's BEGIN, lock and COMMIT): the
-        # server hands its metrics' counter here, so the store stays a leaf.
+        # Told of every round trip to the database (a statement; a unit's BEGIN, lock and COMMIT):
+        # the server hands its metrics' counter here, so the store stays a leaf.
         self.counted: Callable[[int], None] = _uncounted
 
     def _open_pool(self, wait: float) -> ConnectionPool:
@@ -236,8 +236,8 @@ class PostgresDatabase(Database):
         """One round trip for what a request needs of the store before its tool runs: spend one
         request of `key`'s per-minute budget (GCRA on the database's clock), read the revision its
         credential is resolved at, and write the audit rows earlier requests let go of
-        (`audit_statement`, an `INSERT INTO audit … VALUES (?, …)…`, with its values). One statement,
-        so all of it happens or none of it does.
+        (`audit_statement`, an `INSERT INTO audit … VALUES (?, …)…`, with its values). One
+        statement, so all of it happens or none of it does.
 
         (None if allowed, else the seconds until one is; the revision.) A refused request's wait is
         its bucket as the statement found it: a refusal leaves the bucket as it was."""
