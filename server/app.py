@@ -16,7 +16,8 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
 from server.access import Access
-from server.answering.pool import AnswererConfig, AnswererPool
+from server.answering.config import AnswererConfig
+from server.answering.pool import AnswererPool
 from server.asking import Escalations
 from server.asking.escalations import AskLimits
 from server.errors import ConfigError

@@ -10,7 +10,7 @@ import sys
 
 from server.answering import sandbox
 from server.answering.contract import Note, ScopedRequest, Terms
-from server.answering.pool import AnswererConfig
+from server.answering.config import AnswererConfig
 
 
 def _answerer(config: dict):
