@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import urllib.request
 import shutil
 import statistics
 import subprocess
@@ -25,6 +27,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_http as http  # noqa: E402 - the shared wrk driver and contenders
 
 METHODS = {"call": "tools/call whoami", "list": "tools/list"}
+_SAMPLE = re.compile(r'^(parley_store_statements_total|parley_tool_call_seconds_count)\{([^}]*)\} (\S+)$', re.M)
+
+
+def counts(port: int) -> tuple[float, float]:
+    """From Parley's own /metrics (every worker's, added up): round trips to PostgreSQL so far (requests'
+    and the background's: the audit writer, the live sessions' poll) and whoami calls answered."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    statements = calls = 0.0
+    for name, labels, value in _SAMPLE.findall(text):
+        if name == "parley_store_statements_total":
+            statements += float(value)
+        elif 'tool="whoami"' in labels:
+            calls += float(value)
+    return statements, calls
 
 
 def postgres_store(work: Path, manifest: Path) -> tuple[dict[str, str], str, Path]:
@@ -93,12 +110,19 @@ def main() -> int:
             for method in METHODS:
                 http.wrk_run(wrk, contender, args.connections, 2, args.threads, work, method=method)  # warm-up
         runs: list[tuple[str, str, int, http.Run]] = []
+        trips = [0.0, 0.0]  # round trips to PostgreSQL and whoami calls, over the measured whoami runs
         for round_number in range(1, args.rounds + 1):
             shift = (round_number - 1) % len(contenders)
             for method in METHODS:
                 for contender in contenders[shift:] + contenders[:shift]:
+                    measured = contender is pg and method == "call"
+                    before = counts(pg.port) if measured else (0.0, 0.0)
                     run = http.wrk_run(wrk, contender, args.connections, args.seconds, args.threads, work,
                                        round_number=round_number, method=method)
+                    if measured:
+                        after = counts(pg.port)
+                        trips[0] += after[0] - before[0]
+                        trips[1] += after[1] - before[1]
                     runs.append((contender.name, method, round_number, run))
                     print(f"round {round_number} {METHODS[method]:<18} {contender.name:<8} {http.run_line(run)}",
                           flush=True)
@@ -129,6 +153,14 @@ def main() -> int:
                       ((rps, base[0]), (p50, base[1]), (p99, base[2]))]
             print(f"{label:<18} {name:<8} {http.fmt(rps, 1):>9} {http.fmt(p50, 2):>8} {http.fmt(p99, 2):>8}  "
                   f"{ratios[0]:>12} {ratios[1]:>10} {ratios[2]:>10}  {clean}/{total}")
+    if trips[1]:
+        print(f"round trips per whoami = {trips[0] / trips[1]:.3f}   ({trips[0]:.0f} statements to PostgreSQL for "
+              f"{trips[1]:.0f} whoami calls, counted by parley_store_statements_total across the workers)")
+    whoami = {name: statistics.median([r.rps for who, m, _, r in runs if who == name and m == "call" and r.clean])
+              for name in ("full", "full-pg") if any(who == name and m == "call" and r.clean for who, m, _, r in runs)}
+    if len(whoami) == 2:
+        print(f"ratio PostgreSQL ({args.workers} workers) / SQLite (1 process) whoami throughput = "
+              f"{whoami['full-pg'] / whoami['full']:.3f}")
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 import anyio
@@ -16,7 +16,8 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
 from server.access import Access
-from server.answering.pool import AnswererConfig, AnswererPool
+from server.answering.config import AnswererConfig
+from server.answering.pool import AnswererPool
 from server.asking import Escalations
 from server.asking.escalations import AskLimits
 from server.errors import ConfigError
@@ -27,7 +28,8 @@ from server.cluster.keyfolder import check_cluster, manifest_digest
 from server.http.edge import PlainText
 from server.http.health import Health
 from server.http.endpoint import build_mcp_server, session_manager
-from server.http.gate import Gate, caller_of
+from server.http.gate import Gate
+from server.http.request_state import caller_of
 from server.http.in_thread import InThread
 from server.http.live import LiveSessions
 from server.http.session_quota import SessionQuota, SessionShares
@@ -36,7 +38,7 @@ from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
-from server.metrics import NOTIFICATION_LAG, announce_series, exposition, process_exited
+from server.metrics import NOTIFICATION_LAG, announce_series, count_statements, exposition, process_exited
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
@@ -72,7 +74,7 @@ class Parley:
     escalations: Escalations | None = None
 
 
-def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
+def resource_metadata(settings: Settings, manifest: Manifest) -> dict[str, object]:
     """RFC 9728 protected-resource metadata for /mcp."""
     return {
         "resource": settings.mcp_url,
@@ -85,15 +87,23 @@ def resource_metadata(settings: Settings, manifest: Manifest) -> dict:
 
 def answerer_pool(settings: Settings) -> AnswererPool:
     """Answering agents run in a pool of sandboxed worker processes (deterministic, or model-backed
-    when configured); workers start on first use and are replaced when they fail."""
+    when configured); workers start with the server and are replaced when they fail."""
     return AnswererPool(AnswererConfig.from_settings(settings.answerer_url, settings.answerer_model,
                                                      settings.answerer_key_env), size=settings.answerer_workers)
 
 
-def _notifier(live: LiveSessions):
+async def _warm(pool: AnswererPool) -> None:
+    """The answering workers ready before the first ask (each imports and reports once)."""
+    try:
+        await anyio.to_thread.run_sync(pool.warm, abandon_on_cancel=True)
+    except Exception:  # the next ask starts a worker as ever; the server serves meanwhile
+        log.exception("answering workers could not be warmed")
+
+
+def _notifier(live: LiveSessions) -> Callable[[int], None]:
     """Decisions are made in request handlers or their worker threads: schedule the notification on
     the server's event loop. Made outside the server (the CLI), sessions see it on their next read."""
-    pending: set = set()
+    pending: set[asyncio.Task[int]] = set()
 
     def schedule(principal_id: int) -> None:
         task = asyncio.get_running_loop().create_task(live.inbox_changed(principal_id))
@@ -141,6 +151,8 @@ def build(settings: Settings | None = None) -> Parley:
     manifest = load_manifest(settings.manifest_path)
     db = open_db(settings.store, create=False, pool_size=settings.db_pool)
     shared = settings.shared_store
+    if isinstance(db, PostgresDatabase):
+        db.counted = count_statements  # its round trips, by what they were made for, on /metrics
     if shared:
         # Beside other processes: the schema `parley db migrate` made, and the keys and manifest it recorded.
         require_current(db)
@@ -223,7 +235,9 @@ def build(settings: Settings | None = None) -> Parley:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         feed = change_feed(db, live) if isinstance(db, PostgresDatabase) else None
+        pool.start()  # its workers' processes now, not in the first ask's time
         async with manager.run(), anyio.create_task_group() as group:
+            group.start_soon(_warm, pool)
             group.start_soon(live.watch)
             group.start_soon(chokepoint.audit.run_writer)
             group.start_soon(health.keep_sampling)

@@ -8,6 +8,7 @@ Labels are bounded: lanes, outcomes, and only the manifest's tool names (`unknow
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
 
@@ -19,6 +20,16 @@ REQUESTS = Counter("parley_requests_total", "Requests to /mcp by lane and what t
 TOOL_CALLS = Histogram("parley_tool_call_seconds", "tools/call latency through the chokepoint",
                        ["tool", "outcome"], buckets=(.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10))
 RATE_LIMITED = Counter("parley_rate_limited_total", "Requests refused for their budget", ["lane"])
+# Round trips to PostgreSQL (a statement, or a transaction's BEGIN, lock and COMMIT), made while
+# serving a request or in the background (the audit writer, the live sessions' poll): what
+# `scripts/bench --database postgresql` divides by the calls it made.
+STORE_STATEMENTS = Counter("parley_store_statements_total",
+                           "Statements sent to PostgreSQL (round trips), by what they were made for",
+                           ["source"])
+# What the statements made in this context are for: the HTTP gate sets "request" for a request's
+# duration (worker threads it hands work to inherit it); anything else is "background".
+STATEMENT_SOURCE: contextvars.ContextVar[str] = contextvars.ContextVar("parley_statement_source",
+                                                                        default="background")
 NOTIFICATION_LAG = Histogram("parley_notification_lag_seconds",
                              "From a change's commit to this process hearing of it, by channel", ["channel"],
                              buckets=(.0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1, 5))
@@ -39,6 +50,12 @@ ANSWERING_ALIVE = Gauge("parley_answering_workers_alive", "answering worker proc
 # every call. The label sets are bounded (above), and nothing here ever removes a child.
 requests_by = functools.cache(REQUESTS.labels)
 tool_calls_by = functools.cache(TOOL_CALLS.labels)
+statements_by = functools.cache(STORE_STATEMENTS.labels)
+
+
+def count_statements(count: int = 1) -> None:
+    """`count` round trips to PostgreSQL, on behalf of what this context serves."""
+    statements_by(STATEMENT_SOURCE.get()).inc(count)
 
 
 def announce_series(lanes: list[str], tools: list[str]) -> None:
@@ -49,19 +66,23 @@ def announce_series(lanes: list[str], tools: list[str]) -> None:
         RATE_LIMITED.labels(lane)
     for tool in tools:
         tool_calls_by(tool, "ok")
+    for source in ("request", "background"):
+        statements_by(source)
 
 
 def process_exited() -> None:
     """This process's live series leave the multiprocess folder with it."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        multiprocess.mark_process_dead(os.getpid())
+        # prometheus_client's multiprocess module has no annotations
+        multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call,unused-ignore]
 
 
 def exposition() -> tuple[bytes, str]:
     """The metrics text and its content type; every worker's counts when several share a folder."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        # prometheus_client's multiprocess module has no annotations
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call,unused-ignore]
         return generate_latest(registry), CONTENT_TYPE_LATEST
     from prometheus_client import REGISTRY
 

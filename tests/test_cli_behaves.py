@@ -58,3 +58,17 @@ def test_hints_name_the_command_as_it_was_run(tmp_path):
     assert "check with  scripts/parley doctor --token" in first.stdout
     again = run(tmp_path, "demo", env={"PARLEY_COMMAND": "scripts/parley"})
     assert "scripts/parley token mint bruno" in again.stdout and " parley token" not in again.stdout
+
+
+def test_demo_on_postgresql_prints_the_port_it_will_serve_on(tmp_path, postgres):
+    url = postgres.new_database()
+    try:
+        env = {"PARLEY_DATABASE_URL": url, "PARLEY_KEYS": str(tmp_path / "keys"), "PARLEY_PORT": "18793"}
+        first = run(tmp_path, "demo", env=env)
+        assert first.returncode == 0, first.stderr
+        again = run(tmp_path, "demo", env=env)
+        for shown in (first.stdout, again.stdout):
+            assert "MCP endpoint: http://127.0.0.1:18793/mcp" in shown and ":8765" not in shown, shown
+            assert "it serves on port 18793" in shown, shown
+    finally:
+        postgres.drop(url)

@@ -11,7 +11,8 @@ import pytest
 from starlette.requests import Request
 
 from server.heap import HeapKeeper
-from server.http.gate import CALLER_KEY, _Relay
+from server.http.request_state import RequestState
+from server.http.relay import Relay
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -20,8 +21,9 @@ INIT = {
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def _requests_holding_a_caller() -> list[Request]:
-    return [o for o in gc.get_objects() if isinstance(o, Request) and CALLER_KEY in o.scope]
+def _requests_holding_a_caller() -> list[Request | RequestState]:
+    return [o for o in gc.get_objects() if isinstance(o, RequestState) and (o.caller or o.body)
+            or isinstance(o, Request) and "parley.caller" in o.scope]
 
 
 async def test_a_finished_request_leaves_nothing_of_itself_in_the_session_it_used(club):
@@ -51,7 +53,7 @@ async def test_a_released_relay_reports_the_client_gone_and_refuses_to_send():
     async def send(message):
         sent.append(message)
 
-    relay = _Relay(receive, send)
+    relay = Relay(receive, send)
     assert (await relay.receive())["type"] == "http.request"
     await relay.send({"type": "http.response.start", "status": 200, "headers": []})
     relay.release()

@@ -22,6 +22,7 @@ from server.store.migrations import migrate, require_current, schema_version
 from server.store.opening import open_db
 from server.store.postgres import PostgresDatabase, translate
 from server.store.migrations import SCHEMA_VERSION
+from tests.conftest import connect, running_club
 
 
 def test_a_taken_unique_value_is_a_clean_refusal_that_writes_nothing(fresh_store):
@@ -152,3 +153,32 @@ def test_a_store_made_by_an_earlier_version_gets_todays_triggers_when_opened(tmp
     before = db.revision()
     token_rows.touch(db, digest(minted.token), "2026-12-03T00:00:00.000000Z")
     assert db.revision() == before
+
+
+def _sample(name: str, **labels: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+async def test_on_postgresql_a_remembered_tokens_request_is_one_round_trip_and_every_call_is_audited(
+        postgres, tmp_path):
+    """The budget, the revision to resolve at and the audit rows earlier requests let go of travel in
+    one statement: a request of a token the resolver remembers makes exactly one round trip."""
+    url = postgres.new_database()
+    try:
+        with running_club(tmp_path, env={"PARLEY_DATABASE_URL": url}) as club:
+            async with connect(club.url, club.tokens.member.token) as client:
+                assert not (await client.call_tool("whoami", {})).is_error  # first sight: the chain is read
+                statements = _sample("parley_store_statements_total", source="request")
+                admitted = _sample("parley_requests_total", lane="member", outcome="admitted")
+                for _ in range(20):
+                    answer = await client.call_tool("whoami", {})
+                    assert not answer.is_error and answer.structured_content["lane"] == "member"
+                made = _sample("parley_store_statements_total", source="request") - statements
+                requests = _sample("parley_requests_total", lane="member", outcome="admitted") - admitted
+            assert requests >= 20 and made == requests, (made, requests)
+            rows = club.db().execute("SELECT count(*) FROM audit WHERE tool = 'whoami'").fetchone()[0]
+            assert rows == 21  # not one lost, not one written twice
+    finally:
+        postgres.drop(url)

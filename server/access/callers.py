@@ -12,6 +12,9 @@ from server.identity.resolver import Identity, Resolver
 from server.manifest.schema import Manifest, as_text
 
 
+CALLERS_KEPT = 100_000  # callers kept by token digest, as many as the resolver keeps chains
+
+
 class Access:
     def __init__(self, manifest: Manifest, resolver: Resolver):
         self.manifest = manifest
@@ -19,6 +22,7 @@ class Access:
         # only the claims some entry row reads can change the persona: the memo below keys on those
         self._claims_read = frozenset(name for row in manifest.entry for name in (row.claims or {}))
         persona = entry_persona(manifest, False, {})
+        self._callers: dict[str, Caller] = {}  # by token digest: the last resolved identity's caller
         self._guest = Caller(None, GUEST, "no credential was sent", frozenset(),
                              tuple(visible_tools(manifest, frozenset(), False, persona)), persona)
 
@@ -30,6 +34,11 @@ class Access:
         identity = self.resolver.from_header(authorization)
         return self.guest() if identity is None else self.caller_for(identity)
 
+    def from_header_at(self, authorization: str | None, revision: int) -> Caller:
+        """As `from_header`, at the store's revision the caller has just read."""
+        identity = self.resolver.from_header(authorization, revision)
+        return self.guest() if identity is None else self.caller_for(identity)
+
     def again(self, caller: Caller) -> Caller:
         """Re-resolve a caller from what it presented, as its next request would."""
         return self.guest() if caller.identity is None else self.caller_for(self.resolver.again(caller.identity))
@@ -39,11 +48,17 @@ class Access:
         return grantable_scopes(self.manifest, caller.lane, mandate.scopes if mandate else frozenset())
 
     def caller_for(self, identity: Identity) -> Caller:
-        """A pure function of the identity, so made once for each identity the resolver hands out."""
-        caller = identity.caller
-        if caller is None:
-            caller = self._caller(identity)
-            identity.remember_caller(caller)
+        """A pure function of the identity, so made once for each identity the resolver hands out
+        (kept by token digest while the resolver hands out that very identity)."""
+        key = identity.token_hash
+        kept = self._callers.get(key) if key is not None else None
+        if kept is not None and kept.identity is identity:
+            return kept
+        caller = self._caller(identity)
+        if key is not None:
+            if len(self._callers) >= CALLERS_KEPT:
+                self._callers.clear()
+            self._callers[key] = caller
         return caller
 
     def _caller(self, identity: Identity) -> Caller:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 import json
 import logging
 import os
@@ -41,14 +41,13 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from server.answering import sandbox
+from server.answering.config import AnswererConfig
 from server.answering.contract import Note, ScopedRequest, Selection, Terms
 
 log = logging.getLogger("parley.answering.pool")
@@ -58,32 +57,6 @@ MAX_REPLY = 1 << 20  # a worker that talks more than this is broken
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
          "from server.answering.worker import worker_main; worker_main()")
 PIPE_ROOM = 65536  # what a pipe holds on Linux: a request this size to an idle worker never blocks its write
-
-
-@dataclass(frozen=True)
-class AnswererConfig:
-    """What a worker is told at start: deterministic when `url` is None, else an OpenAI-compatible model."""
-
-    url: str | None = None
-    model: str | None = None
-    api_key: str | None = field(default=None, repr=False)  # the value, handed over the worker's stdin
-    timeout: float = 20.0
-
-    @classmethod
-    def from_settings(cls, url: str | None, model: str | None, key_env: str | None,
-                      environ: dict[str, str] | None = None, timeout: float = 20.0) -> AnswererConfig:
-        """From `Settings.answerer_url/answerer_model/answerer_key_env`: the key is read here, in the
-        server, from the variable the settings name; the worker never sees the server's environment."""
-        source: Mapping[str, str] = os.environ if environ is None else environ
-        api_key = source.get(key_env) if key_env else None
-        return cls(url=url or None, model=model, api_key=api_key or None, timeout=timeout)
-
-    def ports(self) -> tuple[int, ...]:
-        """The TCP ports a worker may connect to: the model endpoint's, or none."""
-        if not self.url:
-            return ()
-        parts = urlsplit(self.url)
-        return (parts.port or (443 if parts.scheme == "https" else 80),)
 
 
 ESCALATE = Selection(escalate="outside_mandate")  # what a call returns when its worker failed
@@ -350,6 +323,28 @@ class AnswererPool:
         for slot in self._all:
             if slot[0] is None and not self._closed:
                 slot[0] = _Worker(self.config, self.allow_probe)
+
+    def warm(self) -> None:
+        """Start every worker and wait until each is ready, slot by slot (a slot in use waits for
+        its call), so no ask pays for a start; one that fails to start is replaced by the next call."""
+        self.start()
+        taken: list[list[_Worker | None]] = []
+        try:
+            while len(taken) < self.size and not self._closed:
+                taken.append(slot := self._slots.get(timeout=self.startup_timeout))
+                if slot[0] is not None and slot[0].report is None:
+                    try:
+                        self._started(slot[0].ready(time.monotonic() + self.startup_timeout))
+                    except WorkerFailed as exc:
+                        log.warning("answering worker %s did not start (%s)", slot[0].pid, exc)
+                        slot[0].kill()
+                        slot[0] = None
+        except queue.Empty:
+            log.warning("answering workers busy for %.0f s; the rest start on first use",
+                        self.startup_timeout)
+        finally:
+            for slot in taken:
+                self._slots.put(slot)
 
     def pids(self) -> list[int]:
         return [slot[0].pid for slot in self._all if slot[0] is not None]

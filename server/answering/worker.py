@@ -12,8 +12,8 @@ from functools import partial
 from typing import TypedDict
 
 from server.answering import sandbox
+from server.answering.config import AnswererConfig
 from server.answering.contract import Note, ScopedRequest, Selection, Terms
-from server.answering.pool import AnswererConfig
 
 Answerer = Callable[[ScopedRequest, Terms, list[Note]], Selection]
 

@@ -19,6 +19,7 @@ import json
 import logging
 import re
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -57,12 +58,22 @@ class Call(NamedTuple):
 def path(call: Call) -> str:
     """The path of the decision, as JSON for Investigate: the caller's scopes, the mandate's state and
     version, each context source and rule by name with what happened. Names and verdicts only: never a
-    call's value, an attribute, or a credential."""
-    mandate = call.caller.mandate
+    call's value, an attribute, or a credential. A call that met no rule has its caller's path, kept
+    with the caller (it is the same for every such call)."""
+    if not call.trail:
+        kept = call.caller.answers.audit_path
+        if kept is None:
+            kept = call.caller.answers.audit_path = _path(call.caller, [])
+        return kept
+    return _path(call.caller, call.trail)
+
+
+def _path(caller: Caller, steps: list[tuple[str, str, str]]) -> str:
+    mandate = caller.mandate
     version = mandate.body.version if mandate is not None and mandate.valid and mandate.body is not None else None
-    return json.dumps({"scopes": sorted(call.caller.scopes), "credential": call.caller.credential,
+    return json.dumps({"scopes": sorted(caller.scopes), "credential": caller.credential,
                        "mandate": [mandate.state if mandate is not None else "none", version],
-                       "steps": call.trail or []}, separators=(",", ":"))
+                       "steps": steps}, separators=(",", ":"))
 
 
 def row(call: Call) -> tuple[object, ...]:
@@ -82,6 +93,20 @@ def _insert(db: Database, calls: list[Call]) -> None:
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[dict[str, Any]]:
     """The newest rows as the store gives them (untyped: its columns are being restructured)."""
     return audit_rows.tail(db, limit, principal)
+
+
+@dataclass(slots=True)
+class Carried:
+    """Audit rows a request's own statement carries to the store; `written` once it ran."""
+
+    calls: list[Call]
+    written: bool = False
+
+    def statement(self) -> tuple[str | None, list]:
+        """The INSERT (None when there is nothing to carry) and its values."""
+        if not self.calls:
+            return None, []
+        return audit_rows.statement([row(call) for call in self.calls])
 
 
 class Held:
@@ -112,15 +137,25 @@ class AuditTrail:
         self.waiting = 0  # rows held and not yet written: a reader beside the server waits for 0
         self._queue: list[Call] = []  # let go of by answered requests, for the writer
         self._wake: anyio.Event | None = None  # set when there is something to write; None: no writer runs
+        # Seconds the writer leaves rows queued for a request's own statement to carry (`carry`);
+        # 0: the writer writes at once. Under load the next request carries them: no round trip.
+        self.linger = 0.0
+        self._carried = 0  # times a request took rows to carry: the writer's sign that someone did
 
     async def run_writer(self) -> None:
         """Write what answered requests let go of, all of it at each turn, until cancelled; then what
-        is left, and from then on each request writes its own."""
+        is left, and from then on each request writes its own. With a `linger`, rows wait that long
+        for a request to carry them, and the writer writes only what none carried."""
         self._wake = anyio.Event()
         try:
             while True:
                 await self._wake.wait()
                 self._wake = anyio.Event()
+                while self._queue and self.linger:
+                    carried = self._carried
+                    await anyio.sleep(self.linger)
+                    if carried == self._carried:
+                        break
                 await self._write_queued()
         finally:
             self._wake = None
@@ -160,6 +195,28 @@ class AuditTrail:
             self._wake.set()
             return
         await self._write_counted(calls)
+
+    def carry(self) -> Carried:
+        """Rows let go of and not yet written (at most one statement's worth), for the caller's own
+        statement to write with what it writes anyway; hand them back with `carried`."""
+        calls, self._queue = self._queue[:audit_rows.CHUNK], self._queue[audit_rows.CHUNK:]
+        if calls:
+            self._carried += 1
+        return Carried(calls)
+
+    async def carried(self, carried: Carried) -> None:
+        """The rows `carry` handed out: written, or (the statement failed, so none was) queued again
+        for the writer, or written now when no writer runs any more."""
+        if not carried.calls:
+            return
+        if carried.written:
+            self.waiting -= len(carried.calls)
+        elif self._wake is not None:
+            self._queue[:0] = carried.calls
+            self._wake.set()
+        else:
+            with anyio.CancelScope(shield=True):
+                await self._write_counted(carried.calls)
 
     async def record(self, caller: Caller, tool: str, outcome: str, duration_ms: float,
                      rule: str | None = None, trail: list[tuple[str, str, str]] | None = None) -> None:

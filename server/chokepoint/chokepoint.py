@@ -70,20 +70,6 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
-# What a caller's answer cache (`Caller.answers`) holds, all of it written and read here: a pure
-# tool's answer by (tool, rules in force), and by ("wire", tool, protocol version) the SDK's wire
-# form of that very answer.
-AnswerKey = tuple[str, int | None]
-WireKey = tuple[str, str, str]
-
-
-class Shaped(NamedTuple):
-    """A remembered answer beside the SDK's wire form of it at one protocol version."""
-
-    result: types.CallToolResult
-    wire: dict[str, object]
-
-
 class Catalogues:
     """The router's catalogue of exactly the tools a caller sees, built once per distinct set."""
 
@@ -121,39 +107,30 @@ class Chokepoint:
         self.offload = getattr(db, "backend", "sqlite") != "sqlite"
         self.audit = audit.AuditTrail(db, self.offload)
 
-    @staticmethod
-    def _keep(caller: Caller, key: AnswerKey | WireKey,
-              value: types.CallToolResult | Shaped) -> None:
-        answers = caller.answers
-        if len(answers) >= 64:  # a few pure tools over a few revisions; guests' only while rules change
-            answers.clear()
-        answers[key] = value
-
     def _answered(self, caller: Caller, name: str) -> types.CallToolResult | None:
         """A pure tool's earlier answer to this very identity (the resolver hands out one object per
         credential and revision, and a new one when anything about it changes) under the same rules;
         guests share one."""
-        kept = caller.answers.get((name, self.rulebook.in_force))
-        return kept if isinstance(kept, types.CallToolResult) else None
+        return caller.answers.results.get((name, self.rulebook.in_force))
 
     def _remember(self, caller: Caller, name: str, result: types.CallToolResult) -> None:
         identity = caller.identity
         if identity is not None and identity.revision != self.rulebook.in_force:
             return  # resolved at another revision than the rules were read at: answer afresh next time
-        self._keep(caller, (name, self.rulebook.in_force), result)
+        caller.answers.keep(name, self.rulebook.in_force, result)
 
     def shaped(self, caller: Caller, name: str, result: types.CallToolResult,
                version: str) -> dict[str, object] | None:
         """The protocol's wire form of `result` at `version`, if `result` is a pure tool's remembered
         answer that the SDK has already shaped once: the very object, so never another answer's."""
-        kept = caller.answers.get(("wire", name, version))
-        return kept.wire if isinstance(kept, Shaped) and kept.result is result else None
+        kept = caller.answers.wire.get((name, version))
+        return kept[1] if kept is not None and kept[0] is result else None
 
     def keep_shape(self, caller: Caller, name: str, result: types.CallToolResult, version: str,
                    wire: dict[str, object]) -> None:
         """Keep the SDK's wire form of a remembered answer (and of nothing else) beside it."""
         if self._answered(caller, name) is result:
-            self._keep(caller, ("wire", name, version), Shaped(result, wire))
+            caller.answers.keep_wire(name, version, result, wire)
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]

@@ -104,8 +104,12 @@ def demo_command(args: argparse.Namespace) -> int:
     prepared = demo.prepare(ctx.db, ctx.key, ctx.manifest)
     settings = ctx.settings
     console = f"{settings.public_url}/console"
+    # On PostgreSQL the store's line names the database's port too: say which one Parley serves on.
+    serving = (f"Serve it with  {command()} serve  (it serves on port {settings.port}; "
+               "PARLEY_PORT or --port changes it)")
     if prepared is None:
         print(f"Demo club already prepared in {settings.store_name}.")
+        print(serving)
         print(f"MCP endpoint: {settings.mcp_url}")
         print(f"Console:      {console}")
         print("Tokens and passwords are shown once, when made. New ones:")
@@ -114,6 +118,7 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"  {command()} principal password ana    (a new console password for ana)")
         return 0
     print(f"Demo club prepared in {settings.store_name} (members ana, bruno; applicant carla).")
+    print(serving)
     print(f"MCP endpoint: {settings.mcp_url}")
     print(f"Console:      {console}")
     print("These tokens are shown once and never again:")

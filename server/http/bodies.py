@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.types import Receive, Send
 
-from server.http.gate import respond
+from server.http.replies import respond
 
 
 async def read_bounded(receive: Receive, send: Send, max_body: int) -> bytes | None:

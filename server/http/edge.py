@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.http.bodies import read_bounded
-from server.http.gate import respond
+from server.http.replies import respond
 from server.plaintext import control_character
 
 MAX_PAGE_BODY = 256 * 1024  # a console form or an OAuth request; far above any real one

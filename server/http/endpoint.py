@@ -28,7 +28,7 @@ from opentelemetry import trace
 from server import __version__
 from server.access import Caller
 from server.chokepoint.chokepoint import Chokepoint
-from server.http.gate import caller_of
+from server.http.request_state import caller_of, state_of
 from server.http.live import INBOX_URI, LiveSessions, connection_of
 from server.manifest.schema import Manifest
 
@@ -55,7 +55,7 @@ def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -
     return "\n".join(part for part in (head, persona, tail) if part)
 
 
-def _what_is_sent(capabilities: Any) -> dict:
+def _what_is_sent(capabilities: object) -> dict[str, object]:
     """Handshake-era capabilities that say what this server really sends: tools/list_changed and
     resources/list_changed when a caller's lane or scopes move, resources/updated for the inbox."""
     advertised = dict(capabilities) if isinstance(capabilities, dict) else {}
@@ -111,7 +111,7 @@ class _ListingCache:
     def __init__(self, live: LiveSessions, limit: int = 512):
         self.live = live
         self.limit = limit
-        self._wire: dict[tuple[str, tuple[str, ...]], dict] = {}
+        self._wire: dict[tuple[str, tuple[str, ...]], dict[str, object]] = {}
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         if ctx.params and set(ctx.params) - {"_meta"}:
@@ -130,9 +130,6 @@ class _ListingCache:
             return wire
         await self.live.seen(ctx, caller)
         return wire
-
-
-ANSWER_KEY = "parley.answer"
 
 
 async def _answer_call(chokepoint: Chokepoint, live: LiveSessions, ctx: ServerRequestContext[Any, Any],
@@ -200,7 +197,7 @@ class _KeptAnswers:
         wire = self.chokepoint.shaped(caller, name, result, ctx.protocol_version)
         if wire is not None:
             return wire  # read-only from here, as the listing cache's: the runner copies it
-        ctx.request.scope[ANSWER_KEY] = result
+        state_of(ctx).answer = result
         shaped = await call_next(ctx)
         if isinstance(shaped, dict):
             self.chokepoint.keep_shape(caller, name, result, ctx.protocol_version, shaped)
@@ -243,8 +240,9 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
         return types.ListToolsResult(tools=chokepoint.listing(caller), ttl_ms=0, cache_scope="private")
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        answered = ctx.request.scope.pop(ANSWER_KEY, None) if ctx.request is not None else None
-        if isinstance(answered, types.CallToolResult):
+        state = state_of(ctx)
+        answered, state.answer = state.answer, None
+        if answered is not None:
             return answered  # judged, run and audited for this very request by _KeptAnswers
         return await _answer_call(chokepoint, live, ctx, caller_of(ctx), params.name, params.arguments)
 
@@ -256,7 +254,8 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
         persona = manifest.agents.get(caller.entry_persona or "")
         return {f"{KNOWLEDGE_PREFIX}{name}": name for name in (persona.knowledge if persona else [])}
 
-    async def list_resources(ctx: ServerRequestContext, params) -> types.ListResourcesResult:
+    async def list_resources(ctx: ServerRequestContext,
+                             params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         caller = caller_of(ctx)
         resources = [
             types.Resource(uri=uri, name=name, title=manifest.knowledge[name].title, mime_type="text/markdown",
@@ -270,7 +269,8 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
                             "Subscribe to hear when a decision arrives."))
         return types.ListResourcesResult(resources=resources, ttl_ms=0, cache_scope="private")
 
-    async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams):
+    async def read_resource(ctx: ServerRequestContext,
+                            params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         caller = caller_of(ctx)
         knowledge = knowledge_of(caller)
         if params.uri in knowledge:
@@ -286,7 +286,8 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=INBOX_URI, mime_type="application/json", text=text)], ttl_ms=0, cache_scope="private")
 
-    async def list_templates(ctx: ServerRequestContext, params) -> types.ListResourceTemplatesResult:
+    async def list_templates(ctx: ServerRequestContext,
+                             params: types.PaginatedRequestParams | None) -> types.ListResourceTemplatesResult:
         """No templated resources: every resource is listed by its own URI (an empty answer, not an error)."""
         return types.ListResourceTemplatesResult(resource_templates=[])
 

@@ -4,54 +4,41 @@ The SDK's bearer middleware answers the same 401 to a missing and a failing cred
 letting anonymous requests past it makes a bad token fall silently into the guest lane. This
 gate keeps the three outcomes apart: no credential → guest (said in a header), a credential that
 verifies → its lane, a credential that fails → 401 with the reason and `resource_metadata`.
+
+The path, one module a step: the request read once into its `RequestState` (`reading`), identity
+and budget (`admission`), lane and scopes (`step_up`), the gate's own answers (`replies`); then the
+MCP app, whose handlers find the same state (`request_state.state_of`), and the chokepoint.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import logging
-from collections import OrderedDict
-from typing import NamedTuple
-from urllib.parse import parse_qs
 
 import anyio
-import pydantic_core
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mcp.server.context import ServerRequestContext
-
-from server.access import Access, Caller
+from server.access import Access
 from server.chokepoint.audit import AuditTrail
-from server.http.ratelimit import Budget, retry_after_header
+from server.http import replies
+from server.http.admission import Admission, Admitter
+from server.http.ratelimit import Budget
+from server.http.reading import Unreadable, envelope_problem, read_body, read_request
+from server.http.relay import Relay
+from server.http.request_state import RequestState, serving
+from server.http.session_owners import SessionOwners
+from server.http.step_up import step_up_scope
 from server.identity.credentials import CredentialRejected
 from server.identity.resolver import last_use_deferred
 from server.manifest.schema import Manifest
-from server.metrics import RATE_LIMITED, requests_by
+from server.metrics import STATEMENT_SOURCE, requests_by
 from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
 
-CALLER_KEY = "parley.caller"
-
-
-def caller_of(ctx: ServerRequestContext) -> Caller:
-    """The caller the gate resolved for the request that carried this message."""
-    request = ctx.request
-    caller = request.scope.get(CALLER_KEY) if request is not None else None
-    if not isinstance(caller, Caller):  # only reachable if the gate were bypassed: fail closed
-        raise RuntimeError("no resolved caller on this request")
-    return caller
-
-
-def _quote(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', "'")
-
-
-class _Admission(NamedTuple):
-    caller: Caller | None
-    rejected: CredentialRejected | None
-    wait: float | None  # seconds until the budget allows a request; None: allowed
+# Seconds the audit writer leaves answered calls' rows for the next request's budget statement to
+# carry (a store across the network): under load they cost no round trip of their own.
+CARRY_LINGER = 0.02
 
 
 class Gate:
@@ -71,44 +58,39 @@ class Gate:
         self.access = access
         self.resource_metadata_url = resource_metadata_url
         self.manifest = manifest
-        self.guest_limiter = guest_limiter
-        self.token_limiter = token_limiter
-        # A store across the network (PostgreSQL): resolving a credential and spending a budget wait on
-        # it, so admission runs in a worker thread, never on the event loop.
+        self.admitter = Admitter(access, guest_limiter, token_limiter)
+        # A store across the network (PostgreSQL): resolving a credential and spending a budget wait
+        # on it, so admission runs in a worker thread, never on the event loop.
         self.offload = offload
         self.sessions = SessionOwners()
-
-    def _admit(self, authorization: str | None, address: str, refuses_guest: bool) -> _Admission:
-        """Who is calling and whether their budget allows it: one pass, run in a worker thread when it
-        may wait (a store across the network, an OAuth issuer's keys)."""
-        try:
-            caller = self.access.from_header(authorization)
-        except CredentialRejected as exc:
-            # Failed credentials spend the address's guest budget, so guessing is throttled too.
-            return _Admission(None, exc, self.guest_limiter.take(f"guest:{address}"))
-        if caller.lane == "guest" and refuses_guest:
-            return _Admission(caller, None, None)  # answered 401 before any budget is spent
-        if caller.token_hash:
-            return _Admission(caller, None, self.token_limiter.take(f"token:{caller.token_hash}"))
-        return _Admission(caller, None, self.guest_limiter.take(f"guest:{address}"))
+        if self.admitter.shared_budget is not None:
+            audit.linger = CARRY_LINGER
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["method"] != "POST":  # a stream may stay open for hours: what it leaves to write is written now
-            await self._serve(scope, receive, send)
+        try:
+            state = read_request(scope)
+        except Unreadable as exc:
+            await replies.bad_request(send, str(exc))
             return
-        # A message answers first: what it leaves to write (its calls' audit rows, its token's last use)
-        # is written once the answer has left, before the request ends.
-        held = self.audit.hold()
-        with last_use_deferred() as last_use:
-            try:
-                await self._serve(scope, receive, send)
-            finally:
-                await self.audit.write_held(held)
-                if last_use:
-                    await self._write_last_use(last_use)
+        with serving(state):
+            if scope["method"] != "POST":  # a stream may stay open for hours: its writes are at once
+                await self._serve(state, scope, receive, send)
+                return
+            # A message answers first: what it leaves to write (its calls' audit rows, its token's
+            # last use) is written once the answer has left, before the request ends.
+            held = self.audit.hold()
+            source = STATEMENT_SOURCE.set("request")
+            with last_use_deferred() as last_use:
+                try:
+                    await self._serve(state, scope, receive, send)
+                finally:
+                    STATEMENT_SOURCE.reset(source)  # writes after the answer are background
+                    await self.audit.write_held(held)
+                    if last_use:
+                        await self._write_last_use(last_use)
 
     async def _write_last_use(self, stamps: dict[str, str]) -> None:
         try:
@@ -120,83 +102,65 @@ class Gate:
         except Exception:  # the answer has left: nobody to tell but the log
             log.exception("%d token last use(s) not written", len(stamps))
 
-    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        authorization: str | None = None
-        session: str | None = None
-        for raw_name, raw_value in scope["headers"]:
-            name = raw_name.lower()
-            if name == b"authorization":
-                if authorization is not None:
-                    await self._bad_request(send, "send one Authorization header, not several")
-                    return
-                authorization = raw_value.decode("latin-1")
-            elif name == b"mcp-session-id":
-                session = raw_value.decode("latin-1")
-        query = _query_of(scope)
-        if any(name.lower() in _QUERY_CREDENTIALS for name in query):
-            # RFC 6750 §2.3 is not for MCP: a token in a URL ends up in logs, histories and referrers.
-            await self._bad_request(send, "send the credential in the Authorization header, never in the URL")
-            return
-        client = scope.get("client") or ("unknown", 0)
-        refuses_guest = query.get("guest", [""])[-1].lower() in ("no", "false", "0")
+    async def _admit(self, state: RequestState) -> Admission:
+        """Identity and budget, in a worker thread when they may wait; audit rows ride along when
+        the budget's statement can carry them."""
+        authorization = state.authorization
+        remembered = self.admitter.remembered(state)
+        carry = self.audit.carry() if remembered is not None else None
         try:
             if self.offload or (authorization is not None and authorization.count(".") >= 2):
-                admission = await anyio.to_thread.run_sync(self._admit, authorization, client[0], refuses_guest)
-            else:
-                admission = self._admit(authorization, client[0], refuses_guest)
+                return await anyio.to_thread.run_sync(self.admitter.admit, state, remembered, carry)
+            return self.admitter.admit(state)
+        finally:
+            if carry is not None:
+                await self.audit.carried(carry)
+
+    async def _serve(self, state: RequestState, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            caller, rejected, wait = await self._admit(state)
         except StoreUnavailable as exc:
-            await self._unavailable(send, str(exc))
+            await replies.unavailable(send, str(exc))
             return
-        caller, rejected, wait = admission
         if rejected is not None or caller is None:
             rejected = rejected or CredentialRejected("no caller")  # fail closed
-            log.warning("rejected credential from %s: %s", client[0], rejected.reason)
+            log.warning("rejected credential from %s: %s", state.address, rejected.reason)
             if wait is not None:
-                await self._too_many(send, "guest", wait)
+                await replies.too_many(send, "guest", wait)
                 return
-            requests_by("none", "rejected").inc()
-            await self._reject(send, rejected.reason)
+            await replies.reject(send, rejected.reason, self.resource_metadata_url)
             return
-        if caller.lane == "guest" and refuses_guest:
+        if caller.lane == "guest" and state.refuses_guest:
             # The connection asked never to be a guest (?guest=no): a missing credential is a 401,
             # which is also what starts an MCP client's OAuth discovery.
-            await self._challenge(send)
+            await replies.challenge(send, self.resource_metadata_url)
             return
         if wait is not None:
-            await self._too_many(send, caller.lane, wait)
+            await replies.too_many(send, caller.lane, wait)
             return
+        session = state.session
         if session is not None and not self.sessions.admits(session, caller):
             # A session belongs to the principal and agent that first used it with a credential:
             # anyone else is told it does not exist, as the SDK's own auth answers.
-            await respond(send, 404, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
-                "code": -32600, "message": "Session not found"}}).encode(), [])
+            await replies.json_rpc_error(send, 404, -32600, "Session not found")
             return
-        # The MCP app gets its own copy of the scope, and receive/send through a relay let go of when
-        # the request ends: the SDK keeps each session's last message, and with it this request, until
-        # that session's next request. Released, the request's headers, body, caller and connection die
-        # with the request instead of ageing into the oldest GC generation, whose full collections
-        # grow with every open session (seconds, with 10,000 of them).
-        scope = {**scope, CALLER_KEY: caller}
-        replayed: bytes | None = None  # a body the gate read to judge it, handed on as if never read
+        state.caller = caller
         if scope["method"] == "POST" and (caller.credential == "oauth" or session is not None):
-            body = await _read_body(receive)
-            if body is None:
-                await respond(send, 413, b'{"error": "request body too large"}', [])
+            if not await read_body(state, receive):
+                await replies.too_large(send)
                 return
             if session is not None:
-                # The SDK's session transport acknowledges some malformed messages with 202: answer them here.
-                problem = _envelope_problem(body)
+                # The SDK's session transport acknowledges some malformed messages with 202: answer
+                # them here.
+                problem = envelope_problem(state)
                 if problem is not None:
-                    code, message = problem
-                    await respond(send, 400, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
-                        "code": code, "message": message}}).encode(), [])
+                    await replies.json_rpc_error(send, 400, *problem)
                     return
             if caller.credential == "oauth":
-                missing = self._step_up_scope(caller, body)
+                missing = step_up_scope(self.manifest, self.access, caller, state)
                 if missing is not None:
-                    await self._insufficient_scope(send, missing)
+                    await replies.insufficient_scope(send, missing, self.resource_metadata_url)
                     return
-            replayed = body
         requests_by(caller.lane, "admitted").inc()
         lane_headers = _lane_headers(caller.lane)
 
@@ -209,119 +173,16 @@ class Gate:
                 message = {**message, "headers": [*message.get("headers", ()), *lane_headers]}
             await send(message)
 
-        relay = _Relay(receive, send_with_lane, replayed)
+        # The MCP app gets its own copy of the scope, and receive/send through a relay let go of
+        # when the request ends (`server.http.relay`); a body the gate read is handed on as if never
+        # read.
+        scope = {**scope}
+        relay = Relay(receive, send_with_lane, state.body)
         try:
             await self.app(scope, relay.receive, relay.send)
         finally:
             relay.release()
             scope.clear()
-
-    def _step_up_scope(self, caller: Caller, body: bytes) -> str | None:
-        """The scope a tools/call needs that this OAuth token lacks but its principal could grant.
-
-        Such a call answers 403 insufficient_scope so the client can step up. A scope beyond the
-        mandate or the lane is no step-up: that tool stays unknown, as every hidden tool is.
-        """
-        try:
-            message = json.loads(body)
-        except (ValueError, RecursionError):  # the SDK answers the parse error itself
-            return None
-        if not isinstance(message, dict) or message.get("method") != "tools/call":
-            return None
-        params = message.get("params")
-        name = params.get("name") if isinstance(params, dict) else None
-        tool = self.manifest.tools.get(name) if isinstance(name, str) else None
-        if tool is None or tool.needs is None or tool.needs in caller.token_scopes:
-            return None
-        return tool.needs if tool.needs in self.access.grantable(caller) else None
-
-    async def _bad_request(self, send: Send, description: str) -> None:
-        body = json.dumps({"error": "invalid_request", "error_description": description})
-        await respond(send, 400, body.encode(), [])
-
-    async def _challenge(self, send: Send) -> None:
-        challenge = f'Bearer resource_metadata="{self.resource_metadata_url}"'
-        body = json.dumps({"error": "unauthorized", "error_description": "this connection refuses the guest lane: send a credential"})
-        await respond(send, 401, body.encode(), [(b"www-authenticate", challenge.encode())])
-
-    async def _insufficient_scope(self, send: Send, needed: str) -> None:
-        challenge = (
-            f'Bearer error="insufficient_scope", scope="{needed}", '
-            f'error_description="this call needs {needed}", resource_metadata="{self.resource_metadata_url}"'
-        )
-        body = json.dumps({"error": "insufficient_scope", "scope": needed})
-        await respond(send, 403, body.encode(), [(b"www-authenticate", challenge.encode())])
-
-    async def _reject(self, send: Send, reason: str) -> None:
-        challenge = (
-            f'Bearer error="invalid_token", error_description="{_quote(reason)}", '
-            f'resource_metadata="{self.resource_metadata_url}"'
-        )
-        body = json.dumps({"error": "invalid_token", "error_description": reason}).encode()
-        await respond(send, 401, body, [(b"www-authenticate", challenge.encode())])
-
-    async def _unavailable(self, send: Send, description: str) -> None:
-        requests_by("none", "unavailable").inc()
-        body = json.dumps({"error": "temporarily_unavailable", "error_description": description})
-        await respond(send, 503, body.encode(), [(b"retry-after", b"1")])
-
-    async def _too_many(self, send: Send, lane: str, wait: float) -> None:
-        RATE_LIMITED.labels(lane).inc()
-        requests_by(lane, "rate_limited").inc()
-        seconds = retry_after_header(wait)
-        message = f"rate limit for the {lane} lane reached; retry after {seconds} second(s)"
-        body = json.dumps({"error": "rate_limited", "error_description": message, "retry_after": int(seconds)})
-        await respond(send, 429, body.encode(), [(b"retry-after", seconds.encode())])
-
-
-async def respond(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-    """A whole JSON answer, sent before the app ever sees the request."""
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-class SessionOwners:
-    """Which principal and agent each MCP session belongs to: bound the first time the session is
-    used with a credential (a guest session may sign in once), then refused to anyone else."""
-
-    def __init__(self, limit: int = 100_000):
-        self.limit = limit
-        self._owners: OrderedDict[str, tuple[int | None, int | None]] = OrderedDict()
-
-    def admits(self, session: str, caller: Caller) -> bool:
-        owner = self._owners.get(session)
-        if caller.identity is None:
-            return owner is None
-        me = (caller.principal_id, caller.agent_id)
-        if owner is None:
-            self._owners[session] = me
-            if len(self._owners) > self.limit:
-                self._owners.popitem(last=False)
-            return True
-        return owner == me
-
-
-def _envelope_problem(body: bytes) -> tuple[int, str] | None:
-    """(JSON-RPC error code, message) for a body that is not a well-formed JSON-RPC message, else None.
-    Parsed as the SDK parses it (pydantic-core), but with NaN and Infinity refused: they are not JSON."""
-    try:
-        message = pydantic_core.from_json(body, allow_inf_nan=False)
-    except ValueError:
-        return -32700, "Parse error"
-    for item in message if isinstance(message, list) else [message]:
-        if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
-            return -32600, "Invalid Request: not a JSON-RPC 2.0 message"
-        if "id" in item and (isinstance(item["id"], bool) or not isinstance(item["id"], (str, int))):
-            return -32600, "Invalid Request: an id is a string or an integer"
-        if "method" in item and not isinstance(item["method"], str):
-            return -32600, "Invalid Request: a method is a string"
-    return None
 
 
 @functools.cache
@@ -334,65 +195,8 @@ def _lane_headers(lane: str) -> tuple[tuple[bytes, bytes], ...]:
 
 
 def _session_of(message: Message) -> str | None:
-    for name, value in message.get("headers", []):
+    headers: list[tuple[bytes, bytes]] = message.get("headers", [])
+    for name, value in headers:
         if name.lower() == b"mcp-session-id":
             return value.decode("latin-1")
     return None
-
-
-_QUERY_CREDENTIALS = ("access_token", "token", "bearer", "authorization")
-
-
-def _query_of(scope: Scope) -> dict[str, list[str]]:
-    """The query string's parameters, blank ones kept; most requests have none."""
-    raw = scope.get("query_string")
-    return parse_qs(raw.decode("latin-1"), keep_blank_values=True) if raw else {}
-
-
-MAX_MCP_BODY = 4 * 1024 * 1024
-
-
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole request body, or None when it is larger than any MCP message should be."""
-    chunks, size = [], 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_MCP_BODY:
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
-
-
-class _Relay:
-    """The request's receive and send, until `release`: afterwards receive reports the client gone
-    and send refuses, as a server does once a response is complete. A body the gate already read
-    comes first, whole, as the client sent it."""
-
-    __slots__ = ("_receive", "_send", "_body")
-
-    def __init__(self, receive: Receive, send: Send, body: bytes | None = None):
-        self._receive: Receive | None = receive
-        self._send: Send | None = send
-        self._body = body
-
-    async def receive(self) -> Message:
-        if self._body is not None:
-            body, self._body = self._body, None
-            return {"type": "http.request", "body": body, "more_body": False}
-        if self._receive is None:
-            return {"type": "http.disconnect"}
-        return await self._receive()
-
-    async def send(self, message: Message) -> None:
-        if self._send is None:
-            raise RuntimeError(f"{message.get('type')!r} sent after the request ended")
-        await self._send(message)
-
-    def release(self) -> None:
-        self._receive = self._send = self._body = None

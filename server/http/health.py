@@ -43,7 +43,8 @@ def answering_alive(pool: AnswererPool) -> bool:
 
 
 class Health:
-    def __init__(self, db: Database, pool: AnswererPool, facts: dict, listening: Callable[[], bool] | None = None):
+    def __init__(self, db: Database, pool: AnswererPool, facts: dict[str, str | int | None],
+                 listening: Callable[[], bool] | None = None):
         self.db = db
         self.pool = pool
         self.facts = facts

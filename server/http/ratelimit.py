@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -29,7 +30,7 @@ class _Bucket:
 
 
 class RateLimiter:
-    def __init__(self, per_minute: int, clock=time.monotonic, max_keys: int = 50_000):
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic, max_keys: int = 50_000):
         self.capacity = float(per_minute)
         self.rate = per_minute / 60.0
         self.clock = clock
@@ -70,6 +71,13 @@ class SharedBudget:
 
     def take(self, key: str) -> float | None:
         return self.db.take_budget(f"{self.scope}:{key}", self.per_minute)
+
+    def take_reading_revision(self, key: str, audit_statement: str | None = None,
+                              audit_values: Sequence[object] = ()) -> tuple[float | None, int]:
+        """`take`, the store's revision and the audit rows earlier requests let go of, in one round
+        trip (see `PostgresDatabase.take_budget_reading_revision`)."""
+        return self.db.take_budget_reading_revision(f"{self.scope}:{key}", self.per_minute, audit_statement,
+                                                    audit_values)
 
 
 def budget(db: Database, per_minute: int, scope: str) -> Budget:

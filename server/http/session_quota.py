@@ -22,7 +22,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.access import Caller
-from server.http.gate import CALLER_KEY, respond
+from server.http.replies import respond
+from server.http.request_state import current
 from server.metrics import requests_by
 
 GUEST_SHARE = 0.5
@@ -104,11 +105,12 @@ class SessionShares:
         self.quota = quota
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        caller = scope.get(CALLER_KEY)
+        state = current()
+        caller = state.caller if state is not None else None
         headers = {name.lower(): value for name, value in scope["headers"]}
         version = headers.get(b"mcp-protocol-version")
         # only a handshake-era POST without a session may open one (a 2026-07-28 request never does)
-        if scope["method"] != "POST" or not isinstance(caller, Caller) or b"mcp-session-id" in headers or \
+        if scope["method"] != "POST" or caller is None or b"mcp-session-id" in headers or \
                 (version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS):
             await self.app(scope, receive, send)
             return

@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,7 +47,7 @@ class MandateBody(BaseModel):
     expires_at: str
 
 
-def canonical_json(data: dict) -> bytes:
+def canonical_json(data: Mapping[str, object]) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 

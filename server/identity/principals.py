@@ -6,6 +6,8 @@ A principal's *agents* hold tokens and act for them; they are not the manifest's
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import re
 from dataclasses import dataclass
@@ -48,7 +50,7 @@ class Principal:
     admitted_at: str | None
 
 
-def _principal(row: dict) -> Principal:
+def _principal(row: dict[str, Any]) -> Principal:  # a store row: the store's rows are untyped dicts
     return Principal(id=row["id"], handle=row["handle"], name=row["name"], status=row["status"],
                      steward=bool(row["steward"]), bio=row["bio"], tags=tuple(json.loads(row["tags"])),
                      created_at=row["created_at"], admitted_at=row["admitted_at"])

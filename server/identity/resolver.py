@@ -15,7 +15,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from server.identity import mandates
 from server.identity.credentials import (
@@ -59,11 +58,6 @@ def last_use_deferred() -> Iterator[dict[str, str]]:
 class Identity:
     """A verified credential and the party behind it."""
 
-    # the caller `server.access` derives from this identity alone (lane, scopes, persona, tools), made
-    # once and kept exactly as long as the resolver keeps the identity: the one field set after the
-    # identity is made (see `remember_caller`), a slot so a caller seen again is one read away
-    # (the first slot: on the cache line the object's header is)
-    caller: Any = field(default=None, init=False, repr=False, compare=False)
     credential: str  # agent_token | principal_token | oauth
     principal_id: int
     principal: str
@@ -77,9 +71,6 @@ class Identity:
     token_public_id: str | None = None  # a token id, or an OAuth grant family
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
     revision: int | None = field(default=None, compare=False)  # the store's revision it was resolved at
-
-    def remember_caller(self, caller: Any) -> None:
-        object.__setattr__(self, "caller", caller)
 
     @property
     def acts_as_agent(self) -> bool:
@@ -165,18 +156,32 @@ class Resolver:
         self._chains[token_hash] = entry
         return entry
 
-    def from_header(self, authorization: str | None) -> Identity | None:
-        """None when no credential was sent; raises CredentialRejected when one fails."""
+    def from_header(self, authorization: str | None, current: int | None = None) -> Identity | None:
+        """None when no credential was sent; raises CredentialRejected when one fails. `current`:
+        the store's revision when the caller has just read it (with its budget), else read here."""
         token = bearer_token(authorization)
         if token is None:
             return None
         if token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
-            return self.from_hash(digest(token))
+            return self.from_hash(digest(token), current)
         if token.count(".") == 2:
             if self.verifier is None:
                 raise CredentialRejected("this server accepts no OAuth access tokens")
-            return self.from_claims(self.verifier.verify(token), digest(token))
+            return self.from_claims(self.verifier.verify(token), digest(token), current)
         raise CredentialRejected("unknown token")
+
+    def remembered(self, authorization: str | None) -> str | None:
+        """The digest of the Parley token sent, when this resolver keeps its chain (resolved at some
+        revision, perhaps not today's): a request bearing it can read the revision in the same round
+        trip as its budget, and be resolved from memory if nothing changed since."""
+        try:
+            token = bearer_token(authorization)
+        except CredentialRejected:
+            return None
+        if token is None or not token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
+            return None
+        token_hash = digest(token)
+        return token_hash if token_hash in self._chains else None
 
     def again(self, identity: Identity) -> Identity:
         """Re-resolve what was presented, as the next request would."""
@@ -186,8 +191,9 @@ class Resolver:
             raise CredentialRejected("nothing to resolve")
         return self.from_hash(identity.token_hash)
 
-    def from_hash(self, token_hash: str) -> Identity:
-        current = revision(self.db)
+    def from_hash(self, token_hash: str, current: int | None = None) -> Identity:
+        if current is None:
+            current = revision(self.db)
         state = self._generation
         if state[0] != current:
             state = self._generation = (current, object())
@@ -205,18 +211,20 @@ class Resolver:
         row = chains.token(self.db, token_hash)
         if row is None:
             raise CredentialRejected("unknown token")
-        public_id, kind, scopes_json, expires_at, revoked_at, principal_id, agent_id, *party = row
-        if revoked_at is not None:
+        if row.revoked_at is not None:
             raise CredentialRejected("token was revoked")
-        if expires_at is not None and expires_at <= now():
-            raise CredentialRejected(f"token expired at {expires_at}")
-        credential = "agent_token" if kind == "agent" else "principal_token"
-        identity = self._party(party, credential, principal_id, agent_id, frozenset(json.loads(scopes_json)),
-                               token_hash, public_id, None, current)
-        self._touch(token_hash, self._remember(token_hash, generation, identity, expires_at, entry), wall_clock())
+        if row.expires_at is not None and row.expires_at <= now():
+            raise CredentialRejected(f"token expired at {row.expires_at}")
+        credential = "agent_token" if row.kind == "agent" else "principal_token"
+        scopes: list[str] = json.loads(row.scopes_json)
+        identity = self._party(row.party, credential, row.principal_id, row.agent_id,
+                               frozenset(scopes), token_hash, row.public_id, None, current)
+        remembered = self._remember(token_hash, generation, identity, row.expires_at, entry)
+        self._touch(token_hash, remembered, wall_clock())
         return identity
 
-    def from_claims(self, claims: AccessClaims, token_hash: str | None) -> Identity:
+    def from_claims(self, claims: AccessClaims, token_hash: str | None,
+                    current: int | None = None) -> Identity:
         if claims.expires_at + LEEWAY_SECONDS < time.time():
             raise CredentialRejected("token expired")
         if "mandate:write" in claims.scopes:
@@ -224,37 +232,42 @@ class Resolver:
         unknown = sorted(claims.scopes - self.known_scopes)
         if unknown:
             raise CredentialRejected(f"token asks for unknown scope(s): {', '.join(unknown)}")
-        current = revision(self.db)
+        if current is None:
+            current = revision(self.db)
         if self.embedded_issuer:
             if claims.family is None:
                 raise CredentialRejected("token has no 'sid' claim")
-            row = chains.grant(self.db, claims.family)
-            if row is None:
+            grant = chains.grant(self.db, claims.family)
+            if grant is None:
                 raise CredentialRejected("token's grant is unknown")
-            revoked_at, reason, principal_id, agent_id, *party = row
-            if revoked_at is not None:
-                raise CredentialRejected(f"token's grant was revoked ({reason or 'revoked'})")
-            if claims.subject != f"{EMBEDDED_SUBJECT_PREFIX}{agent_id}":
+            if grant.revoked_at is not None:
+                reason = grant.revoked_reason or "revoked"
+                raise CredentialRejected(f"token's grant was revoked ({reason})")
+            if claims.subject != f"{EMBEDDED_SUBJECT_PREFIX}{grant.agent_id}":
                 raise CredentialRejected("token subject does not match its grant")
+            party, principal_id, agent_id = grant.party, grant.principal_id, grant.agent_id
         else:
-            row = chains.subject(self.db, claims.issuer, claims.subject)
-            if row is None:
+            bound = chains.subject(self.db, claims.issuer, claims.subject)
+            if bound is None:
                 raise CredentialRejected("token subject is not bound to any agent of this club")
-            agent_id, *party = row
-            principal_id = party[1]
+            if bound.party.agent_principal_id is None:
+                raise CredentialRejected("the token's agent no longer exists")
+            party, agent_id = bound.party, bound.agent_id
+            principal_id = bound.party.agent_principal_id
         return self._party(party, "oauth", principal_id, agent_id, claims.scopes, token_hash, claims.family, claims,
                            current)
 
-    def _party(self, party: list, credential: str, principal_id: int, agent_id: int | None,
+    def _party(self, party: chains.Party, credential: str, principal_id: int, agent_id: int | None,
                token_scopes: frozenset[str], token_hash: str | None, public_id: str | None,
                claims: AccessClaims | None, current: int) -> Identity:
         """Check the agent → principal chain and verify the principal's newest mandate."""
-        (agent_row, agent_principal, agent_name, agent_revoked,
-         principal_row, handle, status, steward, body, signature, key_id) = party
+        agent_principal, agent_name = party.agent_principal_id, party.agent_name
+        agent_revoked = party.agent_revoked_at
+        handle, status, steward = party.handle, party.status, party.steward
         as_agent = credential != "principal_token"
-        if as_agent and agent_row is None:
+        if as_agent and party.agent_id is None:
             raise CredentialRejected("the token's agent no longer exists")
-        if principal_row is None:
+        if party.principal_id is None or handle is None or status is None:
             raise CredentialRejected("the token's principal no longer exists")
         if as_agent:
             if agent_principal != principal_id:
@@ -266,5 +279,7 @@ class Resolver:
         return Identity(
             credential=credential, principal_id=principal_id, principal=handle, principal_status=status,
             steward=bool(steward), agent_id=agent_id if as_agent else None, agent=agent_name if as_agent else None,
-            token_scopes=token_scopes, mandate=mandates.check(self.key, principal_id, body, signature, key_id),
+            token_scopes=token_scopes,
+            mandate=mandates.check(self.key, principal_id, party.mandate_body, party.mandate_signature,
+                                   party.mandate_key_id),
             token_hash=token_hash, token_public_id=public_id, claims=claims, revision=current)

@@ -7,6 +7,8 @@ and `parley serve` can say exactly where to look. The default club travels insid
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -96,7 +98,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     """A YAML loader that refuses duplicate keys, which plain YAML silently overwrites."""
 
 
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    # what YAML holds is untyped until the manifest's models validate it
     seen: dict[object, int] = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
@@ -109,7 +112,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _with_agents(data: dict, source: str) -> dict:
+def _with_agents(data: dict[str, Any], source: str) -> dict[str, Any]:  # YAML, not yet validated
     """The short form `agent:` and a manifest without agents both become `agents:` with an entry table."""
     if "agent" in data:
         if "agents" in data:

@@ -108,7 +108,7 @@ class RuleDecl(BaseModel):
 
     @field_validator("binding")
     @classmethod
-    def _binding(cls, value: dict) -> dict:
+    def _binding(cls, value: dict[str, str | list[str]]) -> dict[str, str | list[str]]:
         if set(value) != {"agent", "tool"}:
             raise ValueError("a binding names exactly agent and tool (the server is this one)")
         return value

@@ -53,7 +53,7 @@ class KeySource(Protocol):
 class RingSource:
     """The embedded authorization server's own keys; re-read when a kid is unknown (rotation)."""
 
-    def __init__(self, ring: KeyRing):
+    def __init__(self, ring: KeyRing) -> None:
         self.ring = ring
         self._cached: JWKS | None = None
         self._seen: tuple[int, int, int] | None = None

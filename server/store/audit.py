@@ -27,6 +27,14 @@ def insert(db: Database, rows: Sequence[Sequence[object]]) -> None:
         db.execute(_insert(len(chunk)), [value for values in chunk for value in values])
 
 
+def statement(rows: Sequence[Sequence[object]]) -> tuple[str, list[object]]:
+    """At most CHUNK rows as one INSERT and its values, for a statement that carries them with
+    another (PostgreSQL's budget statement: `PostgresDatabase.take_budget_reading_revision`)."""
+    if not 0 < len(rows) <= CHUNK:
+        raise ValueError(f"between 1 and {CHUNK} audit rows a statement, not {len(rows)}")
+    return _insert(len(rows)), [value for values in rows for value in values]
+
+
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Row]:
     """The newest `limit` rows (of one principal's calls when given), oldest first."""
     where, params = ("WHERE principal = ? ", [principal]) if principal is not None else ("", [])

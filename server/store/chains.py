@@ -7,7 +7,7 @@ steward, mandate body, signature, key id).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 from server.store.database import Database
 
@@ -34,16 +34,64 @@ _SUBJECT = ("SELECT s.agent_id," + _PARTY + " FROM external_subjects AS s" + _jo
             + " WHERE s.issuer = ? AND s.subject = ?")
 
 
-def token(db: Database, digest: str) -> tuple[Any, ...] | None:
-    row: tuple[Any, ...] | None = db.execute(_TOKEN, [digest]).fetchone()
-    return row
+class Party(NamedTuple):
+    """What every chain shares: the agent (None columns when it no longer exists), the principal,
+    and the principal's newest mandate (None when it signed none)."""
+
+    agent_id: int | None
+    agent_principal_id: int | None
+    agent_name: str | None
+    agent_revoked_at: str | None
+    principal_id: int | None
+    handle: str | None
+    status: str | None
+    steward: int | None
+    mandate_body: str | None
+    mandate_signature: str | None
+    mandate_key_id: str | None
 
 
-def grant(db: Database, family: str) -> tuple[Any, ...] | None:
-    row: tuple[Any, ...] | None = db.execute(_GRANT, [family]).fetchone()
-    return row
+class TokenChain(NamedTuple):
+    public_id: str
+    kind: str
+    scopes_json: str
+    expires_at: str | None
+    revoked_at: str | None
+    principal_id: int
+    agent_id: int | None
+    party: Party
 
 
-def subject(db: Database, issuer: str, subject_id: str) -> tuple[Any, ...] | None:
-    row: tuple[Any, ...] | None = db.execute(_SUBJECT, [issuer, subject_id]).fetchone()
-    return row
+class GrantChain(NamedTuple):
+    revoked_at: str | None
+    revoked_reason: str | None
+    principal_id: int
+    agent_id: int
+    party: Party
+
+
+class SubjectChain(NamedTuple):
+    agent_id: int
+    party: Party
+
+
+def token(db: Database, digest: str) -> TokenChain | None:
+    row = db.execute(_TOKEN, [digest]).fetchone()
+    if row is None:
+        return None
+    public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id = row[:7]
+    return TokenChain(public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id,
+                      Party(*row[7:]))
+
+
+def grant(db: Database, family: str) -> GrantChain | None:
+    row = db.execute(_GRANT, [family]).fetchone()
+    if row is None:
+        return None
+    revoked_at, reason, principal_id, agent_id = row[:4]
+    return GrantChain(revoked_at, reason, principal_id, agent_id, Party(*row[4:]))
+
+
+def subject(db: Database, issuer: str, subject_id: str) -> SubjectChain | None:
+    row = db.execute(_SUBJECT, [issuer, subject_id]).fetchone()
+    return None if row is None else SubjectChain(row[0], Party(*row[1:]))

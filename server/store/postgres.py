@@ -15,7 +15,7 @@ import contextlib
 import functools
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -73,9 +73,15 @@ class Rows:
         return iter(self.fetchall())
 
 
-def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None) -> Rows:
+def _uncounted(round_trips: int) -> None:
+    """No one counts this store's round trips (the server counts them: `server.metrics`)."""
+
+
+def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None,
+         counted: Callable[[int], None] = _uncounted) -> Rows:
     text = translate(sql)
     values = dict(params) if isinstance(params, Mapping) else tuple(params or ())
+    counted(1)
     with conn.cursor() as cursor:
         try:
             cursor.execute(text, values)
@@ -101,6 +107,9 @@ class PostgresDatabase(Database):
                               "PARLEY_DATABASE_URL and that the server is up") from None
         self._local = threading.local()
         self.outage = Outage()
+        # Told of every round trip to the database (a statement; a unit's BEGIN, lock and COMMIT):
+        # the server hands its metrics' counter here, so the store stays a leaf.
+        self.counted: Callable[[int], None] = _uncounted
 
     def _open_pool(self, wait: float) -> ConnectionPool:
         pool = ConnectionPool(self.url, min_size=1, max_size=self.pool_size, kwargs={"autocommit": True},
@@ -164,9 +173,9 @@ class PostgresDatabase(Database):
     def execute(self, sql: str, parameters: Params = None) -> Rows:
         conn = self._unit_conn()
         if conn is not None:
-            return _run(conn, sql, parameters)
+            return _run(conn, sql, parameters, self.counted)
         with self._borrowed() as conn:
-            return _run(conn, sql, parameters)
+            return _run(conn, sql, parameters, self.counted)
 
     def query(self, sql: str, params: Params = None) -> Iterator[Row]:
         rows = self.execute(sql, params)
@@ -192,6 +201,7 @@ class PostgresDatabase(Database):
             return
         with self._borrowed() as conn:
             self._local.conn = conn
+            self.counted(3)  # BEGIN, the write lock, COMMIT: three round trips of their own
             try:
                 with conn.transaction():
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
@@ -216,18 +226,36 @@ class PostgresDatabase(Database):
 
     # -- shared budgets -----------------------------------------------------------------------
     def take_budget(self, key: str, per_minute: int) -> float | None:
-        """Spend one request of `key`'s per-minute budget, cluster-wide (GCRA in one statement, on
-        the database's clock); None if allowed, else the seconds until one is."""
+        """Spend one request of `key`'s per-minute budget, cluster-wide; None if allowed, else the
+        seconds until one is."""
+        return self.take_budget_reading_revision(key, per_minute)[0]
+
+    def take_budget_reading_revision(self, key: str, per_minute: int,
+                                     audit_statement: str | None = None,
+                                     audit_values: Sequence[Any] = ()) -> tuple[float | None, int]:
+        """One round trip for what a request needs of the store before its tool runs: spend one
+        request of `key`'s per-minute budget (GCRA on the database's clock), read the revision its
+        credential is resolved at, and write the audit rows earlier requests let go of
+        (`audit_statement`, an `INSERT INTO audit … VALUES (?, …)…`, with its values). One
+        statement, so all of it happens or none of it does.
+
+        (None if allowed, else the seconds until one is; the revision.) A refused request's wait is
+        its bucket as the statement found it: a refusal leaves the bucket as it was."""
         interval = 60.0 / per_minute
         tolerance = interval * (per_minute - 1)
-        allowed = self.execute(
-            """WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t)
-               INSERT INTO rate_buckets AS b (key, tat) SELECT :key, t + :interval FROM clock
-               ON CONFLICT (key) DO UPDATE SET tat = GREATEST(b.tat, (SELECT t FROM clock)) + :interval
-               WHERE GREATEST(b.tat, (SELECT t FROM clock)) - (SELECT t FROM clock) <= :tolerance
-               RETURNING 1""", {"key": key, "interval": interval, "tolerance": tolerance}).fetchone()
-        if allowed is not None:
-            return None
-        row = self.execute("SELECT tat - extract(epoch FROM clock_timestamp())::float8 - ? FROM rate_buckets "
-                           "WHERE key = ?", [tolerance, key]).fetchone()
-        return max(0.001, float(row[0]) if row else interval)
+        audit = f"logged AS ({audit_statement}), " if audit_statement else ""
+        row = self.execute(
+            f"""WITH {audit}clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t),
+               spent AS (INSERT INTO rate_buckets AS b (key, tat) SELECT ?, t + ? FROM clock
+                 ON CONFLICT (key) DO UPDATE SET tat = GREATEST(b.tat, (SELECT t FROM clock)) + ?
+                 WHERE GREATEST(b.tat, (SELECT t FROM clock)) - (SELECT t FROM clock) <= ?
+                 RETURNING 1)
+               SELECT EXISTS (SELECT 1 FROM spent),
+                      (SELECT tat FROM rate_buckets WHERE key = ?) - (SELECT t FROM clock) - ?,
+                      (SELECT n FROM revision WHERE id = 1)""",
+            [*audit_values, key, interval, interval, tolerance, key, tolerance]).fetchone()
+        if row is None:
+            raise RuntimeError("the budget statement returned no row")
+        allowed, behind, current = row
+        wait = None if allowed else max(0.001, float(behind) if behind is not None else interval)
+        return wait, int(current) if current is not None else 0

@@ -7,7 +7,7 @@ words in its principal's mouth.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -36,7 +36,7 @@ class Note(Output):
                     "answering agent may quote it; rejected: your principal turned it down.")
 
 
-def _note(row: dict) -> Note:
+def _note(row: dict[str, Any]) -> Note:  # a store row: the store's rows are untyped dicts
     return Note(id=row["id"], topic=row["topic"], text=row["text"], visibility=row["visibility"],
                 updated_at=row["updated_at"], status=row["status"])
 

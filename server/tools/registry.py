@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, get_type_hints
+from typing import Any, TypedDict, TypeVar, get_type_hints
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -23,6 +23,7 @@ from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
 from server.plaintext import control_character
+from server.router import Catalogue, Vocabulary
 from server.store.database import Database
 
 # Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
@@ -65,17 +66,24 @@ class RuleSentence(TypedDict):
     reads_as: str
 
 
+def _no_catalogue(names: tuple[str, ...]) -> Catalogue:
+    raise ParleyError("this context has no router catalogue: nothing can be planned here")
+
+
+def _no_rules(caller: Caller) -> list[RuleSentence]:
+    return []
+
+
 @dataclass(frozen=True)
 class ToolContext:
     db: Database
     key: SigningKey
     manifest: Manifest
     caller: Caller
-    vocabularies: dict = field(default_factory=dict)  # language → router Vocabulary
-    catalogue_for: Callable[[tuple[str, ...]], Any] = lambda names: None  # visible names → router Catalogue
+    vocabularies: dict[str, Vocabulary] = field(default_factory=dict)  # language → the router's vocabulary
+    catalogue_for: Callable[[tuple[str, ...]], Catalogue] = _no_catalogue  # visible names → router Catalogue
     asking: Escalations | None = None  # asking members, filing decisions
-    # the rules on the caller's tools
-    explain_rules: Callable[[Caller], list[RuleSentence]] = lambda caller: []
+    explain_rules: Callable[[Caller], list[RuleSentence]] = _no_rules  # the rules on the caller's tools
 
     @property
     def principal_id(self) -> int:
@@ -91,8 +99,8 @@ class ToolSpec:
     name: str
     description: str
     input_model: type[Args]
-    output_model: type[BaseModel]  # an Output, or a leaf package's model (the router's TurnPlan)
-    handler: Callable[[ToolContext, Any], Output] | Callable[[ToolContext, Any], Awaitable[Output]]
+    output_model: type[BaseModel]  # an Output, or a model another layer owns (the router's TurnPlan)
+    handler: Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any], Awaitable[BaseModel]]
     writes: bool
     blocking: bool
     # The answer depends only on the caller's resolved identity, the manifest and the rules in force
@@ -115,10 +123,15 @@ class ToolSpec:
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) -> Callable[[Callable], Callable]:
+# what `tool` registers: `(ctx, args) -> Output`, or a coroutine function answering one
+Handler = TypeVar("Handler", bound=Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any],
+                                                                                     Awaitable[BaseModel]])
+
+
+def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) -> Callable[[Handler], Handler]:
     """Register a function `(ctx, args) -> Output` as a tool named after the function."""
 
-    def register(func: Callable) -> Callable:
+    def register(func: Handler) -> Handler:
         hints = get_type_hints(func)
         params = list(inspect.signature(func).parameters)
         name = func.__name__

@@ -1,0 +1,64 @@
+"""Identity and budget: who is calling and whether their budget allows this request, in one pass.
+
+No credential → the guest lane, on the address's budget; a credential that verifies → its
+caller, on the token's budget; a credential that fails → refused, and it spends the address's
+guest budget so that guessing is throttled too. On PostgreSQL (a shared budget) a token the resolver remembers
+costs one round trip: the statement that spends its budget also reads the revision it is resolved
+at and writes the audit rows earlier requests let go of.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from server.access import Access, Caller
+from server.chokepoint.audit import Carried
+from server.http.ratelimit import Budget, SharedBudget
+from server.http.request_state import RequestState
+from server.identity.credentials import CredentialRejected
+
+
+class Admission(NamedTuple):
+    caller: Caller | None
+    rejected: CredentialRejected | None
+    wait: float | None  # seconds until the budget allows a request; None: allowed
+
+
+class Admitter:
+    def __init__(self, access: Access, guest_limiter: Budget, token_limiter: Budget):
+        self.access = access
+        self.guest_limiter = guest_limiter
+        self.token_limiter = token_limiter
+        self.shared_budget = token_limiter if isinstance(token_limiter, SharedBudget) else None
+
+    def remembered(self, state: RequestState) -> str | None:
+        """The digest of a token whose chain the resolver keeps, when its budget is shared: such a
+        request is admitted in one round trip (and may carry audit rows)."""
+        if self.shared_budget is None:
+            return None
+        return self.access.resolver.remembered(state.authorization)
+
+    def admit(self, state: RequestState, remembered: str | None = None,
+              carry: Carried | None = None) -> Admission:
+        """Run in a worker thread when it may wait (a store across the network, an OAuth
+        issuer's keys)."""
+        if remembered is not None and self.shared_budget is not None:
+            statement, values = carry.statement() if carry is not None else (None, [])
+            wait, current = self.shared_budget.take_reading_revision(f"token:{remembered}", statement,
+                                                                     values)
+            if carry is not None:
+                carry.written = True
+            try:
+                caller = self.access.from_header_at(state.authorization, current)
+            except CredentialRejected as exc:
+                return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
+            return Admission(caller, None, wait)
+        try:
+            caller = self.access.from_header(state.authorization)
+        except CredentialRejected as exc:
+            return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
+        if caller.lane == "guest" and state.refuses_guest:
+            return Admission(caller, None, None)  # answered 401 before any budget is spent
+        if caller.token_hash:
+            return Admission(caller, None, self.token_limiter.take(f"token:{caller.token_hash}"))
+        return Admission(caller, None, self.guest_limiter.take(f"guest:{state.address}"))
