@@ -36,7 +36,7 @@ from functools import lru_cache
 import snowballstemmer
 from rapidfuzz import fuzz, process
 
-from server.answering import concepts, meaning
+from server.answering import concepts, kinds, meaning
 from server.answering.normalised import normalise
 
 # Chosen on the tuning two-thirds of tests/answering/paraphrase_corpus.yaml (scripts/answer-rate), near the
@@ -59,6 +59,9 @@ AGREED_COVERAGE = 0.25
 AGREED_AMONG = 4  # ... among this many notes at least: by chance, two rankers agree once in as
 # many notes (with one note to choose from they always agree: an applicant who may see one public
 # note is answered from it only if the words alone are sure)
+# or, the question asks for a kind of answer (when, how long, how much: `kinds`) that the word
+# matcher's best note holds and its runner-up does not, and that note speaks to a quarter of the
+# question's words (AGREED_COVERAGE): right 0.784 -> 0.799 on the tuning two-thirds, nothing wrong added
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
 GROUP_WEIGHT = 2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
 TYPO_SCORE = 85  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
@@ -240,9 +243,24 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
     margin = score[best] - runner_up
     clear = score[best] >= THRESHOLD and margin >= MARGIN and coverage[best] >= COVERAGE
     strong = score[best] >= STRONG_THRESHOLD and margin >= STRONG_MARGIN and coverage[best] >= STRONG_COVERAGE
-    if not (clear or strong or _agreed(question, notes, best, coverage[best])):
+    if not (clear or strong or _kind_held(question, notes, order, coverage[best])
+            or _agreed(question, notes, best, coverage[best])):
         return Match((), candidates)
     return Match((notes[best][0],), candidates)
+
+
+def _kind_held(question: str, notes: Sequence[tuple[str, str, str]], order: list[int],
+               coverage: float) -> bool:
+    """Whether the question asks for a kind of answer that only the best of the two notes the words
+    rank first holds. Asked before the encoder: it costs microseconds."""
+    if coverage < AGREED_COVERAGE:
+        return False
+    kind = kinds.asked(question)
+    if kind is None:
+        return False
+    best_text = notes[order[0]][2]
+    runner_up_text = notes[order[1]][2] if len(order) > 1 else ""
+    return kinds.holds(kind, best_text) and not kinds.holds(kind, runner_up_text)
 
 
 def _agreed(question: str, notes: Sequence[tuple[str, str, str]], best: int,
