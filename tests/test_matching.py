@@ -177,3 +177,15 @@ def test_a_question_asking_when_or_how_much_goes_to_the_note_that_says_a_time_or
     assert not kinds.holds("quantity", "I speak English, Portuguese and Hindi.")
     assert match("When can I expect Ana to get back to me?", "en", ANA).chosen == ("a04",)
     assert match("Can I expect Ana to get back to me?", "en", ANA).chosen == ()
+
+
+def test_the_sentence_encoders_nearest_note_is_quoted_when_it_stands_apart(monkeypatch) -> None:
+    """"Language pairs" shares no word the notes weigh: the words rank another note first, but the
+    encoder's nearest stands well apart from Lúcia's other notes, so it is quoted; closer to the
+    rest, the question escalates."""
+    from server.answering import matching
+
+    asked = "which language pairs does lucia work between?"
+    assert match(asked, "en", LUCIA).chosen == ("l01",)
+    monkeypatch.setattr(matching, "NEAREST_APART", 3.0)
+    assert match(asked, "en", LUCIA).chosen == ()

@@ -321,21 +321,21 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
         (f"{size} notes (the corpus's, repeated)", lambda q: repeated),
         ("each member's own notes", lambda q: corpus.notes[q.member]),
     ]
-    meaning.similarities = counted  # type: ignore[assignment]  # counts the encoder's turns
+    meaning.similarities = counted  # counts the encoder's turns
     try:
         for title, notes_of in sets:
             whole, share = timed(notes_of)
             lines.append(f"match over {title}, {rounds * len(corpus.questions)} questions, "
                          f"{share:.2f} asking the encoder: {whole}")
-        agreed = matching._agreed
-        matching._agreed = lambda *args: False  # type: ignore[assignment]  # words alone
+        by_meaning = matching._by_meaning
+        matching._by_meaning = lambda *args: None  # words alone
         try:
             for title, notes_of in sets:
                 lines.append(f"match over {title}, the encoder left out: {timed(notes_of)[0]}")
         finally:
-            matching._agreed = agreed  # type: ignore[assignment]
+            matching._by_meaning = by_meaning
     finally:
-        meaning.similarities = similarities  # type: ignore[assignment]
+        meaning.similarities = similarities
     encoder = []
     for q in corpus.questions:  # the encoder alone, as the matcher asks it
         start_cpu = time.thread_time()
