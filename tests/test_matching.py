@@ -161,3 +161,31 @@ def test_among_fewer_than_four_notes_the_words_alone_decide() -> None:
     answer (an applicant who may see only this one) is not quoted."""
     public = [("1", "design", "Ana prefers projects with a clear brief and a single decision maker.")]
     assert match("Is Ana available for new work?", "en", public).chosen == ()
+
+
+def test_a_question_asking_when_or_how_much_goes_to_the_note_that_says_a_time_or_a_number() -> None:
+    """"How long" with few words of the note: of the two notes the words rank first, only one holds
+    a time, so the question asks for what that note says; without that cue the words are not sure."""
+    from server.answering import kinds
+
+    assert kinds.asked("how long would lucia take for a 10,000 word document?") == "time"
+    assert kinds.asked("Quanto tempo a Lúcia leva?") == "time"  # the longer interrogative decides
+    assert kinds.asked("Quantas palavras ela traduz?") == "quantity"
+    # the first interrogative decides: "quando" here joins two clauses, the question asks what
+    assert kinds.asked("O que a Lúcia faz quando não está trabalhando?") is None
+    assert kinds.holds("time", "Respondo mensagens em dias úteis, das 10h às 18h.")
+    assert not kinds.holds("quantity", "I speak English, Portuguese and Hindi.")
+    assert match("When can I expect Ana to get back to me?", "en", ANA).chosen == ("a04",)
+    assert match("Can I expect Ana to get back to me?", "en", ANA).chosen == ()
+
+
+def test_the_sentence_encoders_nearest_note_is_quoted_when_it_stands_apart(monkeypatch) -> None:
+    """"Language pairs" shares no word the notes weigh: the words rank another note first, but the
+    encoder's nearest stands well apart from Lúcia's other notes, so it is quoted; closer to the
+    rest, the question escalates."""
+    from server.answering import matching
+
+    asked = "which language pairs does lucia work between?"
+    assert match(asked, "en", LUCIA).chosen == ("l01",)
+    monkeypatch.setattr(matching, "NEAREST_APART", 3.0)
+    assert match(asked, "en", LUCIA).chosen == ()

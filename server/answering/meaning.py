@@ -7,8 +7,9 @@ nothing is downloaded) places a sentence and its paraphrase, or its translation,
 Words alone cannot see that "Is she an Adobe person?" asks about the same thing as "Faço a
 diagramação no InDesign"; the encoder often does. On its own it ranks the right note first less
 often than the word matcher (0.63 against 0.92 on the paraphrase corpus's tuning two-thirds), so the
-matcher uses it only to confirm: when both pick the same note, that note is far more often right
-than when either is alone (see `matching.match`).
+matcher uses it when the words are not sure: to confirm (when both pick the same note, that note is
+far more often right than when either is alone), and alone only when its nearest note stands
+clearly apart from the member's other notes (see `matching.match`).
 
 The model is loaded on first use (about a second, about 130 MB), not at import: a process that never
 matches a question never pays for it; the confined worker loads it before it confines itself
