@@ -10,7 +10,7 @@ descriptor above stderr closed. It is sent its configuration (deterministic, or 
 name, timeout and the API key's *value*) on its stdin, imports what it needs, then confines itself
 (see `sandbox.py`: no_new_privs, uid 65534 when root, Landlock) before it reads any request. It
 holds no store, no keys, no tokens: each request carries only the ScopedRequest, the verified
-mandate's Terms and the Notes that mandate reveals, as JSON.
+mandate's Terms and the Notes that mandate reveals, as a line of JSON (`calls.py`).
 
 Why not multiprocessing: its pipes unpickle what the other side sends, and here the other side is
 the untrusted one. Replies are one JSON line each, parsed with the strict `Selection` model (note
@@ -50,6 +50,7 @@ from pydantic import ValidationError
 
 from server.answering import sandbox
 from server.answering.contract import Note, ScopedRequest, Selection, Terms
+from server.answering.calls import answer_line, probe_line
 
 log = logging.getLogger("parley.answering.pool")
 
@@ -119,8 +120,11 @@ class _Worker:
             self.stderr.append(line.decode("utf-8", "replace").rstrip())
 
     def _send(self, message: Message) -> None:
+        self._write(json.dumps(message).encode() + b"\n")
+
+    def _write(self, line: bytes) -> None:
         try:
-            self.proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+            self.proc.stdin.write(line)  # type: ignore[union-attr]
             self.proc.stdin.flush()  # type: ignore[union-attr]
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise WorkerFailed(f"worker {self.pid} is gone ({exc})") from exc
@@ -182,18 +186,15 @@ class _Worker:
             self.report = report
         return self.report
 
-    def call(self, message: Message, deadline: float) -> Message:
-        self._send(message)
+    def call(self, line: bytes, deadline: float) -> Message:
+        """One call (a line of `calls`) from a thread; blocks it until the reply or the deadline."""
+        self._write(line)
         return self._checked(self._receive(deadline))
 
     async def call_async(self, line: bytes) -> Message:
         """One call from the event loop, to an idle worker and a request of at most PIPE_ROOM bytes, so
         the write cannot block; the caller bounds the wait and kills the worker if it ends early."""
-        try:
-            self.proc.stdin.write(line)  # type: ignore[union-attr]
-            self.proc.stdin.flush()  # type: ignore[union-attr]
-        except (BrokenPipeError, OSError, ValueError) as exc:
-            raise WorkerFailed(f"worker {self.pid} is gone ({exc})") from exc
+        self._write(line)
         return self._checked(await self._receive_async())
 
     def _checked(self, reply: Message) -> Message:
@@ -252,26 +253,20 @@ class AnswererPool:
         the reply itself (no thread hop each way); otherwise the call waits its turn in the executor."""
         if self._closed:
             return ESCALATE
-        message = self._message(request, terms, notes)
-        line = json.dumps(message).encode() + b"\n"
+        line = answer_line(request, terms, notes)
         slot = self._idle_slot() if len(line) <= PIPE_ROOM else None
         if slot is not None:
             return await self._answer_on_loop(slot, line)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._answer_message, message)
+        return await loop.run_in_executor(self._executor, self._answer_line, line)
 
     def answer_sync(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection:
         """The same from a thread (or a CLI); blocks the caller, not the workers. Has the `Answerer` shape."""
-        return self._answer_message(self._message(request, terms, notes))
+        return self._answer_line(answer_line(request, terms, notes))
 
-    @staticmethod
-    def _message(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Message:
-        return {"op": "answer", "request": request.model_dump(), "terms": terms.model_dump(),
-                "notes": [note.model_dump() for note in notes]}
-
-    def _answer_message(self, message: Message) -> Selection:
+    def _answer_line(self, line: bytes) -> Selection:
         try:
-            return self._selection(self._run(message, self.config.timeout + self.margin))
+            return self._selection(self._run(line, self.config.timeout + self.margin))
         except WorkerFailed as exc:
             return self._escalated(exc)
 
@@ -335,8 +330,7 @@ class AnswererPool:
     def probe(self, paths: Sequence[str] = (), listdirs: Sequence[str] = (), connect: Sequence[int] = ()) -> dict[str, Any]:
         """From inside a worker: what opening `paths`, listing `listdirs` and connecting to loopback
         `connect` ports does (errno names). Only with allow_probe=True (tests, doctor)."""
-        return self._run({"op": "probe", "paths": list(paths), "listdirs": list(listdirs),
-                          "connect": list(connect)}, self.margin)
+        return self._run(probe_line(paths, listdirs, connect), self.margin)
 
     def isolation(self) -> dict[str, Any] | None:
         """What the workers reported they applied (the last one to start), None before any started."""
@@ -365,7 +359,7 @@ class AnswererPool:
 
     # --- one call in one slot ----------------------------------------------------------------
 
-    def _run(self, message: Message, budget: float) -> Message:
+    def _run(self, line: bytes, budget: float) -> Message:
         if self._closed:
             raise WorkerFailed("the pool is closed")
         slot = self._slots.get()
@@ -377,7 +371,7 @@ class AnswererPool:
                 worker = slot[0] = _Worker(self.config, self.allow_probe)
             try:
                 self._started(worker.ready(time.monotonic() + self.startup_timeout))
-                return worker.call(message, time.monotonic() + budget)
+                return worker.call(line, time.monotonic() + budget)
             except WorkerFailed:
                 worker.kill()
                 tail = " | ".join(list(worker.stderr)[-5:])
