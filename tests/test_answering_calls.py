@@ -9,7 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from server.answering import Note, ScopedRequest, Selection, Terms
-from server.answering.calls import CALLS, AnswerCall, ProbeCall, answer_line, probe_line, selection_line
+from server.answering.calls import (CALLS, AnswerCall, ProbeCall, answer_line, probe_line,
+                                    selection_line)
 from server.answering.pool import AnswererPool, WorkerFailed
 
 ANA = Terms(principal="ana", topics=("availability",), quotable=True)
@@ -37,7 +38,8 @@ def test_a_line_that_is_not_a_call_is_refused_whole(change: dict[str, object]) -
 
 
 def test_a_probe_line_and_a_selection_line_read_back() -> None:
-    assert CALLS.validate_json(probe_line(["/etc"], [], [80])) == ProbeCall(paths=("/etc",), connect=(80,))
+    probe = ProbeCall(paths=("/etc",), connect=(80,))
+    assert CALLS.validate_json(probe_line(["/etc"], [], [80])) == probe
     chosen = Selection(notes=("7",))
     assert Selection.model_validate(json.loads(selection_line(chosen))["selection"]) == chosen
 

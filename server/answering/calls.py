@@ -1,10 +1,10 @@
 """The lines on an answering worker's pipes after its configuration, as typed models.
 
-A call is one line of JSON the pool writes with pydantic in one pass (`answer_line`) and the worker
-reads and checks whole with pydantic (`CALLS`), without an intermediate dict on either side. It
-carries what the answerer is handed and nothing else: the scoped request, the verified mandate's
-terms, the notes that mandate reveals to this asker. The worker's reply (`selection_line`) is checked
-again on the trusted side, as the strict `Selection` (see `pool.py`).
+A call is one line of JSON the pool writes with pydantic in one pass (`answer_line`) and the
+worker reads and checks whole with pydantic (`CALLS`), without an intermediate dict on either side.
+It carries what the answerer is handed and nothing else: the scoped request, the verified mandate's
+terms, the notes that mandate reveals to this asker. The worker's reply (`selection_line`) is
+checked again on the trusted side, as the strict `Selection` (see `pool.py`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class AnswerCall(_Call):
 
 
 class ProbeCall(_Call):
-    """Tests and doctor only (a pool made with allow_probe): what a worker can open, list, connect to."""
+    """Tests and doctor only (a pool made with allow_probe): what a worker can open, list, reach."""
 
     op: Literal["probe"] = "probe"
     paths: tuple[str, ...] = ()
@@ -45,7 +45,8 @@ CALLS: TypeAdapter[AnswerCall | ProbeCall] = TypeAdapter(
 
 
 def answer_line(request: ScopedRequest, terms: Terms, notes: Sequence[Note]) -> bytes:
-    return AnswerCall(request=request, terms=terms, notes=tuple(notes)).model_dump_json().encode() + b"\n"
+    call = AnswerCall(request=request, terms=terms, notes=tuple(notes))
+    return call.model_dump_json().encode() + b"\n"
 
 
 def probe_line(paths: Sequence[str], listdirs: Sequence[str], connect: Sequence[int]) -> bytes:
