@@ -349,12 +349,16 @@ class AnswererPool:
         return [slot[0].pid for slot in self._all if slot[0] is not None]
 
     def close(self) -> None:
-        """Stop every worker; calls still waiting get escalated answers. Idempotent."""
+        """Stop every worker; calls still waiting get escalated answers. Idempotent. A worker still
+        starting is killed at once: it reads its stdin's end only once ready (seconds, with the
+        matcher's encoder), and a server stopped soon after it started would wait for each."""
         self._closed = True
         self._executor.shutdown(wait=False)  # queued calls still run, find the pool closed and escalate
         for slot in self._all:
             worker, slot[0] = slot[0], None
-            if worker is not None:
+            if worker is not None and worker.report is None:
+                worker.kill()
+            elif worker is not None:
                 worker.stop()
 
     # --- one call in one slot ----------------------------------------------------------------
