@@ -107,9 +107,10 @@ class _Worker:
         self.stderr: collections.deque[str] = collections.deque(maxlen=40)
         threading.Thread(target=self._drain, name=f"answerer-{self.proc.pid}-stderr", daemon=True).start()
         self.buffer = b""
+        os.set_blocking(self.proc.stdout.fileno(), False)  # type: ignore[union-attr]  # see _took
         self.report: dict[str, Any] | None = None
-        self._send({"url": config.url, "model": config.model, "api_key": config.api_key,
-                    "timeout": config.timeout, "probe": allow_probe})
+        self._write(json.dumps({"url": config.url, "model": config.model, "api_key": config.api_key,
+                                "timeout": config.timeout, "probe": allow_probe}).encode() + b"\n")
 
     @property
     def pid(self) -> int:
@@ -118,9 +119,6 @@ class _Worker:
     def _drain(self) -> None:
         for line in self.proc.stderr:  # type: ignore[union-attr]
             self.stderr.append(line.decode("utf-8", "replace").rstrip())
-
-    def _send(self, message: Message) -> None:
-        self._write(json.dumps(message).encode() + b"\n")
 
     def _write(self, line: bytes) -> None:
         try:
@@ -131,15 +129,23 @@ class _Worker:
 
     def _receive(self, deadline: float) -> Message:
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        self._took(fd)
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise WorkerFailed(f"worker {self.pid} missed its deadline")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                continue
-            self._take(os.read(fd, 65536))
+            select.select([fd], [], [], left)
+            self._took(fd)
         return self._line()
+
+    def _took(self, fd: int) -> None:
+        """What the worker wrote so far, if anything, taken without a wait: a worker woken on the
+        caller's CPU has often answered by the time the caller reads."""
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        self._take(chunk)  # its end of file fails the call
 
     def _take(self, chunk: bytes) -> None:
         if not chunk:
@@ -152,6 +158,7 @@ class _Worker:
         """The same as `_receive`, awaited on the event loop (the caller bounds it with its deadline)."""
         loop = asyncio.get_running_loop()
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        self._took(fd)  # no wait at all when the reply is there already
         while b"\n" not in self.buffer:
             readable: asyncio.Future[None] = loop.create_future()
 
@@ -164,7 +171,7 @@ class _Worker:
                 await readable
             finally:
                 loop.remove_reader(fd)
-            self._take(os.read(fd, 65536))
+            self._took(fd)
         return self._line()
 
     def _line(self) -> Message:
@@ -187,7 +194,6 @@ class _Worker:
         return self.report
 
     def call(self, line: bytes, deadline: float) -> Message:
-        """One call (a line of `calls`) from a thread; blocks it until the reply or the deadline."""
         self._write(line)
         return self._checked(self._receive(deadline))
 
@@ -349,9 +355,8 @@ class AnswererPool:
         return [slot[0].pid for slot in self._all if slot[0] is not None]
 
     def close(self) -> None:
-        """Stop every worker; calls still waiting get escalated answers. Idempotent. A worker still
-        starting is killed at once: it reads its stdin's end only once ready (seconds, with the
-        matcher's encoder), and a server stopped soon after it started would wait for each."""
+        """Stop every worker; calls still waiting get escalated answers. Idempotent. One still starting
+        is killed at once: it would read its stdin's end only once ready (seconds, with the encoder)."""
         self._closed = True
         self._executor.shutdown(wait=False)  # queued calls still run, find the pool closed and escalate
         for slot in self._all:
