@@ -355,8 +355,8 @@ class AnswererPool:
         return [slot[0].pid for slot in self._all if slot[0] is not None]
 
     def close(self) -> None:
-        """Stop every worker; calls still waiting get escalated answers. Idempotent. One still starting
-        is killed at once: it would read its stdin's end only once ready (seconds, with the encoder)."""
+        """Stop every worker; calls still waiting get escalated answers. Idempotent. One still
+        starting is killed at once: it reads its stdin's end only once ready (seconds, its encoder)."""
         self._closed = True
         self._executor.shutdown(wait=False)  # queued calls still run, find the pool closed and escalate
         for slot in self._all:
