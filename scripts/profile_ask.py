@@ -130,9 +130,10 @@ def client(port: int, token: str, requests: int, done: threading.Event) -> None:
     """The asking client in a process of its own, so its work shares no interpreter lock with the
     server's; the server's stamps are cleared once the client has warmed up."""
     try:
-        command = [sys.executable, "-c", CLIENT, str(Path(__file__).resolve().parent), str(port), token,
-                   str(requests)]
-        with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as asking:
+        here = str(Path(__file__).resolve().parent)
+        command = [sys.executable, "-c", CLIENT, here, str(port), token, str(requests)]
+        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
+        with subprocess.Popen(command, text=True, **pipes) as asking:
             assert asking.stdin is not None and asking.stdout is not None
             if asking.stdout.readline().strip() != "warm":
                 raise RuntimeError("the asking client did not warm up")

@@ -356,7 +356,7 @@ class AnswererPool:
 
     def close(self) -> None:
         """Stop every worker; calls still waiting get escalated answers. Idempotent. One still
-        starting is killed at once: it reads its stdin's end only once ready (seconds, its encoder)."""
+        starting is killed at once: it reads its stdin's end only once ready (seconds)."""
         self._closed = True
         self._executor.shutdown(wait=False)  # queued calls still run, find the pool closed and escalate
         for slot in self._all:
