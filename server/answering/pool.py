@@ -241,7 +241,7 @@ class AnswererPool:
         self.margin = margin
         self.startup_timeout = startup_timeout
         self.allow_probe = allow_probe  # tests and doctor only: lets a worker report what it can open
-        self._slots: queue.Queue[list[_Worker | None]] = queue.Queue()
+        self._slots: queue.LifoQueue[list[_Worker | None]] = queue.LifoQueue()  # warmest first
         self._all: list[list[_Worker | None]] = [[None] for _ in range(size)]
         for slot in self._all:
             self._slots.put(slot)
