@@ -1,7 +1,7 @@
 """Where a sequential `ask` spends its time, step by step, on one Parley server as `parley serve` runs it.
 
 Timing stamps, not a sampling profiler: the server is built in this process (`server.app.build`) and
-served by uvicorn on 127.0.0.1; a client thread asks (bruno asks ana, the deterministic answerer in
+served by uvicorn on 127.0.0.1; a client process asks (bruno asks ana, the deterministic answerer in
 the answering pool) and times `whoami` beside it. The steps are timed by wrapping the functions that
 do them (nothing in `server/` is changed for this):
 
@@ -24,8 +24,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -99,22 +101,49 @@ def instrument() -> None:
     escalations.anyio.to_thread.run_sync = hop  # type: ignore[attr-defined]
 
 
+CLIENT = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import bench_http as http
+port, token, requests = int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+session = http.open_session(port, token)
+ask = {"name": "ask", "arguments": {"member": "ana", "question": "Is she taking on new work?"}}
+who = {"name": "whoami", "arguments": {}}
+for _ in range(50):
+    http.call(port, session, token, "tools/call", ask)
+    http.call(port, session, token, "tools/call", who)
+print("warm", flush=True)
+sys.stdin.readline()
+times = {"request ask (client)": [], "request whoami (client)": []}
+for _ in range(requests):
+    for label, params in (("request ask (client)", ask), ("request whoami (client)", who)):
+        started = time.perf_counter()
+        result = http.call(port, session, token, "tools/call", params)
+        times[label].append((time.perf_counter() - started) * 1000)
+        if result.get("isError"):
+            raise SystemExit(f"{params['name']} failed: {result}")
+print(json.dumps(times), flush=True)
+"""
+
+
 def client(port: int, token: str, requests: int, done: threading.Event) -> None:
+    """The asking client in a process of its own, so its work shares no interpreter lock with the
+    server's; the server's stamps are cleared once the client has warmed up."""
     try:
-        session = http.open_session(port, token)
-        ask = {"name": "ask", "arguments": {"member": "ana", "question": "Is she taking on new work?"}}
-        who = {"name": "whoami", "arguments": {}}
-        for _ in range(50):
-            http.call(port, session, token, "tools/call", ask)
-            http.call(port, session, token, "tools/call", who)
-        STAMPS.clear()
-        for _ in range(requests):
-            for label, params in (("request ask (client)", ask), ("request whoami (client)", who)):
-                started = time.perf_counter()
-                result = http.call(port, session, token, "tools/call", params)
-                STAMPS[label].append((time.perf_counter() - started) * 1000)
-                if result.get("isError"):
-                    raise RuntimeError(f"{params['name']} failed: {result}")
+        here = str(Path(__file__).resolve().parent)
+        command = [sys.executable, "-c", CLIENT, here, str(port), token, str(requests)]
+        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
+        with subprocess.Popen(command, text=True, **pipes) as asking:
+            assert asking.stdin is not None and asking.stdout is not None
+            if asking.stdout.readline().strip() != "warm":
+                raise RuntimeError("the asking client did not warm up")
+            STAMPS.clear()
+            asking.stdin.write("\n")
+            asking.stdin.flush()
+            measured = asking.stdout.readline()
+            if not measured:
+                raise RuntimeError("the asking client ended without its timings")
+            STAMPS.update(json.loads(measured))
     finally:
         done.set()
 

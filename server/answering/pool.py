@@ -10,7 +10,7 @@ descriptor above stderr closed. It is sent its configuration (deterministic, or 
 name, timeout and the API key's *value*) on its stdin, imports what it needs, then confines itself
 (see `sandbox.py`: no_new_privs, uid 65534 when root, Landlock) before it reads any request. It
 holds no store, no keys, no tokens: each request carries only the ScopedRequest, the verified
-mandate's Terms and the Notes that mandate reveals, as JSON.
+mandate's Terms and the Notes that mandate reveals, as a line of JSON (`calls.py`).
 
 Why not multiprocessing: its pipes unpickle what the other side sends, and here the other side is
 the untrusted one. Replies are one JSON line each, parsed with the strict `Selection` model (note
@@ -49,6 +49,7 @@ from pydantic import ValidationError
 from server.answering import sandbox
 from server.answering.config import AnswererConfig
 from server.answering.contract import Note, ScopedRequest, Selection, Terms
+from server.answering.calls import answer_line, probe_line
 
 log = logging.getLogger("parley.answering.pool")
 
@@ -79,9 +80,10 @@ class _Worker:
         self.stderr: collections.deque[str] = collections.deque(maxlen=40)
         threading.Thread(target=self._drain, name=f"answerer-{self.proc.pid}-stderr", daemon=True).start()
         self.buffer = b""
+        os.set_blocking(self.proc.stdout.fileno(), False)  # type: ignore[union-attr]  # see _took
         self.report: dict[str, Any] | None = None
-        self._send({"url": config.url, "model": config.model, "api_key": config.api_key,
-                    "timeout": config.timeout, "probe": allow_probe})
+        self._write(json.dumps({"url": config.url, "model": config.model, "api_key": config.api_key,
+                                "timeout": config.timeout, "probe": allow_probe}).encode() + b"\n")
 
     @property
     def pid(self) -> int:
@@ -91,24 +93,32 @@ class _Worker:
         for line in self.proc.stderr:  # type: ignore[union-attr]
             self.stderr.append(line.decode("utf-8", "replace").rstrip())
 
-    def _send(self, message: Message) -> None:
+    def _write(self, line: bytes) -> None:
         try:
-            self.proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+            self.proc.stdin.write(line)  # type: ignore[union-attr]
             self.proc.stdin.flush()  # type: ignore[union-attr]
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise WorkerFailed(f"worker {self.pid} is gone ({exc})") from exc
 
     def _receive(self, deadline: float) -> Message:
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        self._took(fd)
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise WorkerFailed(f"worker {self.pid} missed its deadline")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                continue
-            self._take(os.read(fd, 65536))
+            select.select([fd], [], [], left)
+            self._took(fd)
         return self._line()
+
+    def _took(self, fd: int) -> None:
+        """What the worker wrote so far, if anything, taken without a wait: a worker woken on the
+        caller's CPU has often answered by the time the caller reads."""
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        self._take(chunk)  # its end of file fails the call
 
     def _take(self, chunk: bytes) -> None:
         if not chunk:
@@ -121,6 +131,7 @@ class _Worker:
         """The same as `_receive`, awaited on the event loop (the caller bounds it with its deadline)."""
         loop = asyncio.get_running_loop()
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        self._took(fd)  # no wait at all when the reply is there already
         while b"\n" not in self.buffer:
             readable: asyncio.Future[None] = loop.create_future()
 
@@ -133,7 +144,7 @@ class _Worker:
                 await readable
             finally:
                 loop.remove_reader(fd)
-            self._take(os.read(fd, 65536))
+            self._took(fd)
         return self._line()
 
     def _line(self) -> Message:
@@ -155,18 +166,14 @@ class _Worker:
             self.report = report
         return self.report
 
-    def call(self, message: Message, deadline: float) -> Message:
-        self._send(message)
+    def call(self, line: bytes, deadline: float) -> Message:
+        self._write(line)
         return self._checked(self._receive(deadline))
 
     async def call_async(self, line: bytes) -> Message:
         """One call from the event loop, to an idle worker and a request of at most PIPE_ROOM bytes, so
         the write cannot block; the caller bounds the wait and kills the worker if it ends early."""
-        try:
-            self.proc.stdin.write(line)  # type: ignore[union-attr]
-            self.proc.stdin.flush()  # type: ignore[union-attr]
-        except (BrokenPipeError, OSError, ValueError) as exc:
-            raise WorkerFailed(f"worker {self.pid} is gone ({exc})") from exc
+        self._write(line)
         return self._checked(await self._receive_async())
 
     def _checked(self, reply: Message) -> Message:
@@ -207,7 +214,7 @@ class AnswererPool:
         self.margin = margin
         self.startup_timeout = startup_timeout
         self.allow_probe = allow_probe  # tests and doctor only: lets a worker report what it can open
-        self._slots: queue.Queue[list[_Worker | None]] = queue.Queue()
+        self._slots: queue.LifoQueue[list[_Worker | None]] = queue.LifoQueue()  # warmest first
         self._all: list[list[_Worker | None]] = [[None] for _ in range(size)]
         for slot in self._all:
             self._slots.put(slot)
@@ -225,26 +232,20 @@ class AnswererPool:
         the reply itself (no thread hop each way); otherwise the call waits its turn in the executor."""
         if self._closed:
             return ESCALATE
-        message = self._message(request, terms, notes)
-        line = json.dumps(message).encode() + b"\n"
+        line = answer_line(request, terms, notes)
         slot = self._idle_slot() if len(line) <= PIPE_ROOM else None
         if slot is not None:
             return await self._answer_on_loop(slot, line)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._answer_message, message)
+        return await loop.run_in_executor(self._executor, self._answer_line, line)
 
     def answer_sync(self, request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection:
         """The same from a thread (or a CLI); blocks the caller, not the workers. Has the `Answerer` shape."""
-        return self._answer_message(self._message(request, terms, notes))
+        return self._answer_line(answer_line(request, terms, notes))
 
-    @staticmethod
-    def _message(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Message:
-        return {"op": "answer", "request": request.model_dump(), "terms": terms.model_dump(),
-                "notes": [note.model_dump() for note in notes]}
-
-    def _answer_message(self, message: Message) -> Selection:
+    def _answer_line(self, line: bytes) -> Selection:
         try:
-            return self._selection(self._run(message, self.config.timeout + self.margin))
+            return self._selection(self._run(line, self.config.timeout + self.margin))
         except WorkerFailed as exc:
             return self._escalated(exc)
 
@@ -308,8 +309,7 @@ class AnswererPool:
     def probe(self, paths: Sequence[str] = (), listdirs: Sequence[str] = (), connect: Sequence[int] = ()) -> dict[str, Any]:
         """From inside a worker: what opening `paths`, listing `listdirs` and connecting to loopback
         `connect` ports does (errno names). Only with allow_probe=True (tests, doctor)."""
-        return self._run({"op": "probe", "paths": list(paths), "listdirs": list(listdirs),
-                          "connect": list(connect)}, self.margin)
+        return self._run(probe_line(paths, listdirs, connect), self.margin)
 
     def isolation(self) -> dict[str, Any] | None:
         """What the workers reported they applied (the last one to start), None before any started."""
@@ -350,17 +350,20 @@ class AnswererPool:
         return [slot[0].pid for slot in self._all if slot[0] is not None]
 
     def close(self) -> None:
-        """Stop every worker; calls still waiting get escalated answers. Idempotent."""
+        """Stop every worker; calls still waiting get escalated answers. Idempotent. One still
+        starting is killed at once: it reads its stdin's end only once ready (seconds)."""
         self._closed = True
         self._executor.shutdown(wait=False)  # queued calls still run, find the pool closed and escalate
         for slot in self._all:
             worker, slot[0] = slot[0], None
-            if worker is not None:
+            if worker is not None and worker.report is None:
+                worker.kill()
+            elif worker is not None:
                 worker.stop()
 
     # --- one call in one slot ----------------------------------------------------------------
 
-    def _run(self, message: Message, budget: float) -> Message:
+    def _run(self, line: bytes, budget: float) -> Message:
         if self._closed:
             raise WorkerFailed("the pool is closed")
         slot = self._slots.get()
@@ -372,7 +375,7 @@ class AnswererPool:
                 worker = slot[0] = _Worker(self.config, self.allow_probe)
             try:
                 self._started(worker.ready(time.monotonic() + self.startup_timeout))
-                return worker.call(message, time.monotonic() + budget)
+                return worker.call(line, time.monotonic() + budget)
             except WorkerFailed:
                 worker.kill()
                 tail = " | ".join(list(worker.stderr)[-5:])

@@ -1,5 +1,6 @@
 """The answering worker's side of the pool's pipes: a fresh interpreter that reads its configuration,
-builds its answerer, confines itself (`sandbox.confine`), then answers one JSON line at a time.
+builds its answerer, confines itself (`sandbox.confine`), then answers one JSON line at a time
+(`calls.CALLS`: an answer, or a probe when its pool allows probes, each checked whole by pydantic).
 It never sees the store, keys or tokens; see `pool.py` for the server's side."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from functools import partial
 from typing import TypedDict
 
 from server.answering import sandbox
+from server.answering.calls import CALLS, ProbeCall, selection_line
 from server.answering.config import AnswererConfig
 from server.answering.contract import Note, ScopedRequest, Selection, Terms
 
@@ -26,15 +28,6 @@ class WorkerConfig(TypedDict, total=False):
     api_key: str | None
     timeout: float
     probe: bool
-
-
-class ProbeRequest(TypedDict, total=False):
-    """What a test or `doctor` asks a worker to try, once confined (`AnswererPool.probe`)."""
-
-    op: str
-    paths: list[str]
-    listdirs: list[str]
-    connect: list[int]
 
 
 class ProbeReport(TypedDict):
@@ -70,7 +63,7 @@ def _answerer(config: WorkerConfig) -> Answerer:
     return model
 
 
-def _probe(message: ProbeRequest) -> ProbeReport:
+def _probe(message: ProbeCall) -> ProbeReport:
     import errno
     import socket
 
@@ -90,10 +83,9 @@ def _probe(message: ProbeRequest) -> ProbeReport:
             pass
 
     fds = [fd for fd in range(256) if _is_open(fd)]
-    return {"open": {p: outcome(partial(read, p)) for p in message.get("paths", [])},
-            "listdir": {p: outcome(partial(os.listdir, p)) for p in message.get("listdirs", [])},
-            "connect": {str(port): outcome(partial(connect, port))
-                        for port in message.get("connect", [])},
+    return {"open": {p: outcome(partial(read, p)) for p in message.paths},
+            "listdir": {p: outcome(partial(os.listdir, p)) for p in message.listdirs},
+            "connect": {str(port): outcome(partial(connect, port)) for port in message.connect},
             "env": sorted(os.environ), "uid": os.getuid(), "fds": fds}
 
 
@@ -125,17 +117,11 @@ def worker_main() -> None:
     send({"ready": report})
     for line in stdin:
         try:
-            message = json.loads(line)
-            if message.get("op") == "probe" and config.get("probe"):
-                send(_probe(message))
+            call = CALLS.validate_json(line)
+            if isinstance(call, ProbeCall):
+                send(_probe(call) if config.get("probe") else {"error": "unknown request"})
                 continue
-            if message.get("op") != "answer":
-                send({"error": "unknown request"})
-                continue
-            request = ScopedRequest.model_validate(message["request"])
-            terms = Terms.model_validate(message["terms"])
-            notes = [Note.model_validate(n) for n in message["notes"]]
-            send({"selection": answerer(request, terms, notes).model_dump(mode="json")})
+            out.write(selection_line(answerer(call.request, call.terms, list(call.notes))))
         except Exception as exc:  # one bad request does not end the worker; the caller escalates
             send({"error": f"{type(exc).__name__}: {exc}"})
 

@@ -24,6 +24,7 @@ from server.access import MEMBER
 from server.answering import Answer, Note, ScopedRequest, Selection, Terms
 from server.answering import answer as deterministic_answer
 from server.answering.grounding import Approved, Grounded, compose, escalation
+from server.asking.members import Members
 from server.asking.rows import Row
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity import mandates
@@ -158,6 +159,7 @@ class Escalations:
         self.answer_async = answer_async
         self.on_delivery = on_delivery or (lambda principal_id: None)
         self.in_flight = InFlight(limits or AskLimits())
+        self.members = Members(db)  # who an ask names, and their mandate's row, per store revision
         # A store across the network (PostgreSQL) is waited on in a worker thread; the embedded one is
         # read and written on the loop, as the chokepoint runs every other tool's store work there.
         self.offload = getattr(db, "backend", "sqlite") != "sqlite"
@@ -165,15 +167,17 @@ class Escalations:
     # --- asking ------------------------------------------------------------------------------
 
     async def ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
-                  language: str, thread_id: int | None = None, idempotency_key: str | None = None) -> Asked:
+                  language: str, thread_id: int | None = None, idempotency_key: str | None = None,
+                  revision: int | None = None) -> Asked:
         """Ask once. With an idempotency key, a retry (same key, same question) returns the first
-        result and asks nothing; the same key with another question is refused.
+        result and asks nothing; the same key with another question is refused. `revision`: the
+        store's revision the asker was resolved at, read for this request (else read here).
 
         Three steps, so that nothing is held while the answerer thinks: read what the question needs
         (briefly: `_store`), wait for the answerer's selection (no thread, no store connection, no
         transaction), then record the thread and any escalation (briefly: `_store`)."""
         prepared = await self._store(self._prepare, asker_id, asker_agent, asker_is_member, member, question,
-                                     language, thread_id, idempotency_key)
+                                     language, thread_id, idempotency_key, revision)
         if isinstance(prepared, Asked):
             return prepared
         if prepared.terms is None:
@@ -210,15 +214,17 @@ class Escalations:
         return Asked(Answer.model_validate(data["answer"]), data["thread_id"], data["quotable"], data["escalation_id"])
 
     def _prepare(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
-                 language: str, thread_id: int | None, idempotency_key: str | None) -> Prepared | Asked:
+                 language: str, thread_id: int | None, idempotency_key: str | None,
+                 revision: int | None = None) -> Prepared | Asked:
         fingerprint = hashlib.sha256(json.dumps([member, question, language, thread_id]).encode()).hexdigest()
         if idempotency_key is not None:
             earlier = self._earlier(asker_id, idempotency_key, fingerprint)
             if earlier is not None:
                 return earlier
-        target = principal_rows.by_handle(self.db, member)
-        if target is None or target["status"] != "member":
+        named = self.members.named(member, revision)
+        if named is None or named.principal["status"] != "member":
             raise AskError(f"no member with handle '{member}'; search_directory lists members")
+        target = named.principal
         if target["id"] == asker_id:
             raise AskError("you cannot ask your own answering agent; read list_briefing instead")
         if thread_id is not None:
@@ -227,7 +233,7 @@ class Escalations:
                 raise AskError(f"you have no thread {thread_id} with {member}; leave thread_id out to open one")
         if language not in ("en", "pt-BR"):
             raise AskError("language must be en or pt-BR")
-        status = mandates.current(self.db, self.key, target["id"])
+        status = mandates.check(self.key, target["id"], *(named.mandate or (None, None, None)))
         request = ScopedRequest(question=question, asker=str(asker_id), language=language)  # type: ignore[arg-type]
         terms, handed = None, {}
         if status.valid and status.body is not None:

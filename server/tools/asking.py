@@ -58,6 +58,7 @@ async def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
             asker_id=ctx.principal_id, asker_agent=caller.agent, asker_is_member=caller.lane == "member",
             member=args.member, question=args.question, language=args.language, thread_id=args.thread_id,
             idempotency_key=args.idempotency_key,
+            revision=caller.identity.revision if caller.identity is not None else None,
         )
     except AskError as exc:
         raise ToolError(str(exc)) from None

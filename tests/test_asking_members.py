@@ -1,0 +1,73 @@
+"""An ask reads the member it names and that member's mandate once per store revision
+(server/asking/members.py), and still hears every change from the next revision on; an expiry,
+which moves no revision, is checked on every ask. Real store, the demo club."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+
+from server.asking import AskError, Escalations
+from server.cli import demo
+from server.identity import mandates, principals
+from server.identity.mandates import SigningKey
+from server.manifest.loading import load_manifest
+from server.store.database import revision
+
+QUESTION = "Is Ana available for new work, and when?"
+
+
+@pytest.fixture
+def world(tmp_path, fresh_store):
+    db = fresh_store
+    key = SigningKey.load_or_create(tmp_path / "keys")
+    manifest = load_manifest()
+    demo.prepare(db, key, manifest)
+    yield db, key, manifest, Escalations(db, key, manifest)
+
+
+async def ask(service: Escalations, db, asker: int) -> str | None:
+    """Bruno asks Ana, at the revision the store is at now (as the ask tool passes its caller's)."""
+    asked = await service.ask(asker, None, True, "ana", QUESTION, "en", revision=revision(db))
+    return None if asked.escalation_id is not None else asked.answer.findings
+
+
+async def test_one_revision_reads_a_member_once_and_the_next_reads_afresh(world):
+    db, key, manifest, service = world
+    now = revision(db)
+    first = service.members.named("ana", now)
+    assert first is not None and first is service.members.named("ana", now)  # kept, not read again
+    assert service.members.named("nobody-here", now) is None
+    assert set(service.members._kept[1]) == {"ana"}  # a handle naming nobody is not kept
+    principals.set_status(db, "ana", "suspended")
+    assert revision(db) != now
+    again = service.members.named("ana", revision(db))
+    assert again is not None and again.principal["status"] == "suspended"
+
+
+async def test_a_narrowed_mandate_and_a_suspension_reach_the_next_ask(world):
+    db, key, manifest, service = world
+    bruno = principals.find_principal(db, "bruno").id
+    ana = principals.find_principal(db, "ana").id
+    assert "taking on new work from February" in (await ask(service, db, bruno) or "")
+    mandates.amend(db, key, principal_id=ana, topics=["design", "studio"],
+                   known_scopes=frozenset(manifest.scopes), agent_scopes=manifest.agent_scopes)
+    assert await ask(service, db, bruno) is None  # escalated: availability is no longer mandated
+    principals.set_status(db, "ana", "suspended")
+    with pytest.raises(AskError, match="no member with handle 'ana'"):
+        await ask(service, db, bruno)
+
+
+async def test_a_kept_mandate_that_expires_counts_as_none_while_the_revision_stands(world):
+    db, key, manifest, service = world
+    bruno = principals.find_principal(db, "bruno").id
+    ana = principals.find_principal(db, "ana").id
+    mandates.amend(db, key, principal_id=ana, valid_for=timedelta(seconds=2),
+                   known_scopes=frozenset(manifest.scopes), agent_scopes=manifest.agent_scopes)
+    standing = revision(db)
+    assert "taking on new work from February" in (await ask(service, db, bruno) or "")
+    time.sleep(2.1)
+    assert revision(db) == standing  # nothing written: the kept rows stand, the expiry is read anew
+    assert await ask(service, db, bruno) is None
