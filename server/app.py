@@ -92,14 +92,6 @@ def answerer_pool(settings: Settings) -> AnswererPool:
                                                      settings.answerer_key_env), size=settings.answerer_workers)
 
 
-async def _warm(pool: AnswererPool) -> None:
-    """The answering workers ready before the first ask (each imports and reports once)."""
-    try:
-        await anyio.to_thread.run_sync(pool.warm, abandon_on_cancel=True)
-    except Exception:  # the next ask starts a worker as ever; the server serves meanwhile
-        log.exception("answering workers could not be warmed")
-
-
 def _notifier(live: LiveSessions) -> Callable[[int], None]:
     """Decisions are made in request handlers or their worker threads: schedule the notification on
     the server's event loop. Made outside the server (the CLI), sessions see it on their next read."""
@@ -235,9 +227,11 @@ def build(settings: Settings | None = None) -> Parley:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         feed = change_feed(db, live) if isinstance(db, PostgresDatabase) else None
-        pool.start()  # its workers' processes now, not in the first ask's time
+        # The workers' processes start now and get ready in the background, not in the first ask's
+        # time; the first call in a slot reads its ready line (waiting for readiness in a thread of
+        # our own raced the asks for the slots and failed a worker under load).
+        pool.start()
         async with manager.run(), anyio.create_task_group() as group:
-            group.start_soon(_warm, pool)
             group.start_soon(live.watch)
             group.start_soon(chokepoint.audit.run_writer)
             group.start_soon(health.keep_sampling)

@@ -102,7 +102,7 @@ class Carried:
     calls: list[Call]
     written: bool = False
 
-    def statement(self) -> tuple[str | None, list]:
+    def statement(self) -> tuple[str | None, list[object]]:
         """The INSERT (None when there is nothing to carry) and its values."""
         if not self.calls:
             return None, []
