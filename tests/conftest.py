@@ -22,6 +22,7 @@ from server.app import Parley, build
 from server.settings import Settings
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
+from server.manifest.schema import Manifest
 from server.cluster.keyfolder import cluster_record, init_keys
 from server.store.database import Database
 from server.store.migrations import migrate
@@ -104,6 +105,15 @@ def fresh_store(tmp_path: Path, store_env: dict[str, str]) -> Iterator[Database]
         yield db
     finally:
         db.close()
+
+
+@pytest.fixture
+def demo_world(tmp_path: Path, fresh_store: Database) -> Iterator[tuple[Database, SigningKey, Manifest]]:
+    """The demo club in a fresh store of the test's backend, with its signing key and manifest."""
+    key = SigningKey.load_or_create(tmp_path / "keys")
+    manifest = load_manifest()
+    demo.prepare(fresh_store, key, manifest)
+    yield fresh_store, key, manifest
 
 
 def make_settings(tmp: Path, port: int = 0, manifest: Path | None = None, env: dict | None = None) -> Settings:

@@ -10,22 +10,16 @@ from datetime import timedelta
 import pytest
 
 from server.asking import AskError, Escalations
-from server.cli import demo
 from server.identity import mandates, principals
-from server.identity.mandates import SigningKey
-from server.manifest.loading import load_manifest
 from server.store.database import revision
 
 QUESTION = "Is Ana available for new work, and when?"
 
 
 @pytest.fixture
-def world(tmp_path, fresh_store):
-    db = fresh_store
-    key = SigningKey.load_or_create(tmp_path / "keys")
-    manifest = load_manifest()
-    demo.prepare(db, key, manifest)
-    yield db, key, manifest, Escalations(db, key, manifest)
+def world(demo_world):
+    db, key, manifest = demo_world
+    return db, key, manifest, Escalations(db, key, manifest)
 
 
 async def ask(service: Escalations, db, asker: int) -> str | None:

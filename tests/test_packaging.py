@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     """A fresh venv with only the built wheel installed; the dependencies come from the test venv's
-    site-packages on PYTHONPATH (this machine installs nothing else), never from the source tree."""
+    site-packages (this machine installs nothing else), never from the source tree."""
     work = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(work)],
                    check=True, capture_output=True, timeout=300)
@@ -36,13 +36,17 @@ def installed(tmp_path_factory) -> Path:
     venv.create(env_dir, with_pip=True)
     subprocess.run([env_dir / "bin" / "python", "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
                    check=True, capture_output=True, timeout=300)
+    # The dependencies by a .pth file, read at every start: the answering workers run with a scrubbed
+    # environment (no PYTHONPATH), as they do in a real install, and must find them all the same.
+    deps = [p for p in site.getsitepackages() if p.endswith("site-packages")]
+    (next((env_dir / "lib").glob("python3*/site-packages")) / "parley-test-deps.pth").write_text(
+        "\n".join(deps) + "\n")
     return env_dir
 
 
 def run_env(folder: Path, port: int) -> dict:
-    deps = [p for p in site.getsitepackages() if p.endswith("site-packages")]
-    return {"PATH": os.environ["PATH"], "HOME": str(folder), "PYTHONPATH": os.pathsep.join(deps),
-            "PARLEY_PORT": str(port), "PYTHONDONTWRITEBYTECODE": "1"}
+    return {"PATH": os.environ["PATH"], "HOME": str(folder), "PARLEY_PORT": str(port),
+            "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 async def test_an_installed_wheel_serves_the_default_club_from_an_empty_folder(installed, tmp_path):

@@ -8,21 +8,14 @@ from datetime import timedelta
 
 import pytest
 
-from server.cli import demo
 from server.identity import mandates
 from server.identity import principals
-from server.identity.mandates import MandateError, MandateStatus, SigningKey
-from server.manifest.loading import load_manifest
+from server.identity.mandates import MandateError, MandateStatus
 
 
 @pytest.fixture
-def world(tmp_path, fresh_store):
-    db = fresh_store
-    key = SigningKey.load_or_create(tmp_path / "keys")
-    manifest = load_manifest()
-    demo.prepare(db, key, manifest)
-    yield db, key, manifest
-    db.close()
+def world(demo_world):
+    return demo_world
 
 
 def _expire_bruno(world) -> int:
