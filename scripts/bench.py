@@ -60,14 +60,18 @@ def serve_bare(port: int, payload_file: str | None = None) -> None:
             content=[types.TextContent(text=json.dumps(payload))], structured_content=payload
         )
 
-    manager = session_manager(Server("bare", on_list_tools=list_tools, on_call_tool=call_tool), "http://127.0.0.1")
+    manager = session_manager(
+        Server("bare", on_list_tools=list_tools, on_call_tool=call_tool), "http://127.0.0.1"
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
         async with manager.run():
             yield
 
-    app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))], lifespan=lifespan)
+    app = Starlette(
+        routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))], lifespan=lifespan
+    )
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
@@ -106,23 +110,45 @@ class Session:
     def __init__(self, url: str, token: str | None):
         self.url = url
         self.http = httpx2.Client(timeout=30)
-        self.headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        self.headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        }
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
-        init = self.rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                       "clientInfo": {"name": "bench", "version": "1"}}, keep_session=True)
+        init = self.rpc(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+            keep_session=True,
+        )
         assert "result" in init, init
-        self.http.post(url, headers=self.headers, content=json.dumps(
-            {"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        self.http.post(
+            url,
+            headers=self.headers,
+            content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )
         self.next_id = 2
 
     def rpc(self, method: str, params: dict, keep_session: bool = False) -> dict:
-        body = json.dumps({"jsonrpc": "2.0", "id": getattr(self, "next_id", 1), "method": method, "params": params})
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": getattr(self, "next_id", 1),
+                "method": method,
+                "params": params,
+            }
+        )
         self.next_id = getattr(self, "next_id", 1) + 1
         response = self.http.post(self.url, headers=self.headers, content=body)
         if keep_session:
             if "mcp-session-id" not in response.headers:
-                raise RuntimeError(f"{self.url} answered initialize with {response.status_code}: {response.text[:300]}")
+                raise RuntimeError(
+                    f"{self.url} answered initialize with {response.status_code}: {response.text[:300]}"
+                )
             self.headers["mcp-session-id"] = response.headers["mcp-session-id"]
         for line in response.text.splitlines():
             if line.startswith("data:"):
@@ -171,17 +197,40 @@ def bench_credentials(rounds: int, n: int) -> None:
         parley = build(settings)
         agent_id, _ = principals.find_agent(db, "bruno")
         bruno = principals.find_principal(db, "bruno")
-        db.insert("oauth_grants", {"family": "fam_bench", "client_id": "bench", "principal_id": bruno.id,
-                                   "agent_id": agent_id, "scope": "club:read", "resource": settings.mcp_url,
-                                   "created_at": "2026-01-01T00:00:00.000000Z"})
+        db.insert(
+            "oauth_grants",
+            {
+                "family": "fam_bench",
+                "client_id": "bench",
+                "principal_id": bruno.id,
+                "agent_id": agent_id,
+                "scope": "club:read",
+                "resource": settings.mcp_url,
+                "created_at": "2026-01-01T00:00:00.000000Z",
+            },
+        )
         now = int(clock.time())
-        jwt_token = KeyRing(settings.keys_dir).sign({
-            "iss": settings.issuer, "sub": f"agent:{agent_id}", "aud": settings.mcp_url, "sid": "fam_bench",
-            "scope": " ".join(sorted(parley.manifest.agent_scopes)), "iat": now, "nbf": now, "exp": now + 3600})
+        jwt_token = KeyRing(settings.keys_dir).sign(
+            {
+                "iss": settings.issuer,
+                "sub": f"agent:{agent_id}",
+                "aud": settings.mcp_url,
+                "sid": "fam_bench",
+                "scope": " ".join(sorted(parley.manifest.agent_scopes)),
+                "iat": now,
+                "nbf": now,
+                "exp": now + 3600,
+            }
+        )
         ring = KeyRing(settings.keys_dir)
-        fresh = [f"Bearer {ring.sign({**jwt.decode(jwt_token, options={'verify_signature': False}), 'jti': str(i)})}"
-                 for i in range(rounds * n)]
-        headers = {"agent token": f"Bearer {tokens.member.token}", "OAuth JWT": f"Bearer {jwt_token}"}
+        fresh = [
+            f"Bearer {ring.sign({**jwt.decode(jwt_token, options={'verify_signature': False}), 'jti': str(i)})}"
+            for i in range(rounds * n)
+        ]
+        headers = {
+            "agent token": f"Bearer {tokens.member.token}",
+            "OAuth JWT": f"Bearer {jwt_token}",
+        }
         resolve = parley.access.from_header
         for header in headers.values():  # warm-up, and a check that both resolve to the member lane
             assert resolve(header).lane == "member"
@@ -192,18 +241,26 @@ def bench_credentials(rounds: int, n: int) -> None:
                     started = clock.perf_counter()
                     resolve(header)
                     samples[name].append(clock.perf_counter() - started)
-            for header in fresh[round_number * n:(round_number + 1) * n]:  # each token seen once: full ES256 verify
+            for header in fresh[
+                round_number * n : (round_number + 1) * n
+            ]:  # each token seen once: full ES256 verify
                 started = clock.perf_counter()
                 resolve(header)
                 samples["OAuth JWT first use"].append(clock.perf_counter() - started)
-    print(f"\nCredential → caller (identity, chain query, mandate check, effective scopes), in process, "
-          f"{rounds} rounds x {n}")
+    print(
+        f"\nCredential → caller (identity, chain query, mandate check, effective scopes), in process, "
+        f"{rounds} rounds x {n}"
+    )
     figures = {name: summary(values) for name, values in samples.items()}
     for name, fig in figures.items():
         print(f"{name:<20} p50 {fig['p50_ms'] * 1000:8.1f} µs   p99 {fig['p99_ms'] * 1000:8.1f} µs")
     base = figures["agent token"]["p50_ms"]
-    print(f"OAuth JWT (seen before) / agent token p50 ratio = {figures['OAuth JWT']['p50_ms'] / base:.2f}x")
-    print(f"OAuth JWT (first use)   / agent token p50 ratio = {figures['OAuth JWT first use']['p50_ms'] / base:.2f}x")
+    print(
+        f"OAuth JWT (seen before) / agent token p50 ratio = {figures['OAuth JWT']['p50_ms'] / base:.2f}x"
+    )
+    print(
+        f"OAuth JWT (first use)   / agent token p50 ratio = {figures['OAuth JWT first use']['p50_ms'] / base:.2f}x"
+    )
 
 
 def bench_router(rounds: int) -> None:
@@ -235,9 +292,13 @@ def bench_router(rounds: int) -> None:
             samples.append(clock.perf_counter() - started)
     elapsed = clock.perf_counter() - started_all
     fig = summary(samples)
-    print(f"\nRouter: {len(turns)} corpus turns x {rounds} rounds against a {len(catalogue.tools)}-tool catalogue, one core")
-    print(f"plans/s {len(samples) / elapsed:,.0f}   p50 {fig['p50_ms'] * 1000:.1f} µs   p99 {fig['p99_ms'] * 1000:.1f} µs"
-          f"   (targets: ≥ 5,000 plans/s, p99 < 1,000 µs)")
+    print(
+        f"\nRouter: {len(turns)} corpus turns x {rounds} rounds against a {len(catalogue.tools)}-tool catalogue, one core"
+    )
+    print(
+        f"plans/s {len(samples) / elapsed:,.0f}   p50 {fig['p50_ms'] * 1000:.1f} µs   p99 {fig['p99_ms'] * 1000:.1f} µs"
+        f"   (targets: ≥ 5,000 plans/s, p99 < 1,000 µs)"
+    )
 
 
 def bench_rules(rounds: int, n: int, turn: int) -> None:
@@ -270,21 +331,35 @@ rules:
             folder = Path(tmp) / label.replace(" ", "-")
             folder.mkdir()
             text = (ROOT / "manifests" / "club.yaml").read_text()
-            text = text[:text.index("\nrules:")] + "\n" + extra + text[text.index("\n# One agent per audience."):]
+            text = (
+                text[: text.index("\nrules:")]
+                + "\n"
+                + extra
+                + text[text.index("\n# One agent per audience.") :]
+            )
             (folder / "club.yaml").write_text(text)
             shutil.copytree(ROOT / "manifests" / "knowledge", folder / "knowledge")
-            settings = Settings.from_env({"PARLEY_DB": str(folder / "club.db"), "PARLEY_MANIFEST": str(folder / "club.yaml")})
-            tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir),
-                                  load_manifest(settings.manifest_path))
+            settings = Settings.from_env(
+                {"PARLEY_DB": str(folder / "club.db"), "PARLEY_MANIFEST": str(folder / "club.yaml")}
+            )
+            tokens = demo.prepare(
+                open_db(settings.db_path),
+                SigningKey.load_or_create(settings.keys_dir),
+                load_manifest(settings.manifest_path),
+            )
             parley = build(settings)
             caller = parley.access.from_header(f"Bearer {tokens.member.token}")
-            assert len(parley.chokepoint.rulebook.rules_for(caller.entry_persona, "inbox")) == (3 if extra else 0)
+            assert len(parley.chokepoint.rulebook.rules_for(caller.entry_persona, "inbox")) == (
+                3 if extra else 0
+            )
             setups[label] = (parley, caller)
 
         async def run() -> dict[str, tuple[list[float], list[float]]]:
             """Both setups in one loop, in turns of `turn` calls in a new order each turn, so a burst of
             noise from a neighbour lands on both alike (as the HTTP sections take their turns)."""
-            taken: dict[str, tuple[list[float], list[float]]] = {label: ([], []) for label in setups}
+            taken: dict[str, tuple[list[float], list[float]]] = {
+                label: ([], []) for label in setups
+            }
             for parley, caller in setups.values():
                 for _ in range(200):
                     await parley.chokepoint.call(caller, "inbox", {"limit": 5})
@@ -300,7 +375,9 @@ rules:
                         await parley.chokepoint.call(caller, "inbox", {"limit": 5})
                         calls.append(clock.perf_counter() - started)
                         started = clock.perf_counter()
-                        denial = await parley.chokepoint.rulebook.check(caller, "inbox", {"limit": 5})
+                        denial = await parley.chokepoint.rulebook.check(
+                            caller, "inbox", {"limit": 5}
+                        )
                         checks.append(clock.perf_counter() - started)
                         assert denial is None
             return taken
@@ -311,17 +388,27 @@ rules:
     base_call = summary(results["no rules"][0])["p50_ms"] * 1000
     rule_call = summary(results["three rules"][0])["p50_ms"] * 1000
     check = summary(results["three rules"][1])["p50_ms"] * 1000
-    print(f"\nRules: tools/call inbox in process, {rounds * n} calls each, the two setups in turns of {turn}")
+    print(
+        f"\nRules: tools/call inbox in process, {rounds * n} calls each, the two setups in turns of {turn}"
+    )
     print(f"no rules     p50 {base_call:8.1f} µs")
-    print(f"three rules  p50 {rule_call:8.1f} µs   (rule step alone p50 {check:.1f} µs = {check / 3:.1f} µs a rule)")
-    print(f"overhead {rule_call - base_call:.1f} µs a call, ratio {rule_call / base_call:.3f}x   (target: < 10 µs a rule)")
+    print(
+        f"three rules  p50 {rule_call:8.1f} µs   (rule step alone p50 {check:.1f} µs = {check / 3:.1f} µs a rule)"
+    )
+    print(
+        f"overhead {rule_call - base_call:.1f} µs a call, ratio {rule_call / base_call:.3f}x   (target: < 10 µs a rule)"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=1500, help="requests per round per operation")
+    parser.add_argument(
+        "--requests", type=int, default=1500, help="requests per round per operation"
+    )
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--turn", type=int, default=100, help="requests a server answers before the next one's turn")
+    parser.add_argument(
+        "--turn", type=int, default=100, help="requests a server answers before the next one's turn"
+    )
     parser.add_argument("--serve", choices=["bare", "full"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--payload", help=argparse.SUPPRESS)
@@ -341,36 +428,66 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         ports = {"bare": free_port(), "full": free_port()}
-        env = {**os.environ, "PARLEY_DB": f"{tmp}/club.db", "PARLEY_PORT": str(ports["full"]),
-               "PYTHONPATH": str(ROOT)}
+        env = {
+            **os.environ,
+            "PARLEY_DB": f"{tmp}/club.db",
+            "PARLEY_PORT": str(ports["full"]),
+            "PYTHONPATH": str(ROOT),
+        }
         settings = Settings.from_env(env)
-        tokens = demo.prepare(open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir), load_manifest())
+        tokens = demo.prepare(
+            open_db(settings.db_path), SigningKey.load_or_create(settings.keys_dir), load_manifest()
+        )
         # Generous budgets so the limiter is measured, never triggered.
         manifest = Path(tmp) / "club.yaml"
-        manifest.write_text((ROOT / "manifests" / "club.yaml").read_text()
-                            .replace("token_requests_per_minute: 600", "token_requests_per_minute: 10000000"))
+        manifest.write_text(
+            (ROOT / "manifests" / "club.yaml")
+            .read_text()
+            .replace("token_requests_per_minute: 600", "token_requests_per_minute: 10000000")
+        )
         shutil.copytree(ROOT / "manifests" / "knowledge", Path(tmp) / "knowledge")
         env["PARLEY_MANIFEST"] = str(manifest)
         procs = {
-            name: subprocess.Popen([sys.executable, __file__, "--serve", name, "--port", str(port)], env=env)
+            name: subprocess.Popen(
+                [sys.executable, __file__, "--serve", name, "--port", str(port)], env=env
+            )
             for name, port in ports.items()
         }
         try:
             urls = {name: f"http://127.0.0.1:{port}/mcp" for name, port in ports.items()}
             for url in urls.values():
                 wait_up(url)
-            sessions = {"bare": Session(urls["bare"], None), "full": Session(urls["full"], tokens.member.token)}
+            sessions = {
+                "bare": Session(urls["bare"], None),
+                "full": Session(urls["full"], tokens.member.token),
+            }
             # a third server: bare, answering whoami with the payload Parley just gave the member
             payload = Path(tmp) / "whoami.json"
-            answer = sessions["full"].rpc("tools/call", {"name": "whoami", "arguments": {}})["result"]
+            answer = sessions["full"].rpc("tools/call", {"name": "whoami", "arguments": {}})[
+                "result"
+            ]
             payload.write_text(json.dumps(answer["structuredContent"]))
             ports["bare-same"] = free_port()
-            procs["bare-same"] = subprocess.Popen([sys.executable, __file__, "--serve", "bare", "--port",
-                                                   str(ports["bare-same"]), "--payload", str(payload)], env=env)
+            procs["bare-same"] = subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--serve",
+                    "bare",
+                    "--port",
+                    str(ports["bare-same"]),
+                    "--payload",
+                    str(payload),
+                ],
+                env=env,
+            )
             urls["bare-same"] = f"http://127.0.0.1:{ports['bare-same']}/mcp"
             wait_up(urls["bare-same"])
             sessions["bare-same"] = Session(urls["bare-same"], None)
-            operations = {"tools/list": ("tools/list", {}), "tools/call whoami": ("tools/call", {"name": "whoami", "arguments": {}})}
+            operations = {
+                "tools/list": ("tools/list", {}),
+                "tools/call whoami": ("tools/call", {"name": "whoami", "arguments": {}}),
+            }
             results: dict[tuple[str, str], list[float]] = {}
             for session in sessions.values():  # warm-up
                 for method, params in operations.values():
@@ -385,25 +502,36 @@ def main() -> int:
                         order.shuffle(names)
                         for name in names:
                             results.setdefault((op, name), []).extend(
-                                sessions[name].timed(method, params, min(args.turn, args.requests - start)))
+                                sessions[name].timed(
+                                    method, params, min(args.turn, args.requests - start)
+                                )
+                            )
         finally:
             for proc in procs.values():
                 proc.terminate()
                 proc.wait(10)
 
-    print(f"Parley full chain vs bare MCP SDK server, {args.rounds} rounds x {args.requests} requests in turns of "
-          f"{args.turn}, servers in a new order each turn, uvicorn on 127.0.0.1, sequential client")
-    print("(bare-same: the bare server answering whoami with the very payload Parley gives the member, so the "
-          "SDK serializes a result of the same size)")
+    print(
+        f"Parley full chain vs bare MCP SDK server, {args.rounds} rounds x {args.requests} requests in turns of "
+        f"{args.turn}, servers in a new order each turn, uvicorn on 127.0.0.1, sequential client"
+    )
+    print(
+        "(bare-same: the bare server answering whoami with the very payload Parley gives the member, so the "
+        "SDK serializes a result of the same size)"
+    )
     print(f"{'operation':<20} {'server':<9} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9}")
     for op in operations:
         figures = {name: summary(results[(op, name)]) for name in ("bare", "bare-same", "full")}
         for name, fig in figures.items():
-            print(f"{op:<20} {name:<9} {fig['rps']:>9.0f} {fig['p50_ms']:>9.3f} {fig['p99_ms']:>9.3f}")
+            print(
+                f"{op:<20} {name:<9} {fig['rps']:>9.0f} {fig['p50_ms']:>9.3f} {fig['p99_ms']:>9.3f}"
+            )
         for base in ("bare", "bare-same") if op == "tools/call whoami" else ("bare",):
             ratio = figures["full"]["p50_ms"] / figures[base]["p50_ms"]
-            print(f"{op:<20} ratio full/{base} p50 = {ratio:.3f}x   p99 = "
-                  f"{figures['full']['p99_ms'] / figures[base]['p99_ms']:.3f}x")
+            print(
+                f"{op:<20} ratio full/{base} p50 = {ratio:.3f}x   p99 = "
+                f"{figures['full']['p99_ms'] / figures[base]['p99_ms']:.3f}x"
+            )
     bench_credentials(args.rounds, args.requests)
     bench_router(max(3, args.rounds * 3))
     bench_rules(args.rounds, args.requests, args.turn)

@@ -27,7 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_http as http  # noqa: E402 - the shared wrk driver and contenders
 
 METHODS = {"call": "tools/call whoami", "list": "tools/list"}
-_SAMPLE = re.compile(r'^(parley_store_statements_total|parley_tool_call_seconds_count)\{([^}]*)\} (\S+)$', re.M)
+_SAMPLE = re.compile(
+    r"^(parley_store_statements_total|parley_tool_call_seconds_count)\{([^}]*)\} (\S+)$", re.M
+)
 
 
 def counts(port: int) -> tuple[float, float]:
@@ -46,22 +48,46 @@ def counts(port: int) -> tuple[float, float]:
 
 def postgres_store(work: Path, manifest: Path) -> tuple[dict[str, str], str, Path]:
     """A throwaway PostgreSQL with the demo club: the env to serve it, the member's token, its folder."""
-    folder = Path(tempfile.mkdtemp(prefix="parley-bench-pg-"))  # its own: the server runs as another user
-    started = subprocess.run([str(http.ROOT / "scripts" / "postgres"), "start", str(folder)], capture_output=True,
-                             text=True, timeout=300)
+    folder = Path(
+        tempfile.mkdtemp(prefix="parley-bench-pg-")
+    )  # its own: the server runs as another user
+    started = subprocess.run(
+        [str(http.ROOT / "scripts" / "postgres"), "start", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if started.returncode != 0:
         raise SystemExit(f"could not start PostgreSQL: {started.stderr[-1000:]}")
     base = started.stdout.strip().splitlines()[-1]
-    subprocess.run(["psql", base, "-qc", "CREATE DATABASE parley_bench"], check=True, capture_output=True)
-    env = {"PARLEY_DATABASE_URL": base.rsplit("/", 1)[0] + "/parley_bench", "PARLEY_KEYS": str(work / "pg-keys"),
-           "PARLEY_MANIFEST": str(manifest), "PARLEY_DB": str(work / "pg-unused.db")}
+    subprocess.run(
+        ["psql", base, "-qc", "CREATE DATABASE parley_bench"], check=True, capture_output=True
+    )
+    env = {
+        "PARLEY_DATABASE_URL": base.rsplit("/", 1)[0] + "/parley_bench",
+        "PARLEY_KEYS": str(work / "pg-keys"),
+        "PARLEY_MANIFEST": str(manifest),
+        "PARLEY_DB": str(work / "pg-unused.db"),
+    }
     for command in (["keys", "init"], ["db", "migrate"]):
-        done = subprocess.run([str(http.PARLEY), *command], env={**os.environ, **env}, capture_output=True,
-                              text=True, timeout=120, cwd=str(work))
+        done = subprocess.run(
+            [str(http.PARLEY), *command],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=str(work),
+        )
         if done.returncode != 0:
             raise SystemExit(f"parley {' '.join(command)} failed: {done.stderr[-1000:]}")
-    demo = subprocess.run([str(http.PARLEY), "demo"], env={**os.environ, **env}, capture_output=True, text=True,
-                          timeout=120, cwd=str(work))
+    demo = subprocess.run(
+        [str(http.PARLEY), "demo"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(work),
+    )
     if demo.returncode != 0:
         raise SystemExit(f"parley demo failed: {demo.stderr[-1000:]}")
     return env, http.parse_member_token(demo.stdout), folder
@@ -70,7 +96,9 @@ def postgres_store(work: Path, manifest: Path) -> tuple[dict[str, str], str, Pat
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", choices=["postgresql"], required=True)
-    parser.add_argument("--workers", type=int, default=2, help="Parley worker processes on PostgreSQL")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="Parley worker processes on PostgreSQL"
+    )
     parser.add_argument("--seconds", type=float, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
@@ -81,16 +109,25 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="parley-bench-cluster-"))
     pg_folder: Path | None = None
     contenders: list[http.Contender] = []
-    print(f"bench_cluster: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; loop {loop}, http "
-          f"{http_impl} ({loop_why}); wrk {args.threads} thread(s), {args.connections} connections, "
-          f"{args.seconds:g} s a run, {args.rounds} round(s) interleaved")
+    print(
+        f"bench_cluster: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; loop {loop}, http "
+        f"{http_impl} ({loop_why}); wrk {args.threads} thread(s), {args.connections} connections, "
+        f"{args.seconds:g} s a run, {args.rounds} round(s) interleaved"
+    )
     try:
         manifest = http.bench_manifest(work)
         env, token = http.prepare_store(work / "sqlite", manifest)
         sqlite = http.parley_contender("full", work / "sqlite", env, token, loop, http_impl)
         pg_env, pg_token, pg_folder = postgres_store(work, manifest)
-        pg = http.parley_contender("full-pg", work, pg_env, pg_token, loop, http_impl,
-                                   serve_args=("--workers", str(args.workers)))
+        pg = http.parley_contender(
+            "full-pg",
+            work,
+            pg_env,
+            pg_token,
+            loop,
+            http_impl,
+            serve_args=("--workers", str(args.workers)),
+        )
         pg.label = f"Parley on PostgreSQL, `parley serve --workers {args.workers}` (stateless HTTP), same settings"
         sqlite.label = "Parley on SQLite, one process (`parley serve`), the peers' uvicorn settings"
         contenders += [sqlite, pg]
@@ -108,59 +145,98 @@ def main() -> int:
             print(f"  {contender.name:<8} {contender.label}")
         for contender in contenders:
             for method in METHODS:
-                http.wrk_run(wrk, contender, args.connections, 2, args.threads, work, method=method)  # warm-up
+                http.wrk_run(
+                    wrk, contender, args.connections, 2, args.threads, work, method=method
+                )  # warm-up
         runs: list[tuple[str, str, int, http.Run]] = []
-        trips = [0.0, 0.0]  # round trips to PostgreSQL and whoami calls, over the measured whoami runs
+        trips = [
+            0.0,
+            0.0,
+        ]  # round trips to PostgreSQL and whoami calls, over the measured whoami runs
         for round_number in range(1, args.rounds + 1):
             shift = (round_number - 1) % len(contenders)
             for method in METHODS:
                 for contender in contenders[shift:] + contenders[:shift]:
                     measured = contender is pg and method == "call"
                     before = counts(pg.port) if measured else (0.0, 0.0)
-                    run = http.wrk_run(wrk, contender, args.connections, args.seconds, args.threads, work,
-                                       round_number=round_number, method=method)
+                    run = http.wrk_run(
+                        wrk,
+                        contender,
+                        args.connections,
+                        args.seconds,
+                        args.threads,
+                        work,
+                        round_number=round_number,
+                        method=method,
+                    )
                     if measured:
                         after = counts(pg.port)
                         trips[0] += after[0] - before[0]
                         trips[1] += after[1] - before[1]
                     runs.append((contender.name, method, round_number, run))
-                    print(f"round {round_number} {METHODS[method]:<18} {contender.name:<8} {http.run_line(run)}",
-                          flush=True)
+                    print(
+                        f"round {round_number} {METHODS[method]:<18} {contender.name:<8} {http.run_line(run)}",
+                        flush=True,
+                    )
                     time.sleep(0.5)
     finally:
         for contender in contenders:
             contender.stop()
         if pg_folder is not None:
-            subprocess.run([str(http.ROOT / "scripts" / "postgres"), "stop", str(pg_folder)], capture_output=True)
+            subprocess.run(
+                [str(http.ROOT / "scripts" / "postgres"), "stop", str(pg_folder)],
+                capture_output=True,
+            )
             shutil.rmtree(pg_folder, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"\nMedians over clean runs at {args.connections} connections, and ratios against bare (same run)")
-    print(f"{'operation':<18} {'contender':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  "
-          f"{'req/s / bare':>12} {'p50 / bare':>10} {'p99 / bare':>10}  clean/runs")
+    print(
+        f"\nMedians over clean runs at {args.connections} connections, and ratios against bare (same run)"
+    )
+    print(
+        f"{'operation':<18} {'contender':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  "
+        f"{'req/s / bare':>12} {'p50 / bare':>10} {'p99 / bare':>10}  clean/runs"
+    )
     for method, label in METHODS.items():
         medians = {}
         for name in ("full", "full-pg", "bare"):
             mine = [run for who, m, _, run in runs if who == name and m == method]
             clean = [run for run in mine if run.clean]
-            medians[name] = (statistics.median([r.rps for r in clean]) if clean else None,
-                             statistics.median([r.p50_ms for r in clean]) if clean else None,
-                             statistics.median([r.p99_ms for r in clean]) if clean else None, len(clean), len(mine))
+            medians[name] = (
+                statistics.median([r.rps for r in clean]) if clean else None,
+                statistics.median([r.p50_ms for r in clean]) if clean else None,
+                statistics.median([r.p99_ms for r in clean]) if clean else None,
+                len(clean),
+                len(mine),
+            )
         base = medians["bare"]
         for name in ("full", "full-pg", "bare"):
             rps, p50, p99, clean, total = medians[name]
-            ratios = [f"{mine / theirs:.3f}" if mine and theirs else "n/a" for mine, theirs in
-                      ((rps, base[0]), (p50, base[1]), (p99, base[2]))]
-            print(f"{label:<18} {name:<8} {http.fmt(rps, 1):>9} {http.fmt(p50, 2):>8} {http.fmt(p99, 2):>8}  "
-                  f"{ratios[0]:>12} {ratios[1]:>10} {ratios[2]:>10}  {clean}/{total}")
+            ratios = [
+                f"{mine / theirs:.3f}" if mine and theirs else "n/a"
+                for mine, theirs in ((rps, base[0]), (p50, base[1]), (p99, base[2]))
+            ]
+            print(
+                f"{label:<18} {name:<8} {http.fmt(rps, 1):>9} {http.fmt(p50, 2):>8} {http.fmt(p99, 2):>8}  "
+                f"{ratios[0]:>12} {ratios[1]:>10} {ratios[2]:>10}  {clean}/{total}"
+            )
     if trips[1]:
-        print(f"round trips per whoami = {trips[0] / trips[1]:.3f}   ({trips[0]:.0f} statements to PostgreSQL for "
-              f"{trips[1]:.0f} whoami calls, counted by parley_store_statements_total across the workers)")
-    whoami = {name: statistics.median([r.rps for who, m, _, r in runs if who == name and m == "call" and r.clean])
-              for name in ("full", "full-pg") if any(who == name and m == "call" and r.clean for who, m, _, r in runs)}
+        print(
+            f"round trips per whoami = {trips[0] / trips[1]:.3f}   ({trips[0]:.0f} statements to PostgreSQL for "
+            f"{trips[1]:.0f} whoami calls, counted by parley_store_statements_total across the workers)"
+        )
+    whoami = {
+        name: statistics.median(
+            [r.rps for who, m, _, r in runs if who == name and m == "call" and r.clean]
+        )
+        for name in ("full", "full-pg")
+        if any(who == name and m == "call" and r.clean for who, m, _, r in runs)
+    }
     if len(whoami) == 2:
-        print(f"ratio PostgreSQL ({args.workers} workers) / SQLite (1 process) whoami throughput = "
-              f"{whoami['full-pg'] / whoami['full']:.3f}")
+        print(
+            f"ratio PostgreSQL ({args.workers} workers) / SQLite (1 process) whoami throughput = "
+            f"{whoami['full-pg'] / whoami['full']:.3f}"
+        )
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
     return 0
 

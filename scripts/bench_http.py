@@ -30,7 +30,6 @@ Usage: .venv/bin/python scripts/bench_http.py [--seconds S] [--rounds R] [--conn
                                               [--only full,bare,...] [--scale] [--no-concurrent]
 """
 
-
 from __future__ import annotations
 
 import argparse
@@ -41,19 +40,53 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_peers, when imported from elsewhere
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent)
+)  # bench_peers, when imported from elsewhere
 
 # The names the other benches (bench_cluster, bench_main_job, bench_slow_asks, profile_ask) use as `http.X`.
-from bench_peers.client import PROTOCOL, call, check_contender, close_session, mcp_post, open_session  # noqa: E402,F401
+from bench_peers.client import (
+    PROTOCOL,
+    call,
+    check_contender,
+    close_session,
+    mcp_post,
+    open_session,
+)  # noqa: E402,F401
 from bench_peers.section_concurrent import ORDER, RATIO_PEERS, concurrent, peer_contenders  # noqa: E402,F401
 from bench_peers.contender import (  # noqa: E402,F401
-    PARLEY, PEERS, PYTHON, ROOT, VENV, Contender, Skip, ensure_venv, free_port, loop_and_http, tail, version_in,
+    PARLEY,
+    PEERS,
+    PYTHON,
+    ROOT,
+    VENV,
+    Contender,
+    Skip,
+    ensure_venv,
+    free_port,
+    loop_and_http,
+    tail,
+    version_in,
 )
 from bench_peers.contender_parley import (  # noqa: E402,F401
-    PARLEY_WRAPPER, bench_manifest, parley_contender, parse_member_token, prepare_store, tool_specs,
+    PARLEY_WRAPPER,
+    bench_manifest,
+    parley_contender,
+    parse_member_token,
+    prepare_store,
+    tool_specs,
 )
 from bench_peers.section_scale import scale  # noqa: E402
-from bench_peers.wrk import LUA, SESSIONS_PER_CALLER, Run, ensure_wrk, fmt, median_or_none, run_line, wrk_run  # noqa: E402,F401
+from bench_peers.wrk import (
+    LUA,
+    SESSIONS_PER_CALLER,
+    Run,
+    ensure_wrk,
+    fmt,
+    median_or_none,
+    run_line,
+    wrk_run,
+)  # noqa: E402,F401
 
 
 def main() -> int:
@@ -61,25 +94,41 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10, help="seconds per wrk run")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", default="32,100", help="comma-separated connection counts")
-    parser.add_argument("--only", help=f"comma-separated contenders among {','.join(ORDER)} ('full' always runs)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="wrk threads (default 1: on 2 cores, one for wrk and one for the server under test)")
-    parser.add_argument("--warmup", type=float, default=2, help="seconds of discarded load per contender first")
+    parser.add_argument(
+        "--only", help=f"comma-separated contenders among {','.join(ORDER)} ('full' always runs)"
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="wrk threads (default 1: on 2 cores, one for wrk and one for the server under test)",
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=2, help="seconds of discarded load per contender first"
+    )
     parser.add_argument("--scale", action="store_true", help="also run the scale section")
     parser.add_argument("--no-concurrent", action="store_true", help="skip the concurrent section")
     parser.add_argument("--scale-principals", type=int, default=10000)
     parser.add_argument("--scale-tokens-each", type=int, default=10)
     parser.add_argument("--scale-connections", type=int, default=1)
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, stores)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the temporary folder (logs, stores)"
+    )
     args = parser.parse_args()
     if not PARLEY.exists():
         raise SystemExit(f"{PARLEY} is missing: create the venv first (scripts/bench does)")
     wrk = ensure_wrk()
     loop, http_impl, loop_why = loop_and_http()
     work = Path(tempfile.mkdtemp(prefix="parley-bench-http-"))
-    version = subprocess.run([wrk, "--version"], capture_output=True, text=True).stdout.split("[")[0].strip()
-    print(f"bench_http: {version or wrk}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} "
-          f"(the machine may be shared: a busy neighbour shows as noise); work folder {work}")
+    version = (
+        subprocess.run([wrk, "--version"], capture_output=True, text=True)
+        .stdout.split("[")[0]
+        .strip()
+    )
+    print(
+        f"bench_http: {version or wrk}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} "
+        f"(the machine may be shared: a busy neighbour shows as noise); work folder {work}"
+    )
     try:
         if not args.no_concurrent:
             concurrent(args, wrk, loop, http_impl, loop_why, work)

@@ -35,7 +35,9 @@ def slow_model(delay: float) -> ThreadingHTTPServer:
         def do_POST(self):  # noqa: N802
             self.rfile.read(int(self.headers["content-length"]))
             time.sleep(delay)
-            data = json.dumps({"choices": [{"message": {"content": '{"escalate": "slow"}'}}]}).encode()
+            data = json.dumps(
+                {"choices": [{"message": {"content": '{"escalate": "slow"}'}}]}
+            ).encode()
             try:
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
@@ -67,16 +69,30 @@ def whoami_times(port: int, token: str, calls: int) -> list[float]:
         http.close_session(port, session, token)
 
 
-def askers(port: int, tokens: list[str], count: int, stop: threading.Event, tally: dict[str, int]) -> list:
+def askers(
+    port: int, tokens: list[str], count: int, stop: threading.Event, tally: dict[str, int]
+) -> list:
     """`count` callers, each asking again as soon as it has an answer (told "busy", it waits as told)."""
 
     def loop(token: str, member: str) -> None:
         session = http.open_session(port, token)
         try:
             while not stop.is_set():
-                result = http.call(port, session, token, "tools/call", {"name": "ask", "arguments": {
-                    "member": member, "question": "Is she taking on new work?"}})
-                told = re.search(r"retry in (\d+) s", json.dumps(result)) if result.get("isError") else None
+                result = http.call(
+                    port,
+                    session,
+                    token,
+                    "tools/call",
+                    {
+                        "name": "ask",
+                        "arguments": {"member": member, "question": "Is she taking on new work?"},
+                    },
+                )
+                told = (
+                    re.search(r"retry in (\d+) s", json.dumps(result))
+                    if result.get("isError")
+                    else None
+                )
                 tally["busy" if told else "asked"] += 1
                 if told:  # as a well-behaved client does: wait as long as it was told
                     stop.wait(float(told.group(1)))
@@ -86,14 +102,20 @@ def askers(port: int, tokens: list[str], count: int, stop: threading.Event, tall
         finally:
             http.close_session(port, session, token)
 
-    threads = [threading.Thread(target=loop, args=(tokens[n % len(tokens)], ("ana", "bruno")[n % 2]), daemon=True)
-               for n in range(count)]
+    threads = [
+        threading.Thread(
+            target=loop, args=(tokens[n % len(tokens)], ("ana", "bruno")[n % 2]), daemon=True
+        )
+        for n in range(count)
+    ]
     for thread in threads:
         thread.start()
     return threads
 
 
-def measure(name: str, contender: http.Contender, env: dict[str, str], work: Path, args) -> dict[str, float]:
+def measure(
+    name: str, contender: http.Contender, env: dict[str, str], work: Path, args
+) -> dict[str, float]:
     tokens = member_askers(env, work, 15)
     contender.start()
     contender.wait_up()
@@ -110,9 +132,11 @@ def measure(name: str, contender: http.Contender, env: dict[str, str], work: Pat
     contender.stop()
     q50, q99 = statistics.median(quiet), statistics.quantiles(quiet, n=100)[98]
     l50, l99 = statistics.median(loaded), statistics.quantiles(loaded, n=100)[98]
-    print(f"{name:<10} whoami unloaded p50 {q50:.2f} ms p99 {q99:.2f} ms; with {args.askers} slow askers p50 "
-          f"{l50:.2f} ms p99 {l99:.2f} ms; asks answered {tally['asked']}, told busy {tally['busy']}, "
-          f"askers failed {tally['failed']}")
+    print(
+        f"{name:<10} whoami unloaded p50 {q50:.2f} ms p99 {q99:.2f} ms; with {args.askers} slow askers p50 "
+        f"{l50:.2f} ms p99 {l99:.2f} ms; asks answered {tally['asked']}, told busy {tally['busy']}, "
+        f"askers failed {tally['failed']}"
+    )
     print(f"ratio {name} whoami p99 loaded/unloaded = {l99 / q99:.3f}")
     print(f"ratio {name} whoami p50 loaded/unloaded = {l50 / q50:.3f}", flush=True)
     return {"p99": l99 / q99, "p50": l50 / q50}
@@ -121,8 +145,12 @@ def measure(name: str, contender: http.Contender, env: dict[str, str], work: Pat
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--slow-asks", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--delay", type=float, default=2.0, help="seconds the model thinks per question")
-    parser.add_argument("--calls", type=int, default=400, help="sequential whoami calls per measurement")
+    parser.add_argument(
+        "--delay", type=float, default=2.0, help="seconds the model thinks per question"
+    )
+    parser.add_argument(
+        "--calls", type=int, default=400, help="sequential whoami calls per measurement"
+    )
     parser.add_argument("--askers", type=int, default=60, help="callers asking at once")
     parser.add_argument("--skip-postgresql", action="store_true")
     args = parser.parse_args()
@@ -130,9 +158,14 @@ def main() -> int:
     loop, http_impl, _ = http.loop_and_http()
     work = Path(tempfile.mkdtemp(prefix="parley-bench-slow-"))
     pg_folder: Path | None = None
-    answerer = {"PARLEY_ANSWERER_URL": f"http://127.0.0.1:{model.server_port}/v1", "PARLEY_ANSWERER_MODEL": "slow"}
-    print(f"bench_slow_asks: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; model delay "
-          f"{args.delay:g} s; {args.askers} askers; {args.calls} whoami calls per measurement")
+    answerer = {
+        "PARLEY_ANSWERER_URL": f"http://127.0.0.1:{model.server_port}/v1",
+        "PARLEY_ANSWERER_MODEL": "slow",
+    }
+    print(
+        f"bench_slow_asks: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}; model delay "
+        f"{args.delay:g} s; {args.askers} askers; {args.calls} whoami calls per measurement"
+    )
     try:
         manifest = http.bench_manifest(work)
         env, token = http.prepare_store(work / "sqlite", manifest)
@@ -142,13 +175,17 @@ def main() -> int:
         if not args.skip_postgresql:
             pg_env, pg_token, pg_folder = bench_cluster.postgres_store(work, manifest)
             pg_env = {**pg_env, **answerer}
-            pg = http.parley_contender("full-pg", work, pg_env, pg_token, loop, http_impl,
-                                       serve_args=("--workers", "2"))
+            pg = http.parley_contender(
+                "full-pg", work, pg_env, pg_token, loop, http_impl, serve_args=("--workers", "2")
+            )
             measure("postgresql", pg, pg_env, work, args)
     finally:
         model.shutdown()
         if pg_folder is not None:
-            subprocess.run([str(http.ROOT / "scripts" / "postgres"), "stop", str(pg_folder)], capture_output=True)
+            subprocess.run(
+                [str(http.ROOT / "scripts" / "postgres"), "stop", str(pg_folder)],
+                capture_output=True,
+            )
             shutil.rmtree(pg_folder, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -44,6 +44,7 @@ STAMPS: dict[str, list[float]] = defaultdict(list)
 
 def timed(name: str, function, is_async: bool):
     if is_async:
+
         @functools.wraps(function)
         async def wrapper(*args, **kwargs):
             started = time.perf_counter()
@@ -52,6 +53,7 @@ def timed(name: str, function, is_async: bool):
             finally:
                 STAMPS[name].append((time.perf_counter() - started) * 1000)
     else:
+
         @functools.wraps(function)
         def wrapper(*args, **kwargs):  # type: ignore[misc]
             started = time.perf_counter()
@@ -59,6 +61,7 @@ def timed(name: str, function, is_async: bool):
                 return function(*args, **kwargs)
             finally:
                 STAMPS[name].append((time.perf_counter() - started) * 1000)
+
     return wrapper
 
 
@@ -74,7 +77,9 @@ def instrument() -> None:
     Escalations._record = timed("record", Escalations._record, False)
     Escalations._select = timed("select (await)", Escalations._select, True)
     escalations.compose = timed("compose", escalations.compose, False)
-    pool.AnswererPool.answer_sync = timed("answer_sync (thread)", pool.AnswererPool.answer_sync, False)
+    pool.AnswererPool.answer_sync = timed(
+        "answer_sync (thread)", pool.AnswererPool.answer_sync, False
+    )
     pool._Worker.call = timed("worker round trip (thread)", pool._Worker.call, False)
     pool._Worker.call_async = timed("worker round trip (loop)", pool._Worker.call_async, True)
     original_call = chokepoint.Chokepoint.call
@@ -163,8 +168,15 @@ def main() -> int:
     from server.settings import Settings
 
     app = build(Settings.from_env()).app
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-                            loop="uvloop", http="httptools")
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        loop="uvloop",
+        http="httptools",
+    )
     server = uvicorn.Server(config)
     done = threading.Event()
 
@@ -172,7 +184,9 @@ def main() -> int:
         task = asyncio.create_task(server.serve())
         while not server.started:
             await asyncio.sleep(0.05)
-        thread = threading.Thread(target=client, args=(port, token, args.requests, done), daemon=True)
+        thread = threading.Thread(
+            target=client, args=(port, token, args.requests, done), daemon=True
+        )
         thread.start()
         while not done.is_set():
             await asyncio.sleep(0.05)
@@ -185,8 +199,10 @@ def main() -> int:
         if len(samples) < 10:
             continue
         q = statistics.quantiles(samples, n=100, method="inclusive")
-        print(f"{name:<28} {len(samples):>5} {statistics.median(samples):8.3f} {q[89]:8.3f} {q[98]:8.3f} "
-              f"{max(samples):8.3f}")
+        print(
+            f"{name:<28} {len(samples):>5} {statistics.median(samples):8.3f} {q[89]:8.3f} {q[98]:8.3f} "
+            f"{max(samples):8.3f}"
+        )
     return 0
 
 

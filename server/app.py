@@ -38,7 +38,13 @@ from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
-from server.metrics import NOTIFICATION_LAG, announce_series, count_statements, exposition, process_exited
+from server.metrics import (
+    NOTIFICATION_LAG,
+    announce_series,
+    count_statements,
+    exposition,
+    process_exited,
+)
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
 from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
@@ -88,8 +94,12 @@ def resource_metadata(settings: Settings, manifest: Manifest) -> dict[str, objec
 def answerer_pool(settings: Settings) -> AnswererPool:
     """Answering agents run in a pool of sandboxed worker processes (deterministic, or model-backed
     when configured); workers start with the server and are replaced when they fail."""
-    return AnswererPool(AnswererConfig.from_settings(settings.answerer_url, settings.answerer_model,
-                                                     settings.answerer_key_env), size=settings.answerer_workers)
+    return AnswererPool(
+        AnswererConfig.from_settings(
+            settings.answerer_url, settings.answerer_model, settings.answerer_key_env
+        ),
+        size=settings.answerer_workers,
+    )
 
 
 def _notifier(live: LiveSessions) -> Callable[[int], None]:
@@ -134,8 +144,12 @@ def change_feed(db: PostgresDatabase, live: LiveSessions) -> ChangeFeed:
 
 async def store_unavailable_page(request: Request, exc: Exception) -> Response:
     """A console or authorization page while the store is down: 503 saying so, never a 500."""
-    return Response(f"Parley cannot reach its store right now ({exc}).", status_code=503,
-                    media_type="text/plain; charset=utf-8", headers={"retry-after": "1", "cache-control": "no-store"})
+    return Response(
+        f"Parley cannot reach its store right now ({exc}).",
+        status_code=503,
+        media_type="text/plain; charset=utf-8",
+        headers={"retry-after": "1", "cache-control": "no-store"},
+    )
 
 
 def build(settings: Settings | None = None) -> Parley:
@@ -154,7 +168,9 @@ def build(settings: Settings | None = None) -> Parley:
     ring: KeyRing | None = None
     if settings.embedded_issuer:
         ring = KeyRing(settings.keys_dir, db=db, create=not shared)
-        verifier = AccessTokenVerifier(settings.issuer, resource, RingSource(ring), algorithms=("ES256",))
+        verifier = AccessTokenVerifier(
+            settings.issuer, resource, RingSource(ring), algorithms=("ES256",)
+        )
     else:
         source: UrlSource | FileSource
         if settings.oauth_jwks_url:
@@ -162,26 +178,47 @@ def build(settings: Settings | None = None) -> Parley:
         elif settings.oauth_jwks_file is not None:
             source = FileSource(settings.oauth_jwks_file)
         else:
-            raise ConfigError("an external issuer needs PARLEY_OAUTH_JWKS_URL or PARLEY_OAUTH_JWKS_FILE")
-        verifier = AccessTokenVerifier(settings.issuer, resource, source, algorithms=settings.oauth_algorithms)
-    resolver = Resolver(db, key, frozenset(manifest.scopes), verifier, embedded_issuer=settings.embedded_issuer)
+            raise ConfigError(
+                "an external issuer needs PARLEY_OAUTH_JWKS_URL or PARLEY_OAUTH_JWKS_FILE"
+            )
+        verifier = AccessTokenVerifier(
+            settings.issuer, resource, source, algorithms=settings.oauth_algorithms
+        )
+    resolver = Resolver(
+        db, key, frozenset(manifest.scopes), verifier, embedded_issuer=settings.embedded_issuer
+    )
     access = Access(manifest, resolver)
     vocabularies = {language: vocabulary.load(language) for language in LANGUAGES}
     live = LiveSessions(access, db.revision, caller_of)
     pool = answerer_pool(settings)
     # On PostgreSQL every process hears of a decision through the change feed, this one included.
-    escalations = Escalations(db, key, manifest, pool.answer_sync, on_delivery=None if shared else _notifier(live),
-                              answer_async=pool.answer, limits=AskLimits(total=8 * settings.answerer_workers))
+    escalations = Escalations(
+        db,
+        key,
+        manifest,
+        pool.answer_sync,
+        on_delivery=None if shared else _notifier(live),
+        answer_async=pool.answer,
+        limits=AskLimits(total=8 * settings.answerer_workers),
+    )
     chokepoint = Chokepoint(db, key, manifest, vocabularies, escalations)
     # Several processes: no session pinned to one (each request is resolved again wherever it lands).
-    manager = session_manager(build_mcp_server(chokepoint, live, public_url=settings.public_url), settings.public_url,
-                              settings.max_sessions, stateless=settings.stateless)
+    manager = session_manager(
+        build_mcp_server(chokepoint, live, public_url=settings.public_url),
+        settings.public_url,
+        settings.max_sessions,
+        stateless=settings.stateless,
+    )
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     # Shares of the session table per lane, address and principal; which sessions the SDK still holds
     # is read from its manager's dict (it publishes no other way to know that a session ended).
-    quota = SessionQuota(settings.max_sessions, lambda session: session in manager._server_instances)
+    quota = SessionQuota(
+        settings.max_sessions, lambda session: session in manager._server_instances
+    )
     gate = Gate(
-        manager.handle_request if settings.stateless else SessionShares(manager.handle_request, quota),
+        manager.handle_request
+        if settings.stateless
+        else SessionShares(manager.handle_request, quota),
         access,
         metadata_url,
         manifest,
@@ -192,29 +229,53 @@ def build(settings: Settings | None = None) -> Parley:
     )
     metadata = resource_metadata(settings, manifest)
     announce_series(list(manifest.lanes), list(manifest.tools))
-    pages = Pages(db, manifest.club.name, Sealer(session_secret(settings.keys_dir, create=not shared)))
+    pages = Pages(
+        db, manifest.club.name, Sealer(session_secret(settings.keys_dir, create=not shared))
+    )
+
     def rule_sentence(persona: str | None, tool: str, name: str) -> str | None:
         """The sentence a rule reads as, for the console's Activity page (the audit keeps only its name)."""
-        return next((r.reads_as for r in chokepoint.rulebook.rules_for(persona, tool) if r.name == name), None)
+        return next(
+            (r.reads_as for r in chokepoint.rulebook.rules_for(persona, tool) if r.name == name),
+            None,
+        )
 
-    browser_routes = list(pages.routes()) + Console(pages, escalations, manifest, key,
-                                                    rule_sentence=rule_sentence,
-                                                    public_url=settings.public_url if settings.public_url_given else None
-                                                    ).routes()
+    browser_routes = (
+        list(pages.routes())
+        + Console(
+            pages,
+            escalations,
+            manifest,
+            key,
+            rule_sentence=rule_sentence,
+            public_url=settings.public_url if settings.public_url_given else None,
+        ).routes()
+    )
     browser_routes += RulePages(pages, escalations, manifest, key, chokepoint.rulebook).routes()
-    browser_routes += ActivityPages(pages, escalations, manifest, key,
-                                    rule_sentence=rule_sentence).routes()
+    browser_routes += ActivityPages(
+        pages, escalations, manifest, key, rule_sentence=rule_sentence
+    ).routes()
     if ring is not None:
         authorization = ParleyAuthorizationServer(
             OAuthStore(db, ring, settings.issuer), server_metadata(settings.issuer, manifest)
         )
-        browser_routes += AuthorizationPages(authorization, pages, manifest, key, settings.mcp_url).routes()
+        browser_routes += AuthorizationPages(
+            authorization, pages, manifest, key, settings.mcp_url
+        ).routes()
 
     async def protected_resource(request: Request) -> JSONResponse:
         return JSONResponse(metadata, headers={"cache-control": "public, max-age=300"})
 
-    health = Health(db, pool, {"mcp": settings.mcp_url, "backend": db.backend, "schema_version": schema_version(db),
-                               "manifest_digest": manifest_digest(settings.manifest_path)})
+    health = Health(
+        db,
+        pool,
+        {
+            "mcp": settings.mcp_url,
+            "backend": db.backend,
+            "schema_version": schema_version(db),
+            "manifest_digest": manifest_digest(settings.manifest_path),
+        },
+    )
 
     async def metrics(request: Request) -> Response:
         health.sample()
@@ -238,7 +299,11 @@ def build(settings: Settings | None = None) -> Parley:
             if feed is not None:
                 feed.start()
                 health.listening = feed.connected.is_set
-            log.info("Parley application started in process %d (store: %s)", os.getpid(), settings.store_name)
+            log.info(
+                "Parley application started in process %d (store: %s)",
+                os.getpid(),
+                settings.store_name,
+            )
             try:
                 yield
             finally:
@@ -249,9 +314,11 @@ def build(settings: Settings | None = None) -> Parley:
                 pool.close()
                 process_exited()
 
-    browser = Starlette(routes=browser_routes,
-                        middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)],
-                        exception_handlers={StoreUnavailable: store_unavailable_page})
+    browser = Starlette(
+        routes=browser_routes,
+        middleware=[session_middleware(settings.keys_dir, settings.public_url, create=not shared)],
+        exception_handlers={StoreUnavailable: store_unavailable_page},
+    )
     app = Starlette(
         routes=[
             Route("/mcp", endpoint=gate),
@@ -272,8 +339,12 @@ def build(settings: Settings | None = None) -> Parley:
 def create_app() -> Starlette:
     """Factory for `uvicorn --factory server.app:create_app` (`parley serve`): the app, with a heap
     keeper beside it while it serves (`server.heap`)."""
-    if not logging.getLogger().handlers:  # a worker spawned by `parley serve --workers N` logs as its parent
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if (
+        not logging.getLogger().handlers
+    ):  # a worker spawned by `parley serve --workers N` logs as its parent
+        logging.basicConfig(
+            level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
     app = build().app
     app.router.lifespan_context = kept(app.router.lifespan_context)
     return app

@@ -44,5 +44,7 @@ class KeyMissing(ConfigError):
     be one no other process has."""
 
     def __init__(self, what: str, folder: object):
-        super().__init__(f"no {what} in {folder}: run 'parley keys init' once and give every process that folder "
-                         "(PARLEY_KEYS)")
+        super().__init__(
+            f"no {what} in {folder}: run 'parley keys init' once and give every process that folder "
+            "(PARLEY_KEYS)"
+        )

@@ -61,8 +61,12 @@ class HeapKeeper:
         started = time.perf_counter()
         unreachable = self._settle()
         self.full_passes += 1
-        log.info("full collection: %d unreachable objects freed in %.0f ms; %d memory blocks held",
-                 unreachable, (time.perf_counter() - started) * 1000, self.baseline)
+        log.info(
+            "full collection: %d unreachable objects freed in %.0f ms; %d memory blocks held",
+            unreachable,
+            (time.perf_counter() - started) * 1000,
+            self.baseline,
+        )
 
     async def run(self, every: float = 1.0) -> None:
         while True:
@@ -70,8 +74,9 @@ class HeapKeeper:
             self.tick()
 
 
-def kept(lifespan: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]]) -> Callable[
-        [Any], contextlib.AbstractAsyncContextManager[None]]:
+def kept(
+    lifespan: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]],
+) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
     """An app's lifespan with a heap keeper running beside it."""
 
     @contextlib.asynccontextmanager

@@ -45,13 +45,28 @@ def manifest_copy(folder: Path, edit=lambda text: text) -> Path:
 
 
 # Modules whose tests run against both stores (with the `club` or `fresh_store` fixtures).
-BOTH_BACKENDS = {"test_identity", "test_e2e_lanes", "test_e2e_ask", "test_e2e_credentials", "test_e2e_tools",
-                 "test_e2e_live_changes", "test_oauth_flow", "test_oauth_rejections", "test_promises_mandates",
-                 "test_store_backends", "test_e2e_grounded", "test_edge", "test_console_rules"}
+BOTH_BACKENDS = {
+    "test_identity",
+    "test_e2e_lanes",
+    "test_e2e_ask",
+    "test_e2e_credentials",
+    "test_e2e_tools",
+    "test_e2e_live_changes",
+    "test_oauth_flow",
+    "test_oauth_rejections",
+    "test_promises_mandates",
+    "test_store_backends",
+    "test_e2e_grounded",
+    "test_edge",
+    "test_console_rules",
+}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "backend" in metafunc.fixturenames and metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_BACKENDS:
+    if (
+        "backend" in metafunc.fixturenames
+        and metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_BACKENDS
+    ):
         metafunc.parametrize("backend", ["sqlite", "postgresql"])
 
 
@@ -81,7 +96,9 @@ def store_env(backend: str, request: pytest.FixtureRequest) -> Iterator[dict[str
     url = cluster.new_database()
     env = {"PARLEY_DATABASE_URL": url}
     if request.node.get_closest_marker("stateful_sessions"):
-        env["PARLEY_SESSIONS"] = "stateful"  # one process on PostgreSQL, pushing to handshake-era sessions
+        env["PARLEY_SESSIONS"] = (
+            "stateful"  # one process on PostgreSQL, pushing to handshake-era sessions
+        )
     try:
         yield env
     finally:
@@ -108,7 +125,9 @@ def fresh_store(tmp_path: Path, store_env: dict[str, str]) -> Iterator[Database]
 
 
 @pytest.fixture
-def demo_world(tmp_path: Path, fresh_store: Database) -> Iterator[tuple[Database, SigningKey, Manifest]]:
+def demo_world(
+    tmp_path: Path, fresh_store: Database
+) -> Iterator[tuple[Database, SigningKey, Manifest]]:
     """The demo club in a fresh store of the test's backend, with its signing key and manifest."""
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
@@ -116,7 +135,9 @@ def demo_world(tmp_path: Path, fresh_store: Database) -> Iterator[tuple[Database
     yield fresh_store, key, manifest
 
 
-def make_settings(tmp: Path, port: int = 0, manifest: Path | None = None, env: dict | None = None) -> Settings:
+def make_settings(
+    tmp: Path, port: int = 0, manifest: Path | None = None, env: dict | None = None
+) -> Settings:
     values = {"PARLEY_DB": str(tmp / "club.db"), "PARLEY_PORT": str(port or 8765), **(env or {})}
     if manifest is not None:
         values["PARLEY_MANIFEST"] = str(manifest)
@@ -130,7 +151,9 @@ class LiveServer:
         self.sock = sock
         self.parley = parley
         self.server = uvicorn.Server(uvicorn.Config(parley.app, log_level="warning", lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -181,7 +204,9 @@ class Club:
         deadline = time.monotonic() + timeout
         while trail.waiting:
             if time.monotonic() > deadline:
-                raise AssertionError(f"{trail.waiting} audit row(s) still unwritten after {timeout} s")
+                raise AssertionError(
+                    f"{trail.waiting} audit row(s) still unwritten after {timeout} s"
+                )
             time.sleep(0.002)
 
     def db(self) -> Database:
@@ -200,11 +225,15 @@ class Club:
 
 
 @contextlib.contextmanager
-def running_club(tmp: Path, manifest: Path | None = None, env: dict | None = None) -> Iterator[Club]:
+def running_club(
+    tmp: Path, manifest: Path | None = None, env: dict | None = None
+) -> Iterator[Club]:
     sock = bound_socket()
     settings = make_settings(tmp, sock.getsockname()[1], manifest, env)
     db = prepare_store(settings)
-    tokens = demo.prepare(db, SigningKey.load_or_create(settings.keys_dir), load_manifest(settings.manifest_path))
+    tokens = demo.prepare(
+        db, SigningKey.load_or_create(settings.keys_dir), load_manifest(settings.manifest_path)
+    )
     db.close()
     assert tokens is not None
     live = LiveServer(sock, build(settings))
@@ -226,11 +255,15 @@ def club(tmp_path: Path, store_env: dict[str, str]) -> Iterator[Club]:
 
 
 @contextlib.asynccontextmanager
-async def connect(url: str, token: str | None = None, mode: str = "legacy", **kwargs) -> AsyncIterator[Client]:
+async def connect(
+    url: str, token: str | None = None, mode: str = "legacy", **kwargs
+) -> AsyncIterator[Client]:
     """The SDK's own client over real HTTP; `mode` is legacy (handshake) or auto (2026-07-28)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode, cache=None, **kwargs) as client:
+        async with Client(
+            streamable_http_client(url, http_client=http), mode=mode, cache=None, **kwargs
+        ) as client:
             yield client
 
 

@@ -23,8 +23,15 @@ class ConsoleUser:
 
     async def __aenter__(self) -> ConsoleUser:
         page = await self.http.get("/signin")
-        response = await self.http.post("/signin", data={
-            "csrf": csrf_of(page.text), "next": "/console", "handle": self.handle, "password": self.password})
+        response = await self.http.post(
+            "/signin",
+            data={
+                "csrf": csrf_of(page.text),
+                "next": "/console",
+                "handle": self.handle,
+                "password": self.password,
+            },
+        )
         assert response.status_code == 303, response.text
         return self
 

@@ -28,6 +28,7 @@ ACCEPT = "application/json, text/event-stream"
 
 # --- hypothesis-jsonschema on this hypothesis --------------------------------------------------
 
+
 class _SteppedMany:
     """The `many(...).more()` protocol hypothesis-jsonschema 0.23.1 calls for objects, over the
     iterator-style `many` of hypothesis 6.170 (which dropped `more()`: every object schema failed
@@ -68,6 +69,7 @@ def from_schema(schema: dict) -> st.SearchStrategy:
 
 # --- hostile values ---------------------------------------------------------------------------
 
+
 def nested_list(depth: int) -> Any:
     value: Any = []
     for _ in range(depth):
@@ -86,21 +88,67 @@ CONTROL = "".join(chr(c) for c in range(0, 32)) + "\x7f\u0085\u2028\u2029"
 ESCAPES = "\x1b[31mred\x1b[0m\r\n\t\x00\x08\u202e\ufeff"
 
 HOSTILE: list[Any] = [
-    2**63, -(2**63) - 1, 2**64, 10**30, -1, 0, 9007199254740993, 1.5, 1e308, -0.0,
-    "12345678901234567890", "9223372036854775808", "-1", "0", "1e309", "NaN", "true", "null",
-    "", " ", CONTROL, ESCAPES, "\ud7ff\ue000\U0010ffff", "é" * 5000, "💥" * 3000, "a" * 70_000,
-    "x" * MB, "<script>alert(1)</script>", "' OR 1=1 --", "%s%n%x", "../../etc/passwd",
-    None, True, False, [], {}, [1, "two", None], {"": ""}, {"$ref": "#"},
-    nested_list(120), nested_dict(120), ["x" * 1000] * 200,
+    2**63,
+    -(2**63) - 1,
+    2**64,
+    10**30,
+    -1,
+    0,
+    9007199254740993,
+    1.5,
+    1e308,
+    -0.0,
+    "12345678901234567890",
+    "9223372036854775808",
+    "-1",
+    "0",
+    "1e309",
+    "NaN",
+    "true",
+    "null",
+    "",
+    " ",
+    CONTROL,
+    ESCAPES,
+    "\ud7ff\ue000\U0010ffff",
+    "é" * 5000,
+    "💥" * 3000,
+    "a" * 70_000,
+    "x" * MB,
+    "<script>alert(1)</script>",
+    "' OR 1=1 --",
+    "%s%n%x",
+    "../../etc/passwd",
+    None,
+    True,
+    False,
+    [],
+    {},
+    [1, "two", None],
+    {"": ""},
+    {"$ref": "#"},
+    nested_list(120),
+    nested_dict(120),
+    ["x" * 1000] * 200,
 ]
 
-hostile_values = st.sampled_from(HOSTILE) | st.text(max_size=40) | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20,
+hostile_values = (
+    st.sampled_from(HOSTILE)
+    | st.text(max_size=40)
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        ),
+        max_leaves=20,
+    )
 )
 
-hostile_keys = st.sampled_from(["x", "", " ", CONTROL, ESCAPES, "k" * 100_000, "__proto__", "constructor", "$ref"]) | st.text(min_size=1, max_size=20)
+hostile_keys = st.sampled_from(
+    ["x", "", " ", CONTROL, ESCAPES, "k" * 100_000, "__proto__", "constructor", "$ref"]
+) | st.text(min_size=1, max_size=20)
 
 
 def validator(schema: dict) -> Draft202012Validator:
@@ -164,6 +212,7 @@ def dump_difference(before: list[str], after: list[str]) -> str:
 
 # --- JSON-RPC over raw HTTP -------------------------------------------------------------------
 
+
 def rpc_messages(response: httpx2.Response) -> list[Any]:
     """The JSON-RPC messages in a response body, whether it is JSON or an SSE stream."""
     kind = response.headers.get("content-type", "")
@@ -189,43 +238,75 @@ def rpc_messages(response: httpx2.Response) -> list[Any]:
 
 
 def is_rpc_error(message: Any) -> bool:
-    return isinstance(message, dict) and message.get("jsonrpc") == "2.0" and isinstance(message.get("error"), dict)
+    return (
+        isinstance(message, dict)
+        and message.get("jsonrpc") == "2.0"
+        and isinstance(message.get("error"), dict)
+    )
 
 
 def describe(response: httpx2.Response, limit: int = 600) -> str:
     request = response.request
     body = request.content[:200] if request is not None and request.content else b""
-    headers = {k: (v[:60] + "…" if len(v) > 60 else v) for k, v in (request.headers.multi_items() if request else [])}
-    return (f"{request.method if request else '?'} {str(request.url)[:200] if request else '?'} headers={headers} "
-            f"body[:200]={body!r} -> {response.status_code} {response.headers.get('content-type', '')} "
-            f"{response.text[:limit]!r}")
+    headers = {
+        k: (v[:60] + "…" if len(v) > 60 else v)
+        for k, v in (request.headers.multi_items() if request else [])
+    }
+    return (
+        f"{request.method if request else '?'} {str(request.url)[:200] if request else '?'} headers={headers} "
+        f"body[:200]={body!r} -> {response.status_code} {response.headers.get('content-type', '')} "
+        f"{response.text[:limit]!r}"
+    )
 
 
 # --- an OAuth access token through the real pages -----------------------------------------------
 
+
 def pkce() -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    challenge = (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    )
     return verifier, challenge
 
 
 async def oauth_access_token(base: str, resource: str, handle: str, password: str) -> dict:
     """Register a public client, sign in and consent as `handle`, redeem the code: the token response."""
     async with httpx2.AsyncClient(timeout=30) as http:
-        registered = await http.post(base + "/oauth/register", json={
-            "client_name": "fuzz", "redirect_uris": [REDIRECT_URI],
-            "grant_types": ["authorization_code", "refresh_token"], "token_endpoint_auth_method": "none"})
+        registered = await http.post(
+            base + "/oauth/register",
+            json={
+                "client_name": "fuzz",
+                "redirect_uris": [REDIRECT_URI],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "token_endpoint_auth_method": "none",
+            },
+        )
         assert registered.status_code == 201, registered.text
         client_id = registered.json()["client_id"]
         verifier, challenge = pkce()
-        params = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT_URI, "state": "fuzz",
-                  "code_challenge": challenge, "code_challenge_method": "S256", "resource": resource}
+        params = {
+            "response_type": "code",
+            "client_id": client_id,
+            "redirect_uri": REDIRECT_URI,
+            "state": "fuzz",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "resource": resource,
+        }
         browser = Browser(handle, password)
         location = await browser.visit(str(httpx2.URL(base + "/oauth/authorize", params=params)))
         assert location, browser.refusal
         code = parse_qs(urlsplit(location).query)["code"][0]
-        token = await http.post(base + "/oauth/token", data={
-            "grant_type": "authorization_code", "code": code, "client_id": client_id,
-            "redirect_uri": REDIRECT_URI, "code_verifier": verifier})
+        token = await http.post(
+            base + "/oauth/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "client_id": client_id,
+                "redirect_uri": REDIRECT_URI,
+                "code_verifier": verifier,
+            },
+        )
         assert token.status_code == 200, token.text
         return {**token.json(), "client_id": client_id}

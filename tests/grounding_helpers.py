@@ -37,7 +37,9 @@ def model_endpoint(model: Model) -> Iterator[str]:
             model.held -= 1
             content = model.answer(body["messages"][0]["content"], body["messages"][1]["content"])
             try:
-                reply(self, 200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
+                reply(
+                    self, 200, {"choices": [{"message": {"role": "assistant", "content": content}}]}
+                )
             except OSError:
                 pass  # the worker that asked gave up meanwhile
 
@@ -61,11 +63,17 @@ def note_ids(system: str) -> list[str]:
 
 def fixed_sentences(who: str) -> set[str]:
     """Every sentence Parley itself may say to an asker for `who` (escalations and refusals)."""
-    return {template.format(who=who) for language in TEXT.values() for key, template in language.items()
-            if key not in ("quoted", "unquoted", "note")}
+    return {
+        template.format(who=who)
+        for language in TEXT.values()
+        for key, template in language.items()
+        if key not in ("quoted", "unquoted", "note")
+    }
 
 
-def assert_grounded(findings: str | None, who: str, approved: dict[str, tuple[str, str]]) -> tuple[str, ...]:
+def assert_grounded(
+    findings: str | None, who: str, approved: dict[str, tuple[str, str]]
+) -> tuple[str, ...]:
     """`findings` is one of Parley's fixed sentences, or its framing around approved notes quoted whole
     (`approved`: id → (text, date)); returns the ids quoted. Anything else fails."""
     if findings is None or findings in fixed_sentences(who):
@@ -75,11 +83,15 @@ def assert_grounded(findings: str | None, who: str, approved: dict[str, tuple[st
             head = language[frame].format(who=who, body="")
             if not findings.startswith(head):
                 continue
-            body = findings[len(head):]
+            body = findings[len(head) :]
             ids = re.findall(r"\((?:note|nota) (\d+), \d{4}-\d{2}-\d{2}\)", body)
-            assert ids and all(i in approved for i in ids), f"quotes a note that is not approved: {findings!r}"
-            rebuilt = " ".join(language["note"].format(text=visible(approved[i][0]), id=i, date=approved[i][1])
-                               for i in ids)
+            assert ids and all(i in approved for i in ids), (
+                f"quotes a note that is not approved: {findings!r}"
+            )
+            rebuilt = " ".join(
+                language["note"].format(text=visible(approved[i][0]), id=i, date=approved[i][1])
+                for i in ids
+            )
             assert body == rebuilt, f"text beside the approved notes: {findings!r}"
             return tuple(ids)
     raise AssertionError(f"not Parley's words nor approved notes: {findings!r}")

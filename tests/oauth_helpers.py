@@ -8,7 +8,12 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, TokenStorage
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
 
 REDIRECT_URI = "http://127.0.0.1:9/callback"  # never contacted: the browser stops at the redirect
 
@@ -22,8 +27,14 @@ def hidden(html: str, name: str) -> str:
 class Browser:
     """Follows the authorization URL: sign-in page, consent page, redirect with the code."""
 
-    def __init__(self, handle: str, password: str, scopes: list[str] | None = None, agent: str | None = None,
-                 decision: str = "approve"):
+    def __init__(
+        self,
+        handle: str,
+        password: str,
+        scopes: list[str] | None = None,
+        agent: str | None = None,
+        decision: str = "approve",
+    ):
         self.handle = handle
         self.password = password
         self.scopes = scopes
@@ -42,8 +53,12 @@ class Browser:
             assert "Sign in" in signin.text
             posted = await http.post(
                 urljoin(authorization_url, "/signin"),
-                data={"csrf": hidden(signin.text, "csrf"), "next": hidden(signin.text, "next"),
-                      "handle": self.handle, "password": self.password},
+                data={
+                    "csrf": hidden(signin.text, "csrf"),
+                    "next": hidden(signin.text, "next"),
+                    "handle": self.handle,
+                    "password": self.password,
+                },
             )
             assert posted.status_code == 303, posted.text
             consent = await http.get(urljoin(authorization_url, posted.headers["location"]))
@@ -52,11 +67,18 @@ class Browser:
             agents = re.findall(r'<option value="(\d+)">([^<]*)</option>', consent.text)
             agent_id = next(value for value, name in agents if self.agent in (None, name))
             offered = re.findall(r'name="scope" value="([^"]+)"( checked)?', consent.text)
-            scopes = self.scopes if self.scopes is not None else [s for s, checked in offered if checked]
+            scopes = (
+                self.scopes if self.scopes is not None else [s for s, checked in offered if checked]
+            )
             answer = await http.post(
                 urljoin(authorization_url, "/oauth/authorize"),
-                data={"csrf": hidden(consent.text, "csrf"), "query": hidden(consent.text, "query"),
-                      "agent": agent_id, "scope": scopes, "decision": self.decision},
+                data={
+                    "csrf": hidden(consent.text, "csrf"),
+                    "query": hidden(consent.text, "query"),
+                    "agent": agent_id,
+                    "scope": scopes,
+                    "decision": self.decision,
+                },
             )
             if answer.status_code != 302:
                 self.refusal = f"{answer.status_code} {answer.text}"
@@ -90,7 +112,9 @@ class MemoryStorage(TokenStorage):
         self.client = client_info
 
 
-def oauth_provider(server_url: str, browser: Browser, storage: MemoryStorage | None = None) -> OAuthClientProvider:
+def oauth_provider(
+    server_url: str, browser: Browser, storage: MemoryStorage | None = None
+) -> OAuthClientProvider:
     async def redirect_handler(url: str) -> None:
         await browser.visit(url)
 

@@ -21,10 +21,16 @@ class PostgresCluster:
         base = os.environ.get("PARLEY_TEST_DATABASE_URL")
         if not base:
             self.folder = Path(tempfile.mkdtemp(prefix="parley-pg-"))
-            started = subprocess.run([str(ROOT / "scripts" / "postgres"), "start", str(self.folder)],
-                                     capture_output=True, text=True, timeout=300)
+            started = subprocess.run(
+                [str(ROOT / "scripts" / "postgres"), "start", str(self.folder)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if started.returncode != 0:
-                raise RuntimeError(f"could not start a throwaway PostgreSQL: {started.stderr.strip()}")
+                raise RuntimeError(
+                    f"could not start a throwaway PostgreSQL: {started.stderr.strip()}"
+                )
             base = started.stdout.strip().splitlines()[-1]
         self.base = base
         self.created: list[str] = []
@@ -48,5 +54,8 @@ class PostgresCluster:
 
     def stop(self) -> None:
         if self.folder is not None:
-            subprocess.run([str(ROOT / "scripts" / "postgres"), "stop", str(self.folder)], capture_output=True,
-                           timeout=60)
+            subprocess.run(
+                [str(ROOT / "scripts" / "postgres"), "stop", str(self.folder)],
+                capture_output=True,
+                timeout=60,
+            )

@@ -10,7 +10,16 @@ from collections import Counter
 
 import pytest
 
-from tests.answering.answer_rate import Figures, in_split, load, matcher_answerer, measure, report, resolve, screen_of
+from tests.answering.answer_rate import (
+    Figures,
+    in_split,
+    load,
+    matcher_answerer,
+    measure,
+    report,
+    resolve,
+    screen_of,
+)
 
 CORPUS = load()
 SPLITS = ("tuning", "holdout")
@@ -26,7 +35,10 @@ def figures() -> dict[str, Figures]:
 
 @pytest.fixture(scope="module")
 def wired() -> dict[str, Figures]:
-    found = {split: measure(resolve("deterministic"), CORPUS, split, screen_of("deterministic")) for split in SPLITS}
+    found = {
+        split: measure(resolve("deterministic"), CORPUS, split, screen_of("deterministic"))
+        for split in SPLITS
+    }
     for split, measured in found.items():
         print("\n" + report(measured, f"the deterministic answerer on the {split} split"))
     return found
@@ -34,8 +46,10 @@ def wired() -> dict[str, Figures]:
 
 # What the deterministic answerer did on this corpus before #33 (picking notes by topic names and shared
 # words, screening with the router's reader): `scripts/answer-rate --split all` at commit 46d28ee.
-BEFORE = {"tuning": {"right": 23, "wrong": 8, "unanswerable_answered": 0, "commitments_escalated": 21},
-          "holdout": {"right": 11, "wrong": 2, "unanswerable_answered": 1, "commitments_escalated": 13}}
+BEFORE = {
+    "tuning": {"right": 23, "wrong": 8, "unanswerable_answered": 0, "commitments_escalated": 21},
+    "holdout": {"right": 11, "wrong": 2, "unanswerable_answered": 1, "commitments_escalated": 13},
+}
 
 
 def test_the_corpus_is_what_the_issue_asks_for() -> None:
@@ -45,7 +59,10 @@ def test_the_corpus_is_what_the_issue_asks_for() -> None:
     answerable = [q for q in CORPUS.questions if q.note is not None]
     assert len(answerable) >= 200
     assert Counter(q.language for q in answerable) == {"en": 100, "pt-BR": 100}
-    known = {member: {note_id for note_id, _, _ in member_notes} for member, member_notes in CORPUS.notes.items()}
+    known = {
+        member: {note_id for note_id, _, _ in member_notes}
+        for member, member_notes in CORPUS.notes.items()
+    }
     assert all(q.note in known[q.member] for q in answerable)
     assert sum(q.note is None for q in CORPUS.questions) >= 30
     assert len(CORPUS.commitments) >= 60
@@ -63,55 +80,79 @@ def test_the_matcher_quotes_one_note(figures: dict[str, Figures], split: str) ->
     assert measured.median_quoted == 1 and max(measured.quoted_counts) <= 3
 
 
-@pytest.mark.parametrize("split", [
-    "tuning",
-    # 1 of 12: "ela faz revisão de texto acadêmico?" -> "Tenho mestrado em Estudos da Tradução"
-    # (the words and the sentence encoder agree on that near miss, at a cosine of 0.31); 0 of 12
-    # before the encoder
-    pytest.param("holdout", marks=pytest.mark.xfail(strict=True,
-                                                    reason="unanswerable answered 0.083 held out")),
-])
-def test_the_matcher_answers_no_unanswerable_question(figures: dict[str, Figures],
-                                                       split: str) -> None:
+@pytest.mark.parametrize(
+    "split",
+    [
+        "tuning",
+        # 1 of 12: "ela faz revisão de texto acadêmico?" -> "Tenho mestrado em Estudos da Tradução"
+        # (the words and the sentence encoder agree on that near miss, at a cosine of 0.31); 0 of 12
+        # before the encoder
+        pytest.param(
+            "holdout",
+            marks=pytest.mark.xfail(strict=True, reason="unanswerable answered 0.083 held out"),
+        ),
+    ],
+)
+def test_the_matcher_answers_no_unanswerable_question(
+    figures: dict[str, Figures], split: str
+) -> None:
     assert figures[split].unanswerable_rate <= 0.03, figures[split].mistakes
 
 
-@pytest.mark.parametrize("split", [
-    "tuning",
-    # 3 of 66 ("What OS does Ravi run?" -> the note where he runs ClickHouse; "código aberto" -> his personal
-    # projects; "tradutor automático" -> "Sou tradutora"): the gates were chosen on the other two-thirds
-    pytest.param("holdout", marks=pytest.mark.xfail(strict=True, reason="wrong note 0.045 on the held-out third")),
-])
-def test_the_matcher_quotes_a_wrong_note_at_most_3_times_in_100(figures: dict[str, Figures], split: str) -> None:
+@pytest.mark.parametrize(
+    "split",
+    [
+        "tuning",
+        # 3 of 66 ("What OS does Ravi run?" -> the note where he runs ClickHouse; "código aberto" -> his personal
+        # projects; "tradutor automático" -> "Sou tradutora"): the gates were chosen on the other two-thirds
+        pytest.param(
+            "holdout",
+            marks=pytest.mark.xfail(strict=True, reason="wrong note 0.045 on the held-out third"),
+        ),
+    ],
+)
+def test_the_matcher_quotes_a_wrong_note_at_most_3_times_in_100(
+    figures: dict[str, Figures], split: str
+) -> None:
     assert figures[split].wrong_rate <= 0.03, figures[split].mistakes
 
 
 @pytest.mark.parametrize("split", SPLITS)
-def test_the_deterministic_answerer_is_the_screen_then_the_matcher(figures: dict[str, Figures],
-                                                                     wired: dict[str, Figures], split: str) -> None:
+def test_the_deterministic_answerer_is_the_screen_then_the_matcher(
+    figures: dict[str, Figures], wired: dict[str, Figures], split: str
+) -> None:
     assert wired[split] == figures[split]
 
 
 @pytest.mark.parametrize("split", SPLITS)
-def test_the_deterministic_answerer_answers_more_than_before(wired: dict[str, Figures], split: str) -> None:
+def test_the_deterministic_answerer_answers_more_than_before(
+    wired: dict[str, Figures], split: str
+) -> None:
     assert wired[split].right > BEFORE[split]["right"]
     assert wired[split].unanswerable_answered <= BEFORE[split]["unanswerable_answered"]
     assert wired[split].commitments_escalated > BEFORE[split]["commitments_escalated"]
 
 
 @pytest.mark.parametrize("split", SPLITS)
-@pytest.mark.xfail(strict=True, reason="#33's target is not reached: the deterministic matcher "
-                   "answers 0.81 of the tuning questions and 0.68 held out, Portuguese and "
-                   "English 11 points apart on each (see the figures printed); the model "
-                   "answerer chooses by meaning")
-def test_the_matcher_reaches_the_issues_answer_rate(figures: dict[str, Figures], split: str) -> None:
+@pytest.mark.xfail(
+    strict=True,
+    reason="#33's target is not reached: the deterministic matcher "
+    "answers 0.81 of the tuning questions and 0.68 held out, Portuguese and "
+    "English 11 points apart on each (see the figures printed); the model "
+    "answerer chooses by meaning",
+)
+def test_the_matcher_reaches_the_issues_answer_rate(
+    figures: dict[str, Figures], split: str
+) -> None:
     measured = figures[split]
     assert measured.right_rate >= 0.85
     assert abs(measured.language_rate("en") - measured.language_rate("pt-BR")) <= 0.05
 
 
 @pytest.mark.parametrize("split", SPLITS)
-def test_the_screen_escalates_every_commitment_and_no_false_friend(figures: dict[str, Figures], split: str) -> None:
+def test_the_screen_escalates_every_commitment_and_no_false_friend(
+    figures: dict[str, Figures], split: str
+) -> None:
     measured = figures[split]
     assert measured.commitments_escalated == measured.commitments, measured.commitments_missed
     assert measured.false_friends_fired == []
@@ -125,8 +166,9 @@ def test_the_same_question_selects_the_same_notes() -> None:
     from server.answering import matching, meaning
 
     def selections() -> list[matching.Match]:
-        return [matching.match(q.text, q.language, CORPUS.notes[q.member])
-                for q in CORPUS.questions]
+        return [
+            matching.match(q.text, q.language, CORPUS.notes[q.member]) for q in CORPUS.questions
+        ]
 
     first = selections()
     matching._index.cache_clear()

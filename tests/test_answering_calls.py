@@ -9,8 +9,14 @@ import pytest
 from pydantic import ValidationError
 
 from server.answering import Note, ScopedRequest, Selection, Terms
-from server.answering.calls import (CALLS, AnswerCall, ProbeCall, answer_line, probe_line,
-                                    selection_line)
+from server.answering.calls import (
+    CALLS,
+    AnswerCall,
+    ProbeCall,
+    answer_line,
+    probe_line,
+    selection_line,
+)
 from server.answering.pool import AnswererPool, WorkerFailed
 
 ANA = Terms(principal="ana", topics=("availability",), quotable=True)
@@ -25,12 +31,15 @@ def test_an_answer_line_carries_the_contract_and_nothing_else() -> None:
     assert set(json.loads(line)) == {"op", "request", "terms", "notes"}
 
 
-@pytest.mark.parametrize("change", [
-    {"op": "shell"},  # no such call
-    {"extra": True},  # a field the contract does not have
-    {"terms": {"principal": "ana", "topics": [], "quotable": True, "reveal": ["private"]}},
-    {"notes": [{"id": "7", "topic": "availability"}]},  # a note without its text
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"op": "shell"},  # no such call
+        {"extra": True},  # a field the contract does not have
+        {"terms": {"principal": "ana", "topics": [], "quotable": True, "reveal": ["private"]}},
+        {"notes": [{"id": "7", "topic": "availability"}]},  # a note without its text
+    ],
+)
 def test_a_line_that_is_not_a_call_is_refused_whole(change: dict[str, object]) -> None:
     call = {**json.loads(answer_line(ASK, ANA, NOTES)), **change}
     with pytest.raises(ValidationError):

@@ -104,12 +104,23 @@ async def test_a_worker_cannot_read_the_store_or_the_keys(tmp_path, pools, monke
     assert answer == CHOSEN
     report = pool.isolation()
     if not report["landlock"] and report["uid"] != sandbox.NOBODY:
-        pytest.skip("no Landlock and not root here: a worker can read what the server's user can (logged)")
-    seen = await asyncio.to_thread(pool.probe, [str(store), str(keys / "signing.pem")], [str(keys), str(tmp_path)])
+        pytest.skip(
+            "no Landlock and not root here: a worker can read what the server's user can (logged)"
+        )
+    seen = await asyncio.to_thread(
+        pool.probe, [str(store), str(keys / "signing.pem")], [str(keys), str(tmp_path)]
+    )
     assert seen["open"] == {str(store): "EACCES", str(keys / "signing.pem"): "EACCES"}
     assert seen["listdir"] == {str(keys): "EACCES", str(tmp_path): "EACCES"}
-    assert not any(name.startswith("PARLEY_") or "KEY" in name or "TOKEN" in name for name in seen["env"])
-    assert seen["fds"] == [0, 1, 2, 3]  # stdin, stdout (to stderr), stderr, the reply pipe: nothing inherited
+    assert not any(
+        name.startswith("PARLEY_") or "KEY" in name or "TOKEN" in name for name in seen["env"]
+    )
+    assert seen["fds"] == [
+        0,
+        1,
+        2,
+        3,
+    ]  # stdin, stdout (to stderr), stderr, the reply pipe: nothing inherited
 
 
 async def test_landlock_closes_even_world_readable_files_and_tcp(pools):
@@ -135,15 +146,26 @@ async def test_the_model_is_called_from_the_worker_with_the_key_handed_over(mode
     assert answer == CHOSEN
     assert _Model.seen[-1]["auth"] == "Bearer k-123" and "tools" not in _Model.seen[-1]["body"]
     assert pool.isolation()["landlock"] is None or pool.isolation()["landlock"]["tcp_connect"] in (
-        [int(model.rsplit(":", 1)[1].split("/")[0])], "unrestricted")
+        [int(model.rsplit(":", 1)[1].split("/")[0])],
+        "unrestricted",
+    )
 
 
 def test_the_key_is_read_from_the_named_variable_by_the_server():
-    config = AnswererConfig.from_settings("https://llm.example/v1", "m", "MY_KEY", environ={"MY_KEY": "k-9"})
+    config = AnswererConfig.from_settings(
+        "https://llm.example/v1", "m", "MY_KEY", environ={"MY_KEY": "k-9"}
+    )
     assert config.api_key == "k-9" and "k-9" not in repr(config) and config.ports() == (443,)
     assert AnswererConfig.from_settings(None, None, None, environ={}).ports() == ()
-    env = sandbox.scrubbed_env({"PARLEY_KEYS": "/k", "OPENAI_API_KEY": "s", "LANG": "C.UTF-8",
-                                "HTTPS_PROXY": "http://u:p@proxy:3128", "NO_PROXY": "localhost"})
+    env = sandbox.scrubbed_env(
+        {
+            "PARLEY_KEYS": "/k",
+            "OPENAI_API_KEY": "s",
+            "LANG": "C.UTF-8",
+            "HTTPS_PROXY": "http://u:p@proxy:3128",
+            "NO_PROXY": "localhost",
+        }
+    )
     assert env == {"LANG": "C.UTF-8", "NO_PROXY": "localhost"}
 
 
@@ -170,7 +192,9 @@ async def test_a_model_slower_than_its_timeout_escalates_and_the_pool_recovers(m
     started = time.monotonic()
     assert (await pool.answer(ASK, ANA, NOTES)).escalate == "outside_mandate"
     assert time.monotonic() - started < 2.5
-    _Model.mode = "trickle"  # a byte every 0.2 s: no read timeout ever fires, the pool's deadline does
+    _Model.mode = (
+        "trickle"  # a byte every 0.2 s: no read timeout ever fires, the pool's deadline does
+    )
     first = pool.pids()[0]
     started = time.monotonic()
     assert (await pool.answer(ASK, ANA, NOTES)).escalate == "outside_mandate"
@@ -239,13 +263,17 @@ async def test_a_request_larger_than_the_pipe_holds_is_answered(pools):
     is written by an executor thread, and answered all the same."""
     pool = pools(size=1)
     assert (await pool.answer(ASK, ANA, NOTES)).escalate is None  # started and idle
-    long = [Note(id=str(100 + n), topic="archive", text="Lorem ipsum dolor. " * 160) for n in range(30)]
+    long = [
+        Note(id=str(100 + n), topic="archive", text="Lorem ipsum dolor. " * 160) for n in range(30)
+    ]
     assert len(json.dumps([note.model_dump() for note in long])) > 65536
     answer = await pool.answer(ASK, ANA, [*long, *NOTES])
     assert answer.escalate is None and answer.refused is None and "7" in answer.notes
 
 
-async def test_an_idle_worker_that_hangs_midway_misses_its_deadline_escalates_and_is_replaced(model, pools):
+async def test_an_idle_worker_that_hangs_midway_misses_its_deadline_escalates_and_is_replaced(
+    model, pools
+):
     """The deadline of a call the event loop awaits itself: a model that trickles forever."""
     pool = pools(AnswererConfig(url=model, model="m", timeout=0.5), size=1, margin=1.0)
     assert await pool.answer(ASK, ANA, NOTES) == CHOSEN  # started and idle
@@ -265,10 +293,12 @@ async def test_a_confined_worker_matches_by_meaning_as_the_server_does(pools, mo
     from tests.answering.answer_rate import load
 
     corpus = load()
-    notes = [Note(id=note_id, topic=topic, text=text)
-             for note_id, topic, text in corpus.notes["ana"]]
-    asked = ScopedRequest(question="Dá pra contratar a Ana só pra criar uma logo?", asker="x",
-                          language="pt-BR")
+    notes = [
+        Note(id=note_id, topic=topic, text=text) for note_id, topic, text in corpus.notes["ana"]
+    ]
+    asked = ScopedRequest(
+        question="Dá pra contratar a Ana só pra criar uma logo?", asker="x", language="pt-BR"
+    )
     terms = Terms(principal="ana", topics=tuple(note.topic for note in notes), quotable=True)
     with monkeypatch.context() as words_only:
         # no cosine reaches 2: the encoder never agrees, the words alone decide
@@ -291,6 +321,9 @@ async def test_the_server_starts_its_answering_workers_before_any_ask(club):
 
     async with httpx2.AsyncClient(timeout=30) as http:
         metrics = (await http.get(f"{club.live.base}/metrics")).text
-    alive = next(float(line.split()[-1]) for line in metrics.splitlines()
-                 if line.startswith("parley_answering_workers_alive"))
+    alive = next(
+        float(line.split()[-1])
+        for line in metrics.splitlines()
+        if line.startswith("parley_answering_workers_alive")
+    )
     assert alive == club.settings.answerer_workers

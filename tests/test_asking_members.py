@@ -46,8 +46,14 @@ async def test_a_narrowed_mandate_and_a_suspension_reach_the_next_ask(world):
     bruno = principals.find_principal(db, "bruno").id
     ana = principals.find_principal(db, "ana").id
     assert "taking on new work from February" in (await ask(service, db, bruno) or "")
-    mandates.amend(db, key, principal_id=ana, topics=["design", "studio"],
-                   known_scopes=frozenset(manifest.scopes), agent_scopes=manifest.agent_scopes)
+    mandates.amend(
+        db,
+        key,
+        principal_id=ana,
+        topics=["design", "studio"],
+        known_scopes=frozenset(manifest.scopes),
+        agent_scopes=manifest.agent_scopes,
+    )
     assert await ask(service, db, bruno) is None  # escalated: availability is no longer mandated
     principals.set_status(db, "ana", "suspended")
     with pytest.raises(AskError, match="no member with handle 'ana'"):
@@ -58,8 +64,14 @@ async def test_a_kept_mandate_that_expires_counts_as_none_while_the_revision_sta
     db, key, manifest, service = world
     bruno = principals.find_principal(db, "bruno").id
     ana = principals.find_principal(db, "ana").id
-    mandates.amend(db, key, principal_id=ana, valid_for=timedelta(seconds=2),
-                   known_scopes=frozenset(manifest.scopes), agent_scopes=manifest.agent_scopes)
+    mandates.amend(
+        db,
+        key,
+        principal_id=ana,
+        valid_for=timedelta(seconds=2),
+        known_scopes=frozenset(manifest.scopes),
+        agent_scopes=manifest.agent_scopes,
+    )
     standing = revision(db)
     assert "taking on new work from February" in (await ask(service, db, bruno) or "")
     time.sleep(2.1)

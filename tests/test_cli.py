@@ -31,7 +31,9 @@ class Result:
     stderr: str
 
 
-def run(tmp: Path, *args: str, check: bool = True, env: dict | None = None, stdin: str = "") -> Result:
+def run(
+    tmp: Path, *args: str, check: bool = True, env: dict | None = None, stdin: str = ""
+) -> Result:
     """`parley ARGS` in process: `main(argv)` with its own environment, stdin, stdout and stderr."""
     values = {"PARLEY_DB": str(tmp / "club.db"), **(env or {})}
     out, err = io.StringIO(), io.StringIO()
@@ -53,14 +55,18 @@ def run(tmp: Path, *args: str, check: bool = True, env: dict | None = None, stdi
                 os.environ[name] = value
     result = Result(code, out.getvalue(), err.getvalue())
     if check and result.returncode != 0:
-        raise AssertionError(f"parley {' '.join(args)} failed ({result.returncode}): {result.stderr}")
+        raise AssertionError(
+            f"parley {' '.join(args)} failed ({result.returncode}): {result.stderr}"
+        )
     return result
 
 
 def run_process(tmp: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """The console script itself, as scripts run it: a real process."""
     full_env = {**os.environ, "PARLEY_DB": str(tmp / "club.db"), **(env or {})}
-    return subprocess.run([*PARLEY, *args], capture_output=True, text=True, env=full_env, timeout=60)
+    return subprocess.run(
+        [*PARLEY, *args], capture_output=True, text=True, env=full_env, timeout=60
+    )
 
 
 def test_demo_prints_tokens_once(tmp_path):
@@ -77,7 +83,12 @@ def test_principal_lifecycle_mandate_and_token(tmp_path):
     run(tmp_path, "mandate", "sign", "dan", "--topics", "music", "--reveal", "public")
     shown = json.loads(run(tmp_path, "mandate", "show", "dan").stdout)
     assert shown["state"] == "valid" and shown["mandate"]["topics"] == ["music"]
-    assert shown["mandate"]["scopes"] == ["club:read", "evidence:write", "inbox:read", "questions:ask"]
+    assert shown["mandate"]["scopes"] == [
+        "club:read",
+        "evidence:write",
+        "inbox:read",
+        "questions:ask",
+    ]
 
     minted = run(tmp_path, "token", "mint", "dan")
     token = minted.stdout.strip()
@@ -86,8 +97,14 @@ def test_principal_lifecycle_mandate_and_token(tmp_path):
 
     run(tmp_path, "principal", "admit", "dan")
     assert "dan" in run(tmp_path, "principal", "list").stdout
-    refused = run(tmp_path, "token", "mint", "dan", "--scopes", "club:read,mandate:write", check=False)
-    assert refused.returncode == 1 and "can never hold mandate:write" in refused.stderr and refused.stdout == ""
+    refused = run(
+        tmp_path, "token", "mint", "dan", "--scopes", "club:read,mandate:write", check=False
+    )
+    assert (
+        refused.returncode == 1
+        and "can never hold mandate:write" in refused.stderr
+        and refused.stdout == ""
+    )
     principal_token = run(tmp_path, "token", "mint", "dan", "--principal").stdout.strip()
     assert principal_token.startswith("pp_")
 
@@ -126,7 +143,9 @@ def test_cli_errors_are_clear_and_write_nothing(tmp_path, args, message):
 
 
 def test_a_broken_manifest_is_reported_not_raised(tmp_path):
-    bad = manifest_copy(tmp_path, lambda text: text.replace("needs: briefing:write", "needs: briefing:wirte", 1))
+    bad = manifest_copy(
+        tmp_path, lambda text: text.replace("needs: briefing:write", "needs: briefing:wirte", 1)
+    )
     result = run(tmp_path, "principal", "list", check=False, env={"PARLEY_MANIFEST": str(bad)})
     assert result.returncode == 1 and "unknown scope 'briefing:wirte'" in result.stderr
 
@@ -143,7 +162,12 @@ async def test_audit_tail_records_calls_without_values(club, tmp_path):
     out = run(tmp_path, "audit", "tail", "-n", "3", env=env).stdout
     lines = out.strip().splitlines()
     assert len(lines) == 3
-    assert "applicant" in lines[0] and "carla" in lines[0] and "log_evidence" in lines[0] and " ok " in lines[0]
+    assert (
+        "applicant" in lines[0]
+        and "carla" in lines[0]
+        and "log_evidence" in lines[0]
+        and " ok " in lines[0]
+    )
     assert "rule_denied" in lines[1] and "rule: Evidence kinds from the club's list" in lines[1]
     assert "search_directory" in lines[2] and "unknown_tool" in lines[2]
     dump = b"".join(p.read_bytes() for p in club.settings.db_path.parent.glob("club.db*"))
@@ -155,7 +179,14 @@ async def test_audit_tail_records_calls_without_values(club, tmp_path):
 
 
 def doctor(club, tmp_path, *args):
-    return run(tmp_path, "doctor", club.url, *args, check=False, env={"PARLEY_DB": str(tmp_path / "unused.db")})
+    return run(
+        tmp_path,
+        "doctor",
+        club.url,
+        *args,
+        check=False,
+        env={"PARLEY_DB": str(tmp_path / "unused.db")},
+    )
 
 
 def test_doctor_names_lane_and_why(club, tmp_path):
@@ -165,7 +196,11 @@ def test_doctor_names_lane_and_why(club, tmp_path):
     assert "WARNING: guest lane" in guest.stdout and f"{len(GUEST)} visible" in guest.stdout
 
     member = doctor(club, tmp_path, "--token", club.tokens.member.token)
-    assert member.returncode == 0 and "lane: member" in member.stdout and f"{len(MEMBER)} visible" in member.stdout
+    assert (
+        member.returncode == 0
+        and "lane: member" in member.stdout
+        and f"{len(MEMBER)} visible" in member.stdout
+    )
     assert "directory:read" in member.stdout
 
     applicant = doctor(club, tmp_path, "--token", club.tokens.applicant.token, "--expect", "member")
@@ -175,7 +210,9 @@ def test_doctor_names_lane_and_why(club, tmp_path):
     refused = doctor(club, tmp_path, "--token", "pa_notarealtoken")
     assert refused.returncode == 2 and "refused: unknown token" in refused.stdout
 
-    as_json = json.loads(doctor(club, tmp_path, "--json", "--token", club.tokens.member.token).stdout)
+    as_json = json.loads(
+        doctor(club, tmp_path, "--json", "--token", club.tokens.member.token).stdout
+    )
     assert as_json["lane"] == "member" and as_json["exit_code"] == 0 and as_json["tools"] == MEMBER
 
 
@@ -199,7 +236,10 @@ async def test_served_demo_tokens_work_end_to_end(club):
 
 
 def test_serve_refuses_a_manifest_with_errors_and_says_where(tmp_path):
-    bad = manifest_copy(tmp_path, lambda text: text.replace("op: is less than, value: 20", "op: starts with, value: 20"))
+    bad = manifest_copy(
+        tmp_path,
+        lambda text: text.replace("op: is less than, value: 20", "op: starts with, value: 20"),
+    )
     result = run_process(tmp_path, "serve", env={"PARLEY_MANIFEST": str(bad), "PARLEY_PORT": "9"})
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "'starts with' is not an operator for number field 'subject.asks_today'" in result.stderr
@@ -210,27 +250,54 @@ def test_plain_parley_prints_the_help_and_every_command_has_its_own_flags(tmp_pa
     shown = run(tmp_path, check=False)
     assert shown.returncode == 0 and "COMMAND" in shown.stdout and "principal" in shown.stdout
     wrong = run(tmp_path, "principal", "admit", "carla", "--steward", check=False)
-    assert wrong.returncode == 2 and "unrecognized arguments: --steward" in wrong.stderr  # never silently ignored
+    assert (
+        wrong.returncode == 2 and "unrecognized arguments: --steward" in wrong.stderr
+    )  # never silently ignored
 
 
 def test_agent_bind_needs_a_subject_and_says_so(tmp_path):
     run(tmp_path, "demo")
-    result = run(tmp_path, "agent", "bind", "bruno", "assistant", check=False,
-                 env={"PARLEY_OAUTH_ISSUER": "https://id.example", "PARLEY_OAUTH_JWKS_FILE": str(tmp_path / "j.json")})
-    assert result.returncode == 2 and "--subject" in result.stderr and "Traceback" not in result.stderr
+    result = run(
+        tmp_path,
+        "agent",
+        "bind",
+        "bruno",
+        "assistant",
+        check=False,
+        env={
+            "PARLEY_OAUTH_ISSUER": "https://id.example",
+            "PARLEY_OAUTH_JWKS_FILE": str(tmp_path / "j.json"),
+        },
+    )
+    assert (
+        result.returncode == 2 and "--subject" in result.stderr and "Traceback" not in result.stderr
+    )
 
 
 def test_unknown_scopes_list_the_valid_ones(tmp_path):
     run(tmp_path, "demo")
     result = run(tmp_path, "token", "mint", "bruno", "--scopes", "club:raed", check=False)
     assert result.returncode == 1
-    assert "unknown scope(s): club:raed; the scopes are: briefing:write, club:read," in result.stderr
+    assert (
+        "unknown scope(s): club:raed; the scopes are: briefing:write, club:read," in result.stderr
+    )
 
 
 def test_rules_publish_names_a_draft_or_says_all(tmp_path):
     run(tmp_path, "demo")
-    run(tmp_path, "rules", "draft", "--agent", "member", "--tool", "inbox", "--name", "Few threads",
-        "--when", "limit is at most 10")
+    run(
+        tmp_path,
+        "rules",
+        "draft",
+        "--agent",
+        "member",
+        "--tool",
+        "inbox",
+        "--name",
+        "Few threads",
+        "--when",
+        "limit is at most 10",
+    )
     nothing = run(tmp_path, "rules", "publish", check=False)
     assert nothing.returncode == 2 and "--all" in nothing.stderr
     listed = json.loads(run(tmp_path, "rules", "list", "--json").stdout)
@@ -245,18 +312,27 @@ def test_mandate_sign_keeps_the_expiry_unless_told(tmp_path):
     kept = json.loads(run(tmp_path, "mandate", "show", "bruno").stdout)["mandate"]
     assert kept["expires_at"] == before and kept["topics"] == ["databases"]
     run(tmp_path, "mandate", "sign", "bruno", "--days", "30")
-    assert json.loads(run(tmp_path, "mandate", "show", "bruno").stdout)["mandate"]["expires_at"] < before
+    assert (
+        json.loads(run(tmp_path, "mandate", "show", "bruno").stdout)["mandate"]["expires_at"]
+        < before
+    )
 
 
 def test_listings_speak_json(tmp_path):
     run(tmp_path, "demo")
     principals = json.loads(run(tmp_path, "principal", "list", "--json").stdout)
-    assert [p["handle"] for p in principals] == ["ana", "bruno", "carla"] and principals[0]["steward"] is True
+    assert [p["handle"] for p in principals] == ["ana", "bruno", "carla"] and principals[0][
+        "steward"
+    ] is True
     agents = json.loads(run(tmp_path, "agent", "list", "ana", "--json").stdout)
     assert [a["name"] for a in agents] == ["assistant"]
     tokens = json.loads(run(tmp_path, "token", "list", "ana", "--json").stdout)
-    assert {t["kind"] for t in tokens} == {"agent", "principal"} and all("hash" not in t for t in tokens)
-    assert json.loads(run(tmp_path, "oauth", "keys", "--json", env={"PARLEY_KEYS": str(tmp_path / "keys")}).stdout)
+    assert {t["kind"] for t in tokens} == {"agent", "principal"} and all(
+        "hash" not in t for t in tokens
+    )
+    assert json.loads(
+        run(tmp_path, "oauth", "keys", "--json", env={"PARLEY_KEYS": str(tmp_path / "keys")}).stdout
+    )
 
 
 def test_a_command_that_needs_a_store_never_creates_one(tmp_path):
@@ -269,20 +345,39 @@ def test_notes_an_agent_proposed_are_listed_approved_with_relay_and_rejected(tmp
     run(tmp_path, "demo")
     db = open_db(tmp_path / "club.db")
     bruno = db.execute("SELECT id FROM principals WHERE handle = 'bruno'").fetchone()[0]
-    priced = briefing.write_note(db, bruno, "fees", "Bruno's code review costs 300 euros an hour.", "members",
-                                 agent="assistant")
-    plain = briefing.write_note(db, bruno, "talks", "Bruno gives talks on storage engines.", "public",
-                                agent="assistant")
+    priced = briefing.write_note(
+        db,
+        bruno,
+        "fees",
+        "Bruno's code review costs 300 euros an hour.",
+        "members",
+        agent="assistant",
+    )
+    plain = briefing.write_note(
+        db, bruno, "talks", "Bruno gives talks on storage engines.", "public", agent="assistant"
+    )
     db.close()
     pending = json.loads(run(tmp_path, "notes", "list", "bruno", "--pending", "--json").stdout)
-    assert [(n["id"], n["status"]) for n in pending] == [(priced["id"], "pending"), (plain["id"], "pending")]
+    assert [(n["id"], n["status"]) for n in pending] == [
+        (priced["id"], "pending"),
+        (plain["id"], "pending"),
+    ]
     assert pending[0]["concerns"] == "price" and pending[1]["concerns"] == ""
     flagged = run(tmp_path, "notes", "approve", "bruno", str(priced["id"]))
-    assert "approved" in flagged.stdout and "--relay" in flagged.stderr  # says why it will not be quoted yet
-    assert "may be relayed" in run(tmp_path, "notes", "approve", "bruno", str(priced["id"]), "--relay").stdout
+    assert (
+        "approved" in flagged.stdout and "--relay" in flagged.stderr
+    )  # says why it will not be quoted yet
+    assert (
+        "may be relayed"
+        in run(tmp_path, "notes", "approve", "bruno", str(priced["id"]), "--relay").stdout
+    )
     assert "rejected" in run(tmp_path, "notes", "reject", "bruno", str(plain["id"])).stdout
-    listed = {n["id"]: n for n in json.loads(run(tmp_path, "notes", "list", "bruno", "--json").stdout)}
+    listed = {
+        n["id"]: n for n in json.loads(run(tmp_path, "notes", "list", "bruno", "--json").stdout)
+    }
     assert (listed[priced["id"]]["status"], listed[priced["id"]]["relay"]) == ("approved", True)
     assert listed[plain["id"]]["status"] == "rejected"
-    missing = run(tmp_path, "notes", "approve", "ana", str(plain["id"]), check=False)  # not ana's note
+    missing = run(
+        tmp_path, "notes", "approve", "ana", str(plain["id"]), check=False
+    )  # not ana's note
     assert missing.returncode == 1 and "no briefing note" in missing.stderr

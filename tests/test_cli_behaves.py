@@ -17,9 +17,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_principal_password_without_a_terminal_is_a_clear_error(tmp_path):
     run_process(tmp_path, "demo")
-    answer = subprocess.run([*PARLEY, "principal", "password", "ana"], capture_output=True, text=True,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "PARLEY_DB": str(tmp_path / "club.db")},
-                            timeout=60)
+    answer = subprocess.run(
+        [*PARLEY, "principal", "password", "ana"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PARLEY_DB": str(tmp_path / "club.db")},
+        timeout=60,
+    )
     assert answer.returncode == 2 and "Traceback" not in answer.stderr, answer.stderr
     assert "no terminal" in answer.stderr and "--stdin" in answer.stderr
 
@@ -28,16 +33,28 @@ def test_output_into_a_pipe_closed_early_is_no_traceback(tmp_path):
     run_process(tmp_path, "demo")
     env = {**os.environ, "PARLEY_DB": str(tmp_path / "club.db")}
     # the reader (`true`) is gone before the command writes a byte, as `head` is once it has its lines
-    pipeline = subprocess.run(f"{sys.executable} -m server.cli.main principal list --json | true", shell=True,
-                              capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
-    assert "Traceback" not in pipeline.stderr and "BrokenPipe" not in pipeline.stderr, pipeline.stderr
+    pipeline = subprocess.run(
+        f"{sys.executable} -m server.cli.main principal list --json | true",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert "Traceback" not in pipeline.stderr and "BrokenPipe" not in pipeline.stderr, (
+        pipeline.stderr
+    )
 
 
-@pytest.mark.parametrize("args, usage", [
-    (["token", "mint", "bruno", "--bogus"], "usage: parley token mint"),
-    (["db", "migrate", "--everything"], "usage: parley db migrate"),
-    (["serve", "--wrokers", "2"], "usage: parley serve"),
-])
+@pytest.mark.parametrize(
+    "args, usage",
+    [
+        (["token", "mint", "bruno", "--bogus"], "usage: parley token mint"),
+        (["db", "migrate", "--everything"], "usage: parley db migrate"),
+        (["serve", "--wrokers", "2"], "usage: parley serve"),
+    ],
+)
 def test_an_unknown_flag_prints_that_subcommands_usage(tmp_path, args, usage):
     answer = run(tmp_path, *args, check=False)
     assert answer.returncode == 2 and usage in answer.stderr, answer.stderr
@@ -48,7 +65,10 @@ def test_an_unknown_flag_prints_that_subcommands_usage(tmp_path, args, usage):
 def test_doctor_with_an_empty_token_is_a_usage_error_not_a_guest(tmp_path, env):
     args = ["doctor", "--token", ""] if not env else ["doctor"]
     answer = run(tmp_path, *args, check=False, env=env)
-    assert answer.returncode == 2 and "is empty" in answer.stderr, (answer.returncode, answer.stderr)
+    assert answer.returncode == 2 and "is empty" in answer.stderr, (
+        answer.returncode,
+        answer.stderr,
+    )
 
 
 def test_hints_name_the_command_as_it_was_run(tmp_path):
@@ -63,12 +83,18 @@ def test_hints_name_the_command_as_it_was_run(tmp_path):
 def test_demo_on_postgresql_prints_the_port_it_will_serve_on(tmp_path, postgres):
     url = postgres.new_database()
     try:
-        env = {"PARLEY_DATABASE_URL": url, "PARLEY_KEYS": str(tmp_path / "keys"), "PARLEY_PORT": "18793"}
+        env = {
+            "PARLEY_DATABASE_URL": url,
+            "PARLEY_KEYS": str(tmp_path / "keys"),
+            "PARLEY_PORT": "18793",
+        }
         first = run(tmp_path, "demo", env=env)
         assert first.returncode == 0, first.stderr
         again = run(tmp_path, "demo", env=env)
         for shown in (first.stdout, again.stdout):
-            assert "MCP endpoint: http://127.0.0.1:18793/mcp" in shown and ":8765" not in shown, shown
+            assert "MCP endpoint: http://127.0.0.1:18793/mcp" in shown and ":8765" not in shown, (
+                shown
+            )
             assert "it serves on port 18793" in shown, shown
     finally:
         postgres.drop(url)

@@ -34,9 +34,15 @@ async def minted_page(club) -> tuple[str, str]:
     async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
         agents = await bruno.get("/console/agents")
         agent_id = agents.text.split('<option value="')[1].split('"')[0]
-        minted = await bruno.post("/console/tokens", {"agent": agent_id, "label": "snippets",
-                                                      "scope": ["club:read", "directory:read", "inbox:read"]},
-                                  page="/console/agents")
+        minted = await bruno.post(
+            "/console/tokens",
+            {
+                "agent": agent_id,
+                "label": "snippets",
+                "scope": ["club:read", "directory:read", "inbox:read"],
+            },
+            page="/console/agents",
+        )
         assert minted.status_code == 303
         html = (await bruno.get("/console/agents")).text
         token = unescape(html.split('id="minted-token">')[1].split("<")[0])
@@ -51,42 +57,78 @@ def member_tools(names: list[str]) -> None:
 async def test_each_snippet_is_valid_for_its_client_and_connects_in_the_member_lane(club, tmp_path):
     html, token = await minted_page(club)
     url, header = club.url, f"Bearer {token}"
-    assert unescape(html.split('id="connect-url">')[1].split("<")[0]) == url  # the address this server is reached at
+    assert (
+        unescape(html.split('id="connect-url">')[1].split("<")[0]) == url
+    )  # the address this server is reached at
 
-    code = json.loads(shown(html, "claude-code"))  # .mcp.json: {"mcpServers": {name: {type, url, headers}}}
+    code = json.loads(
+        shown(html, "claude-code")
+    )  # .mcp.json: {"mcpServers": {name: {type, url, headers}}}
     [(name, server)] = code["mcpServers"].items()
-    assert re.fullmatch(r"[a-z][a-z0-9_-]*", name) and server == {"type": "http", "url": url,
-                                                                    "headers": {"Authorization": header}}
-    async with connect(server["url"], server["headers"]["Authorization"].removeprefix("Bearer ")) as client:
+    assert re.fullmatch(r"[a-z][a-z0-9_-]*", name) and server == {
+        "type": "http",
+        "url": url,
+        "headers": {"Authorization": header},
+    }
+    async with connect(
+        server["url"], server["headers"]["Authorization"].removeprefix("Bearer ")
+    ) as client:
         member_tools(await tool_names(client))
 
-    desktop = json.loads(shown(html, "claude-desktop"))  # claude_desktop_config.json: a local command
+    desktop = json.loads(
+        shown(html, "claude-desktop")
+    )  # claude_desktop_config.json: a local command
     [server] = desktop["mcpServers"].values()
     assert server["command"] == "npx" and all(isinstance(a, str) for a in server["args"])
     assert server["args"][:3] == ["-y", "mcp-remote", url] and server["args"][3] == "--header"
-    sent = re.sub(r"\$\{(\w+)\}", lambda m: server["env"][m.group(1)], server["args"][4])  # as mcp-remote expands it
+    sent = re.sub(
+        r"\$\{(\w+)\}", lambda m: server["env"][m.group(1)], server["args"][4]
+    )  # as mcp-remote expands it
     assert sent == f"Authorization:{header}"
 
     program = tmp_path / "connect_sdk.py"  # the Python SDK snippet, run exactly as shown
     program.write_text(shown(html, "python-sdk"))
-    result = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     member_tools(ast.literal_eval(result.stdout.strip()))
 
-    tree = ast.parse(shown(html, "fastmcp"))  # fastmcp: StreamableHttpTransport(url=..., headers=...), then Client
-    imports = {(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-               for alias in node.names}
-    assert {("fastmcp", "Client"), ("fastmcp.client.transports", "StreamableHttpTransport")} <= imports
-    [call] = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-              and getattr(node.func, "id", None) == "StreamableHttpTransport"]
+    tree = ast.parse(
+        shown(html, "fastmcp")
+    )  # fastmcp: StreamableHttpTransport(url=..., headers=...), then Client
+    imports = {
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert {
+        ("fastmcp", "Client"),
+        ("fastmcp.client.transports", "StreamableHttpTransport"),
+    } <= imports
+    [call] = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "StreamableHttpTransport"
+    ]
     given = {keyword.arg: ast.literal_eval(keyword.value) for keyword in call.keywords}
     assert given == {"url": url, "headers": {"Authorization": header}}
 
-    words = shlex.split(shown(html, "inspector"))  # MCP Inspector's CLI, with the snippet's own arguments
+    words = shlex.split(
+        shown(html, "inspector")
+    )  # MCP Inspector's CLI, with the snippet's own arguments
     assert words[:3] == ["npx", "@modelcontextprotocol/inspector", "--cli"]
     run = [str(node22()), str(INSPECTOR), *words[2:], "--format", "json", "--stored-auth-only"]
-    inspected = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=TS,
-                               env={**os.environ, "HOME": str(tmp_path), "NO_COLOR": "1"})
+    inspected = subprocess.run(
+        run,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=TS,
+        env={**os.environ, "HOME": str(tmp_path), "NO_COLOR": "1"},
+    )
     assert inspected.returncode == 0, inspected.stderr[-2000:]
     member_tools([tool["name"] for tool in json.loads(inspected.stdout)["result"]["tools"]])
 
@@ -100,8 +142,17 @@ async def test_home_gives_the_address_and_header_but_never_a_token(club):
 
 
 def test_the_public_url_setting_wins_over_the_address_a_request_came_in_on():
-    request = Request({"type": "http", "scheme": "http", "server": ("127.0.0.1", 18793), "path": "/console",
-                       "headers": [(b"host", b"127.0.0.1:18793")], "root_path": "", "query_string": b""})
+    request = Request(
+        {
+            "type": "http",
+            "scheme": "http",
+            "server": ("127.0.0.1", 18793),
+            "path": "/console",
+            "headers": [(b"host", b"127.0.0.1:18793")],
+            "root_path": "",
+            "query_string": b"",
+        }
+    )
     assert mcp_url(request, None) == "http://127.0.0.1:18793/mcp"
     assert mcp_url(request, "https://club.example.org") == "https://club.example.org/mcp"
 
@@ -111,10 +162,16 @@ def test_a_url_or_token_cannot_break_out_of_its_snippet():
     token = "pa_a'b\"c\\d $(id) `id`"
     made = {s.key: s.text for s in snippets(hostile, token)}
     assert json.loads(made["claude-code"])["mcpServers"]["parley"]["url"] == hostile
-    assert shlex.split(made["inspector"])[3] == hostile and shlex.split(made["inspector"])[7] == f"Authorization: Bearer {token}"
+    assert (
+        shlex.split(made["inspector"])[3] == hostile
+        and shlex.split(made["inspector"])[7] == f"Authorization: Bearer {token}"
+    )
     for key in ("python-sdk", "fastmcp"):
         tree = ast.parse(made[key])
-        assert not any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "system" for n in ast.walk(tree))
+        assert not any(
+            isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "system"
+            for n in ast.walk(tree)
+        )
         assert hostile in {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
 
 
@@ -124,5 +181,8 @@ async def test_with_parley_public_url_set_pages_give_that_address(tmp_path):
         direct = f"http://127.0.0.1:{club.live.sock.getsockname()[1]}"
         async with ConsoleUser(direct, "bruno", club.tokens.passwords["bruno"]) as bruno:
             home = (await bruno.get("/console")).text
-        assert unescape(home.split('id="connect-url">')[1].split("<")[0]) == "http://club.example.org/mcp"
+        assert (
+            unescape(home.split('id="connect-url">')[1].split("<")[0])
+            == "http://club.example.org/mcp"
+        )
         assert "127.0.0.1" not in shown(home, "claude-code")

@@ -14,8 +14,14 @@ from server.identity import principals as club_ops
 from server.identity import tokens
 
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
@@ -35,7 +41,13 @@ def broken_credentials(club) -> dict[str, tuple[str, str]]:
     agent_id, _ = club_ops.find_agent(db, "bruno")
     revoked = tokens.mint(db, principal_id=bruno.id, agent_id=agent_id, scopes={"club:read"})
     tokens.revoke(db, revoked.token)
-    expired = tokens.mint(db, principal_id=bruno.id, agent_id=agent_id, scopes={"club:read"}, ttl=timedelta(seconds=-5))
+    expired = tokens.mint(
+        db,
+        principal_id=bruno.id,
+        agent_id=agent_id,
+        scopes={"club:read"},
+        ttl=timedelta(seconds=-5),
+    )
 
     ana = club_ops.find_principal(db, "ana")
     moved_agent = club_ops.add_agent(db, "ana", "helper")
@@ -69,7 +81,10 @@ async def test_bad_credential_matrix(club):
         assert response.status_code == 401, name
         challenge = response.headers["www-authenticate"]
         assert challenge.startswith('Bearer error="invalid_token"'), name
-        assert f'resource_metadata="{club.live.base}/.well-known/oauth-protected-resource/mcp"' in challenge, name
+        assert (
+            f'resource_metadata="{club.live.base}/.well-known/oauth-protected-resource/mcp"'
+            in challenge
+        ), name
         assert reason in response.json()["error_description"], name
         assert reason in challenge, name
         assert "parley-lane" not in response.headers, name
@@ -84,17 +99,24 @@ async def test_sdk_client_with_a_bad_token_is_refused_not_downgraded(club, mode)
 
     listed = None
     with pytest.raises((MCPError, ExceptionGroup)) as err:
-        async with httpx2.AsyncClient(headers={"Authorization": "Bearer pa_nope"}, timeout=30,
-                                      event_hooks={"response": [note]}) as http:
-            async with Client(streamable_http_client(club.url, http_client=http), mode=mode, cache=None) as client:
+        async with httpx2.AsyncClient(
+            headers={"Authorization": "Bearer pa_nope"},
+            timeout=30,
+            event_hooks={"response": [note]},
+        ) as http:
+            async with Client(
+                streamable_http_client(club.url, http_client=http), mode=mode, cache=None
+            ) as client:
                 listed = await client.list_tools()
     assert listed is None  # no session, not even a guest one
     if isinstance(err.value, ExceptionGroup):
         assert err.group_contains(MCPError), err.value
     # every response the client saw was the 401 naming the reason: nothing was ever served
     assert seen and all(status == 401 for status, _ in seen), seen
-    assert all(challenge.startswith('Bearer error="invalid_token"') and "unknown token" in challenge
-               for _, challenge in seen), seen
+    assert all(
+        challenge.startswith('Bearer error="invalid_token"') and "unknown token" in challenge
+        for _, challenge in seen
+    ), seen
 
 
 async def test_no_header_at_all_is_guest_not_401(club):

@@ -10,7 +10,6 @@ from server.manifest.loading import load_manifest
 from tests.conftest import connect, tool_names
 
 
-
 def declared_tools(persona: str, lane: str | None, principal: bool = False) -> list[str]:
     """What the default manifest declares a caller sees, read from its declarations alone: the
     persona's tools, in the manifest's tool order, that are public or whose scope the lane's ceiling
@@ -19,9 +18,14 @@ def declared_tools(persona: str, lane: str | None, principal: bool = False) -> l
     scopes = set() if lane is None else set(manifest.lanes[lane].ceiling)
     if not principal:
         scopes &= {name for name, scope in manifest.scopes.items() if scope.agents}
-    return [name for name, tool in manifest.tools.items()
-            if name in manifest.agents[persona].tools
-            and (tool.access == "public" if lane is None else tool.needs is None or tool.needs in scopes)]
+    return [
+        name
+        for name, tool in manifest.tools.items()
+        if name in manifest.agents[persona].tools
+        and (
+            tool.access == "public" if lane is None else tool.needs is None or tool.needs in scopes
+        )
+    ]
 
 
 # Each lane's tools follow the manifest: a new tool needs no edit here.
@@ -34,7 +38,11 @@ PRINCIPAL = declared_tools("steward", "member", principal=True)  # ana: a stewar
 def member_tools_within(*scopes: str) -> list[str]:
     """A member's agent's tools once its mandate grants only these scopes (public tools stay)."""
     declared = load_manifest().tools
-    return [name for name in MEMBER if declared[name].needs is None or declared[name].needs in scopes]
+    return [
+        name for name in MEMBER if declared[name].needs is None or declared[name].needs in scopes
+    ]
+
+
 MODES = ["legacy", "auto"]
 
 
@@ -80,13 +88,26 @@ async def test_guest_lane_is_loud(club, mode, caplog):
         assert "Authorization: Bearer" in client.instructions
         who = (await client.call_tool("whoami", {})).structured_content
         assert who["lane"] == "guest" and who["why"] == "no credential was sent"
-        assert who["credential"] == {"sent": False, "kind": "none", "valid": False, "token_id": None}
+        assert who["credential"] == {
+            "sent": False,
+            "kind": "none",
+            "valid": False,
+            "token_id": None,
+        }
         assert "Authorization: Bearer" in who["how_to_leave"]
     async with httpx2.AsyncClient() as http:
         response = await http.post(
             club.url,
-            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
             headers={"Accept": "application/json, text/event-stream"},
         )
     assert response.headers["parley-lane"] == "guest"
@@ -103,8 +124,13 @@ async def test_member_instructions_name_lane_and_scopes(club, mode):
 
 async def test_resource_metadata_is_served(club):
     async with httpx2.AsyncClient() as http:
-        for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
+        for path in (
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+        ):
             meta = (await http.get(club.live.base + path)).json()
             assert meta["resource"] == club.url
             assert meta["authorization_servers"] == [club.live.base]
-            assert "mandate:write" not in meta["scopes_supported"] and meta["bearer_methods_supported"] == ["header"]
+            assert "mandate:write" not in meta["scopes_supported"] and meta[
+                "bearer_methods_supported"
+            ] == ["header"]

@@ -24,9 +24,16 @@ def narrow_bruno(club, scopes: list[str]) -> None:
     db = club.db()
     manifest = club.manifest()
     mandates.sign_mandate(
-        db, club.key(), principal_id=club_ops.find_principal(db, "bruno").id, topics=["databases"],
-        reveal=["public"], quotable=False, scopes=scopes, known_scopes=frozenset(manifest.scopes),
-        agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=30),
+        db,
+        club.key(),
+        principal_id=club_ops.find_principal(db, "bruno").id,
+        topics=["databases"],
+        reveal=["public"],
+        quotable=False,
+        scopes=scopes,
+        known_scopes=frozenset(manifest.scopes),
+        agent_scopes=manifest.agent_scopes,
+        valid_for=timedelta(days=30),
     )
     db.close()
 
@@ -39,7 +46,9 @@ async def test_narrowing_a_mandate_reaches_an_open_legacy_session(club):
         if isinstance(message, types.ToolListChangedNotification):
             changed.set()
 
-    async with connect(club.url, club.tokens.member.token, "legacy", message_handler=on_message) as client:
+    async with connect(
+        club.url, club.tokens.member.token, "legacy", message_handler=on_message
+    ) as client:
         assert await tool_names(client) == MEMBER
         narrow_bruno(club, ["club:read", "inbox:read"])
         with anyio.fail_after(10):
@@ -98,8 +107,12 @@ async def recording(url: str, token: str, mode: str, seen: list[tuple[int, str]]
         seen.append((response.status_code, response.headers.get("www-authenticate", "")))
 
     headers = {"Authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=30, event_hooks={"response": [note]}) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as client:
+    async with httpx2.AsyncClient(
+        headers=headers, timeout=30, event_hooks={"response": [note]}
+    ) as http:
+        async with Client(
+            streamable_http_client(url, http_client=http), mode=mode, cache=None
+        ) as client:
             yield client
 
 
@@ -139,9 +152,16 @@ async def test_admission_widens_the_same_token_on_its_next_request(club):
         club_ops.set_status(db, "carla", "member")
         manifest = club.manifest()
         mandates.sign_mandate(
-            db, club.key(), principal_id=club_ops.find_principal(db, "carla").id, topics=["product"],
-            reveal=["public"], quotable=False, scopes=sorted(manifest.agent_scopes),
-            known_scopes=frozenset(manifest.scopes), agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=30),
+            db,
+            club.key(),
+            principal_id=club_ops.find_principal(db, "carla").id,
+            topics=["product"],
+            reveal=["public"],
+            quotable=False,
+            scopes=sorted(manifest.agent_scopes),
+            known_scopes=frozenset(manifest.scopes),
+            agent_scopes=manifest.agent_scopes,
+            valid_for=timedelta(days=30),
         )
         db.close()
         assert await tool_names(client) == MEMBER
@@ -163,7 +183,9 @@ async def test_the_live_watch_of_a_process_started_while_the_store_is_down_waits
             raise StoreUnavailable("the store did not answer")
         return 7
 
-    live = LiveSessions(Access(load_manifest(), None), revision, lambda ctx: None, poll_seconds=0.01)  # type: ignore[arg-type]
+    live = LiveSessions(
+        Access(load_manifest(), None), revision, lambda ctx: None, poll_seconds=0.01
+    )  # type: ignore[arg-type]
     with anyio.move_on_after(0.5):
         await live.watch()  # cancelled here, never ended by the outage
     assert len(reads) > 4  # refused three times, then read and polled on

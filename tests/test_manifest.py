@@ -15,12 +15,20 @@ from server.manifest.loading import ManifestError, load_manifest, parse_manifest
 # pin only that every tool of the design is there, with its scope, in the lane the seed puts it.
 SEED = {"guest": 3, "applicant": 10, "member": 14, "total": 15}
 DESIGN_TOOLS = {
-    "about_club": None, "whoami": None, "apply": None,
-    "my_profile": "club:read", "my_mandate": "club:read", "plan": "club:read",
-    "log_evidence": "evidence:write", "list_evidence": "evidence:write",
-    "ask": "questions:ask", "inbox": "inbox:read",
-    "search_directory": "directory:read", "view_member": "directory:read",
-    "update_briefing": "briefing:write", "list_briefing": "briefing:write",
+    "about_club": None,
+    "whoami": None,
+    "apply": None,
+    "my_profile": "club:read",
+    "my_mandate": "club:read",
+    "plan": "club:read",
+    "log_evidence": "evidence:write",
+    "list_evidence": "evidence:write",
+    "ask": "questions:ask",
+    "inbox": "inbox:read",
+    "search_directory": "directory:read",
+    "view_member": "directory:read",
+    "update_briefing": "briefing:write",
+    "list_briefing": "briefing:write",
     "amend_mandate": "mandate:write",
 }
 
@@ -44,7 +52,10 @@ def test_lane_counts_follow_the_seed():
     assert len(DESIGN_TOOLS) == SEED["total"] == 15
     assert designed(visible_tools(manifest, frozenset(), False, None)) == SEED["guest"] == 3
     for lane in ("applicant", "member"):
-        assert designed(visible_tools(manifest, default_scopes(manifest, lane), True, None)) == SEED[lane]
+        assert (
+            designed(visible_tools(manifest, default_scopes(manifest, lane), True, None))
+            == SEED[lane]
+        )
     assert (SEED["applicant"], SEED["member"]) == (10, 14)
 
 
@@ -76,16 +87,38 @@ def test_minimal_manifest_loads():
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda t: t.replace("ceiling: [a:read], description: g, how_to_leave: l}\n  member",
-                             "ceiling: [b:write], description: g, how_to_leave: l}\n  member"),
-         "lanes.applicant.ceiling: unknown scope 'b:write'"),
-        (lambda t: t + "  my_profile: {needs: nope:read}\n", "tools.my_profile.needs: unknown scope 'nope:read'"),
-        (lambda t: t.replace("  a:read: {description: x}", "  a:read: {description: x}\n  z:write: {description: y}")
-         + "  secret: {needs: z:write}\n", "no lane's ceiling holds 'z:write'"),
+        (
+            lambda t: t.replace(
+                "ceiling: [a:read], description: g, how_to_leave: l}\n  member",
+                "ceiling: [b:write], description: g, how_to_leave: l}\n  member",
+            ),
+            "lanes.applicant.ceiling: unknown scope 'b:write'",
+        ),
+        (
+            lambda t: t + "  my_profile: {needs: nope:read}\n",
+            "tools.my_profile.needs: unknown scope 'nope:read'",
+        ),
+        (
+            lambda t: (
+                t.replace(
+                    "  a:read: {description: x}",
+                    "  a:read: {description: x}\n  z:write: {description: y}",
+                )
+                + "  secret: {needs: z:write}\n"
+            ),
+            "no lane's ceiling holds 'z:write'",
+        ),
         (lambda t: t + "  whoami: {access: public}\n", "duplicate name 'whoami'"),
-        (lambda t: t.replace("  member: {ceiling: [a:read], description: g, how_to_leave: l}\n", ""),
-         "lanes: missing member"),
-        (lambda t: t.replace("guest: {ceiling: []", "guest: {ceiling: [a:read]"), "guest lane has no credential"),
+        (
+            lambda t: t.replace(
+                "  member: {ceiling: [a:read], description: g, how_to_leave: l}\n", ""
+            ),
+            "lanes: missing member",
+        ),
+        (
+            lambda t: t.replace("guest: {ceiling: []", "guest: {ceiling: [a:read]"),
+            "guest lane has no credential",
+        ),
         (lambda t: t + "  whoami2: {access: secret}\n", "tools.whoami2.access"),
         (lambda t: t + "bogus: 1\n", "bogus: Extra inputs are not permitted"),
         (lambda t: "- just a list\n", "must be a mapping"),

@@ -26,27 +26,43 @@ def installed(tmp_path_factory) -> Path:
     """A fresh venv with only the built wheel installed; the dependencies come from the test venv's
     site-packages (this machine installs nothing else), never from the source tree."""
     work = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(work)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(work)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     wheel = next(work.glob("parley-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "server/defaults/club.yaml" in names and "server/defaults/vocabulary/en.yaml" in names
-    assert "server/defaults/knowledge/member-guide.md" in names and "server/web/templates/console_base.html" in names
+    assert (
+        "server/defaults/knowledge/member-guide.md" in names
+        and "server/web/templates/console_base.html" in names
+    )
     env_dir = work / "venv"
     venv.create(env_dir, with_pip=True)
-    subprocess.run([env_dir / "bin" / "python", "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [env_dir / "bin" / "python", "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     # The dependencies by a .pth file, read at every start: the answering workers run with a scrubbed
     # environment (no PYTHONPATH), as they do in a real install, and must find them all the same.
     deps = [p for p in site.getsitepackages() if p.endswith("site-packages")]
     (next((env_dir / "lib").glob("python3*/site-packages")) / "parley-test-deps.pth").write_text(
-        "\n".join(deps) + "\n")
+        "\n".join(deps) + "\n"
+    )
     return env_dir
 
 
 def run_env(folder: Path, port: int) -> dict:
-    return {"PATH": os.environ["PATH"], "HOME": str(folder), "PARLEY_PORT": str(port),
-            "PYTHONDONTWRITEBYTECODE": "1"}
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(folder),
+        "PARLEY_PORT": str(port),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
 async def test_an_installed_wheel_serves_the_default_club_from_an_empty_folder(installed, tmp_path):
@@ -57,22 +73,48 @@ async def test_an_installed_wheel_serves_the_default_club_from_an_empty_folder(i
     sock.close()
     parley = installed / "bin" / "parley"
     env = run_env(folder, port)
-    located = subprocess.run([installed / "bin" / "python", "-c", "import server; print(server.__file__)"],
-                             cwd=folder, env=env, capture_output=True, text=True, check=True)
+    located = subprocess.run(
+        [installed / "bin" / "python", "-c", "import server; print(server.__file__)"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert located.stdout.startswith(str(installed)), located.stdout  # the wheel, not the checkout
-    checked = subprocess.run([parley, "vocabulary", "check"], cwd=folder, env=env, capture_output=True, text=True)
+    checked = subprocess.run(
+        [parley, "vocabulary", "check"], cwd=folder, env=env, capture_output=True, text=True
+    )
     from server.router import vocabulary
 
     assert checked.returncode == 0 and checked.stdout.split() == [
-        "en:", vocabulary.load("en").digest, "pt-BR:", vocabulary.load("pt-BR").digest]  # the packaged files
-    refused = subprocess.run([parley, "principal", "list"], cwd=folder, env=env, capture_output=True, text=True)
-    assert refused.returncode == 1 and "no Parley store at" in refused.stderr and "parley demo" in refused.stderr
+        "en:",
+        vocabulary.load("en").digest,
+        "pt-BR:",
+        vocabulary.load("pt-BR").digest,
+    ]  # the packaged files
+    refused = subprocess.run(
+        [parley, "principal", "list"], cwd=folder, env=env, capture_output=True, text=True
+    )
+    assert (
+        refused.returncode == 1
+        and "no Parley store at" in refused.stderr
+        and "parley demo" in refused.stderr
+    )
     assert not (folder / ".parley" / "club.db").exists()  # refusing created nothing
-    demo = subprocess.run([parley, "demo"], cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+    demo = subprocess.run(
+        [parley, "demo"], cwd=folder, env=env, capture_output=True, text=True, timeout=60
+    )
     assert demo.returncode == 0, demo.stderr
     assert (folder / ".parley" / "club.db").exists() and "pa_" in demo.stdout
-    server = subprocess.Popen([parley, "serve"], cwd=folder, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        [parley, "serve"],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         deadline = time.monotonic() + 30
@@ -82,7 +124,9 @@ async def test_an_installed_wheel_serves_the_default_club_from_an_empty_folder(i
                     break
             except httpx2.HTTPError:
                 pass
-            assert server.poll() is None and time.monotonic() < deadline, server.stdout.read() if server.stdout else ""
+            assert server.poll() is None and time.monotonic() < deadline, (
+                server.stdout.read() if server.stdout else ""
+            )
             time.sleep(0.1)
         async with connect(url, None) as guest:
             assert await tool_names(guest) == GUEST

@@ -26,7 +26,11 @@ FUTURE = [
     ("Ana aceptará la propuesta.", "pt-BR"),
     ("Ana firmará el contrato.", "pt-BR"),
 ]
-HARMLESS = ["Ana cannot meet on Monday.", "Ana will not accept the offer.", "Ana não aceitará a proposta."]
+HARMLESS = [
+    "Ana cannot meet on Monday.",
+    "Ana will not accept the offer.",
+    "Ana não aceitará a proposta.",
+]
 
 
 def _withheld_as_commitment(text: str) -> None:
@@ -56,21 +60,33 @@ def test_the_refusal_alone_is_delivered(text):
 async def test_a_briefing_note_that_commits_is_not_delivered_end_to_end(club, note):
     db = club.db()
     ana = club_ops.find_principal(db, "ana")
-    db.execute("UPDATE briefing SET text = ? WHERE principal_id = ? AND topic = 'availability'", [note, ana.id])
+    db.execute(
+        "UPDATE briefing SET text = ? WHERE principal_id = ? AND topic = 'availability'",
+        [note, ana.id],
+    )
     db.close()
     async with connect(club.url, club.tokens.member.token) as bruno:
-        result = await bruno.call_tool("ask", {"member": "ana", "question": "Is Ana available for new work, and when?",
-                                               "language": "en"})
+        result = await bruno.call_tool(
+            "ask",
+            {
+                "member": "ana",
+                "question": "Is Ana available for new work, and when?",
+                "language": "en",
+            },
+        )
     assert not result.is_error, result.content
     answer = result.structured_content
     assert answer["escalation_id"] is not None and note not in answer["findings"]
     assert answer["openQuestions"] == ["Is Ana available for new work, and when?"]
     db = club.db()
-    reason, attached = db.execute("SELECT reason, notes FROM escalations WHERE id = ?",
-                                  [answer["escalation_id"]]).fetchone()
+    reason, attached = db.execute(
+        "SELECT reason, notes FROM escalations WHERE id = ?", [answer["escalation_id"]]
+    ).fetchone()
     note_id = db.execute("SELECT id FROM briefing WHERE text = ?", [note]).fetchone()[0]
     db.close()
-    assert reason == "commitment" and attached == f'["{note_id}"]'  # the member sees which note it would quote
+    assert (
+        reason == "commitment" and attached == f'["{note_id}"]'
+    )  # the member sees which note it would quote
 
 
 # Found by the mutation run (scripts/mutate): each branch that defuses a generic object is held by
@@ -93,26 +109,56 @@ HABITS_AND_NOTHING = [
     "Ana no firma contratos.",
     "Ana accepts exclusively commissions.",  # an adverb in -ly before the object
 ]
-SPECIFIC = ["Ana signs her contract.", "Ana books it.", "Ana vai assinar o contrato.", "Va a aceptar la propuesta.",
-            "Ana is going to sign the contract.",
-            # what licenses a verb that is also a noun: no prefix, a subject, an auxiliary, a copula
-            "Ana accepts the offer herself.", "Ana personally accepted the offer.", "Sign the contract.",
-            "Ana está agendando a sessão.", "It's booked for Friday.", "Ana will book the studio.",
-            "Estoy reservando el estudio.", "Ana is scheduling the session.", "I'm booking the studio.",
-            "Ana was booking the studio.", "You're booking the studio.", "They are booking the studio.",
-            "Ana has booked the studio.", "Ana had booked the studio.", "Ana ficou agendando a sessão.",
-            "Ana foi agendando a sessão.", "We are booking the studio.", "Ana tem agendado a sessão.",
-            "Hemos reservado el estudio.", "She is booking the studio.", "Ana books me for Friday.",
-            "Ana aceita trabalhando no sábado.", "Ana accepts working Saturday.", "Ana es contratando el estudio.",
-            "Ana accepts gladly the offer for March."]
+SPECIFIC = [
+    "Ana signs her contract.",
+    "Ana books it.",
+    "Ana vai assinar o contrato.",
+    "Va a aceptar la propuesta.",
+    "Ana is going to sign the contract.",
+    # what licenses a verb that is also a noun: no prefix, a subject, an auxiliary, a copula
+    "Ana accepts the offer herself.",
+    "Ana personally accepted the offer.",
+    "Sign the contract.",
+    "Ana está agendando a sessão.",
+    "It's booked for Friday.",
+    "Ana will book the studio.",
+    "Estoy reservando el estudio.",
+    "Ana is scheduling the session.",
+    "I'm booking the studio.",
+    "Ana was booking the studio.",
+    "You're booking the studio.",
+    "They are booking the studio.",
+    "Ana has booked the studio.",
+    "Ana had booked the studio.",
+    "Ana ficou agendando a sessão.",
+    "Ana foi agendando a sessão.",
+    "We are booking the studio.",
+    "Ana tem agendado a sessão.",
+    "Hemos reservado el estudio.",
+    "She is booking the studio.",
+    "Ana books me for Friday.",
+    "Ana aceita trabalhando no sábado.",
+    "Ana accepts working Saturday.",
+    "Ana es contratando el estudio.",
+    "Ana accepts gladly the offer for March.",
+]
 # After "va a"/"vamos a" the "a" once read as an article, so a verb that is also a noun ("firma",
 # "reserva") was taken for a noun and the commitment delivered: before an infinitive it is no article.
-PERIPHRASTIC = ["Ana va a firmar el contrato.", "Va a firmar el contrato.", "Vamos a firmar el contrato.",
-                "Ella va a reservar el estudio.", "Iban a reservar el estudio para ti."]
+PERIPHRASTIC = [
+    "Ana va a firmar el contrato.",
+    "Va a firmar el contrato.",
+    "Vamos a firmar el contrato.",
+    "Ella va a reservar el estudio.",
+    "Iban a reservar el estudio para ti.",
+]
 # "she's"/"he's" once licensed nothing, so "She's booking the studio for you on Friday." was delivered:
 # a subject pronoun contracted with "is" or "has" licenses the verb like "she is".
-CONTRACTED = ["She's booking the studio for you on Friday.", "He's signing the contract.",
-              "She's reserving the room.", "They're booking the studio for you."]
+CONTRACTED = [
+    "She's booking the studio for you on Friday.",
+    "He's signing the contract.",
+    "She's reserving the room.",
+    "They're booking the studio for you.",
+]
 
 
 @pytest.mark.parametrize("text", HABITS_AND_NOTHING)
@@ -126,8 +172,12 @@ def test_this_very_thing_commits(text):
 
 
 # ... while a noun after "va a la", a negation or a plain noun use after "she's" still commit nobody
-STILL_NOTHING = ["Ana no va a firmar el contrato.", "Ana va a la firma del contrato.", "She's a booking agent.",
-                 "She's not booking anything yet."]
+STILL_NOTHING = [
+    "Ana no va a firmar el contrato.",
+    "Ana va a la firma del contrato.",
+    "She's a booking agent.",
+    "She's not booking anything yet.",
+]
 
 
 @pytest.mark.parametrize("text", STILL_NOTHING)

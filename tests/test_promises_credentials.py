@@ -14,14 +14,27 @@ from server.identity.resolver import Resolver
 from tests.conftest import connect
 
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 APPLICANT_AGENT_SCOPES = ["club:read", "evidence:write", "inbox:read", "questions:ask"]
 
 # Tokens of other services an agent might send by mistake: none starts with pa_ and none is a JWT.
-FOREIGN = ["ghp_notaparleytoken", "sk-live-0123456789abcdef", "xoxb-123-456-abc", "notatoken", "pa", "a.b"]
+FOREIGN = [
+    "ghp_notaparleytoken",
+    "sk-live-0123456789abcdef",
+    "xoxb-123-456-abc",
+    "notatoken",
+    "pa",
+    "a.b",
+]
 
 
 async def post(url: str, headers: dict[str, str]) -> httpx2.Response:
@@ -34,7 +47,10 @@ def assert_refused(club, response: httpx2.Response, reason: str) -> None:
     assert "parley-lane" not in response.headers
     challenge = response.headers["www-authenticate"]
     assert challenge.startswith('Bearer error="invalid_token"')
-    assert f'resource_metadata="{club.live.base}/.well-known/oauth-protected-resource/mcp"' in challenge
+    assert (
+        f'resource_metadata="{club.live.base}/.well-known/oauth-protected-resource/mcp"'
+        in challenge
+    )
     assert response.json()["error"] == "invalid_token"
     assert reason in response.json()["error_description"]
 
@@ -72,7 +88,9 @@ def test_the_resolver_refuses_foreign_tokens(club):
 def _carlas_principal_token(club) -> str:
     db = club.db()
     carla = club_ops.find_principal(db, "carla")
-    minted = tokens.mint(db, principal_id=carla.id, agent_id=None, scopes=frozenset(club.manifest().scopes))
+    minted = tokens.mint(
+        db, principal_id=carla.id, agent_id=None, scopes=frozenset(club.manifest().scopes)
+    )
     db.close()
     return minted.token
 
@@ -84,7 +102,10 @@ async def test_an_applicants_own_token_is_capped_by_the_applicant_lane(club):
         names = [tool.name for tool in (await carla.list_tools()).tools]
     assert who["lane"] == "applicant"
     assert who["effective_scopes"] == sorted(APPLICANT_AGENT_SCOPES + ["mandate:write"])
-    assert "directory:read" not in who["effective_scopes"] and "briefing:write" not in who["effective_scopes"]
+    assert (
+        "directory:read" not in who["effective_scopes"]
+        and "briefing:write" not in who["effective_scopes"]
+    )
     assert "search_directory" not in names and "view_member" not in names
     assert "update_briefing" not in names and "list_briefing" not in names
 
@@ -94,7 +115,9 @@ def test_an_applicants_own_token_is_capped_in_the_access_stage(club):
     db = club.db()
     manifest = club.manifest()
     try:
-        caller = Access(manifest, Resolver(db, club.key(), frozenset(manifest.scopes))).from_header(f"Bearer {token}")
+        caller = Access(manifest, Resolver(db, club.key(), frozenset(manifest.scopes))).from_header(
+            f"Bearer {token}"
+        )
     finally:
         db.close()
     assert caller.credential == "principal_token" and caller.lane == "applicant"
@@ -108,8 +131,10 @@ async def test_an_oauth_token_spends_its_own_budget_not_its_addresss_guest_budge
     from tests.conftest import manifest_copy, running_club
     from tests.test_oauth_flow import authorize, code_of, pkce, redeem, register
 
-    manifest = manifest_copy(tmp_path, lambda text: text.replace("guest_requests_per_minute: 120",
-                                                                 "guest_requests_per_minute: 2"))
+    manifest = manifest_copy(
+        tmp_path,
+        lambda text: text.replace("guest_requests_per_minute: 120", "guest_requests_per_minute: 2"),
+    )
     with running_club(tmp_path, manifest) as club:
         async with httpx2.AsyncClient(timeout=30) as http:
             client = await register(http, club.live.base)
@@ -118,7 +143,11 @@ async def test_an_oauth_token_spends_its_own_budget_not_its_addresss_guest_budge
             issued = await redeem(http, club.live.base, client["client_id"], code, verifier)
             assert issued.status_code == 200, issued.text
             bearer = {**ACCEPT, "Authorization": f"Bearer {issued.json()['access_token']}"}
-            with_token = [(await http.post(club.url, json=INIT, headers=bearer)).status_code for _ in range(4)]
-            as_guest = [(await http.post(club.url, json=INIT, headers=ACCEPT)).status_code for _ in range(3)]
+            with_token = [
+                (await http.post(club.url, json=INIT, headers=bearer)).status_code for _ in range(4)
+            ]
+            as_guest = [
+                (await http.post(club.url, json=INIT, headers=ACCEPT)).status_code for _ in range(3)
+            ]
     assert with_token == [200, 200, 200, 200]
     assert as_guest == [200, 200, 429]  # the address's guest budget was still whole

@@ -18,7 +18,9 @@ def assert_page_headers(response: httpx2.Response) -> None:
 
 
 async def test_the_sign_in_page_and_the_console_carry_the_security_headers(club):
-    async with httpx2.AsyncClient(base_url=club.live.base, follow_redirects=False, timeout=30) as http:
+    async with httpx2.AsyncClient(
+        base_url=club.live.base, follow_redirects=False, timeout=30
+    ) as http:
         assert_page_headers(await http.get("/signin"))
     async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
         page = await ana.get("/console")
@@ -27,8 +29,13 @@ async def test_the_sign_in_page_and_the_console_carry_the_security_headers(club)
 
 
 async def test_static_files_are_served_as_what_they_are_and_nothing_else(club):
-    async with httpx2.AsyncClient(base_url=club.live.base, follow_redirects=False, timeout=30) as http:
-        for name, kind in (("console.css", "text/css; charset=utf-8"), ("console.js", "text/javascript; charset=utf-8")):
+    async with httpx2.AsyncClient(
+        base_url=club.live.base, follow_redirects=False, timeout=30
+    ) as http:
+        for name, kind in (
+            ("console.css", "text/css; charset=utf-8"),
+            ("console.js", "text/javascript; charset=utf-8"),
+        ):
             served = await http.get(f"/console/static/{name}")
             assert served.status_code == 200 and served.content
             assert served.headers["content-type"] == kind
@@ -37,13 +44,16 @@ async def test_static_files_are_served_as_what_they_are_and_nothing_else(club):
         assert (await http.post("/console/static/console.css")).status_code == 405  # read-only
         missing = await http.get("/console/static/nothing.css")
         assert missing.status_code == 404
-        assert missing.headers["content-type"].startswith("text/plain") and missing.text == "not found"
+        assert (
+            missing.headers["content-type"].startswith("text/plain") and missing.text == "not found"
+        )
         for name in ("..%2Fpages.py", "%2E%2E%2Fpages.py", "pages.py"):
             outside = await http.get(f"/console/static/{name}")
             assert outside.status_code == 404 and "import" not in outside.text, name
 
 
 # --- the session cookie and the secret that signs it ----------------------------------------------
+
 
 def _cookie_of(keys_dir, public_url: str) -> str:
     from starlette.applications import Starlette
@@ -57,7 +67,9 @@ def _cookie_of(keys_dir, public_url: str) -> str:
         request.session["csrf"] = "x"
         return PlainTextResponse("ok")
 
-    app = Starlette(routes=[Route("/", start)], middleware=[session_middleware(keys_dir, public_url)])
+    app = Starlette(
+        routes=[Route("/", start)], middleware=[session_middleware(keys_dir, public_url)]
+    )
     with TestClient(app, base_url=public_url) as client:
         return client.get("/").headers["set-cookie"]
 
@@ -84,6 +96,7 @@ def test_the_session_secret_is_made_once_in_a_new_folder_and_readable_by_its_own
 
 
 # --- human times on the console's pages -----------------------------------------------------------
+
 
 def test_last_activity_reads_in_the_largest_whole_unit():
     from datetime import UTC, datetime, timedelta
@@ -113,21 +126,29 @@ def test_a_time_that_is_missing_reads_never_and_an_unreadable_one_is_shown_as_it
     assert str(when(None)) == str(when("")) == '<span class="muted">never</span>'
     assert str(when("soon<b>")) == "soon&lt;b&gt;"
     assert str(when("2026-03-04T05:06:07.000000Z")) == (
-        '<time datetime="2026-03-04T05:06:07.000000Z" data-local="datetime">4 Mar 2026, 05:06 UTC</time>')
+        '<time datetime="2026-03-04T05:06:07.000000Z" data-local="datetime">4 Mar 2026, 05:06 UTC</time>'
+    )
     assert str(when("2026-03-04T05:06:07.000000Z", dated=True)) == (
-        '<time datetime="2026-03-04T05:06:07.000000Z" data-local="date">4 Mar 2026</time>')
+        '<time datetime="2026-03-04T05:06:07.000000Z" data-local="date">4 Mar 2026</time>'
+    )
 
 
 async def test_a_sign_in_form_without_a_handle_is_refused_and_shown_again_empty(club):
     from tests.console_helpers import csrf_of
 
-    async with httpx2.AsyncClient(base_url=club.live.base, follow_redirects=False, timeout=30) as http:
+    async with httpx2.AsyncClient(
+        base_url=club.live.base, follow_redirects=False, timeout=30
+    ) as http:
         csrf = csrf_of((await http.get("/signin")).text)
-        refused = await http.post("/signin", data={"csrf": csrf, "next": "/console", "password": "x"})
+        refused = await http.post(
+            "/signin", data={"csrf": csrf, "next": "/console", "password": "x"}
+        )
         assert refused.status_code == 401
         assert 'name="handle" autocomplete="username" required value=""' in refused.text
-        typed = await http.post("/signin", data={"csrf": csrf, "next": "/console", "handle": " nobody ",
-                                                 "password": "x"})
+        typed = await http.post(
+            "/signin",
+            data={"csrf": csrf, "next": "/console", "handle": " nobody ", "password": "x"},
+        )
         assert typed.status_code == 401
         assert 'name="handle" autocomplete="username" required value="nobody"' in typed.text
         assert (await http.get("/console")).status_code == 303  # still signed out

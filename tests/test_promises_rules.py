@@ -33,41 +33,67 @@ def desk(tmp_path):
     manifest = tmp_path / "desk.yaml"
     text = (default_manifest_path().parent / "demo-refunds.yaml").read_text()
     text = text.replace("127.0.0.1:8099", f"127.0.0.1:{hr.server_port}")
-    text = text.replace("\nrules:\n", f"\nrules:\n  - name: {RULE}\n    binding: {{ agent: desk, tool: refund_order }}\n"
-                                      f"    cel: '{CEL.replace(chr(39), chr(39) * 2)}'\n", 1)
+    text = text.replace(
+        "\nrules:\n",
+        f"\nrules:\n  - name: {RULE}\n    binding: {{ agent: desk, tool: refund_order }}\n"
+        f"    cel: '{CEL.replace(chr(39), chr(39) * 2)}'\n",
+        1,
+    )
     manifest.write_text(text)
     with running_club(tmp_path, manifest) as club:
         yield club
     hr.shutdown()
 
 
-async def test_a_rule_that_fails_to_evaluate_blocks_the_call_and_records_only_its_name(desk, caplog):
+async def test_a_rule_that_fails_to_evaluate_blocks_the_call_and_records_only_its_name(
+    desk, caplog
+):
     caplog.set_level(logging.DEBUG, logger="parley")
     async with connect(desk.url, desk.tokens.member.token) as bruno:
-        fine = await bruno.call_tool("refund_order", {"order_id": "4411", "amount": 150.0, "reason": ""})
+        fine = await bruno.call_tool(
+            "refund_order", {"order_id": "4411", "amount": 150.0, "reason": ""}
+        )
         assert not fine.is_error, fine.content
-        broken = await bruno.call_tool("refund_order", {"order_id": "4411", "amount": 150.0, "reason": SECRET})
+        broken = await bruno.call_tool(
+            "refund_order", {"order_id": "4411", "amount": 150.0, "reason": SECRET}
+        )
     assert broken.is_error
-    assert broken.content[0].text == f'Rule could not be evaluated: "{RULE}". The call was not made.'
+    assert (
+        broken.content[0].text == f'Rule could not be evaluated: "{RULE}". The call was not made.'
+    )
     db = desk.db()
     columns = [c[1] for c in db.execute("PRAGMA table_info(audit)").fetchall()]
-    rows = [dict(zip(columns, row)) for row in db.execute("SELECT * FROM audit ORDER BY id").fetchall()]
-    refunds = db.execute("SELECT COUNT(*) FROM refunds").fetchone()[0] if "refunds" in db.table_names() else None
+    rows = [
+        dict(zip(columns, row)) for row in db.execute("SELECT * FROM audit ORDER BY id").fetchall()
+    ]
+    refunds = (
+        db.execute("SELECT COUNT(*) FROM refunds").fetchone()[0]
+        if "refunds" in db.table_names()
+        else None
+    )
     db.close()
     last = rows[-1]
     assert last["tool"] == "refund_order" and last["outcome"] == "rule_error"
     assert last["rule"] == RULE
-    assert (last["binding_agent"], last["binding_server"], last["tool"]) == ("desk", "parley", "refund_order")
+    assert (last["binding_agent"], last["binding_server"], last["tool"]) == (
+        "desk",
+        "parley",
+        "refund_order",
+    )
     assert rows[-2]["outcome"] == "ok" and rows[-2]["rule"] is None
     dump = json.dumps(rows, ensure_ascii=False)
     assert SECRET not in dump and "7731" not in dump
-    ours = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith(("parley", "uvicorn")))
+    ours = "\n".join(
+        r.getMessage() for r in caplog.records if r.name.startswith(("parley", "uvicorn"))
+    )
     assert SECRET not in ours
     if refunds is not None:
         assert refunds == 1  # the blocked call filed nothing
 
 
-async def test_a_tool_that_crashes_answers_a_fixed_message_and_is_audited_as_an_internal_error(club, caplog):
+async def test_a_tool_that_crashes_answers_a_fixed_message_and_is_audited_as_an_internal_error(
+    club, caplog
+):
     """Whatever a tool raises stays in the server log: the caller reads a fixed sentence, no exception text."""
     from dataclasses import replace
 
@@ -75,18 +101,26 @@ async def test_a_tool_that_crashes_answers_a_fixed_message_and_is_audited_as_an_
         raise RuntimeError(f"database exploded near {SECRET}")
 
     chokepoint = club.live.parley.chokepoint
-    chokepoint.specs["about_club"] = replace(chokepoint.specs["about_club"], handler=boom, blocking=False)
+    chokepoint.specs["about_club"] = replace(
+        chokepoint.specs["about_club"], handler=boom, blocking=False
+    )
     async with connect(club.url, None) as guest:
         result = await guest.call_tool("about_club", {})
     assert result.is_error
-    assert result.content[0].text == "Internal error while running the tool; nothing is known to have changed."
+    assert (
+        result.content[0].text
+        == "Internal error while running the tool; nothing is known to have changed."
+    )
     db = club.db()
-    outcome = db.execute("SELECT outcome, tool, rule FROM audit ORDER BY id DESC LIMIT 1").fetchone()
+    outcome = db.execute(
+        "SELECT outcome, tool, rule FROM audit ORDER BY id DESC LIMIT 1"
+    ).fetchone()
     db.close()
     assert tuple(outcome) == ("internal_error", "about_club", None)
 
 
 # --- input exactly as the schema says, found by the mutation run (scripts/mutate) -----------------
+
 
 @pytest.mark.parametrize("limit", ["5", True, 5.5])
 async def test_an_argument_of_the_wrong_json_type_is_invalid_input_never_coerced(club, limit):
@@ -95,15 +129,25 @@ async def test_an_argument_of_the_wrong_json_type_is_invalid_input_never_coerced
         fine = await bruno.call_tool("inbox", {"limit": 5})
     assert refused.is_error and not fine.is_error, (refused.content, fine.content)
     text = refused.content[0].text
-    assert text.startswith("Invalid arguments for inbox: limit: ") and text.endswith("Nothing was changed.")
-    assert str(limit) not in text.removeprefix("Invalid arguments for inbox: limit: ")  # the value is not echoed
+    assert text.startswith("Invalid arguments for inbox: limit: ") and text.endswith(
+        "Nothing was changed."
+    )
+    assert str(limit) not in text.removeprefix(
+        "Invalid arguments for inbox: limit: "
+    )  # the value is not echoed
     db = club.db()
-    outcomes = [row[0] for row in db.execute("SELECT outcome FROM audit WHERE tool = 'inbox' ORDER BY id").fetchall()]
+    outcomes = [
+        row[0]
+        for row in db.execute(
+            "SELECT outcome FROM audit WHERE tool = 'inbox' ORDER BY id"
+        ).fetchall()
+    ]
     db.close()
     assert outcomes == ["invalid_input", "ok"]
 
 
 # --- where a call waits, and what it records ------------------------------------------------------
+
 
 def _metric(text: str, name: str, labels: str) -> float:
     for line in text.splitlines():
@@ -166,15 +210,18 @@ async def test_the_audit_records_how_long_a_call_took_in_milliseconds(club, back
     async with connect(club.url, None) as guest:
         assert not (await guest.call_tool("about_club", {})).is_error
     db = club.db()
-    tool, outcome, duration_ms = db.execute("SELECT tool, outcome, duration_ms FROM audit ORDER BY id DESC LIMIT 1"
-                                            ).fetchone()
+    tool, outcome, duration_ms = db.execute(
+        "SELECT tool, outcome, duration_ms FROM audit ORDER BY id DESC LIMIT 1"
+    ).fetchone()
     db.close()
     assert (tool, outcome) == ("about_club", "ok")
     assert 250 <= duration_ms < 10_000, duration_ms
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_follows(club, backend, monkeypatch):
+async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_follows(
+    club, backend, monkeypatch
+):
     """The caller never waits on the audit write: the answer arrives while the row's write is held up
     here (on SQLite that stops the whole server, so the session speaks plain HTTP: the SDK's client
     would ask for the tool list before returning), and the row is in the store once the request ended."""
@@ -191,19 +238,45 @@ async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_fo
 
     db = club.db()
     before = db.execute("SELECT COUNT(*) FROM audit").fetchone()[0]
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "Authorization": f"Bearer {club.tokens.member.token}"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {club.tokens.member.token}",
+    }
     async with httpx2.AsyncClient(timeout=30) as http:
-        opened = await http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                            "clientInfo": {"name": "t", "version": "1"}}})
+        opened = await http.post(
+            club.url,
+            headers=headers,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
+        )
         if "mcp-session-id" in opened.headers:  # stateless on PostgreSQL: no session to name
             headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        await http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await http.post(
+            club.url,
+            headers=headers,
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        )
         monkeypatch.setattr(audit.audit_rows, "insert", held_up)
         try:
-            answer = await http.post(club.url, headers=headers, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                                                      "params": {"name": "whoami", "arguments": {}}})
+            answer = await http.post(
+                club.url,
+                headers=headers,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "whoami", "arguments": {}},
+                },
+            )
             assert answer.json()["result"]["structuredContent"]["principal"] == "bruno"
             assert not written.is_set()  # answered with the row still unwritten
             assert writing.wait(5)  # and its write under way
@@ -212,7 +285,9 @@ async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_fo
             release.set()
     club.settled()
     assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] == before + 1
-    row = db.execute("SELECT tool, outcome, principal FROM audit ORDER BY id DESC LIMIT 1").fetchone()
+    row = db.execute(
+        "SELECT tool, outcome, principal FROM audit ORDER BY id DESC LIMIT 1"
+    ).fetchone()
     assert tuple(row) == ("whoami", "ok", "bruno")
 
 
@@ -252,7 +327,9 @@ async def test_a_row_recorded_outside_a_request_or_after_it_ended_is_written_at_
 
 
 @pytest.mark.parametrize("backend", ["postgresql"])
-async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_event_loop(club, backend, monkeypatch):
+async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_event_loop(
+    club, backend, monkeypatch
+):
     """On PostgreSQL every step of a tools/call that reads or writes the store (the rules in force,
     the handler, the audit row) runs in a worker thread: the loop serving every connection never waits."""
     from server.chokepoint import audit
@@ -273,7 +350,9 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
     monkeypatch.setattr(chokepoint.rulebook, "refresh", watched_refresh)
     monkeypatch.setattr(audit.audit_rows, "insert", watched_insert)
     _slow_tool(chokepoint, "about_club", 0.0, blocking=False, seen=seen)
-    async with connect(club.url, None) as guest:  # a guest: no revision known, so the rules are read
+    async with connect(
+        club.url, None
+    ) as guest:  # a guest: no revision known, so the rules are read
         assert not (await guest.call_tool("about_club", {})).is_error
     club.settled()  # the audit row is written just after the answer
     assert {step for step, _ in seen} == {"rules", "handler", "audit"}, seen
@@ -292,12 +371,18 @@ def test_two_context_sources_providing_one_attribute_is_a_problem_of_the_context
     from server.chokepoint.rulebook import manifest_rule_problems
     from server.manifest.loading import parse_manifest
 
-    manifest = parse_manifest(DESK + "context_sources:\n"
-                                     "  hr: {url: 'http://127.0.0.1:9/{subject.id}', attributes: {tier: text}}\n"
-                                     "  crm: {url: 'http://127.0.0.1:9/c/{subject.id}', attributes: {tier: text}}\n")
+    manifest = parse_manifest(
+        DESK + "context_sources:\n"
+        "  hr: {url: 'http://127.0.0.1:9/{subject.id}', attributes: {tier: text}}\n"
+        "  crm: {url: 'http://127.0.0.1:9/c/{subject.id}', attributes: {tier: text}}\n"
+    )
     specs = registry.load_all()
-    (problem,) = manifest_rule_problems(manifest, {name: specs[name].input_schema() for name in manifest.tools})
-    assert str(problem) == "context_sources: context sources 'hr' and 'crm' both provide subject.tier"
+    (problem,) = manifest_rule_problems(
+        manifest, {name: specs[name].input_schema() for name in manifest.tools}
+    )
+    assert (
+        str(problem) == "context_sources: context sources 'hr' and 'crm' both provide subject.tier"
+    )
 
 
 def test_a_stored_rule_that_no_longer_compiles_is_listed_saying_why(tmp_path):
@@ -311,20 +396,30 @@ def test_a_stored_rule_that_no_longer_compiles_is_listed_saying_why(tmp_path):
     specs = registry.load_all()
     db = open_db(tmp_path / "club.db")
     try:
+
         def book(text: str) -> RuleBook:
             manifest = parse_manifest(text)
             schemas = {name: specs[name].input_schema() for name in manifest.tools}
             return RuleBook(manifest, db, ContextSources(manifest.context_sources, db), schemas)
 
-        book(DESK).draft(RuleDecl.model_validate({
-            "name": "Small refunds", "binding": {"agent": "desk", "tool": "refund_order"},
-            "conditions": [{"field": "amount", "op": "is at most", "value": 500}]}))
+        book(DESK).draft(
+            RuleDecl.model_validate(
+                {
+                    "name": "Small refunds",
+                    "binding": {"agent": "desk", "tool": "refund_order"},
+                    "conditions": [{"field": "amount", "op": "is at most", "value": 500}],
+                }
+            )
+        )
         assert [row["reads_as"] for row in book(DESK).listing()] == ["amount is at most 500"]
         # the manifest no longer has the tool: the stored rule stays listed, and says why it holds nothing back
-        without = DESK.replace("  refund_order: {needs: refunds:write, access: private}\n", "").replace(
-            "tools: [whoami, refund_order]", "tools: [whoami]")
+        without = DESK.replace(
+            "  refund_order: {needs: refunds:write, access: private}\n", ""
+        ).replace("tools: [whoami, refund_order]", "tools: [whoami]")
         (row,) = book(without).listing()
     finally:
         db.close()
     assert row["name"] == "Small refunds" and row["state"] == "draft"
-    assert row["reads_as"] == "(does not compile: rule 'Small refunds': unknown tool 'refund_order')"
+    assert (
+        row["reads_as"] == "(does not compile: rule 'Small refunds': unknown tool 'refund_order')"
+    )

@@ -16,18 +16,27 @@ from tests.test_oauth_flow import authorize, code_of, pkce, redeem, register
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 
 
 # --- the mandate signature ----------------------------------------------------------------------
 
+
 def _brunos_mandate(club):
     db = club.db()
     bruno = club_ops.find_principal(db, "bruno")
-    row = db.execute("SELECT id, body, signature FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1",
-                     [bruno.id]).fetchone()
+    row = db.execute(
+        "SELECT id, body, signature FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1",
+        [bruno.id],
+    ).fetchone()
     return db, row
 
 
@@ -42,8 +51,10 @@ async def test_a_widened_mandate_body_with_the_old_signature_is_no_mandate(club)
         terms = json.loads(body)
         terms["scopes"] = sorted(set(terms["scopes"]) | {"directory:read", "briefing:write"})
         terms["topics"] = terms["topics"] + ["everything"]
-        db.execute("UPDATE mandates SET body = ? WHERE id = ?",
-                   [json.dumps(terms, sort_keys=True, separators=(",", ":")), mandate_id])
+        db.execute(
+            "UPDATE mandates SET body = ? WHERE id = ?",
+            [json.dumps(terms, sort_keys=True, separators=(",", ":")), mandate_id],
+        )
         db.close()
         who = await _whoami(client)
         assert who["mandate"]["state"] == "invalid_signature" and who["effective_scopes"] == []
@@ -56,29 +67,45 @@ async def test_a_mandate_with_a_foreign_signature_is_no_mandate_even_after_it_ve
         db, (mandate_id, _, signature) = _brunos_mandate(club)
         raw = bytearray(base64.b64decode(signature))
         raw[0] ^= 0x01
-        db.execute("UPDATE mandates SET signature = ? WHERE id = ?", [base64.b64encode(bytes(raw)).decode(), mandate_id])
+        db.execute(
+            "UPDATE mandates SET signature = ? WHERE id = ?",
+            [base64.b64encode(bytes(raw)).decode(), mandate_id],
+        )
         db.close()
         who = await _whoami(client)
         assert who["mandate"]["state"] == "invalid_signature" and who["effective_scopes"] == []
         db, _ = _brunos_mandate(club)
         db.execute("UPDATE mandates SET signature = ? WHERE id = ?", [signature, mandate_id])
         db.close()
-        assert [tool.name for tool in (await client.list_tools()).tools] == MEMBER  # the true signature verifies
+        assert [
+            tool.name for tool in (await client.list_tools()).tools
+        ] == MEMBER  # the true signature verifies
 
 
 # --- CSRF -------------------------------------------------------------------------------------
 
+
 async def test_sign_in_refuses_an_empty_a_missing_and_another_sessions_csrf_token(club):
     password = club.tokens.passwords["ana"]
-    async with httpx2.AsyncClient(base_url=club.live.base, follow_redirects=False, timeout=30) as other:
+    async with httpx2.AsyncClient(
+        base_url=club.live.base, follow_redirects=False, timeout=30
+    ) as other:
         foreign = csrf_of((await other.get("/signin")).text)
-    async with httpx2.AsyncClient(base_url=club.live.base, follow_redirects=False, timeout=30) as fresh:
-        empty = await fresh.post("/signin", data={"csrf": "", "next": "/console", "handle": "ana", "password": password})
+    async with httpx2.AsyncClient(
+        base_url=club.live.base, follow_redirects=False, timeout=30
+    ) as fresh:
+        empty = await fresh.post(
+            "/signin", data={"csrf": "", "next": "/console", "handle": "ana", "password": password}
+        )
         assert empty.status_code == 403
-    async with httpx2.AsyncClient(base_url=club.live.base, follow_redirects=False, timeout=30) as http:
+    async with httpx2.AsyncClient(
+        base_url=club.live.base, follow_redirects=False, timeout=30
+    ) as http:
         csrf_of((await http.get("/signin")).text)
         for form in ({"csrf": foreign}, {}, {"csrf": ""}):
-            refused = await http.post("/signin", data={**form, "next": "/console", "handle": "ana", "password": password})
+            refused = await http.post(
+                "/signin", data={**form, "next": "/console", "handle": "ana", "password": password}
+            )
             assert refused.status_code == 403, form
         assert (await http.get("/console")).status_code == 303  # still signed out
 
@@ -112,8 +139,11 @@ async def test_a_console_form_with_another_sessions_csrf_token_changes_nothing(c
 
 # --- refresh-token reuse ------------------------------------------------------------------------
 
+
 async def _probe(http, club, access: str) -> httpx2.Response:
-    return await http.post(club.url, headers={"Authorization": f"Bearer {access}", **ACCEPT}, json=INIT)
+    return await http.post(
+        club.url, headers={"Authorization": f"Bearer {access}", **ACCEPT}, json=INIT
+    )
 
 
 async def test_reusing_any_rotated_refresh_token_revokes_every_token_of_the_family(club):
@@ -125,17 +155,26 @@ async def test_reusing_any_rotated_refresh_token_revokes_every_token_of_the_fami
         token_url = club.live.base + "/oauth/token"
         rotate = {"grant_type": "refresh_token", "client_id": client["client_id"]}
         for _ in range(2):
-            response = await http.post(token_url, data={**rotate, "refresh_token": pairs[-1]["refresh_token"]})
+            response = await http.post(
+                token_url, data={**rotate, "refresh_token": pairs[-1]["refresh_token"]}
+            )
             assert response.status_code == 200, response.text
             pairs.append(response.json())
         assert len({pair["refresh_token"] for pair in pairs}) == 3  # rotated on every use
         for pair in pairs:
             assert (await _probe(http, club, pair["access_token"])).status_code == 200
-        reused = await http.post(token_url, data={**rotate, "refresh_token": pairs[1]["refresh_token"]})
+        reused = await http.post(
+            token_url, data={**rotate, "refresh_token": pairs[1]["refresh_token"]}
+        )
         assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
         for pair in pairs:
             probe = await _probe(http, club, pair["access_token"])
             assert probe.status_code == 401
-            assert probe.json()["error_description"] == "token's grant was revoked (refresh token reused)"
-        newest = await http.post(token_url, data={**rotate, "refresh_token": pairs[-1]["refresh_token"]})
+            assert (
+                probe.json()["error_description"]
+                == "token's grant was revoked (refresh token reused)"
+            )
+        newest = await http.post(
+            token_url, data={**rotate, "refresh_token": pairs[-1]["refresh_token"]}
+        )
         assert newest.status_code == 400 and newest.json()["error"] == "invalid_grant"

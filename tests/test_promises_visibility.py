@@ -38,16 +38,27 @@ async def test_the_inbox_is_not_found_for_a_guest(club):
     async with connect(club.url, None, "legacy") as guest:
         await assert_hidden_like_missing(guest, INBOX)
         assert await refusal(guest.subscribe_resource(INBOX)) == (
-            -32002, f"Resource not found: {INBOX}", (await refusal(guest.subscribe_resource(NOWHERE)))[2])
+            -32002,
+            f"Resource not found: {INBOX}",
+            (await refusal(guest.subscribe_resource(NOWHERE)))[2],
+        )
 
 
 async def test_the_inbox_is_not_found_once_the_mandate_drops_inbox_read(club):
     db = club.db()
     manifest = club.manifest()
     mandates.sign_mandate(
-        db, club.key(), principal_id=club_ops.find_principal(db, "bruno").id, topics=["databases"],
-        reveal=["public"], quotable=False, scopes=["club:read"], known_scopes=frozenset(manifest.scopes),
-        agent_scopes=manifest.agent_scopes, valid_for=timedelta(days=30))
+        db,
+        club.key(),
+        principal_id=club_ops.find_principal(db, "bruno").id,
+        topics=["databases"],
+        reveal=["public"],
+        quotable=False,
+        scopes=["club:read"],
+        known_scopes=frozenset(manifest.scopes),
+        agent_scopes=manifest.agent_scopes,
+        valid_for=timedelta(days=30),
+    )
     db.close()
     async with connect(club.url, club.tokens.member.token, "auto") as bruno:
         await assert_hidden_like_missing(bruno, INBOX)

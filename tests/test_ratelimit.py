@@ -8,8 +8,14 @@ from server.http.ratelimit import RateLimiter, retry_after_header
 from tests.conftest import manifest_copy, running_club
 
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
@@ -44,12 +50,17 @@ def test_pruning_keeps_memory_bounded():
 
 
 async def test_guest_and_token_budgets_answer_429_with_retry_after(tmp_path):
-    manifest = manifest_copy(tmp_path, lambda text: text
-                             .replace("guest_requests_per_minute: 120", "guest_requests_per_minute: 3")
-                             .replace("token_requests_per_minute: 600", "token_requests_per_minute: 2"))
+    manifest = manifest_copy(
+        tmp_path,
+        lambda text: text.replace(
+            "guest_requests_per_minute: 120", "guest_requests_per_minute: 3"
+        ).replace("token_requests_per_minute: 600", "token_requests_per_minute: 2"),
+    )
     with running_club(tmp_path, manifest) as club:
         async with httpx2.AsyncClient() as http:
-            codes = [(await http.post(club.url, json=INIT, headers=ACCEPT)).status_code for _ in range(2)]
+            codes = [
+                (await http.post(club.url, json=INIT, headers=ACCEPT)).status_code for _ in range(2)
+            ]
             bad = {**ACCEPT, "Authorization": "Bearer pa_guessing"}
             codes.append((await http.post(club.url, json=INIT, headers=bad)).status_code)
             codes.append((await http.post(club.url, json=INIT, headers=bad)).status_code)
@@ -62,7 +73,9 @@ async def test_guest_and_token_budgets_answer_429_with_retry_after(tmp_path):
             assert "retry after" in body["error_description"]
 
             member = {**ACCEPT, "Authorization": f"Bearer {club.tokens.member.token}"}
-            codes = [(await http.post(club.url, json=INIT, headers=member)).status_code for _ in range(3)]
+            codes = [
+                (await http.post(club.url, json=INIT, headers=member)).status_code for _ in range(3)
+            ]
             assert codes == [200, 200, 429]
             # another token has its own budget
             other = {**ACCEPT, "Authorization": f"Bearer {club.tokens.applicant.token}"}

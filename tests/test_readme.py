@@ -14,7 +14,9 @@ from server.manifest.loading import load_manifest
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
 
-def leaves(top: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
+def leaves(
+    top: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
     """(command path, its parser, its help) for every command that runs something."""
     found = []
     for action in top._actions:
@@ -31,8 +33,11 @@ COMMANDS = leaves(parser())
 
 def test_every_command_has_help_and_a_readme_example():
     missing_help = [" ".join(path) for path, _, helptext in COMMANDS if not helptext.strip()]
-    missing_example = [" ".join(path) for path, _, _ in COMMANDS
-                       if not re.search(rf"(^|\$\(|\| )parley {' '.join(path)}(\s|$|\))", README, re.M)]
+    missing_example = [
+        " ".join(path)
+        for path, _, _ in COMMANDS
+        if not re.search(rf"(^|\$\(|\| )parley {' '.join(path)}(\s|$|\))", README, re.M)
+    ]
     assert (missing_help, missing_example) == ([], [])
 
 
@@ -56,9 +61,15 @@ def test_the_lane_figures_in_the_readme_are_the_manifests():
     guest = len(visible_tools(manifest, frozenset(), False, None))
     applicant = len(visible_tools(manifest, default_scopes(manifest, "applicant"), True, None))
     member = len(visible_tools(manifest, default_scopes(manifest, "member"), True, None))
-    sentence = (f"A guest sees {guest} tools of {len(manifest.tools)}, an applicant's agent {applicant} and a "
-                f"member's agent {member}.")
+    sentence = (
+        f"A guest sees {guest} tools of {len(manifest.tools)}, an applicant's agent {applicant} and a "
+        f"member's agent {member}."
+    )
     assert sentence in README.replace("\n", " ")
-    table = {name: needs for row in re.findall(r"^\| (`[^|]+`) \| (`[^`]+`|—) \|", README, re.M)
-             for name in re.findall(r"`([a-z_]+)`", row[0]) for needs in [row[1].strip("`")]}
+    table = {
+        name: needs
+        for row in re.findall(r"^\| (`[^|]+`) \| (`[^`]+`|—) \|", README, re.M)
+        for name in re.findall(r"`([a-z_]+)`", row[0])
+        for needs in [row[1].strip("`")]
+    }
     assert table == {name: (decl.needs or "—") for name, decl in manifest.tools.items()}

@@ -27,8 +27,12 @@ class Served:
         self.log = tmp / "serve.log"
 
     def start(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve"], env=self.env,
-                                        stdout=self.log.open("ab"), stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "server.cli.main", "serve"],
+            env=self.env,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -56,7 +60,9 @@ async def test_kill_9_mid_queue_loses_no_escalation_and_no_answer(tmp_path):
     try:
         url = served.base + "/mcp"
         async with connect(url, tokens.member.token) as bruno:
-            asked = (await bruno.call_tool("ask", {"member": "ana", "question": "Does Ana enjoy sailing on weekends?"}))
+            asked = await bruno.call_tool(
+                "ask", {"member": "ana", "question": "Does Ana enjoy sailing on weekends?"}
+            )
         escalation = asked.structured_content["escalation_id"]
         assert escalation is not None
         served.kill9()  # no shutdown, no flush: the process is simply gone
@@ -64,15 +70,22 @@ async def test_kill_9_mid_queue_loses_no_escalation_and_no_answer(tmp_path):
         served.start()
         async with ConsoleUser(served.base, "ana", tokens.passwords["ana"]) as ana:
             assert "Does Ana enjoy sailing on weekends?" in (await ana.get("/console/queue")).text
-            decided = await ana.post(f"/console/queue/{escalation}", {"action": "answer", "text": "Yes, from May."},
-                                     page="/console/queue")
+            decided = await ana.post(
+                f"/console/queue/{escalation}",
+                {"action": "answer", "text": "Yes, from May."},
+                page="/console/queue",
+            )
             assert decided.status_code == 303
         served.kill9()
 
         served.start()
         async with connect(url, tokens.member.token) as bruno:
             threads = (await bruno.call_tool("inbox", {})).structured_content["threads"]
-        assert threads[0]["messages"][-1] == {**threads[0]["messages"][-1], "kind": "decision", "body": "Yes, from May."}
+        assert threads[0]["messages"][-1] == {
+            **threads[0]["messages"][-1],
+            "kind": "decision",
+            "body": "Yes, from May.",
+        }
         async with ConsoleUser(served.base, "ana", tokens.passwords["ana"]) as ana:
             queue = (await ana.get("/console/queue")).text
             assert "Nothing waits for you." in queue and "Yes, from May." in queue

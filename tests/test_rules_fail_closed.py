@@ -57,7 +57,7 @@ def desk(tmp_path):
     threading.Thread(target=hr.serve_forever, daemon=True).start()
     manifest = tmp_path / "desk.yaml"
     text = (default_manifest_path().parent / "demo-refunds.yaml").read_text()
-    text = text[:text.index("rules:\n")] + text[text.index("agents:\n"):]
+    text = text[: text.index("rules:\n")] + text[text.index("agents:\n") :]
     manifest.write_text(text.replace("127.0.0.1:8099", f"127.0.0.1:{hr.server_port}"))
     with running_club(tmp_path, manifest) as club:
         yield club
@@ -65,12 +65,21 @@ def desk(tmp_path):
 
 
 def parley(club, *arguments: str, check: bool = True):
-    return run(club.settings.db_path.parent, *arguments, check=check,
-               env={"PARLEY_MANIFEST": str(club.settings.manifest_path), "PARLEY_DB": str(club.settings.db_path)})
+    return run(
+        club.settings.db_path.parent,
+        *arguments,
+        check=check,
+        env={
+            "PARLEY_MANIFEST": str(club.settings.manifest_path),
+            "PARLEY_DB": str(club.settings.db_path),
+        },
+    )
 
 
 def publish(club, *arguments: str) -> str:
-    drafted = parley(club, "rules", "draft", "--agent", "desk", "--tool", "refund_order", *arguments)
+    drafted = parley(
+        club, "rules", "draft", "--agent", "desk", "--tool", "refund_order", *arguments
+    )
     rule_id = drafted.stdout.split("drafted store:")[1].split(":")[0]
     parley(club, "rules", "publish", rule_id)
     return rule_id
@@ -90,8 +99,10 @@ def audited(live: LiveServer, tmp_path: Path) -> tuple:
         time.sleep(0.005)
     db = open_db(tmp_path / "club.db")
     try:
-        row = db.execute("SELECT outcome, rule, binding_agent, binding_server, tool FROM audit "
-                         "ORDER BY id DESC LIMIT 1").fetchone()
+        row = db.execute(
+            "SELECT outcome, rule, binding_agent, binding_server, tool FROM audit "
+            "ORDER BY id DESC LIMIT 1"
+        ).fetchone()
         return (row[0], row[1], " · ".join(row[2:]))
     finally:
         db.close()
@@ -117,90 +128,165 @@ class RenamedArgs(Args):
 
 
 def renamed_refund(ctx: ToolContext, args: RenamedArgs) -> RefundRequest:
-    refund_id = records.add_refund(ctx.db, principal_id=ctx.principal_id, agent=ctx.caller.agent,
-                                   order_id=args.order_id, amount=args.total, expedite=args.expedite,
-                                   reason=args.reason, stamp=now())
-    return RefundRequest(id=refund_id, order_id=args.order_id, amount=args.total, expedite=args.expedite,
-                         status="requested")
+    refund_id = records.add_refund(
+        ctx.db,
+        principal_id=ctx.principal_id,
+        agent=ctx.caller.agent,
+        order_id=args.order_id,
+        amount=args.total,
+        expedite=args.expedite,
+        reason=args.reason,
+        stamp=now(),
+    )
+    return RefundRequest(
+        id=refund_id,
+        order_id=args.order_id,
+        amount=args.total,
+        expedite=args.expedite,
+        status="requested",
+    )
 
 
-async def test_an_argument_renamed_under_a_published_rule_blocks_the_tool_after_a_restart(desk, tmp_path,
-                                                                                          monkeypatch):
+async def test_an_argument_renamed_under_a_published_rule_blocks_the_tool_after_a_restart(
+    desk, tmp_path, monkeypatch
+):
     rule_id = publish(desk, "--name", "Refund up to 500", "--when", "amount is at most 500")
     member = desk.tokens.member.token
-    async with connect(desk.url, member) as agent:  # in force: a small refund passes, a big one does not
-        assert not (await agent.call_tool("refund_order", {"order_id": "4411", "amount": 100.0})).is_error
+    async with connect(
+        desk.url, member
+    ) as agent:  # in force: a small refund passes, a big one does not
+        assert not (
+            await agent.call_tool("refund_order", {"order_id": "4411", "amount": 100.0})
+        ).is_error
     desk.live.stop()
     # the release that renames the argument: the tool's own code, as the server's registry holds it
-    monkeypatch.setitem(REGISTRY, "refund_order", dataclasses.replace(
-        REGISTRY["refund_order"], input_model=RenamedArgs, handler=renamed_refund))
+    monkeypatch.setitem(
+        REGISTRY,
+        "refund_order",
+        dataclasses.replace(
+            REGISTRY["refund_order"], input_model=RenamedArgs, handler=renamed_refund
+        ),
+    )
     with restarted(tmp_path, desk.settings.manifest_path) as live:
-        await refused_naming(live.url, member, "Refund up to 500", {"order_id": "4411", "total": 100.0})
-        await refused_naming(live.url, member, "Refund up to 500", {"order_id": "4411", "total": 5000.0})
-        assert audited(live, tmp_path) == ("rule_broken", "Refund up to 500", "desk · parley · refund_order")
+        await refused_naming(
+            live.url, member, "Refund up to 500", {"order_id": "4411", "total": 100.0}
+        )
+        await refused_naming(
+            live.url, member, "Refund up to 500", {"order_id": "4411", "total": 5000.0}
+        )
+        assert audited(live, tmp_path) == (
+            "rule_broken",
+            "Refund up to 500",
+            "desk · parley · refund_order",
+        )
         home = await steward_home(live, desk.tokens.passwords["ana"])
         assert "1 rule no longer compiles" in home and "Refund up to 500" in home
         assert "Unknown field &#39;amount&#39;" in home
         assert "no longer compile" not in await member_home(live, desk.tokens.passwords["bruno"])
         checked = parley(desk, "tools", "check", check=False)
         assert checked.returncode == 1
-        assert (f"error: store:{rule_id}: published rule 'Refund up to 500' on desk · parley · refund_order no longer "
-                f"compiles (rule 'Refund up to 500': unknown field 'amount')") in checked.stdout
+        assert (
+            f"error: store:{rule_id}: published rule 'Refund up to 500' on desk · parley · refund_order no longer "
+            f"compiles (rule 'Refund up to 500': unknown field 'amount')"
+        ) in checked.stdout
         listed = parley(desk, "rules", "list").stdout
         assert "(does not compile: rule 'Refund up to 500': unknown field 'amount')" in listed
         # a steward removes it: the tool answers again from the next call, with the new argument
         parley(desk, "rules", "remove", rule_id)
         async with connect(live.url, member) as agent:
-            assert not (await agent.call_tool("refund_order", {"order_id": "4411", "total": 100.0})).is_error
+            assert not (
+                await agent.call_tool("refund_order", {"order_id": "4411", "total": 100.0})
+            ).is_error
         assert parley(desk, "tools", "check").returncode == 0
         assert "no longer compile" not in await steward_home(live, desk.tokens.passwords["ana"])
 
 
-async def test_a_cel_rule_whose_context_source_was_removed_blocks_the_tool_after_a_restart(desk, tmp_path):
-    rule_id = publish(desk, "--name", "Only the analysts' department", "--cel", 'subject.department == "analysts"')
+async def test_a_cel_rule_whose_context_source_was_removed_blocks_the_tool_after_a_restart(
+    desk, tmp_path
+):
+    rule_id = publish(
+        desk, "--name", "Only the analysts' department", "--cel", 'subject.department == "analysts"'
+    )
     member = desk.tokens.member.token
     async with connect(desk.url, member) as agent:
-        assert not (await agent.call_tool("refund_order", {"order_id": "4411", "amount": 100.0})).is_error
+        assert not (
+            await agent.call_tool("refund_order", {"order_id": "4411", "amount": 100.0})
+        ).is_error
     desk.live.stop()
     manifest = desk.settings.manifest_path
     text = manifest.read_text()
-    hr = text[text.index("  hr:\n"):text.index("  orders:\n")]
+    hr = text[text.index("  hr:\n") : text.index("  orders:\n")]
     manifest.write_text(text.replace(hr, ""))
-    expected = (f"error: store:{rule_id}: published rule 'Only the analysts' department' on desk · parley · "
-                "refund_order no longer compiles (rule 'Only the analysts' department': reads unknown attribute "
-                "'subject.department')")
+    expected = (
+        f"error: store:{rule_id}: published rule 'Only the analysts' department' on desk · parley · "
+        "refund_order no longer compiles (rule 'Only the analysts' department': reads unknown attribute "
+        "'subject.department')"
+    )
     checked = parley(desk, "tools", "check", check=False)
     assert checked.returncode == 1 and expected in checked.stdout
     with restarted(tmp_path, manifest) as live:
-        await refused_naming(live.url, member, "Only the analysts' department", {"order_id": "4411", "amount": 1.0})
+        await refused_naming(
+            live.url, member, "Only the analysts' department", {"order_id": "4411", "amount": 1.0}
+        )
         assert audited(live, tmp_path)[:2] == ("rule_broken", "Only the analysts' department")
         home = await steward_home(live, desk.tokens.passwords["ana"])
         assert "Only the analysts&#39; department" in home and "Reads unknown attribute" in home
-        async with connect(live.url, member) as agent:  # whoami tells the agent why its tool refuses
+        async with connect(
+            live.url, member
+        ) as agent:  # whoami tells the agent why its tool refuses
             rules = (await agent.call_tool("whoami", {})).structured_content["rules"]
-        assert {"tool": "refund_order", "rule": "Only the analysts' department",
-                "reads_as": f"({BROKEN}: every call to refund_order is refused)"} in rules
+        assert {
+            "tool": "refund_order",
+            "rule": "Only the analysts' department",
+            "reads_as": f"({BROKEN}: every call to refund_order is refused)",
+        } in rules
     # `parley serve` says so at start (and serves: the tool stays blocked, nothing else is)
     env = {**os.environ, "PARLEY_DB": str(desk.settings.db_path), "PARLEY_MANIFEST": str(manifest)}
     sock = bound_socket()
     port = sock.getsockname()[1]
     sock.close()
-    serving = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port)], env=env,
-                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    serving = subprocess.Popen(
+        [sys.executable, "-m", "server.cli.main", "serve", "--port", str(port)],
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert serving.stderr is not None
         said = serving.stderr.readline()
     finally:
         serving.terminate()
         serving.wait(30)
-    assert f"store:{rule_id}: published rule 'Only the analysts' department'" in said and "is refused" in said
+    assert (
+        f"store:{rule_id}: published rule 'Only the analysts' department'" in said
+        and "is refused" in said
+    )
 
 
-async def test_an_attribute_whose_type_changed_blocks_the_tool_and_a_broken_draft_cannot_be_published(desk, tmp_path):
-    rule_id = publish(desk, "--name", "Within the employee's limit", "--when",
-                      "amount is at most subject.refund_limit")
-    drafted = parley(desk, "rules", "draft", "--agent", "desk", "--tool", "refund_order", "--name", "Also within",
-                     "--when", "amount is less than subject.refund_limit")
+async def test_an_attribute_whose_type_changed_blocks_the_tool_and_a_broken_draft_cannot_be_published(
+    desk, tmp_path
+):
+    rule_id = publish(
+        desk,
+        "--name",
+        "Within the employee's limit",
+        "--when",
+        "amount is at most subject.refund_limit",
+    )
+    drafted = parley(
+        desk,
+        "rules",
+        "draft",
+        "--agent",
+        "desk",
+        "--tool",
+        "refund_order",
+        "--name",
+        "Also within",
+        "--when",
+        "amount is less than subject.refund_limit",
+    )
     draft_id = drafted.stdout.split("drafted store:")[1].split(":")[0]
     desk.live.stop()
     manifest = desk.settings.manifest_path
@@ -208,12 +294,20 @@ async def test_an_attribute_whose_type_changed_blocks_the_tool_and_a_broken_draf
     checked = parley(desk, "tools", "check", check=False)
     assert checked.returncode == 1
     assert f"store:{rule_id}: published rule 'Within the employee's limit'" in checked.stdout
-    assert (f"warning: store:{draft_id}: draft rule 'Also within' on desk · parley · refund_order no longer compiles "
-            "(rule 'Also within': 'subject.refund_limit' is not a number trusted attribute): it cannot be "
-            "published") in checked.stdout
+    assert (
+        f"warning: store:{draft_id}: draft rule 'Also within' on desk · parley · refund_order no longer compiles "
+        "(rule 'Also within': 'subject.refund_limit' is not a number trusted attribute): it cannot be "
+        "published"
+    ) in checked.stdout
     refused = parley(desk, "rules", "publish", draft_id, check=False)
-    assert refused.returncode == 1 and f"draft store:{draft_id} no longer compiles, so nothing was published" in \
-        refused.stderr
+    assert (
+        refused.returncode == 1
+        and f"draft store:{draft_id} no longer compiles, so nothing was published" in refused.stderr
+    )
     with restarted(tmp_path, manifest) as live:
-        await refused_naming(live.url, desk.tokens.member.token, "Within the employee's limit",
-                             {"order_id": "4411", "amount": 1.0})
+        await refused_naming(
+            live.url,
+            desk.tokens.member.token,
+            "Within the employee's limit",
+            {"order_id": "4411", "amount": 1.0},
+        )

@@ -51,8 +51,13 @@ if sys.argv[-1:] == ["--multiprocessing-fork"]:
 def cluster_env(tmp_path: Path, postgres: PostgresCluster) -> Iterator[dict[str, str]]:
     """A migrated PostgreSQL store and its keys folder, as `parley serve --workers 2` needs them."""
     url = postgres.new_database()
-    env = {**os.environ, "PARLEY_DATABASE_URL": url, "PARLEY_KEYS": str(tmp_path / "keys"),
-           "PARLEY_SESSIONS": "stateless", "PARLEY_DB": str(tmp_path / "never-used.db")}
+    env = {
+        **os.environ,
+        "PARLEY_DATABASE_URL": url,
+        "PARLEY_KEYS": str(tmp_path / "keys"),
+        "PARLEY_SESSIONS": "stateless",
+        "PARLEY_DB": str(tmp_path / "never-used.db"),
+    }
     env.pop("PARLEY_PUBLIC_URL", None)
     assert parley(env, "keys", "init").returncode == 0
     assert parley(env, "db", "migrate").returncode == 0
@@ -85,13 +90,21 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait(10)
 
 
-def test_workers_that_import_slowly_start_and_the_printed_url_answers_when_printed(tmp_path, cluster_env):
+def test_workers_that_import_slowly_start_and_the_printed_url_answers_when_printed(
+    tmp_path, cluster_env
+):
     (tmp_path / "slow").mkdir()
     (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_IMPORTS)
     port = free_port()
     env = {**cluster_env, "PYTHONPATH": str(tmp_path / "slow"), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port), "--workers", "2"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli.main", "serve", "--port", str(port), "--workers", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
     seen: list[str] = []
     try:
         lines = lines_of(proc)
@@ -100,16 +113,22 @@ def test_workers_that_import_slowly_start_and_the_printed_url_answers_when_print
             try:
                 line = lines.get(timeout=90)
             except queue.Empty:
-                raise AssertionError("parley serve never said where it serves:\n" + "".join(seen)) from None
+                raise AssertionError(
+                    "parley serve never said where it serves:\n" + "".join(seen)
+                ) from None
             seen.append(line)
-            assert "died" not in line, "".join(seen)  # uvicorn killed a worker that was still importing
+            assert "died" not in line, "".join(
+                seen
+            )  # uvicorn killed a worker that was still importing
             if "http://" in line:
                 announced = line
         # printed only once a worker answers there: the first request after the line is served at once,
         # not queued in the listen backlog while the workers import (they take SLOW_SECONDS longer)
         base = re.search(r"http://[^/\s]+", announced).group(0)  # type: ignore[union-attr]
         assert httpx2.get(base + "/livez", timeout=SLOW_SECONDS - 2).status_code == 200
-        assert announced.startswith(f"Parley serving MCP at http://127.0.0.1:{port}/mcp"), "".join(seen)
+        assert announced.startswith(f"Parley serving MCP at http://127.0.0.1:{port}/mcp"), "".join(
+            seen
+        )
         # both workers come up and stay up: none is killed while it imports
         while sum("Application startup complete" in line for line in seen) < 2:
             line = lines.get(timeout=90)
@@ -123,14 +142,24 @@ def test_workers_that_import_slowly_start_and_the_printed_url_answers_when_print
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
     """`parley serve` on an SQLite store of its own; yields its base URL once it has said where it serves."""
-    env = {**os.environ, "PARLEY_DB": str(tmp_path / "club.db"), "PARLEY_KEYS": str(tmp_path / "keys"),
-           "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        "PARLEY_DB": str(tmp_path / "club.db"),
+        "PARLEY_KEYS": str(tmp_path / "keys"),
+        "PYTHONUNBUFFERED": "1",
+    }
     for name in ("PARLEY_DATABASE_URL", "PARLEY_PUBLIC_URL", "PARLEY_SESSIONS"):
         env.pop(name, None)
     assert parley(env, "init").returncode == 0
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli.main", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
     seen: list[str] = []
     try:
         lines = lines_of(proc)
@@ -156,27 +185,43 @@ def raw_exchange(base: str, head: bytes) -> bytes:
         return answer
 
 
-@pytest.mark.parametrize("head", [
-    b"GET /livez HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 4_000_000 + b"\r\n\r\n",
-    b"GET /livez HTTP/1.1\r\nHost: x\r\n" + b"X-Many: a\r\n" * 20_000 + b"\r\n",
-    b"GET /livez?" + b"q" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-])
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"GET /livez HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 4_000_000 + b"\r\n\r\n",
+        b"GET /livez HTTP/1.1\r\nHost: x\r\n" + b"X-Many: a\r\n" * 20_000 + b"\r\n",
+        b"GET /livez?" + b"q" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+    ],
+)
 def test_an_oversized_request_line_or_head_is_a_431_and_the_server_still_answers(served, head):
     answer = raw_exchange(served, head)
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
     assert httpx2.get(served + "/livez").status_code == 200
     # a head within the bound followed by a large body in the same read is a body, not a large head
-    big_body = httpx2.post(served + "/mcp", content=b"{" + b" " * 200_000 + b"}",
-                           headers={"content-type": "application/json", "accept": "application/json, text/event-stream"})
+    big_body = httpx2.post(
+        served + "/mcp",
+        content=b"{" + b" " * 200_000 + b"}",
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+        },
+    )
     assert big_body.status_code != 431
 
 
-def serve_and_wait(env: dict[str, str], port: int, *extra: str) -> tuple[subprocess.Popen, list[str]]:
+def serve_and_wait(
+    env: dict[str, str], port: int, *extra: str
+) -> tuple[subprocess.Popen, list[str]]:
     """`parley serve` with `extra` flags, once it has said where it serves; its output keeps being read
     into the returned list."""
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli.main", "serve", "--port", str(port), *extra],
-                            env={**env, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli.main", "serve", "--port", str(port), *extra],
+        env={**env, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
     seen: list[str] = []
 
     def read() -> None:
@@ -195,32 +240,57 @@ def serve_and_wait(env: dict[str, str], port: int, *extra: str) -> tuple[subproc
 
 
 def test_with_postgresql_stopped_every_answer_is_a_quick_503_that_says_so_and_the_server_recovers(
-        cluster_env, postgres):
+    cluster_env, postgres
+):
     env = {**cluster_env, "PARLEY_DB_POOL": "4"}
     name = env["PARLEY_DATABASE_URL"].rsplit("/", 1)[-1]
     demo_run = parley(env, "demo")
     token = next(line.split()[2] for line in demo_run.stdout.splitlines() if "member lane" in line)
-    password = next(line.split()[1] for line in demo_run.stdout.splitlines() if line.strip().startswith("bruno "))
+    password = next(
+        line.split()[1]
+        for line in demo_run.stdout.splitlines()
+        if line.strip().startswith("bruno ")
+    )
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
-    headers = {"Authorization": f"Bearer {token}", "accept": "application/json, text/event-stream",
-               "mcp-protocol-version": "2025-06-18"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}},
+    }
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+    }
     proc, log = serve_and_wait(env, port, "--workers", "2")
     console = httpx2.Client(base_url=base, timeout=3)  # every answer below must come within 3 s
     try:
         page = console.get("/signin")
-        signed_in = console.post("/signin", data={"csrf": re.search(r'name="csrf" value="([^"]+)"', page.text).group(1),  # type: ignore[union-attr]
-                                                  "next": "/console", "handle": "bruno", "password": password})
+        signed_in = console.post(
+            "/signin",
+            data={
+                "csrf": re.search(r'name="csrf" value="([^"]+)"', page.text).group(1),  # type: ignore[union-attr]
+                "next": "/console",
+                "handle": "bruno",
+                "password": password,
+            },
+        )
         assert signed_in.status_code == 303, signed_in.text
         assert console.get("/readyz").status_code == 200
         assert console.post("/mcp", json=call, headers=headers).status_code == 200
         postgres.admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
-        postgres.admin(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+        postgres.admin(
+            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+        )
         answers = []
         for _ in range(10):  # both workers see the outage, each several times
-            answers += [console.get("/readyz"), console.post("/mcp", json=call, headers=headers),
-                        console.get("/console")]
+            answers += [
+                console.get("/readyz"),
+                console.post("/mcp", json=call, headers=headers),
+                console.get("/console"),
+            ]
         for answer in answers:
             assert answer.status_code == 503 and answer.headers["retry-after"] == "1", answer.text
         ready = answers[0].json()
@@ -257,32 +327,56 @@ async def test_every_link_an_agent_is_given_follows_the_port_the_club_is_served_
         base = club.live.base
         assert not base.endswith(":8765")
         given: set[str] = set()
-        for token in (None, club.tokens.applicant.token, club.tokens.member.token,
-                      club.tokens.steward_principal.token):
+        for token in (
+            None,
+            club.tokens.applicant.token,
+            club.tokens.member.token,
+            club.tokens.steward_principal.token,
+        ):
             async with connect(club.url, token) as client:
                 given |= set(URL.findall(client.instructions or ""))
         async with httpx2.AsyncClient(timeout=30, follow_redirects=True) as http:
-            for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server"):
+            for path in (
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-authorization-server",
+            ):
                 metadata = (await http.get(base + path)).json()
-                given |= {value for value in metadata.values() if isinstance(value, str) and "://" in value}
-                given |= {item for value in metadata.values() if isinstance(value, list)
-                          for item in value if isinstance(item, str) and "://" in item}
-            assert f"{base}/console/applicants" in given  # the steward's console link, declared as a path
+                given |= {
+                    value
+                    for value in metadata.values()
+                    if isinstance(value, str) and "://" in value
+                }
+                given |= {
+                    item
+                    for value in metadata.values()
+                    if isinstance(value, list)
+                    for item in value
+                    if isinstance(item, str) and "://" in item
+                }
+            assert (
+                f"{base}/console/applicants" in given
+            )  # the steward's console link, declared as a path
             for url in sorted(given):
                 assert url.startswith(base), f"{url} is not on {base}"
                 if url.rstrip("/").endswith("/mcp"):
                     continue  # the endpoint itself: a GET without a session is not a page
                 answer = await http.get(url)
-                assert answer.status_code < 400 or url.endswith(("/oauth/token", "/oauth/register", "/oauth/revoke",
-                                                                 "/oauth/authorize")), (url, answer.status_code)
+                assert answer.status_code < 400 or url.endswith(
+                    ("/oauth/token", "/oauth/register", "/oauth/revoke", "/oauth/authorize")
+                ), (url, answer.status_code)
 
 
 def series(text: str) -> dict[str, float]:
-    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-            if line and not line.startswith("#")}
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
 
 
-def test_metrics_are_complete_from_the_first_scrape_and_their_folder_goes_with_the_server(tmp_path, cluster_env):
+def test_metrics_are_complete_from_the_first_scrape_and_their_folder_goes_with_the_server(
+    tmp_path, cluster_env
+):
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     env = {**cluster_env, "TMPDIR": str(scratch)}
@@ -290,9 +384,12 @@ def test_metrics_are_complete_from_the_first_scrape_and_their_folder_goes_with_t
     port = free_port()
     proc, log = serve_and_wait(env, port, "--workers", "2")
     try:
+
         def gauges(found: dict[str, float]) -> dict[str, list[float]]:
-            return {name: [value for key, value in found.items() if key.startswith(name + "{")]
-                    for name in ("parley_store_up", "parley_change_listener_connected")}
+            return {
+                name: [value for key, value in found.items() if key.startswith(name + "{")]
+                for name in ("parley_store_up", "parley_change_listener_connected")
+            }
 
         # both workers have sampled themselves (every 2 s) once their change listener has connected,
         # which it does a moment after the worker starts serving
@@ -307,17 +404,24 @@ def test_metrics_are_complete_from_the_first_scrape_and_their_folder_goes_with_t
         assert len(pids) == 2, found  # one series per worker, labelled with its pid
         for name, values in gauges(found).items():
             assert values == [1.0, 1.0], (name, found)
-        assert any(key.startswith('parley_store_pool_connections{') and 'state="open"' in key for key in found)
+        assert any(
+            key.startswith("parley_store_pool_connections{") and 'state="open"' in key
+            for key in found
+        )
         # no request was made: every series is there already, at zero
         assert found['parley_requests_total{lane="member",outcome="admitted"}'] == 0
         assert found['parley_tool_call_seconds_count{outcome="ok",tool="whoami"}'] == 0
         assert [p.name for p in scratch.iterdir() if p.name.startswith("parley-metrics-")]
     finally:
         stop(proc)
-    assert not [p.name for p in scratch.iterdir() if p.name.startswith("parley-metrics-")], "".join(log)
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("parley-metrics-")], "".join(
+        log
+    )
 
 
-def test_a_statement_on_a_pool_retired_as_the_store_came_back_is_store_unavailable(tmp_path, postgres):
+def test_a_statement_on_a_pool_retired_as_the_store_came_back_is_store_unavailable(
+    tmp_path, postgres
+):
     """As the store returns, the first caller swaps in a fresh pool and retires the old one; a caller
     still borrowing from the old one is told the store is unavailable (retry), never a PoolClosed."""
     from server.store.database import StoreUnavailable

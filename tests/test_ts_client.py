@@ -15,8 +15,12 @@ SCRIPT = Path(__file__).resolve().parent / "ts" / "oauth_client.mjs"
 def run_ts_client(url: str, handle: str, password: str) -> dict:
     node = shutil.which("node")
     assert node, "node is missing: scripts/test installs it"
-    assert (SCRIPT.parent / "node_modules" / "@modelcontextprotocol" / "sdk").exists(), "run scripts/test (npm ci)"
-    result = subprocess.run([node, str(SCRIPT), url, handle, password], capture_output=True, text=True, timeout=120)
+    assert (SCRIPT.parent / "node_modules" / "@modelcontextprotocol" / "sdk").exists(), (
+        "run scripts/test (npm ci)"
+    )
+    result = subprocess.run(
+        [node, str(SCRIPT), url, handle, password], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 

@@ -36,7 +36,9 @@ def build(tools_file: str, json_response: bool = False) -> Starlette:
     async def call_tool(ctx, params):
         if params.name != "whoami":
             raise MCPError(code=-32602, message=f"Unknown tool: {params.name}")
-        return types.CallToolResult(content=[types.TextContent(text=json.dumps(PAYLOAD))], structured_content=PAYLOAD)
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(PAYLOAD))], structured_content=PAYLOAD
+        )
 
     # The same settings as Parley's session manager (server/mcp_endpoint.py:session_manager today).
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -54,12 +56,16 @@ def build(tools_file: str, json_response: bool = False) -> Starlette:
         async with manager.run():
             yield
 
-    return Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))], lifespan=lifespan)
+    return Starlette(
+        routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))], lifespan=lifespan
+    )
 
 
 def main() -> None:
     parser = arguments(__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="answer plain calls with application/json")
+    parser.add_argument(
+        "--json", action="store_true", help="answer plain calls with application/json"
+    )
     args = parser.parse_args()
     serve(build(args.tools, args.json), args)
 

@@ -11,17 +11,27 @@ from bench_peers.contender import Contender, Skip
 PROTOCOL = "2025-11-25"
 
 
-def mcp_post(port: int, message: dict, session: str | None = None, token: str | None = None,
-             method: str = "POST") -> tuple[int, dict[str, str], dict | None]:
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": PROTOCOL}
+def mcp_post(
+    port: int,
+    message: dict,
+    session: str | None = None,
+    token: str | None = None,
+    method: str = "POST",
+) -> tuple[int, dict[str, str], dict | None]:
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": PROTOCOL,
+    }
     if session:
         headers["Mcp-Session-Id"] = session
     if token:
         headers["Authorization"] = f"Bearer {token}"
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
-        conn.request(method, "/mcp", body=json.dumps(message) if method == "POST" else None, headers=headers)
+        conn.request(
+            method, "/mcp", body=json.dumps(message) if method == "POST" else None, headers=headers
+        )
         response = conn.getresponse()
         text = response.read().decode("utf-8", "replace")
         answer_headers = {k.lower(): v for k, v in response.getheaders()}
@@ -40,13 +50,26 @@ def mcp_post(port: int, message: dict, session: str | None = None, token: str | 
 
 def open_session(port: int, token: str | None) -> str:
     """initialize + notifications/initialized; the session id ('' for a stateless server)."""
-    status, headers, reply = mcp_post(port, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench_http", "version": "1"}}},
-        token=token)
+    status, headers, reply = mcp_post(
+        port,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "bench_http", "version": "1"},
+            },
+        },
+        token=token,
+    )
     if status != 200 or not reply or "result" not in reply:
         raise RuntimeError(f"initialize answered {status}: {reply}")
     session = headers.get("mcp-session-id", "")
-    status, _, _ = mcp_post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session, token)
+    status, _, _ = mcp_post(
+        port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session, token
+    )
     if status not in (200, 202):
         raise RuntimeError(f"notifications/initialized answered {status}")
     return session
@@ -61,9 +84,13 @@ def close_session(port: int, session: str, token: str | None) -> None:
 
 
 def call(port: int, session: str, token: str | None, method: str, params: dict) -> dict:
-    status, _, reply = mcp_post(port, {"jsonrpc": "2.0", "id": 2, "method": method, "params": params}, session, token)
+    status, _, reply = mcp_post(
+        port, {"jsonrpc": "2.0", "id": 2, "method": method, "params": params}, session, token
+    )
     if status != 200 or not reply or "result" not in reply:
-        raise RuntimeError(f"{method} answered {status}: {json.dumps(reply)[:400] if reply else None}")
+        raise RuntimeError(
+            f"{method} answered {status}: {json.dumps(reply)[:400] if reply else None}"
+        )
     return reply["result"]
 
 
@@ -72,7 +99,13 @@ def check_contender(contender: Contender) -> str:
     session = open_session(contender.port, contender.token)
     contender.stateless = not session
     try:
-        result = call(contender.port, session, contender.token, "tools/call", {"name": "whoami", "arguments": {}})
+        result = call(
+            contender.port,
+            session,
+            contender.token,
+            "tools/call",
+            {"name": "whoami", "arguments": {}},
+        )
     finally:
         close_session(contender.port, session, contender.token)
     if result.get("isError"):

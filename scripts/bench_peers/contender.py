@@ -36,18 +36,28 @@ def ensure_venv(venv: Path, pins: list[str], log: Path) -> Path:
         base = getattr(sys, "_base_executable", None) or shutil.which("python3.11") or "python3"
         subprocess.run([base, "-m", "venv", str(venv)], check=True, timeout=300)
     with log.open("a") as out:
-        done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", *pins], stdout=out,
-                              stderr=subprocess.STDOUT, timeout=900)
+        done = subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", *pins],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=900,
+        )
     if done.returncode != 0:
-        lines = [line for line in log.read_text().splitlines() if "is ignored: it is neither" not in line]
+        lines = [
+            line for line in log.read_text().splitlines() if "is ignored: it is neither" not in line
+        ]
         raise Skip(f"pip install {wanted} failed: {' | '.join(lines[-5:])}")
     stamp.write_text(wanted)
     return python
 
 
 def version_in(python: Path, package: str) -> str:
-    done = subprocess.run([str(python), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(python), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return done.stdout.strip() or "?"
 
 
@@ -57,8 +67,14 @@ def loop_and_http() -> tuple[str, str, str]:
     have_httptools = importlib.util.find_spec("httptools") is not None
     loop = "uvloop" if have_uvloop else "asyncio"
     http_impl = "httptools" if have_httptools else "h11"
-    missing = [name for name, have in (("uvloop", have_uvloop), ("httptools", have_httptools)) if not have]
-    why = f"{', '.join(missing)} not installed in Parley's venv" if missing else "installed in Parley's venv"
+    missing = [
+        name for name, have in (("uvloop", have_uvloop), ("httptools", have_httptools)) if not have
+    ]
+    why = (
+        f"{', '.join(missing)} not installed in Parley's venv"
+        if missing
+        else "installed in Parley's venv"
+    )
     return loop, http_impl, why
 
 
@@ -86,8 +102,14 @@ class Contender:
 
     def start(self) -> None:
         with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(self.argv, env={**os.environ, **self.env}, stdout=out,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=str(self.log.parent))
+            self.proc = subprocess.Popen(
+                self.argv,
+                env={**os.environ, **self.env},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=str(self.log.parent),
+            )
 
     def wait_up(self, seconds: float = 60) -> None:
         deadline = time.monotonic() + seconds

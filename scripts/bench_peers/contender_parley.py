@@ -38,17 +38,29 @@ runpy.run_path(script, run_name="__main__")
 def parse_member_token(demo_output: str) -> str:
     match = re.search(r"member lane:\s+(\S+)", demo_output)
     if not match:
-        raise SystemExit(f"could not find the member's token in `parley demo` output:\n{demo_output}")
+        raise SystemExit(
+            f"could not find the member's token in `parley demo` output:\n{demo_output}"
+        )
     return match.group(1)
 
 
 def prepare_store(folder: Path, manifest: Path) -> tuple[dict[str, str], str]:
     """`parley demo` into folder/club.db; the env to serve it and the member's agent token."""
     folder.mkdir(parents=True, exist_ok=True)
-    env = {"PARLEY_DB": str(folder / "club.db"), "PARLEY_KEYS": str(folder / "keys"), "PARLEY_MAX_SESSIONS": "50000",
-           "PARLEY_MANIFEST": str(manifest)}
-    done = subprocess.run([str(PARLEY), "demo"], env={**os.environ, **env}, capture_output=True, text=True,
-                          timeout=120, cwd=str(folder))
+    env = {
+        "PARLEY_DB": str(folder / "club.db"),
+        "PARLEY_KEYS": str(folder / "keys"),
+        "PARLEY_MAX_SESSIONS": "50000",
+        "PARLEY_MANIFEST": str(manifest),
+    }
+    done = subprocess.run(
+        [str(PARLEY), "demo"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(folder),
+    )
     if done.returncode != 0:
         raise SystemExit(f"parley demo failed: {done.stderr[-2000:]}")
     return env, parse_member_token(done.stdout)
@@ -59,22 +71,37 @@ def bench_manifest(work: Path) -> Path:
     target = work / "manifests"
     shutil.copytree(ROOT / "manifests", target)
     club = target / "club.yaml"
-    text, count = re.subn(r"^(\s*(?:guest|token)_requests_per_minute:)\s*\d+", r"\1 100000000",
-                          club.read_text(), flags=re.MULTILINE)
+    text, count = re.subn(
+        r"^(\s*(?:guest|token)_requests_per_minute:)\s*\d+",
+        r"\1 100000000",
+        club.read_text(),
+        flags=re.MULTILINE,
+    )
     if count != 2:
-        raise SystemExit(f"expected two *_requests_per_minute limits in manifests/club.yaml, found {count}")
+        raise SystemExit(
+            f"expected two *_requests_per_minute limits in manifests/club.yaml, found {count}"
+        )
     club.write_text(text)
     return club
 
 
-def parley_contender(name: str, folder: Path, env: dict[str, str], token: str, loop: str, http_impl: str,
-                     serve_args: tuple[str, ...] = ()) -> Contender:
+def parley_contender(
+    name: str,
+    folder: Path,
+    env: dict[str, str],
+    token: str,
+    loop: str,
+    http_impl: str,
+    serve_args: tuple[str, ...] = (),
+) -> Contender:
     port = free_port()
     env = {**env, "PARLEY_PORT": str(port)}
     if name == "shipped":
         argv = [str(PARLEY), "serve"]
-        label = (f"Parley, `parley serve` as shipped: its INFO logging, uvicorn's access log, loop/http auto "
-                 f"(= {loop}/{http_impl} here)")
+        label = (
+            f"Parley, `parley serve` as shipped: its INFO logging, uvicorn's access log, loop/http auto "
+            f"(= {loop}/{http_impl} here)"
+        )
     else:
         argv = [str(PYTHON), "-c", PARLEY_WRAPPER, loop, http_impl, str(PARLEY), *serve_args]
         label = "Parley, `parley serve` with the peers' uvicorn settings"
@@ -93,8 +120,13 @@ def tool_specs(full: Contender, manifest: Path, work: Path) -> tuple[Path, list[
         raise SystemExit(f"Parley's whoami failed for the member: {who}")
     structured = who.get("structuredContent") or json.loads(who["content"][0]["text"])
     if structured.get("lane") != "member":
-        raise SystemExit(f"the demo member's token reached lane {structured.get('lane')!r}, not member")
-    needs = {name: (decl or {}).get("needs") for name, decl in (yaml.safe_load(manifest.read_text())["tools"]).items()}
+        raise SystemExit(
+            f"the demo member's token reached lane {structured.get('lane')!r}, not member"
+        )
+    needs = {
+        name: (decl or {}).get("needs")
+        for name, decl in (yaml.safe_load(manifest.read_text())["tools"]).items()
+    }
     for tool in listed:
         tool["needs"] = needs.get(tool["name"])
     path = work / "tools.json"

@@ -47,8 +47,14 @@ class HashedTokenVerifier(TokenVerifier):
         row = self.rows.get(hashlib.sha256(token.encode("utf-8")).hexdigest())
         if row is None or row.get("revoked"):
             return None
-        return AccessToken(token=token, client_id=row["agent"], scopes=row["scopes"], expires_at=None,
-                           subject=row["principal"], claims=row)
+        return AccessToken(
+            token=token,
+            client_id=row["agent"],
+            scopes=row["scopes"],
+            expires_at=None,
+            subject=row["principal"],
+            claims=row,
+        )
 
 
 def jwt_verifier(key_dir: Path, audience: str):
@@ -59,12 +65,26 @@ def jwt_verifier(key_dir: Path, audience: str):
     from fastmcp.server.auth.providers.jwt import JWTVerifier
 
     key = ec.generate_private_key(ec.SECP256R1())
-    public_pem = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                               serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    public_pem = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
     now = int(time.time())
     scopes = json.loads((key_dir / "scopes.json").read_text())
-    token = jwt.encode({"iss": ISSUER, "aud": audience, "sub": "agent:bruno", "scope": " ".join(scopes),
-                        "iat": now, "nbf": now, "exp": now + 24 * 3600}, key, algorithm="ES256")
+    token = jwt.encode(
+        {
+            "iss": ISSUER,
+            "aud": audience,
+            "sub": "agent:bruno",
+            "scope": " ".join(scopes),
+            "iat": now,
+            "nbf": now,
+            "exp": now + 24 * 3600,
+        },
+        key,
+        algorithm="ES256",
+    )
     (key_dir / "public.pem").write_text(public_pem)
     (key_dir / "token").write_text(token)
     return JWTVerifier(public_key=public_pem, issuer=ISSUER, audience=audience, algorithm="ES256")
@@ -76,16 +96,25 @@ def build(tools_file: Path, verifier) -> FastMCP:
     async def whoami() -> dict:
         token = get_access_token()
         scopes = sorted(token.scopes) if token else []
-        return {"lane": "member", "why": "a verified token", "principal": token.subject if token else None,
-                "agent": token.client_id if token else None, "token_scopes": scopes, "effective_scopes": scopes}
+        return {
+            "lane": "member",
+            "why": "a verified token",
+            "principal": token.subject if token else None,
+            "agent": token.client_id if token else None,
+            "token_scopes": scopes,
+            "effective_scopes": scopes,
+        }
 
     async def stub() -> dict:
         return {}
 
     for spec in json.loads(tools_file.read_text()):
-        tool = Tool.from_function(whoami if spec["name"] == "whoami" else stub, name=spec["name"],
-                                  description=spec.get("description"),
-                                  auth=require_scopes(spec.get("needs") or PUBLIC_TOOL_SCOPE))
+        tool = Tool.from_function(
+            whoami if spec["name"] == "whoami" else stub,
+            name=spec["name"],
+            description=spec.get("description"),
+            auth=require_scopes(spec.get("needs") or PUBLIC_TOOL_SCOPE),
+        )
         if spec["name"] != "whoami" and spec.get("inputSchema"):
             tool.parameters = spec["inputSchema"]  # listed as Parley lists it; never called here
         mcp.add_tool(tool)
@@ -95,15 +124,23 @@ def build(tools_file: Path, verifier) -> FastMCP:
 def main() -> None:
     parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--auth", choices=["token", "jwt"], required=True)
-    parser.add_argument("--tokens", type=Path, help="--auth token: JSON {sha256 hex: {principal, agent, scopes}}")
-    parser.add_argument("--key-dir", type=Path, help="--auth jwt: folder with scopes.json; key and token written here")
+    parser.add_argument(
+        "--tokens", type=Path, help="--auth token: JSON {sha256 hex: {principal, agent, scopes}}"
+    )
+    parser.add_argument(
+        "--key-dir",
+        type=Path,
+        help="--auth jwt: folder with scopes.json; key and token written here",
+    )
     args = parser.parse_args()
     base_url = f"http://127.0.0.1:{args.port}"
     if args.auth == "token":
         verifier = HashedTokenVerifier(json.loads(args.tokens.read_text()), base_url)
     else:
         verifier = jwt_verifier(args.key_dir, f"{base_url}/mcp")
-    app = build(Path(args.tools), verifier).http_app(path="/mcp", stateless_http=False, json_response=False)
+    app = build(Path(args.tools), verifier).http_app(
+        path="/mcp", stateless_http=False, json_response=False
+    )
     serve(app, args)
 
 

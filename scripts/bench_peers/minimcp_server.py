@@ -29,8 +29,11 @@ def build(tools_file: str):
         return {}
 
     for spec in json.loads(open(tools_file).read()):
-        mcp.tool.add(whoami if spec["name"] == "whoami" else stub, name=spec["name"],
-                     description=spec.get("description") or spec["name"])
+        mcp.tool.add(
+            whoami if spec["name"] == "whoami" else stub,
+            name=spec["name"],
+            description=spec.get("description") or spec["name"],
+        )
     return StreamableHTTPTransport(mcp).as_starlette("/mcp")
 
 

@@ -39,7 +39,9 @@ def main() -> int:
     total.add_argument("--principals", type=int, help="total principals in the store afterwards")
     total.add_argument("--add", type=int, help="principals to add to those the store holds")
     parser.add_argument("--tokens-each", type=int, default=10)
-    parser.add_argument("--out", required=True, help="file for one token of every principal (besides bruno's)")
+    parser.add_argument(
+        "--out", required=True, help="file for one token of every principal (besides bruno's)"
+    )
     parser.add_argument("--first", default="", help="a token to write first (the demo member's)")
     args = parser.parse_args()
 
@@ -53,12 +55,29 @@ def main() -> int:
     db = open_db(args.db)
     key = SigningKey.load_or_create(Path(args.keys))
     bruno = db.execute("SELECT id FROM principals WHERE handle = 'bruno'").fetchone()[0]
-    agent_scopes = frozenset(json.loads(db.execute(
-        "SELECT scopes FROM tokens WHERE principal_id = ? AND kind = 'agent'", [bruno]).fetchone()[0]))
-    mandate_scopes = json.loads(db.execute(
-        "SELECT body FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1", [bruno]).fetchone()[0])["scopes"]
-    known_scopes = frozenset(json.loads(db.execute(
-        "SELECT scopes FROM tokens WHERE kind = 'principal' ORDER BY id LIMIT 1").fetchone()[0])) | agent_scopes
+    agent_scopes = frozenset(
+        json.loads(
+            db.execute(
+                "SELECT scopes FROM tokens WHERE principal_id = ? AND kind = 'agent'", [bruno]
+            ).fetchone()[0]
+        )
+    )
+    mandate_scopes = json.loads(
+        db.execute(
+            "SELECT body FROM mandates WHERE principal_id = ? ORDER BY version DESC LIMIT 1",
+            [bruno],
+        ).fetchone()[0]
+    )["scopes"]
+    known_scopes = (
+        frozenset(
+            json.loads(
+                db.execute(
+                    "SELECT scopes FROM tokens WHERE kind = 'principal' ORDER BY id LIMIT 1"
+                ).fetchone()[0]
+            )
+        )
+        | agent_scopes
+    )
     existing = db.execute("SELECT COUNT(*) FROM principals").fetchone()[0]
     wanted = existing + args.add if args.add is not None else args.principals
     last_before = db.execute("SELECT COALESCE(MAX(id), 0) FROM principals").fetchone()[0]
@@ -69,14 +88,31 @@ def main() -> int:
         with write(db):  # either store
             for number in range(start, min(start + batch, wanted)):
                 handle = f"m{number:06d}"
-                principal = club.add_principal(db, handle, f"Member {number}", status="member",
-                                               bio="A bench member.", tags=["bench"])
+                principal = club.add_principal(
+                    db,
+                    handle,
+                    f"Member {number}",
+                    status="member",
+                    bio="A bench member.",
+                    tags=["bench"],
+                )
                 agent_id = club.add_agent(db, handle)
-                sign_mandate(db, key, principal_id=principal.id, topics=["bench"], reveal=["public", "members"],
-                             quotable=False, scopes=mandate_scopes, known_scopes=known_scopes,
-                             agent_scopes=agent_scopes, valid_for=timedelta(days=365))
+                sign_mandate(
+                    db,
+                    key,
+                    principal_id=principal.id,
+                    topics=["bench"],
+                    reveal=["public", "members"],
+                    quotable=False,
+                    scopes=mandate_scopes,
+                    known_scopes=known_scopes,
+                    agent_scopes=agent_scopes,
+                    valid_for=timedelta(days=365),
+                )
                 for index in range(args.tokens_each):
-                    token = tokens.mint(db, principal_id=principal.id, agent_id=agent_id, scopes=agent_scopes)
+                    token = tokens.mint(
+                        db, principal_id=principal.id, agent_id=agent_id, scopes=agent_scopes
+                    )
                     minted += 1
                     if index == 0:
                         firsts.append(token.token)
@@ -84,7 +120,8 @@ def main() -> int:
     with write(db):
         for principal_id, agent_id, have in db.execute(
             "SELECT a.principal_id, a.id, COUNT(t.id) FROM agents AS a JOIN tokens AS t ON t.agent_id = a.id "
-            "WHERE a.principal_id <= ? AND t.kind = 'agent' GROUP BY a.id", [last_before]
+            "WHERE a.principal_id <= ? AND t.kind = 'agent' GROUP BY a.id",
+            [last_before],
         ).fetchall():
             for _ in range(args.tokens_each - have):
                 tokens.mint(db, principal_id=principal_id, agent_id=agent_id, scopes=agent_scopes)
@@ -92,8 +129,11 @@ def main() -> int:
     Path(args.out).write_text("".join(f"{token}\n" for token in firsts))
     total = db.execute("SELECT COUNT(*) FROM principals").fetchone()[0]
     agent_tokens = db.execute("SELECT COUNT(*) FROM tokens WHERE kind = 'agent'").fetchone()[0]
-    print(f"populate: {total} principals, {agent_tokens} agent tokens ({minted} minted now) "
-          f"in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    print(
+        f"populate: {total} principals, {agent_tokens} agent tokens ({minted} minted now) "
+        f"in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -107,9 +147,24 @@ def member_askers(env: dict[str, str], folder: Path, count: int, first: str = ""
     python = Path(__file__).resolve().parent.parent.parent / ".venv" / "bin" / "python"
     out = folder / "askers.txt"
     store = env.get("PARLEY_DATABASE_URL") or env["PARLEY_DB"]
-    command = [str(python), __file__, "--db", store, "--keys", env["PARLEY_KEYS"], "--add", str(count),
-               "--tokens-each", "1", "--out", str(out), *(["--first", first] if first else [])]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env={**os.environ, **env})
+    command = [
+        str(python),
+        __file__,
+        "--db",
+        store,
+        "--keys",
+        env["PARLEY_KEYS"],
+        "--add",
+        str(count),
+        "--tokens-each",
+        "1",
+        "--out",
+        str(out),
+        *(["--first", first] if first else []),
+    ]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=600, env={**os.environ, **env}
+    )
     if done.returncode != 0:
         raise SystemExit(f"populate.py failed: {done.stderr[-2000:]}")
     askers = [line for line in out.read_text().split() if line != first]

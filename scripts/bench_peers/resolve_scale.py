@@ -39,9 +39,13 @@ def fresh(header: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--callers", required=True, help="one member token a line, the first the demo member's")
+    parser.add_argument(
+        "--callers", required=True, help="one member token a line, the first the demo member's"
+    )
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--per-round", type=int, default=20000, help="resolutions per round for each way")
+    parser.add_argument(
+        "--per-round", type=int, default=20000, help="resolutions per round for each way"
+    )
     parser.add_argument("--turn", type=int, default=100)
     args = parser.parse_args()
 
@@ -52,7 +56,9 @@ def main() -> int:
     headers = [f"Bearer {token}" for token in Path(args.callers).read_text().split()]
     parley = build(Settings.from_env())
     resolve = parley.access.from_header
-    lanes = {resolve(header).lane for header in headers}  # warm-up: every caller once, as the wrk runs do
+    lanes = {
+        resolve(header).lane for header in headers
+    }  # warm-up: every caller once, as the wrk runs do
     if lanes != {"member"}:
         raise SystemExit(f"expected every caller in the member lane, got {sorted(lanes)}")
     keeper = HeapKeeper()
@@ -79,12 +85,18 @@ def main() -> int:
             if clock() - ticked >= 1.0:  # as the server's keeper, once a second
                 keeper.tick()
                 ticked = clock()
-    figures: dict[str, object] = {"callers": len(headers), "walked": round(cursor / len(headers), 2),
-                                  "full_passes": keeper.full_passes}
+    figures: dict[str, object] = {
+        "callers": len(headers),
+        "walked": round(cursor / len(headers), 2),
+        "full_passes": keeper.full_passes,
+    }
     for way, taken in samples.items():
         ordered = sorted(taken)
-        figures[way] = {"n": len(ordered), "p50_us": statistics.median(ordered) * 1e6,
-                        "p99_us": percentile(ordered, 0.99) * 1e6}
+        figures[way] = {
+            "n": len(ordered),
+            "p50_us": statistics.median(ordered) * 1e6,
+            "p99_us": percentile(ordered, 0.99) * 1e6,
+        }
     print(json.dumps(figures))
     parley.db.close()
     return 0

@@ -24,8 +24,13 @@ def ensure_wrk() -> str:
         return found
     print("installing wrk (Debian package) …", file=sys.stderr)
     for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "wrk"]):
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
     found = shutil.which("wrk")
@@ -53,9 +58,19 @@ class Run:
 SESSIONS_PER_CALLER = 50
 
 
-def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, threads: int, work: Path,
-            tokens: list[str] | None = None, round_number: int = 0, offset: int = 0,
-            paired: list[str] | None = None, method: str = "call") -> Run:
+def wrk_run(
+    wrk: str,
+    contender: Contender,
+    connections: int,
+    seconds: float,
+    threads: int,
+    work: Path,
+    tokens: list[str] | None = None,
+    round_number: int = 0,
+    offset: int = 0,
+    paired: list[str] | None = None,
+    method: str = "call",
+) -> Run:
     """One wrk run against fresh sessions, one per connection up to SESSIONS_PER_CALLER, closed afterwards.
 
     Requests take sessions and tokens in turn, starting at `offset` in the token list. `paired`: one
@@ -66,14 +81,43 @@ def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, th
     owned = paired is None and not contender.stateless
     # one caller holds at most 64 handshake-era sessions in Parley (server/http/session_quota.py): beyond
     # SESSIONS_PER_CALLER, connections share sessions in turn, for every contender alike
-    sessions = paired if paired is not None else (
-        [open_session(contender.port, first) for _ in range(min(connections, SESSIONS_PER_CALLER))] if owned else [])
+    sessions = (
+        paired
+        if paired is not None
+        else (
+            [
+                open_session(contender.port, first)
+                for _ in range(min(connections, SESSIONS_PER_CALLER))
+            ]
+            if owned
+            else []
+        )
+    )
     sessions_file, tokens_file = work / "sessions.txt", work / "tokens.txt"
     sessions_file.write_text("".join(f"{s}\n" for s in sessions if s))
     tokens_file.write_text("".join(f"{t}\n" for t in tokens))
     threads = max(1, min(threads, connections))
-    command = [wrk, "-t", str(threads), "-c", str(connections), "-d", f"{max(1, round(seconds))}s", "--latency", "--timeout", "5s",
-               "-s", str(LUA), contender.url, "--", str(sessions_file), str(tokens_file), str(threads), str(offset), method]
+    command = [
+        wrk,
+        "-t",
+        str(threads),
+        "-c",
+        str(connections),
+        "-d",
+        f"{max(1, round(seconds))}s",
+        "--latency",
+        "--timeout",
+        "5s",
+        "-s",
+        str(LUA),
+        contender.url,
+        "--",
+        str(sessions_file),
+        str(tokens_file),
+        str(threads),
+        str(offset),
+        method,
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     finally:
@@ -81,21 +125,39 @@ def wrk_run(wrk: str, contender: Contender, connections: int, seconds: float, th
             close_session(contender.port, session, first)
     line = next((l for l in done.stdout.splitlines() if l.startswith("BENCHJSON ")), None)
     if line is None:
-        raise RuntimeError(f"wrk printed no result ({done.returncode}): {done.stdout[-500:]} {done.stderr[-500:]}")
-    data = json.loads(line[len("BENCHJSON "):])
-    errors = (data["status_errors"] + data["rpc_errors"] + data["connect_errors"] + data["read_errors"]
-              + data["write_errors"] + data["timeouts"])
-    return Run(contender.name, connections, round_number, data["requests"] / (data["duration_us"] / 1e6),
-               data["p50_us"] / 1000, data["p99_us"] / 1000, errors, data)
+        raise RuntimeError(
+            f"wrk printed no result ({done.returncode}): {done.stdout[-500:]} {done.stderr[-500:]}"
+        )
+    data = json.loads(line[len("BENCHJSON ") :])
+    errors = (
+        data["status_errors"]
+        + data["rpc_errors"]
+        + data["connect_errors"]
+        + data["read_errors"]
+        + data["write_errors"]
+        + data["timeouts"]
+    )
+    return Run(
+        contender.name,
+        connections,
+        round_number,
+        data["requests"] / (data["duration_us"] / 1e6),
+        data["p50_us"] / 1000,
+        data["p99_us"] / 1000,
+        errors,
+        data,
+    )
 
 
 def run_line(run: Run) -> str:
     text = f"{run.rps:9.1f} req/s   p50 {run.p50_ms:8.2f} ms   p99 {run.p99_ms:8.2f} ms   errors {run.errors}"
     if not run.clean:
         d = run.detail
-        text += (f"   <- ERRORS (http {d['status_errors']}, json-rpc {d['rpc_errors']}, socket "
-                 f"{d['connect_errors']}/{d['read_errors']}/{d['write_errors']}, timeouts {d['timeouts']}): "
-                 f"{d['sample_error'][:160]!r}")
+        text += (
+            f"   <- ERRORS (http {d['status_errors']}, json-rpc {d['rpc_errors']}, socket "
+            f"{d['connect_errors']}/{d['read_errors']}/{d['write_errors']}, timeouts {d['timeouts']}): "
+            f"{d['sample_error'][:160]!r}"
+        )
     return text
 
 

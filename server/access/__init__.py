@@ -19,5 +19,18 @@ from server.access.lanes import (
     token_scopes_allowed,
 )
 
-__all__ = ["APPLICANT", "GUEST", "LANES", "MEMBER", "Access", "Caller", "default_scopes", "effective_scopes",
-           "entry_persona", "grantable_scopes", "lane_of", "token_scopes_allowed", "visible_tools"]
+__all__ = [
+    "APPLICANT",
+    "GUEST",
+    "LANES",
+    "MEMBER",
+    "Access",
+    "Caller",
+    "default_scopes",
+    "effective_scopes",
+    "entry_persona",
+    "grantable_scopes",
+    "lane_of",
+    "token_scopes_allowed",
+    "visible_tools",
+]

@@ -22,7 +22,8 @@ class KeptAnswers:
 
     results: dict[tuple[str, int | None], CallToolResult] = field(default_factory=dict)
     wire: dict[tuple[str, str], tuple[CallToolResult, dict[str, object]]] = field(
-        default_factory=dict)
+        default_factory=dict
+    )
     audit_path: str | None = None  # the audit path of this caller's calls that met no rule
 
     def keep(self, tool: str, rules: int | None, result: CallToolResult) -> None:
@@ -30,8 +31,9 @@ class KeptAnswers:
             self.results.clear()
         self.results[(tool, rules)] = result
 
-    def keep_wire(self, tool: str, version: str, result: CallToolResult,
-                  wire: dict[str, object]) -> None:
+    def keep_wire(
+        self, tool: str, version: str, result: CallToolResult, wire: dict[str, object]
+    ) -> None:
         if len(self.wire) >= ANSWERS_KEPT:
             self.wire.clear()
         self.wire[(tool, version)] = (result, wire)
@@ -48,8 +50,9 @@ class Caller:
     # pure tools' answers to this caller by (tool, rules in force), and their wire forms (see
     # `server.chokepoint`): a caller is made once an identity, and guests share one; not an init
     # field, so a copy made with `dataclasses.replace` (another identity, perhaps) starts with none
-    answers: KeptAnswers = field(default_factory=KeptAnswers, init=False, repr=False, compare=False,
-                                 hash=False)
+    answers: KeptAnswers = field(
+        default_factory=KeptAnswers, init=False, repr=False, compare=False, hash=False
+    )
 
     # who is calling, read through: guests have none of it
     @property

@@ -22,9 +22,17 @@ class Access:
         # only the claims some entry row reads can change the persona: the memo below keys on those
         self._claims_read = frozenset(name for row in manifest.entry for name in (row.claims or {}))
         persona = entry_persona(manifest, False, {})
-        self._callers: dict[str, Caller] = {}  # by token digest: the last resolved identity's caller
-        self._guest = Caller(None, GUEST, "no credential was sent", frozenset(),
-                             tuple(visible_tools(manifest, frozenset(), False, persona)), persona)
+        self._callers: dict[
+            str, Caller
+        ] = {}  # by token digest: the last resolved identity's caller
+        self._guest = Caller(
+            None,
+            GUEST,
+            "no credential was sent",
+            frozenset(),
+            tuple(visible_tools(manifest, frozenset(), False, persona)),
+            persona,
+        )
 
     def guest(self) -> Caller:
         return self._guest
@@ -41,11 +49,17 @@ class Access:
 
     def again(self, caller: Caller) -> Caller:
         """Re-resolve a caller from what it presented, as its next request would."""
-        return self.guest() if caller.identity is None else self.caller_for(self.resolver.again(caller.identity))
+        return (
+            self.guest()
+            if caller.identity is None
+            else self.caller_for(self.resolver.again(caller.identity))
+        )
 
     def grantable(self, caller: Caller) -> frozenset[str]:
         mandate = caller.mandate
-        return grantable_scopes(self.manifest, caller.lane, mandate.scopes if mandate else frozenset())
+        return grantable_scopes(
+            self.manifest, caller.lane, mandate.scopes if mandate else frozenset()
+        )
 
     def caller_for(self, identity: Identity) -> Caller:
         """A pure function of the identity, so made once for each identity the resolver hands out
@@ -65,7 +79,9 @@ class Access:
         manifest = self.manifest
         lane = lane_of(identity.principal_status)
         mandate = identity.mandate
-        scopes = effective_scopes(manifest, lane, identity.token_scopes, mandate.scopes, identity.acts_as_agent)
+        scopes = effective_scopes(
+            manifest, lane, identity.token_scopes, mandate.scopes, identity.acts_as_agent
+        )
         handle = identity.principal
         if identity.acts_as_agent:
             kind = "OAuth access token" if identity.credential == "oauth" else "agent token"
@@ -77,15 +93,22 @@ class Access:
         standing = "an admitted member" if lane == MEMBER else "an applicant, not yet admitted"
         claims = {
             **(dict(identity.claims.extra) if identity.claims is not None else {}),
-            "status": identity.principal_status, "steward": as_text(identity.steward), "lane": lane,
-            "handle": handle, "credential": identity.credential,
+            "status": identity.principal_status,
+            "steward": as_text(identity.steward),
+            "lane": lane,
+            "handle": handle,
+            "credential": identity.credential,
         }
-        read = tuple(sorted((name, value) for name, value in claims.items() if name in self._claims_read))
+        read = tuple(
+            sorted((name, value) for name, value in claims.items() if name in self._claims_read)
+        )
         persona, tools = self._reach(read, scopes)
         return Caller(identity, lane, f"{who}; {handle} is {standing}", scopes, tools, persona)
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one Access per server: the cache lives as long as it
-    def _reach(self, claims: tuple[tuple[str, str], ...], scopes: frozenset[str]) -> tuple[str, tuple[str, ...]]:
+    def _reach(
+        self, claims: tuple[tuple[str, str], ...], scopes: frozenset[str]
+    ) -> tuple[str, tuple[str, ...]]:
         """The entry table's persona and the visible tools: pure functions of claims and scopes."""
         persona = entry_persona(self.manifest, True, dict(claims))
         return persona, tuple(visible_tools(self.manifest, scopes, True, persona))

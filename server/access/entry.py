@@ -19,11 +19,17 @@ def entry_persona(manifest: Manifest, authenticated: bool, claims: dict[str, str
     raise ConfigError("no entry row matched; the last row must match everyone")
 
 
-def visible_tools(manifest: Manifest, scopes: frozenset[str], verified: bool, persona: str | None) -> list[str]:
+def visible_tools(
+    manifest: Manifest, scopes: frozenset[str], verified: bool, persona: str | None
+) -> list[str]:
     """Tool names a caller may see and call, in declaration order so listings are stable.
 
     The persona's `tools` narrow further; `access: private` holds whatever persona was chosen."""
-    allowed = set(manifest.agents[persona].tools) if persona is not None and persona in manifest.agents else None
+    allowed = (
+        set(manifest.agents[persona].tools)
+        if persona is not None and persona in manifest.agents
+        else None
+    )
     visible = []
     for name, tool in manifest.tools.items():
         if allowed is not None and name not in allowed:

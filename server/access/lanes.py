@@ -31,13 +31,20 @@ def default_scopes(manifest: Manifest, lane: str) -> frozenset[str]:
     return manifest.ceiling(lane) & manifest.agent_scopes
 
 
-def grantable_scopes(manifest: Manifest, lane: str, mandate_scopes: frozenset[str]) -> frozenset[str]:
+def grantable_scopes(
+    manifest: Manifest, lane: str, mandate_scopes: frozenset[str]
+) -> frozenset[str]:
     """What a principal may hand an agent now (consent, step-up): mandate ∩ lane ceiling ∩ agent scopes."""
     return mandate_scopes & default_scopes(manifest, lane)
 
 
-def effective_scopes(manifest: Manifest, lane: str, token_scopes: frozenset[str], mandate_scopes: frozenset[str],
-                     as_agent: bool) -> frozenset[str]:
+def effective_scopes(
+    manifest: Manifest,
+    lane: str,
+    token_scopes: frozenset[str],
+    mandate_scopes: frozenset[str],
+    as_agent: bool,
+) -> frozenset[str]:
     if as_agent:
         return token_scopes & grantable_scopes(manifest, lane, mandate_scopes)
     return token_scopes & manifest.ceiling(lane)

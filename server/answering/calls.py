@@ -41,7 +41,8 @@ class ProbeCall(_Call):
 
 # What a worker accepts after its configuration: one of these a line, by its `op`.
 CALLS: TypeAdapter[AnswerCall | ProbeCall] = TypeAdapter(
-    Annotated[AnswerCall | ProbeCall, Field(discriminator="op")])
+    Annotated[AnswerCall | ProbeCall, Field(discriminator="op")]
+)
 
 
 def answer_line(request: ScopedRequest, terms: Terms, notes: Sequence[Note]) -> bytes:

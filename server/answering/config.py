@@ -14,12 +14,20 @@ class AnswererConfig:
 
     url: str | None = None
     model: str | None = None
-    api_key: str | None = field(default=None, repr=False)  # the value, handed over the worker's stdin
+    api_key: str | None = field(
+        default=None, repr=False
+    )  # the value, handed over the worker's stdin
     timeout: float = 20.0
 
     @classmethod
-    def from_settings(cls, url: str | None, model: str | None, key_env: str | None,
-                      environ: dict[str, str] | None = None, timeout: float = 20.0) -> AnswererConfig:
+    def from_settings(
+        cls,
+        url: str | None,
+        model: str | None,
+        key_env: str | None,
+        environ: dict[str, str] | None = None,
+        timeout: float = 20.0,
+    ) -> AnswererConfig:
         """From `Settings.answerer_url/answerer_model/answerer_key_env`: the key is read here, in the
         server, from the variable the settings name; the worker never sees the server's environment."""
         source: Mapping[str, str] = os.environ if environ is None else environ

@@ -59,7 +59,9 @@ class Selection(_Frozen):
     @model_validator(mode="after")
     def _one_outcome(self) -> Selection:
         if sum((bool(self.notes), self.escalate is not None, self.refused is not None)) != 1:
-            raise ValueError("a selection names notes, or escalates, or refuses: exactly one of them")
+            raise ValueError(
+                "a selection names notes, or escalates, or refuses: exactly one of them"
+            )
         return self
 
 
@@ -70,12 +72,16 @@ class Answer(_Frozen):
         description="True only when the person already received an answer to scopedRequest from this agent "
         "directly. This agent is silent, so it is always false: deliver `findings` yourself."
     )
-    scopedRequest: str = Field(description="The request this agent worked on, repeated for the orchestrator.")
+    scopedRequest: str = Field(
+        description="The request this agent worked on, repeated for the orchestrator."
+    )
     interactionSummary: str | None = Field(
-        default=None, description="A summary of what this agent told the person directly; none, as it is silent."
+        default=None,
+        description="A summary of what this agent told the person directly; none, as it is silent.",
     )
     findings: str | None = Field(
-        default=None, description="The answer to scopedRequest, for you to deliver to your person. Respect `quotable`."
+        default=None,
+        description="The answer to scopedRequest, for you to deliver to your person. Respect `quotable`.",
     )
     openQuestions: list[str] = Field(
         default_factory=list,
@@ -83,7 +89,8 @@ class Answer(_Frozen):
         "Do not guess them; the answer arrives later in `inbox` when the member decides.",
     )
     escalate: Escalation | None = Field(
-        default=None, description="Why this request goes to the member's decision queue, if it does."
+        default=None,
+        description="Why this request goes to the member's decision queue, if it does.",
     )
     refused: Refusal | None = Field(
         default=None, description="Why this request was refused outright, if it was."

@@ -34,7 +34,9 @@ def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection
     screened = screen(request)
     if screened is not None:
         return screened
-    found = match(request.question, request.language, [(note.id, note.topic, note.text) for note in notes])
+    found = match(
+        request.question, request.language, [(note.id, note.topic, note.text) for note in notes]
+    )
     if found.chosen:
         return Selection(notes=found.chosen)
     return Selection(escalate="outside_mandate", candidates=found.candidates)

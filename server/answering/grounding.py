@@ -23,7 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from server.answering.checks import Flag, flags
-from server.answering.contract import Answer, Escalation, Note, Refusal, ScopedRequest, Selection, Terms
+from server.answering.contract import (
+    Answer,
+    Escalation,
+    Note,
+    Refusal,
+    ScopedRequest,
+    Selection,
+    Terms,
+)
 from server.answering.text import visible
 
 log = logging.getLogger("parley.answering.grounding")
@@ -37,7 +45,7 @@ TEXT: dict[str, dict[str, str]] = {
         "unquoted": "{who}'s agent (not for quotation), from {who}'s notes: {body}",
         "note": "\u201c{text}\u201d (note {id}, {date})",
         "commitment": "{who}'s agent cannot agree, accept, book, buy, pay, promise or quote a price for {who}; "
-                      "the question went to {who} in person.",
+        "the question went to {who} in person.",
         "outside": "{who}'s agent has nothing it may say about this; the question went to {who} in person.",
         "sends_data": "{who}'s agent does not send data anywhere; it only answers here.",
         "instructions": "{who}'s agent works only under the mandate {who} signed; it does not take new instructions.",
@@ -48,7 +56,7 @@ TEXT: dict[str, dict[str, str]] = {
         "unquoted": "O agente de {who} (não para citação), das notas de {who}: {body}",
         "note": "\u201c{text}\u201d (nota {id}, {date})",
         "commitment": "O agente de {who} não pode aceitar, concordar, reservar, comprar, pagar, prometer nem cotar "
-                      "preço por {who}; a pergunta foi para {who} pessoalmente.",
+        "preço por {who}; a pergunta foi para {who} pessoalmente.",
         "outside": "O agente de {who} não tem nada que possa dizer sobre isso; a pergunta foi para {who} pessoalmente.",
         "sends_data": "O agente de {who} não envia dados para lugar nenhum; só responde aqui.",
         "instructions": "O agente de {who} trabalha só sob o mandato que {who} assinou; não recebe novas instruções.",
@@ -86,20 +94,34 @@ def _consent_needed(topic: str, text: str, who: str) -> frozenset[Flag]:
     return (flags(topic, who) | flags(text, who)) & CONSENT_FLAGS
 
 
-def escalation(request: ScopedRequest, terms: Terms, reason: Escalation, attached: tuple[str, ...] = ()) -> Grounded:
+def escalation(
+    request: ScopedRequest, terms: Terms, reason: Escalation, attached: tuple[str, ...] = ()
+) -> Grounded:
     key = "commitment" if reason == "commitment" else "outside"
-    answer = Answer(answered=False, scopedRequest=request.question, openQuestions=[request.question],
-                    escalate=reason, findings=TEXT[request.language][key].format(who=terms.principal))
+    answer = Answer(
+        answered=False,
+        scopedRequest=request.question,
+        openQuestions=[request.question],
+        escalate=reason,
+        findings=TEXT[request.language][key].format(who=terms.principal),
+    )
     return Grounded(answer, attached=attached)
 
 
 def refusal(request: ScopedRequest, terms: Terms, reason: Refusal) -> Grounded:
-    answer = Answer(answered=False, scopedRequest=request.question, openQuestions=[request.question],
-                    refused=reason, findings=TEXT[request.language][reason].format(who=terms.principal))
+    answer = Answer(
+        answered=False,
+        scopedRequest=request.question,
+        openQuestions=[request.question],
+        refused=reason,
+        findings=TEXT[request.language][reason].format(who=terms.principal),
+    )
     return Grounded(answer)
 
 
-def compose(request: ScopedRequest, terms: Terms, selection: Selection, handed: Mapping[str, Approved]) -> Grounded:
+def compose(
+    request: ScopedRequest, terms: Terms, selection: Selection, handed: Mapping[str, Approved]
+) -> Grounded:
     """The answer to deliver for `selection`, made only of templates and the `handed` notes' own words.
 
     A selection naming a note that was not handed (an id the answerer invented, or one of a note
@@ -107,18 +129,33 @@ def compose(request: ScopedRequest, terms: Terms, selection: Selection, handed: 
     if selection.refused is not None:
         return refusal(request, terms, selection.refused)
     if selection.escalate is not None:
-        return escalation(request, terms, selection.escalate,
-                          tuple(dict.fromkeys(i for i in selection.candidates if i in handed)))
+        return escalation(
+            request,
+            terms,
+            selection.escalate,
+            tuple(dict.fromkeys(i for i in selection.candidates if i in handed)),
+        )
     chosen = tuple(dict.fromkeys(selection.notes))
     if any(note_id not in handed for note_id in chosen):
-        log.warning("an answerer for %s named a note it was not handed; the question escalates", terms.principal)
+        log.warning(
+            "an answerer for %s named a note it was not handed; the question escalates",
+            terms.principal,
+        )
         return escalation(request, terms, "outside_mandate")
-    binding = tuple(i for i in chosen if not handed[i].relay and consent_needed(handed[i].note, terms.principal))
+    binding = tuple(
+        i for i in chosen if not handed[i].relay and consent_needed(handed[i].note, terms.principal)
+    )
     if binding:
         return escalation(request, terms, "commitment", binding)
     say = TEXT[request.language]
-    body = " ".join(say["note"].format(text=visible(handed[i].note.text), id=i, date=handed[i].date) for i in chosen)
+    body = " ".join(
+        say["note"].format(text=visible(handed[i].note.text), id=i, date=handed[i].date)
+        for i in chosen
+    )
     template = say["quoted"] if terms.quotable else say["unquoted"]
-    answer = Answer(answered=False, scopedRequest=request.question,
-                    findings=template.format(who=terms.principal, body=body))
+    answer = Answer(
+        answered=False,
+        scopedRequest=request.question,
+        findings=template.format(who=terms.principal, body=body),
+    )
     return Grounded(answer, quoted=chosen)

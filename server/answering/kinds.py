@@ -20,25 +20,37 @@ from functools import lru_cache
 
 from server.answering.normalised import normalise
 
-_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|dozen|hundred|thousand|"
-                 "um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|duzia|cem|mil")
-_TIME_WORDS = ("monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?|"
-               "segundas?|tercas?|quartas?|quintas?|sextas?|sabados?|domingos?|uteis|"
-               "days?|dias?|weeks?|semanas?|months?|mes|meses|years?|anos?|hours?|horas?|"
-               "since|desde|morning|manha|afternoon|tarde|night|noite")
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|dozen|hundred|thousand|"
+    "um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|duzia|cem|mil"
+)
+_TIME_WORDS = (
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?|"
+    "segundas?|tercas?|quartas?|quintas?|sextas?|sabados?|domingos?|uteis|"
+    "days?|dias?|weeks?|semanas?|months?|mes|meses|years?|anos?|hours?|horas?|"
+    "since|desde|morning|manha|afternoon|tarde|night|noite"
+)
 
 # (what a question asks, in its folded text) -> (what a note answering it holds, in its folded text)
 KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    "time": (re.compile(r"\b(when|what time|how long|how soon|quando|que horas|quanto tempo|"
-                        r"a que horas|em quanto tempo)\b"),
-             re.compile(rf"\d+ ?h\b|\b\d{{1,2}}:\d\d\b|\b(19|20)\d\d\b|\b({_TIME_WORDS})\b")),
-    "quantity": (re.compile(r"\b(how much|how many|quanto|quanta|quantos|quantas)\b"),
-                 re.compile(rf"\d|\b({_NUMBER_WORDS})\b")),
+    "time": (
+        re.compile(
+            r"\b(when|what time|how long|how soon|quando|que horas|quanto tempo|"
+            r"a que horas|em quanto tempo)\b"
+        ),
+        re.compile(rf"\d+ ?h\b|\b\d{{1,2}}:\d\d\b|\b(19|20)\d\d\b|\b({_TIME_WORDS})\b"),
+    ),
+    "quantity": (
+        re.compile(r"\b(how much|how many|quanto|quanta|quantos|quantas)\b"),
+        re.compile(rf"\d|\b({_NUMBER_WORDS})\b"),
+    ),
 }
 # the interrogatives that ask for something else: the first interrogative of a question decides, so
 # "what does she do when she is not working" asks what, not when
-OTHER = re.compile(r"\b(what|which|who|whom|whose|where|why|how|que|qual|quais|quem|onde|aonde|"
-                   r"porque|como)\b")
+OTHER = re.compile(
+    r"\b(what|which|who|whom|whose|where|why|how|que|qual|quais|quem|onde|aonde|"
+    r"porque|como)\b"
+)
 
 
 def asked(question: str) -> str | None:

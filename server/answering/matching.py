@@ -51,7 +51,9 @@ from server.answering.normalised import normalise
 # Chosen on the tuning two-thirds of tests/answering/paraphrase_corpus.yaml (scripts/answer-rate), near the
 # most answers with no wrong note and no unanswerable question answered there (the margin and the strong
 # gate kept clear of the nearest miss rather than at the best figure):
-THRESHOLD = 0.28  # the best note's score (BM25 over stems and subjects, normalised to 0..1) must reach this
+THRESHOLD = (
+    0.28  # the best note's score (BM25 over stems and subjects, normalised to 0..1) must reach this
+)
 MARGIN = 0.05  # ... beat the runner-up's by this much
 COVERAGE = 0.6  # ... and speak to more than half of the question's words (its first unknown word, the name, aside)
 # or, a strong and clearly separated match may leave half the question's words unspoken to ("does she
@@ -78,7 +80,9 @@ AGREED_AMONG = 4  # ... among this many notes at least: by chance, two rankers a
 # the nearest wrong note there stands 1.39 apart, the nearest right one gained 1.51)
 NEAREST_APART = 1.5
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
-GROUP_WEIGHT = 2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
+GROUP_WEIGHT = (
+    2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
+)
 TYPO_SCORE = 85  # rapidfuzz ratio from which an unknown word of 5+ letters is read as a known one typed wrong
 CANDIDATES = 3
 BM25_K1 = 1.2
@@ -94,7 +98,8 @@ class Match:
 # --- text as people read it ----------------------------------------------------------------------
 
 # Function words of both languages (folded): they say how a question is asked, not what about.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an the of for to with and or but please me my mine our your yours his her hers their its it this that these
 those much many whether is are be been being was were do does did doing done can could would will shall should
 may might must i you we he she they them us him in on at by from about into as any some all what which who whom
@@ -109,7 +114,8 @@ poderia consegue quanto quanta quantos quantas nele nela disso desse dessa deste
 algumas costuma costumam exatamente mesmo mesma coisa coisas alguem algo ta to vai vou sera seria faz fazer
 work works worked working trabalha trabalhar trabalho trabalhou go goes went use uses used usa usar need needs
 precisa tipo make makes made fazem feito fez way pode sabe know take takes usually normalmente
-""".split())
+""".split()
+)
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STEMMERS = (snowballstemmer.stemmer("english"), snowballstemmer.stemmer("portuguese"))
@@ -118,7 +124,11 @@ _STEM_LOCK = threading.Lock()  # snowballstemmer's stemmers keep state between c
 
 def words(text: str, names: frozenset[str] = frozenset()) -> list[str]:
     """The content words of a text, normalised; the asked-about member's own names are not content."""
-    return [w for w in _WORD.findall(normalise(text)) if len(w) > 1 and w not in STOPWORDS and w not in names]
+    return [
+        w
+        for w in _WORD.findall(normalise(text))
+        if len(w) > 1 and w not in STOPWORDS and w not in names
+    ]
 
 
 @lru_cache(maxsize=65536)
@@ -136,7 +146,9 @@ def stems(word: str) -> tuple[str, ...]:
 class _Index:
     """One set of notes, ready to rank: per term, the notes that have it and its BM25 weight in each."""
 
-    postings: dict[str, tuple[tuple[int, float], ...]]  # term -> (note position, idf-weighted BM25 part)
+    postings: dict[
+        str, tuple[tuple[int, float], ...]
+    ]  # term -> (note position, idf-weighted BM25 part)
     idf: dict[str, float]
     unknown: float  # what a term no note has weighs in the question's ceiling
     vocabulary: tuple[str, ...]  # the notes' folded words, for typo tolerance
@@ -158,8 +170,10 @@ def _concepts() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
                 by_stem.setdefault(stem, [])
                 if "#" + name not in by_stem[stem]:
                     by_stem[stem].append("#" + name)
-    return ({w: tuple(dict.fromkeys(g)) for w, g in by_word.items()},
-            {stem: tuple(g) for stem, g in by_stem.items()})
+    return (
+        {w: tuple(dict.fromkeys(g)) for w, g in by_word.items()},
+        {stem: tuple(g) for stem, g in by_stem.items()},
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -167,8 +181,11 @@ def _word_terms(token: str) -> tuple[str, ...]:
     """A word's terms: its stems, and the subject groups it names ("#location")."""
     found = stems(token)
     by_word, by_stem = _concepts()
-    groups = by_word[token] if token in by_word else tuple(
-        dict.fromkeys(group for stem in found for group in by_stem.get(stem, ())))
+    groups = (
+        by_word[token]
+        if token in by_word
+        else tuple(dict.fromkeys(group for stem in found for group in by_stem.get(stem, ())))
+    )
     return found + tuple(g for g in groups if g not in found)
 
 
@@ -192,8 +209,14 @@ def _index(notes: tuple[tuple[str, str, str], ...]) -> _Index:
             postings.setdefault(term, []).append((position, part))
     # a word typed wrong is read as a word of the notes, or a word naming a subject of theirs
     vocabulary = tuple(sorted({w for t in tokens for w in t} | set(_concepts()[0])))
-    return _Index({t: tuple(p) for t, p in postings.items()}, idf, UNKNOWN * max(idf.values(), default=1.0),
-                  vocabulary, frozenset(vocabulary), len(notes))
+    return _Index(
+        {t: tuple(p) for t, p in postings.items()},
+        idf,
+        UNKNOWN * max(idf.values(), default=1.0),
+        vocabulary,
+        frozenset(vocabulary),
+        len(notes),
+    )
 
 
 def _corrected(tokens: list[str], index: _Index) -> list[str]:
@@ -203,7 +226,9 @@ def _corrected(tokens: list[str], index: _Index) -> list[str]:
         if token in index.known or len(token) < 5 or token.isdigit():
             result.append(token)
             continue
-        best = process.extractOne(token, index.vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
+        best = process.extractOne(
+            token, index.vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE
+        )
         result.append(best[0] if best else token)
     return result
 
@@ -213,7 +238,7 @@ def _named_member_dropped(tokens: list[str], index: _Index) -> list[str]:
     question usually names the member once ("Where does Ana live?"); that name is no subject."""
     for position, token in enumerate(tokens):
         if not any(term in index.idf for term in _word_terms(token)):
-            return tokens[:position] + tokens[position + 1:]
+            return tokens[:position] + tokens[position + 1 :]
     return tokens
 
 
@@ -257,7 +282,11 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
     runner_up = score[order[1]] if len(order) > 1 else 0.0
     margin = score[best] - runner_up
     clear = score[best] >= THRESHOLD and margin >= MARGIN and coverage[best] >= COVERAGE
-    strong = score[best] >= STRONG_THRESHOLD and margin >= STRONG_MARGIN and coverage[best] >= STRONG_COVERAGE
+    strong = (
+        score[best] >= STRONG_THRESHOLD
+        and margin >= STRONG_MARGIN
+        and coverage[best] >= STRONG_COVERAGE
+    )
     if clear or strong or _kind_held(question, notes, order, coverage[best]):
         return Match((notes[best][0],), candidates)
     chosen = _by_meaning(question, notes, best, coverage[best])
@@ -266,8 +295,9 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
     return Match((notes[chosen][0],), candidates)
 
 
-def _kind_held(question: str, notes: Sequence[tuple[str, str, str]], order: list[int],
-               coverage: float) -> bool:
+def _kind_held(
+    question: str, notes: Sequence[tuple[str, str, str]], order: list[int], coverage: float
+) -> bool:
     """Whether the question asks for a kind of answer that only the best of the two notes the words
     rank first holds. Asked before the encoder: it costs microseconds."""
     if coverage < AGREED_COVERAGE:
@@ -280,8 +310,9 @@ def _kind_held(question: str, notes: Sequence[tuple[str, str, str]], order: list
     return kinds.holds(kind, best_text) and not kinds.holds(kind, runner_up_text)
 
 
-def _by_meaning(question: str, notes: Sequence[tuple[str, str, str]], best: int,
-                coverage: float) -> int | None:
+def _by_meaning(
+    question: str, notes: Sequence[tuple[str, str, str]], best: int, coverage: float
+) -> int | None:
     """The note the sentence encoder settles on, when the words alone are not sure: the word
     matcher's best if the encoder picks it too and finds it close, or the encoder's nearest if it
     stands clearly apart from the member's other notes. Never among fewer than AGREED_AMONG
@@ -305,7 +336,9 @@ def _by_meaning(question: str, notes: Sequence[tuple[str, str, str]], best: int,
 def warm() -> None:
     """Builds the subject table and runs the stemmers and the typo scorer once, so that everything matching
     uses is imported and built before the worker confines itself. Done at import; call again at will."""
-    normalise("warm\u00e9\u0430")  # a non-ASCII text loads the look-alike table (text.readable reads it lazily)
+    normalise(
+        "warm\u00e9\u0430"
+    )  # a non-ASCII text loads the look-alike table (text.readable reads it lazily)
     _concepts()
     _word_terms("warm")
     process.extractOne("warm", ("warn",), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)

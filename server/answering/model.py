@@ -28,7 +28,9 @@ SYSTEM = (
     "You choose which of {who}'s notes answer a question another member asked {who}'s agent. You have no "
     "tools and you write no answer: the person asking will read the notes you choose, word for word.\n"
     "Reply with exactly one JSON object and nothing else:\n"
-    '  {{"notes": ["<id>", ...]}}  the ids of the 1 to ' + str(MAX_QUOTED) + " notes that answer the question, "
+    '  {{"notes": ["<id>", ...]}}  the ids of the 1 to '
+    + str(MAX_QUOTED)
+    + " notes that answer the question, "
     "best first (the fewest that answer it);\n"
     '  {{"escalate": "<short reason>"}}  when no note answers it, when you are not sure, or when the question '
     "asks {who} to accept, agree, book, schedule, buy, pay, promise or quote a price.\n"
@@ -50,15 +52,24 @@ def parse(content: object, handed: frozenset[str]) -> Selection | None:
     if "escalate" in reply:
         return Selection(escalate="outside_mandate") if isinstance(reply["escalate"], str) else None
     ids = reply.get("notes")
-    if (not isinstance(ids, list) or not 1 <= len(ids) <= MAX_QUOTED
-            or not all(isinstance(i, str) and i in handed for i in ids)):
+    if (
+        not isinstance(ids, list)
+        or not 1 <= len(ids) <= MAX_QUOTED
+        or not all(isinstance(i, str) and i in handed for i in ids)
+    ):
         return None
     return Selection(notes=tuple(dict.fromkeys(ids)))
 
 
 class ModelAnswerer:
-    def __init__(self, url: str, model: str, api_key: str | None = None, timeout: float = 20.0,
-                 client: httpx2.Client | None = None):
+    def __init__(
+        self,
+        url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = 20.0,
+        client: httpx2.Client | None = None,
+    ):
         self.url = url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key
@@ -76,9 +87,16 @@ class ModelAnswerer:
             "temperature": 0,
             "response_format": {"type": "json_object"},
             "messages": [
-                {"role": "system", "content": SYSTEM.format(
-                    who=terms.principal, language="Brazilian Portuguese" if request.language == "pt-BR" else "English",
-                    notes="\n".join(f"{n.id}: [{n.topic}] {n.text}" for n in notes))},
+                {
+                    "role": "system",
+                    "content": SYSTEM.format(
+                        who=terms.principal,
+                        language="Brazilian Portuguese"
+                        if request.language == "pt-BR"
+                        else "English",
+                        notes="\n".join(f"{n.id}: [{n.topic}] {n.text}" for n in notes),
+                    ),
+                },
                 {"role": "user", "content": request.question},
             ],
         }  # no "tools", no "functions": the model is given nothing to call
@@ -93,6 +111,8 @@ class ModelAnswerer:
             return Selection(escalate="outside_mandate")
         selection = parse(content, frozenset(n.id for n in notes))
         if selection is None:
-            log.warning("the answering model's reply was not the agreed JSON; the question escalates")
+            log.warning(
+                "the answering model's reply was not the agreed JSON; the question escalates"
+            )
             return Selection(escalate="outside_mandate")
         return selection

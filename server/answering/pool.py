@@ -55,8 +55,10 @@ log = logging.getLogger("parley.answering.pool")
 
 Message = dict[str, object]  # one JSON object to or from a worker; its parts are checked when read
 MAX_REPLY = 1 << 20  # a worker that talks more than this is broken
-_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from server.answering.worker import worker_main; worker_main()")
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from server.answering.worker import worker_main; worker_main()"
+)
 PIPE_ROOM = 65536  # what a pipe holds on Linux: a request this size to an idle worker never blocks its write
 
 
@@ -71,19 +73,38 @@ class _Worker:
     """One worker process and the pipes to it. Used by one thread at a time (the pool's slot)."""
 
     def __init__(self, config: AnswererConfig, allow_probe: bool):
-        root = str(Path(__file__).resolve().parents[2])  # the directory holding the `server` package
+        root = str(
+            Path(__file__).resolve().parents[2]
+        )  # the directory holding the `server` package
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-B", "-c", _BOOT, root],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=sandbox.scrubbed_env(os.environ), close_fds=True, cwd="/", start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=sandbox.scrubbed_env(os.environ),
+            close_fds=True,
+            cwd="/",
+            start_new_session=True,
         )
         self.stderr: collections.deque[str] = collections.deque(maxlen=40)
-        threading.Thread(target=self._drain, name=f"answerer-{self.proc.pid}-stderr", daemon=True).start()
+        threading.Thread(
+            target=self._drain, name=f"answerer-{self.proc.pid}-stderr", daemon=True
+        ).start()
         self.buffer = b""
         os.set_blocking(self.proc.stdout.fileno(), False)  # type: ignore[union-attr]  # see _took
         self.report: dict[str, Any] | None = None
-        self._write(json.dumps({"url": config.url, "model": config.model, "api_key": config.api_key,
-                                "timeout": config.timeout, "probe": allow_probe}).encode() + b"\n")
+        self._write(
+            json.dumps(
+                {
+                    "url": config.url,
+                    "model": config.model,
+                    "api_key": config.api_key,
+                    "timeout": config.timeout,
+                    "probe": allow_probe,
+                }
+            ).encode()
+            + b"\n"
+        )
 
     @property
     def pid(self) -> int:
@@ -162,7 +183,9 @@ class _Worker:
             message = self._receive(deadline)
             report = message.get("ready")
             if not isinstance(report, dict):
-                raise WorkerFailed(f"worker {self.pid} did not start: {message.get('error', message)}")
+                raise WorkerFailed(
+                    f"worker {self.pid} did not start: {message.get('error', message)}"
+                )
             self.report = report
         return self.report
 
@@ -207,13 +230,21 @@ class _Worker:
 class AnswererPool:
     """`size` worker processes answering concurrently; see the module docstring."""
 
-    def __init__(self, config: AnswererConfig | None = None, size: int = 2, margin: float = 5.0,
-                 startup_timeout: float = 30.0, allow_probe: bool = False):
+    def __init__(
+        self,
+        config: AnswererConfig | None = None,
+        size: int = 2,
+        margin: float = 5.0,
+        startup_timeout: float = 30.0,
+        allow_probe: bool = False,
+    ):
         self.config = config or AnswererConfig()
         self.size = size
         self.margin = margin
         self.startup_timeout = startup_timeout
-        self.allow_probe = allow_probe  # tests and doctor only: lets a worker report what it can open
+        self.allow_probe = (
+            allow_probe  # tests and doctor only: lets a worker report what it can open
+        )
         self._slots: queue.LifoQueue[list[_Worker | None]] = queue.LifoQueue()  # warmest first
         self._all: list[list[_Worker | None]] = [[None] for _ in range(size)]
         for slot in self._all:
@@ -258,8 +289,10 @@ class AnswererPool:
 
     @staticmethod
     def _escalated(exc: Exception) -> Selection:
-        log.warning("answering worker failed or replied out of contract; the question escalates: %s",
-                    type(exc).__name__)
+        log.warning(
+            "answering worker failed or replied out of contract; the question escalates: %s",
+            type(exc).__name__,
+        )
         return ESCALATE
 
     def _idle_slot(self) -> list[_Worker | None] | None:
@@ -285,7 +318,9 @@ class AnswererPool:
         worker = slot[0]
         assert worker is not None
         try:
-            async with asyncio.timeout(self.config.timeout + self.margin):  # no task of its own, unlike wait_for
+            async with asyncio.timeout(
+                self.config.timeout + self.margin
+            ):  # no task of its own, unlike wait_for
                 reply = await worker.call_async(line)
         except (WorkerFailed, TimeoutError) as exc:
             self._retire(slot, worker)
@@ -306,7 +341,9 @@ class AnswererPool:
         slot[0] = None
         self._slots.put(slot)
 
-    def probe(self, paths: Sequence[str] = (), listdirs: Sequence[str] = (), connect: Sequence[int] = ()) -> dict[str, Any]:
+    def probe(
+        self, paths: Sequence[str] = (), listdirs: Sequence[str] = (), connect: Sequence[int] = ()
+    ) -> dict[str, Any]:
         """From inside a worker: what opening `paths`, listing `listdirs` and connecting to loopback
         `connect` ports does (errno names). Only with allow_probe=True (tests, doctor)."""
         return self._run(probe_line(paths, listdirs, connect), self.margin)
@@ -340,8 +377,10 @@ class AnswererPool:
                         slot[0].kill()
                         slot[0] = None
         except queue.Empty:
-            log.warning("answering workers busy for %.0f s; the rest start on first use",
-                        self.startup_timeout)
+            log.warning(
+                "answering workers busy for %.0f s; the rest start on first use",
+                self.startup_timeout,
+            )
         finally:
             for slot in taken:
                 self._slots.put(slot)
@@ -353,7 +392,9 @@ class AnswererPool:
         """Stop every worker; calls still waiting get escalated answers. Idempotent. One still
         starting is killed at once: it reads its stdin's end only once ready (seconds)."""
         self._closed = True
-        self._executor.shutdown(wait=False)  # queued calls still run, find the pool closed and escalate
+        self._executor.shutdown(
+            wait=False
+        )  # queued calls still run, find the pool closed and escalate
         for slot in self._all:
             worker, slot[0] = slot[0], None
             if worker is not None and worker.report is None:
@@ -381,7 +422,9 @@ class AnswererPool:
                 tail = " | ".join(list(worker.stderr)[-5:])
                 if tail:
                     log.warning("answering worker %s said: %s", worker.pid, tail)
-                slot[0] = None if self._closed else _Worker(self.config, self.allow_probe)  # its replacement
+                slot[0] = (
+                    None if self._closed else _Worker(self.config, self.allow_probe)
+                )  # its replacement
                 raise
         finally:
             self._slots.put(slot)
@@ -390,6 +433,8 @@ class AnswererPool:
         self._report = report
         if not self._warned and not report.get("landlock") and report.get("uid") != sandbox.NOBODY:
             self._warned = True
-            log.warning("answering workers run in their own process with a scrubbed environment, but this "
-                        "machine offers no Landlock and the server is not root: a worker can read what the "
-                        "server's user can read")
+            log.warning(
+                "answering workers run in their own process with a scrubbed environment, but this "
+                "machine offers no Landlock and the server is not root: a worker can read what the "
+                "server's user can read"
+            )

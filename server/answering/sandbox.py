@@ -42,8 +42,20 @@ _NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
 _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 _PR_SET_NO_NEW_PRIVS = 38
 
-SYSTEM_READ = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/etc/ssl", "/etc/hosts",
-               "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf", "/dev/urandom")
+SYSTEM_READ = (
+    "/lib",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/etc/ssl",
+    "/etc/hosts",
+    "/etc/resolv.conf",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/dev/urandom",
+)
 
 
 class SandboxError(RuntimeError):
@@ -51,8 +63,11 @@ class SandboxError(RuntimeError):
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -75,7 +90,9 @@ def landlock_abi() -> int:
     if not sys.platform.startswith("linux"):
         return 0
     try:
-        version = _libc().syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+        version = _libc().syscall(
+            _SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION)
+        )
     except (OSError, AttributeError):
         return 0
     return max(0, int(version))
@@ -83,7 +100,11 @@ def landlock_abi() -> int:
 
 def available() -> dict[str, object]:
     """What a worker started from this process could apply; for `doctor` before any worker runs."""
-    return {"process": True, "landlock": landlock_abi(), "drop_uid": hasattr(os, "geteuid") and os.geteuid() == 0}
+    return {
+        "process": True,
+        "landlock": landlock_abi(),
+        "drop_uid": hasattr(os, "geteuid") and os.geteuid() == 0,
+    }
 
 
 def scrubbed_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -95,7 +116,9 @@ def scrubbed_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 def read_paths(extra: Iterable[str] = ()) -> list[str]:
     """The directories and files a landlocked worker may read: the Python installation and libraries."""
-    package = Path(__file__).resolve().parent.parent  # the `server` package's source, never its data
+    package = (
+        Path(__file__).resolve().parent.parent
+    )  # the `server` package's source, never its data
     paths = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
     paths |= {str(package), *SYSTEM_READ, *extra}
     for var in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
@@ -120,7 +143,9 @@ def _check(result: int, what: str) -> int:
     return result
 
 
-def _ruleset(paths: Iterable[str], connect_ports: Iterable[int], abi: int) -> tuple[int, dict[str, object]]:
+def _ruleset(
+    paths: Iterable[str], connect_ports: Iterable[int], abi: int
+) -> tuple[int, dict[str, object]]:
     """A Landlock ruleset allowing only reads of `paths` and TCP connects to `connect_ports`: (fd, report)."""
     libc = _libc()
     fs = (1 << 13) - 1  # ABI 1: EXECUTE … MAKE_SYM
@@ -138,8 +163,12 @@ def _ruleset(paths: Iterable[str], connect_ports: Iterable[int], abi: int) -> tu
     if abi >= 6:
         attr.scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL
         size = 24
-    ruleset = _check(libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)),
-                     "create_ruleset")
+    ruleset = _check(
+        libc.syscall(
+            _SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)
+        ),
+        "create_ruleset",
+    )
     allowed = []
     try:
         for path in paths:
@@ -150,21 +179,41 @@ def _ruleset(paths: Iterable[str], connect_ports: Iterable[int], abi: int) -> tu
             try:
                 access = _FS_READ_FILE | (_FS_READ_DIR if os.path.isdir(path) else 0)
                 rule = _PathBeneath(allowed_access=access, parent_fd=fd)
-                _check(libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
-                                    ctypes.byref(rule), ctypes.c_uint32(0)), f"add_rule {path}")
+                _check(
+                    libc.syscall(
+                        _SYS_ADD_RULE,
+                        ctypes.c_int(ruleset),
+                        ctypes.c_int(_RULE_PATH_BENEATH),
+                        ctypes.byref(rule),
+                        ctypes.c_uint32(0),
+                    ),
+                    f"add_rule {path}",
+                )
                 allowed.append(path)
             finally:
                 os.close(fd)
         ports = sorted(set(connect_ports)) if abi >= 4 else []
         for port in ports:
             port_rule = _NetPort(allowed_access=_NET_CONNECT_TCP, port=port)
-            _check(libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_NET_PORT),
-                                ctypes.byref(port_rule), ctypes.c_uint32(0)), f"add_rule port {port}")
+            _check(
+                libc.syscall(
+                    _SYS_ADD_RULE,
+                    ctypes.c_int(ruleset),
+                    ctypes.c_int(_RULE_NET_PORT),
+                    ctypes.byref(port_rule),
+                    ctypes.c_uint32(0),
+                ),
+                f"add_rule port {port}",
+            )
     except BaseException:
         os.close(ruleset)
         raise
-    return ruleset, {"abi": abi, "read_only": allowed, "tcp_connect": ports if abi >= 4 else "unrestricted",
-                     "scoped": abi >= 6}
+    return ruleset, {
+        "abi": abi,
+        "read_only": allowed,
+        "tcp_connect": ports if abi >= 4 else "unrestricted",
+        "scoped": abi >= 6,
+    }
 
 
 def confine(connect_ports: Iterable[int] = (), extra_read: Iterable[str] = ()) -> dict[str, object]:
@@ -172,9 +221,16 @@ def confine(connect_ports: Iterable[int] = (), extra_read: Iterable[str] = ()) -
 
     Call it once, from the worker's only thread, after everything the answerer needs is imported
     (a landlocked worker running as nobody may not be able to read a module it imports later)."""
-    report: dict[str, object] = {"process": True, "env": "scrubbed", "no_new_privs": False, "uid": os.getuid(),
-                                 "landlock": None}
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file with the answerer's memory in it
+    report: dict[str, object] = {
+        "process": True,
+        "env": "scrubbed",
+        "no_new_privs": False,
+        "uid": os.getuid(),
+        "landlock": None,
+    }
+    resource.setrlimit(
+        resource.RLIMIT_CORE, (0, 0)
+    )  # no core file with the answerer's memory in it
     abi = landlock_abi()
     libc = _libc()
     ruleset, landlock = -1, None
@@ -192,7 +248,10 @@ def confine(connect_ports: Iterable[int] = (), extra_read: Iterable[str] = ()) -
         report["uid"] = NOBODY
     if ruleset >= 0:
         try:
-            _check(libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)), "restrict_self")
+            _check(
+                libc.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
+                "restrict_self",
+            )
         finally:
             os.close(ruleset)
         report["landlock"] = landlock
@@ -207,13 +266,23 @@ def describe(report: Mapping[str, object] | None) -> str:
     landlock = report.get("landlock")
     if isinstance(landlock, Mapping):
         net = landlock.get("tcp_connect")
-        net_text = ("no TCP" if net == [] else f"TCP only to port(s) {', '.join(map(str, net))}"
-                    if isinstance(net, list) else "TCP unrestricted (ABI < 4)")
-        parts.append(f"Landlock ABI {landlock.get('abi')} (read-only Python and system libraries, {net_text})")
+        net_text = (
+            "no TCP"
+            if net == []
+            else f"TCP only to port(s) {', '.join(map(str, net))}"
+            if isinstance(net, list)
+            else "TCP unrestricted (ABI < 4)"
+        )
+        parts.append(
+            f"Landlock ABI {landlock.get('abi')} (read-only Python and system libraries, {net_text})"
+        )
     if report.get("uid") == NOBODY:
         parts.append("uid 65534")
     if report.get("no_new_privs"):
         parts.append("no_new_privs")
-    weak = "" if isinstance(landlock, Mapping) or report.get("uid") == NOBODY else \
-        " - WARNING: no file-system isolation on this machine (no Landlock, not root)"
+    weak = (
+        ""
+        if isinstance(landlock, Mapping) or report.get("uid") == NOBODY
+        else " - WARNING: no file-system isolation on this machine (no Landlock, not root)"
+    )
     return "answering sandbox: " + ", ".join(parts) + weak

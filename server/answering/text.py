@@ -20,7 +20,9 @@ from importlib import resources
 def _lookalikes() -> dict[int, str]:
     """Non-ASCII letters that look like an ASCII letter, mapped to it (digits and punctuation are left
     alone: a look-alike of "0" is no letter, and "500" must stay a number)."""
-    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    data = json.loads(
+        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+    )
     table: dict[int, str] = {}
     for char, glyphs in data.items():
         if len(char) != 1 or char.isascii():
@@ -34,7 +36,9 @@ def _lookalikes() -> dict[int, str]:
 
 
 def _is_invisible(ch: str) -> bool:
-    return unicodedata.category(ch) == "Cf"  # ZWSP, ZWJ, ZWNJ, LRM/RLM, LRE…PDI, BOM, soft hyphen, tags
+    return (
+        unicodedata.category(ch) == "Cf"
+    )  # ZWSP, ZWJ, ZWNJ, LRM/RLM, LRE…PDI, BOM, soft hyphen, tags
 
 
 def invisible(text: str) -> list[str]:
@@ -45,8 +49,13 @@ def invisible(text: str) -> list[str]:
 def lookalikes(text: str) -> list[str]:
     """Letters of another script in `text` that pass for Latin ones, by name."""
     table = _lookalikes()
-    return sorted({unicodedata.name(ch, f"U+{ord(ch):04X}") for ch in unicodedata.normalize("NFKC", text)
-                   if ord(ch) in table})
+    return sorted(
+        {
+            unicodedata.name(ch, f"U+{ord(ch):04X}")
+            for ch in unicodedata.normalize("NFKC", text)
+            if ord(ch) in table
+        }
+    )
 
 
 def visible(text: str) -> str:
@@ -61,9 +70,25 @@ def readable(text: str) -> str:
         text = "".join(ch for ch in text if not _is_invisible(ch)).translate(_lookalikes())
     return text
 
-_PUNCT = str.maketrans({"\u2019": "'", "\u2018": "'", "\u00b4": "'", "`": "'", "\u201c": '"', "\u201d": '"',
-                        "\u00ab": '"', "\u00bb": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ",
-                        "\u202f": " ", "\u2026": "."})
+
+_PUNCT = str.maketrans(
+    {
+        "\u2019": "'",
+        "\u2018": "'",
+        "\u00b4": "'",
+        "`": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2026": ".",
+    }
+)
 
 
 def normalize(text: str) -> str:
@@ -79,9 +104,19 @@ def fold(text: str) -> str:
 
 def acc(word: str) -> str:
     """A plain word as a regex that also matches it typed with accents (or without)."""
-    classes = {"a": "[aáàâã]", "e": "[eéê]", "i": "[ií]", "o": "[oóôõ]", "u": "[uúü]", "c": "[cç]", "n": "[nñ]"}
-    return "".join(classes.get(ch, re.escape(ch) if not ch.isalnum() and ch not in "|()?* " else ch)
-                   for ch in word)
+    classes = {
+        "a": "[aáàâã]",
+        "e": "[eéê]",
+        "i": "[ií]",
+        "o": "[oóôõ]",
+        "u": "[uúü]",
+        "c": "[cç]",
+        "n": "[nñ]",
+    }
+    return "".join(
+        classes.get(ch, re.escape(ch) if not ch.isalnum() and ch not in "|()?* " else ch)
+        for ch in word
+    )
 
 
 def words(*words: str) -> str:
@@ -97,17 +132,23 @@ def sentences(text: str, colons: bool = True) -> list[str]:
     return [s.strip() for s in splitter.split(normalize(text)) if s.strip()]
 
 
-_PT = set("nao não voce você vc ela ele uma com para pra esta está é são sao tambem também já ja isso essa esse "
-          "muito pela pelo do da dos das ao às aos tem foi vai então entao até ate seu sua nos na no".split())
-_ES = set("el la los las una con para está es son también ya eso esa ese muy del al lo tiene fue va ella él "
-          "usted y pero hasta entonces le su sus".split())
+_PT = set(
+    "nao não voce você vc ela ele uma com para pra esta está é são sao tambem também já ja isso essa esse "
+    "muito pela pelo do da dos das ao às aos tem foi vai então entao até ate seu sua nos na no".split()
+)
+_ES = set(
+    "el la los las una con para está es son también ya eso esa ese muy del al lo tiene fue va ella él "
+    "usted y pero hasta entonces le su sus".split()
+)
 
 
 def language_of(sentence: str) -> str:
     """'pt', 'es' or 'en' for one sentence, by its function words (ties go to English rules)."""
     words = re.findall(r"[^\W\d_]+", sentence)
     pt = sum(w in _PT for w in words) + 2 * sum(w.endswith(("ção", "ções", "ão")) for w in words)
-    es = sum(w in _ES for w in words) + 2 * sum(w.endswith(("ción", "ñ")) or "ñ" in w for w in words)
+    es = sum(w in _ES for w in words) + 2 * sum(
+        w.endswith(("ción", "ñ")) or "ñ" in w for w in words
+    )
     if max(pt, es) < 2:
         return "en"
     return "pt" if pt >= es else "es"

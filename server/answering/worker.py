@@ -57,8 +57,9 @@ def _answerer(config: WorkerConfig) -> Answerer:
 
     timeout = float(config.get("timeout") or 20.0)
     client = httpx2.Client(timeout=timeout)  # certificates and proxies are read now
-    model = ModelAnswerer(url, config.get("model") or "", config.get("api_key"), timeout,
-                          client=client)
+    model = ModelAnswerer(
+        url, config.get("model") or "", config.get("api_key"), timeout, client=client
+    )
     client.build_request("POST", model.url, json={})  # warm the lazily imported parts of a request
     return model
 
@@ -83,10 +84,14 @@ def _probe(message: ProbeCall) -> ProbeReport:
             pass
 
     fds = [fd for fd in range(256) if _is_open(fd)]
-    return {"open": {p: outcome(partial(read, p)) for p in message.paths},
-            "listdir": {p: outcome(partial(os.listdir, p)) for p in message.listdirs},
-            "connect": {str(port): outcome(partial(connect, port)) for port in message.connect},
-            "env": sorted(os.environ), "uid": os.getuid(), "fds": fds}
+    return {
+        "open": {p: outcome(partial(read, p)) for p in message.paths},
+        "listdir": {p: outcome(partial(os.listdir, p)) for p in message.listdirs},
+        "connect": {str(port): outcome(partial(connect, port)) for port in message.connect},
+        "env": sorted(os.environ),
+        "uid": os.getuid(),
+        "fds": fds,
+    }
 
 
 def _is_open(fd: int) -> bool:

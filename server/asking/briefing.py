@@ -70,8 +70,17 @@ def _clean(topic: str, text: str) -> tuple[str, str]:
     return topic, text
 
 
-def write_note(db: Database, principal_id: int, topic: str, text: str, visibility: Visibility, *,
-               agent: str | None, note_id: int | None = None, relay: bool = False) -> Row:
+def write_note(
+    db: Database,
+    principal_id: int,
+    topic: str,
+    text: str,
+    visibility: Visibility,
+    *,
+    agent: str | None,
+    note_id: int | None = None,
+    relay: bool = False,
+) -> Row:
     """Add a note, or replace one by id. Written by an agent (`agent` names it): pending, never
     relayed until approved. Written by the principal: approved as written, `relay` as ticked."""
     topic, text = _clean(topic, text)
@@ -81,24 +90,50 @@ def write_note(db: Database, principal_id: int, topic: str, text: str, visibilit
     stamp = now()
     with write(db):
         if note_id is None:
-            note_id = records.add_note(db, principal_id, topic, text, visibility, stamp, status=status,
-                                       written_by=written_by, relay=relay)
-        elif not records.replace_note(db, note_id, principal_id, topic, text, visibility, stamp, status=status,
-                                      written_by=written_by, relay=relay):
+            note_id = records.add_note(
+                db,
+                principal_id,
+                topic,
+                text,
+                visibility,
+                stamp,
+                status=status,
+                written_by=written_by,
+                relay=relay,
+            )
+        elif not records.replace_note(
+            db,
+            note_id,
+            principal_id,
+            topic,
+            text,
+            visibility,
+            stamp,
+            status=status,
+            written_by=written_by,
+            relay=relay,
+        ):
             raise NoSuchNote(f"you have no briefing note {note_id}")
         found = records.note_of(db, principal_id, note_id)
     assert found is not None
     return found
 
 
-def review(db: Database, principal_id: int, note_id: int, action: Review,
-           relay: bool = False) -> Row:
+def review(
+    db: Database, principal_id: int, note_id: int, action: Review, relay: bool = False
+) -> Row:
     """Approve (ticking "relay as written" or not) or reject one of this principal's notes."""
     if action not in ("approve", "reject"):
         raise ParleyError("a note is approved or rejected")
     with write(db):
-        if not records.review_note(db, note_id, principal_id, "approved" if action == "approve" else "rejected",
-                                   relay, now()):
+        if not records.review_note(
+            db,
+            note_id,
+            principal_id,
+            "approved" if action == "approve" else "rejected",
+            relay,
+            now(),
+        ):
             raise NoSuchNote(f"you have no briefing note {note_id}")
         found = records.note_of(db, principal_id, note_id)
     assert found is not None

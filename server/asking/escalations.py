@@ -82,7 +82,9 @@ class AskLimits:
 
     per_asker: int = 4
     per_member: int = 8
-    total: int = 16  # in this process: beyond what the answering workers can clear in a few seconds' turns
+    total: int = (
+        16  # in this process: beyond what the answering workers can clear in a few seconds' turns
+    )
     retry_after: int = 5  # seconds: what a refused ask is told to wait
 
 
@@ -99,14 +101,23 @@ class InFlight:
     def hold(self, asker_id: int, member_id: int) -> Iterator[None]:
         limits = self.limits
         if self.askers[asker_id] >= limits.per_asker:
-            raise Busy(f"busy: {limits.per_asker} of your questions are already being answered; retry in "
-                       f"{limits.retry_after} s", limits.retry_after)
+            raise Busy(
+                f"busy: {limits.per_asker} of your questions are already being answered; retry in "
+                f"{limits.retry_after} s",
+                limits.retry_after,
+            )
         if self.members[member_id] >= limits.per_member:
-            raise Busy(f"busy: this member's agent is answering {limits.per_member} questions already; retry in "
-                       f"{limits.retry_after} s", limits.retry_after)
+            raise Busy(
+                f"busy: this member's agent is answering {limits.per_member} questions already; retry in "
+                f"{limits.retry_after} s",
+                limits.retry_after,
+            )
         if self.total >= limits.total:
-            raise Busy(f"busy: the club's answering agents have {limits.total} questions in hand; retry in "
-                       f"{limits.retry_after} s", limits.retry_after)
+            raise Busy(
+                f"busy: the club's answering agents have {limits.total} questions in hand; retry in "
+                f"{limits.retry_after} s",
+                limits.retry_after,
+            )
         self.askers[asker_id] += 1
         self.members[member_id] += 1
         self.total += 1
@@ -136,22 +147,36 @@ class Prepared:
     fingerprint: str
 
 
-def revealable(db: Database, member_id: int, body: MandateBody, asker_is_member: bool) -> dict[str, Approved]:
+def revealable(
+    db: Database, member_id: int, body: MandateBody, asker_is_member: bool
+) -> dict[str, Approved]:
     """The approved notes this mandate reveals to this asker, by id: all an answerer is ever handed."""
     reveal = set(body.reveal) - {"private"}
     if not asker_is_member:
         reveal.discard("members")
     topics = set(body.topics)
-    return {str(row["id"]): Approved(Note(id=str(row["id"]), topic=row["topic"], text=row["text"]),
-                                     date=str(row["updated_at"])[:10], relay=bool(row["relay"]))
-            for row in records.notes_of(db, member_id, "approved")
-            if row["visibility"] in reveal and row["topic"] in topics}
+    return {
+        str(row["id"]): Approved(
+            Note(id=str(row["id"]), topic=row["topic"], text=row["text"]),
+            date=str(row["updated_at"])[:10],
+            relay=bool(row["relay"]),
+        )
+        for row in records.notes_of(db, member_id, "approved")
+        if row["visibility"] in reveal and row["topic"] in topics
+    }
 
 
 class Escalations:
-    def __init__(self, db: Database, key: SigningKey, manifest: Manifest, answerer: Answerer = deterministic_answer,
-                 on_delivery: Callable[[int], None] | None = None, answer_async: AsyncAnswerer | None = None,
-                 limits: AskLimits | None = None):
+    def __init__(
+        self,
+        db: Database,
+        key: SigningKey,
+        manifest: Manifest,
+        answerer: Answerer = deterministic_answer,
+        on_delivery: Callable[[int], None] | None = None,
+        answer_async: AsyncAnswerer | None = None,
+        limits: AskLimits | None = None,
+    ):
         self.db = db
         self.key = key
         self.manifest = manifest
@@ -166,9 +191,18 @@ class Escalations:
 
     # --- asking ------------------------------------------------------------------------------
 
-    async def ask(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
-                  language: str, thread_id: int | None = None, idempotency_key: str | None = None,
-                  revision: int | None = None) -> Asked:
+    async def ask(
+        self,
+        asker_id: int,
+        asker_agent: str | None,
+        asker_is_member: bool,
+        member: str,
+        question: str,
+        language: str,
+        thread_id: int | None = None,
+        idempotency_key: str | None = None,
+        revision: int | None = None,
+    ) -> Asked:
         """Ask once. With an idempotency key, a retry (same key, same question) returns the first
         result and asks nothing; the same key with another question is refused. `revision`: the
         store's revision the asker was resolved at, read for this request (else read here).
@@ -176,13 +210,26 @@ class Escalations:
         Three steps, so that nothing is held while the answerer thinks: read what the question needs
         (briefly: `_store`), wait for the answerer's selection (no thread, no store connection, no
         transaction), then record the thread and any escalation (briefly: `_store`)."""
-        prepared = await self._store(self._prepare, asker_id, asker_agent, asker_is_member, member, question,
-                                     language, thread_id, idempotency_key, revision)
+        prepared = await self._store(
+            self._prepare,
+            asker_id,
+            asker_agent,
+            asker_is_member,
+            member,
+            question,
+            language,
+            thread_id,
+            idempotency_key,
+            revision,
+        )
         if isinstance(prepared, Asked):
             return prepared
         if prepared.terms is None:
-            grounded = escalation(prepared.request, Terms(principal=member, topics=(), quotable=False),
-                                  "outside_mandate")
+            grounded = escalation(
+                prepared.request,
+                Terms(principal=member, topics=(), quotable=False),
+                "outside_mandate",
+            )
         else:
             with self.in_flight.hold(asker_id, prepared.member_id):
                 selection = await self._select(prepared.request, prepared.terms, prepared.handed)
@@ -198,7 +245,9 @@ class Escalations:
             return await anyio.to_thread.run_sync(step, *args)
         return step(*args)
 
-    async def _select(self, request: ScopedRequest, terms: Terms, handed: dict[str, Approved]) -> Selection:
+    async def _select(
+        self, request: ScopedRequest, terms: Terms, handed: dict[str, Approved]
+    ) -> Selection:
         notes = [approved.note for approved in handed.values()]
         if self.answer_async is not None:
             return await self.answer_async(request, terms, notes)
@@ -209,14 +258,32 @@ class Escalations:
         if stored is None:
             return None
         if stored["fingerprint"] != fingerprint:
-            raise AskError("this idempotency_key was already used for a different question; use a new key")
+            raise AskError(
+                "this idempotency_key was already used for a different question; use a new key"
+            )
         data = json.loads(stored["result"])
-        return Asked(Answer.model_validate(data["answer"]), data["thread_id"], data["quotable"], data["escalation_id"])
+        return Asked(
+            Answer.model_validate(data["answer"]),
+            data["thread_id"],
+            data["quotable"],
+            data["escalation_id"],
+        )
 
-    def _prepare(self, asker_id: int, asker_agent: str | None, asker_is_member: bool, member: str, question: str,
-                 language: str, thread_id: int | None, idempotency_key: str | None,
-                 revision: int | None = None) -> Prepared | Asked:
-        fingerprint = hashlib.sha256(json.dumps([member, question, language, thread_id]).encode()).hexdigest()
+    def _prepare(
+        self,
+        asker_id: int,
+        asker_agent: str | None,
+        asker_is_member: bool,
+        member: str,
+        question: str,
+        language: str,
+        thread_id: int | None,
+        idempotency_key: str | None,
+        revision: int | None = None,
+    ) -> Prepared | Asked:
+        fingerprint = hashlib.sha256(
+            json.dumps([member, question, language, thread_id]).encode()
+        ).hexdigest()
         if idempotency_key is not None:
             earlier = self._earlier(asker_id, idempotency_key, fingerprint)
             if earlier is not None:
@@ -230,7 +297,9 @@ class Escalations:
         if thread_id is not None:
             parties = rows.thread_parties(self.db, thread_id)
             if parties != (asker_id, target["id"]):
-                raise AskError(f"you have no thread {thread_id} with {member}; leave thread_id out to open one")
+                raise AskError(
+                    f"you have no thread {thread_id} with {member}; leave thread_id out to open one"
+                )
         if language not in ("en", "pt-BR"):
             raise AskError("language must be en or pt-BR")
         status = mandates.check(self.key, target["id"], *(named.mandate or (None, None, None)))
@@ -238,10 +307,21 @@ class Escalations:
         terms, handed = None, {}
         if status.valid and status.body is not None:
             body = status.body
-            terms = Terms(principal=target["handle"], topics=tuple(body.topics), quotable=body.quotable)
+            terms = Terms(
+                principal=target["handle"], topics=tuple(body.topics), quotable=body.quotable
+            )
             handed = revealable(self.db, target["id"], body, asker_is_member)
-        return Prepared(asker_id, asker_agent, target["id"], request, terms, handed, thread_id, idempotency_key,
-                        fingerprint)
+        return Prepared(
+            asker_id,
+            asker_agent,
+            target["id"],
+            request,
+            terms,
+            handed,
+            thread_id,
+            idempotency_key,
+            fingerprint,
+        )
 
     def _record(self, prepared: Prepared, grounded: Grounded) -> Asked:
         answer, question, asker_id = grounded.answer, prepared.request.question, prepared.asker_id
@@ -253,29 +333,62 @@ class Escalations:
                 if earlier is not None:
                     return earlier
             if thread_id is None:
-                thread_id = rows.open_thread(self.db, asker_id, prepared.member_id, question[:120], stamp)
+                thread_id = rows.open_thread(
+                    self.db, asker_id, prepared.member_id, question[:120], stamp
+                )
             else:
                 rows.touch_thread(self.db, thread_id, stamp)
             rows.add_message(self.db, thread_id, "question", question, stamp, "asked", touch=False)
             if answer.findings:
-                kind, outcome = (("answer", "answered") if answer.escalate is None and answer.refused is None else
-                                 ("decline", "escalated" if answer.escalate is not None else "declined"))
-                rows.add_message(self.db, thread_id, kind, answer.findings, stamp, outcome, touch=False)
+                kind, outcome = (
+                    ("answer", "answered")
+                    if answer.escalate is None and answer.refused is None
+                    else ("decline", "escalated" if answer.escalate is not None else "declined")
+                )
+                rows.add_message(
+                    self.db, thread_id, kind, answer.findings, stamp, outcome, touch=False
+                )
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(
-                    self.db, principal_id=prepared.member_id, asker_id=asker_id, asker_agent=prepared.asker_agent,
-                    thread_id=thread_id, question=question, language=prepared.request.language,
-                    reason=answer.escalate, stamp=stamp, notes=list(grounded.attached))
+                    self.db,
+                    principal_id=prepared.member_id,
+                    asker_id=asker_id,
+                    asker_agent=prepared.asker_agent,
+                    thread_id=thread_id,
+                    question=question,
+                    language=prepared.request.language,
+                    reason=answer.escalate,
+                    stamp=stamp,
+                    notes=list(grounded.attached),
+                )
             asked = Asked(answer, thread_id, quotable, escalation_id)
             if key is not None:
-                rows.remember_ask(self.db, asker_id, key, prepared.fingerprint, json.dumps({
-                    "answer": answer.model_dump(mode="json"), "thread_id": thread_id, "quotable": quotable,
-                    "escalation_id": escalation_id}), stamp)
+                rows.remember_ask(
+                    self.db,
+                    asker_id,
+                    key,
+                    prepared.fingerprint,
+                    json.dumps(
+                        {
+                            "answer": answer.model_dump(mode="json"),
+                            "thread_id": thread_id,
+                            "quotable": quotable,
+                            "escalation_id": escalation_id,
+                        }
+                    ),
+                    stamp,
+                )
         return asked
 
-    def _answer(self, member_id: int, handle: str, body: MandateBody, request: ScopedRequest,
-                asker_is_member: bool) -> Grounded:
+    def _answer(
+        self,
+        member_id: int,
+        handle: str,
+        body: MandateBody,
+        request: ScopedRequest,
+        asker_is_member: bool,
+    ) -> Grounded:
         """The answering agent, from a thread: handed only what this mandate reveals to this asker."""
         handed = revealable(self.db, member_id, body, asker_is_member)
         terms = Terms(principal=handle, topics=tuple(body.topics), quotable=body.quotable)
@@ -313,7 +426,11 @@ class Escalations:
                 raise AskError("write the answer you want delivered")
             delivered, status = text, "answered"
         elif action == "decline":
-            delivered = text or ("Declined by the member." if escalation["language"] == "en" else "Recusado pelo membro.")
+            delivered = text or (
+                "Declined by the member."
+                if escalation["language"] == "en"
+                else "Recusado pelo membro."
+            )
             status = "declined"
         elif action == "widen":
             delivered, status = self._widen(principal_id, escalation, text), "widened"
@@ -324,9 +441,18 @@ class Escalations:
             if not rows.decide(self.db, escalation_id, status, delivered, stamp):
                 raise AlreadyDecided(f"question {escalation_id} was decided meanwhile")
             member = principal_rows.by_id(self.db, principal_id)
-            rows.add_message(self.db, escalation["thread_id"], "decision", delivered, stamp, "decided",
-                             member["handle"] if member else None)
-            self.db.announce_inbox(escalation["asker_id"])  # every process hears of it when this commits
+            rows.add_message(
+                self.db,
+                escalation["thread_id"],
+                "decision",
+                delivered,
+                stamp,
+                "decided",
+                member["handle"] if member else None,
+            )
+            self.db.announce_inbox(
+                escalation["asker_id"]
+            )  # every process hears of it when this commits
         self.on_delivery(escalation["asker_id"])
         return self.get(principal_id, escalation_id)
 
@@ -334,21 +460,43 @@ class Escalations:
         """Answer under the mandate with one more topic; sign that mandate only if it answers."""
         topic = topic.strip().lower()
         if not topic or len(topic) > TOPIC_LIMIT:
-            raise AskError(f"name the topic (1 to {TOPIC_LIMIT} characters) the mandate should now cover")
+            raise AskError(
+                f"name the topic (1 to {TOPIC_LIMIT} characters) the mandate should now cover"
+            )
         if escalation["reason"] == "commitment":
-            raise AskError("widening cannot help: this question asks for a commitment, which no mandate lets the "
-                           "answering agent make; answer it in your own words or decline")
+            raise AskError(
+                "widening cannot help: this question asks for a commitment, which no mandate lets the "
+                "answering agent make; answer it in your own words or decline"
+            )
         status = mandates.current(self.db, self.key, principal_id)
         if not status.valid or status.body is None:
             raise AskError("your mandate is not valid; sign a new one before widening it")
-        candidate = status.body.model_copy(update={"topics": sorted(set(status.body.topics) | {topic})})
-        request = ScopedRequest(question=escalation["question"], asker=str(escalation["asker_id"]),
-                                language=escalation["language"])
-        answer = self._answer(principal_id, candidate.principal, candidate, request,
-                              escalation["asker_status"] == MEMBER).answer
+        candidate = status.body.model_copy(
+            update={"topics": sorted(set(status.body.topics) | {topic})}
+        )
+        request = ScopedRequest(
+            question=escalation["question"],
+            asker=str(escalation["asker_id"]),
+            language=escalation["language"],
+        )
+        answer = self._answer(
+            principal_id,
+            candidate.principal,
+            candidate,
+            request,
+            escalation["asker_status"] == MEMBER,
+        ).answer
         if answer.escalate is not None or answer.refused is not None or not answer.findings:
-            raise AskError(f"even with '{topic}' in the mandate, no note answers this; answer it in your own words "
-                           "(your mandate was not changed)")
-        mandates.amend(self.db, self.key, principal_id=principal_id, topics=list(candidate.topics),
-                       known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes)
+            raise AskError(
+                f"even with '{topic}' in the mandate, no note answers this; answer it in your own words "
+                "(your mandate was not changed)"
+            )
+        mandates.amend(
+            self.db,
+            self.key,
+            principal_id=principal_id,
+            topics=list(candidate.topics),
+            known_scopes=frozenset(self.manifest.scopes),
+            agent_scopes=self.manifest.agent_scopes,
+        )
         return answer.findings

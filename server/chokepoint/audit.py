@@ -31,8 +31,17 @@ from server.store.database import Database, StoreUnavailable, format_time
 
 log = logging.getLogger("parley.audit")
 
-OUTCOMES = ("ok", "tool_error", "invalid_input", "unknown_tool", "internal_error",
-            "rule_denied", "source_blocked", "rule_error", "rule_broken")
+OUTCOMES = (
+    "ok",
+    "tool_error",
+    "invalid_input",
+    "unknown_tool",
+    "internal_error",
+    "rule_denied",
+    "source_blocked",
+    "rule_error",
+    "rule_broken",
+)
 NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]")
 
@@ -70,20 +79,42 @@ def path(call: Call) -> str:
 
 def _path(caller: Caller, steps: list[tuple[str, str, str]]) -> str:
     mandate = caller.mandate
-    version = mandate.body.version if mandate is not None and mandate.valid and mandate.body is not None else None
-    return json.dumps({"scopes": sorted(caller.scopes), "credential": caller.credential,
-                       "mandate": [mandate.state if mandate is not None else "none", version],
-                       "steps": steps}, separators=(",", ":"))
+    version = (
+        mandate.body.version
+        if mandate is not None and mandate.valid and mandate.body is not None
+        else None
+    )
+    return json.dumps(
+        {
+            "scopes": sorted(caller.scopes),
+            "credential": caller.credential,
+            "mandate": [mandate.state if mandate is not None else "none", version],
+            "steps": steps,
+        },
+        separators=(",", ":"),
+    )
 
 
 def row(call: Call) -> tuple[object, ...]:
     """The call's row, in `audit_rows.COLUMNS` order: the binding and the rule's name, never the call's
     values or attributes."""
     caller, name = call.caller, safe_name(call.tool)
-    persona = caller.entry_persona or None  # the binding: persona · parley · tool, kept as its parts
-    return (format_time(datetime.fromtimestamp(call.moment, UTC)), caller.lane, caller.principal, caller.agent,
-            name, call.outcome, round(call.duration_ms, 3), persona, "parley" if persona else None, call.rule,
-            path(call))
+    persona = (
+        caller.entry_persona or None
+    )  # the binding: persona · parley · tool, kept as its parts
+    return (
+        format_time(datetime.fromtimestamp(call.moment, UTC)),
+        caller.lane,
+        caller.principal,
+        caller.agent,
+        name,
+        call.outcome,
+        round(call.duration_ms, 3),
+        persona,
+        "parley" if persona else None,
+        call.rule,
+        path(call),
+    )
 
 
 def _insert(db: Database, calls: list[Call]) -> None:
@@ -122,7 +153,9 @@ class Held:
 
 # The SDK runs a request's handlers in the context of the task that carried its message in, so a
 # value set by the gate for its request is the one the chokepoint sees for that request's calls.
-_HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar("parley_audit_held", default=None)
+_HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar(
+    "parley_audit_held", default=None
+)
 
 
 QUEUE_LIMIT = 10_000  # rows let go of and not yet written: beyond this a request writes its own
@@ -136,7 +169,9 @@ class AuditTrail:
         self.offload = offload  # a store across the network: writes wait in a worker thread
         self.waiting = 0  # rows held and not yet written: a reader beside the server waits for 0
         self._queue: list[Call] = []  # let go of by answered requests, for the writer
-        self._wake: anyio.Event | None = None  # set when there is something to write; None: no writer runs
+        self._wake: anyio.Event | None = (
+            None  # set when there is something to write; None: no writer runs
+        )
         # Seconds the writer leaves rows queued for a request's own statement to carry (`carry`);
         # 0: the writer writes at once. Under load the next request carries them: no round trip.
         self.linger = 0.0
@@ -199,7 +234,7 @@ class AuditTrail:
     def carry(self) -> Carried:
         """Rows let go of and not yet written (at most one statement's worth), for the caller's own
         statement to write with what it writes anyway; hand them back with `carried`."""
-        calls, self._queue = self._queue[:audit_rows.CHUNK], self._queue[audit_rows.CHUNK:]
+        calls, self._queue = self._queue[: audit_rows.CHUNK], self._queue[audit_rows.CHUNK :]
         if calls:
             self._carried += 1
         return Carried(calls)
@@ -218,8 +253,15 @@ class AuditTrail:
             with anyio.CancelScope(shield=True):
                 await self._write_counted(carried.calls)
 
-    async def record(self, caller: Caller, tool: str, outcome: str, duration_ms: float,
-                     rule: str | None = None, trail: list[tuple[str, str, str]] | None = None) -> None:
+    async def record(
+        self,
+        caller: Caller,
+        tool: str,
+        outcome: str,
+        duration_ms: float,
+        rule: str | None = None,
+        trail: list[tuple[str, str, str]] | None = None,
+    ) -> None:
         if outcome not in OUTCOMES:
             raise ValueError(f"unknown audit outcome {outcome!r}")
         entry = Call(time.time(), caller, tool, outcome, duration_ms, rule, trail)
@@ -239,5 +281,8 @@ class AuditTrail:
                 _insert(self.db, calls)
         except StoreUnavailable:
             for call in calls:
-                log.error("audit row of a %s call to %s not written: the store is unavailable", call.caller.lane,
-                          safe_name(call.tool))
+                log.error(
+                    "audit row of a %s call to %s not written: the store is unavailable",
+                    call.caller.lane,
+                    safe_name(call.tool),
+                )

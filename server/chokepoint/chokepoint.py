@@ -58,12 +58,16 @@ def _validation_message(name: str, exc: ValidationError) -> str:
 def _validated(spec: ToolSpec, arguments: dict[str, object] | None) -> Args:
     """Arguments exactly as the published inputSchema allows: strict JSON validation, so "7" is not
     an integer and true is not a number, as the schema says."""
-    return spec.input_model.model_validate_json(json.dumps(arguments) if arguments else "{}", strict=True)
+    return spec.input_model.model_validate_json(
+        json.dumps(arguments) if arguments else "{}", strict=True
+    )
 
 
 def _result(payload: dict[str, object]) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False))],
-                                structured_content=payload)
+    return types.CallToolResult(
+        content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False))],
+        structured_content=payload,
+    )
 
 
 def _error(message: str) -> types.CallToolResult:
@@ -81,7 +85,11 @@ class Catalogues:
         catalogue = self._built.get(names)
         if catalogue is None:
             catalogue = Catalogue.from_declarations(
-                [self.definitions[name].model_dump(mode="json", by_alias=True, exclude_none=True) for name in names])
+                [
+                    self.definitions[name].model_dump(mode="json", by_alias=True, exclude_none=True)
+                    for name in names
+                ]
+            )
             if len(self._built) > 256:
                 self._built.clear()
             self._built[names] = catalogue
@@ -89,9 +97,15 @@ class Catalogues:
 
 
 class Chokepoint:
-    def __init__(self, db: Database, key: SigningKey, manifest: Manifest,
-                 vocabularies: dict[str, Vocabulary] | None = None,
-                 asking: Escalations | None = None, sources: ContextSources | None = None):
+    def __init__(
+        self,
+        db: Database,
+        key: SigningKey,
+        manifest: Manifest,
+        vocabularies: dict[str, Vocabulary] | None = None,
+        asking: Escalations | None = None,
+        sources: ContextSources | None = None,
+    ):
         self.db = db
         self.key = key
         self.manifest = manifest
@@ -100,7 +114,9 @@ class Chokepoint:
         self.vocabularies = vocabularies or {}
         self.asking = asking
         schemas = {name: definition.input_schema for name, definition in self.definitions.items()}
-        self.rulebook = RuleBook(manifest, db, sources or ContextSources(manifest.context_sources, db), schemas)
+        self.rulebook = RuleBook(
+            manifest, db, sources or ContextSources(manifest.context_sources, db), schemas
+        )
         self.catalogue_for = Catalogues(self.definitions)
         # A store across the network (PostgreSQL): every handler and the audit row wait on it, so
         # they run in worker threads; on the embedded store only tools marked blocking do.
@@ -119,15 +135,22 @@ class Chokepoint:
             return  # resolved at another revision than the rules were read at: answer afresh next time
         caller.answers.keep(name, self.rulebook.in_force, result)
 
-    def shaped(self, caller: Caller, name: str, result: types.CallToolResult,
-               version: str) -> dict[str, object] | None:
+    def shaped(
+        self, caller: Caller, name: str, result: types.CallToolResult, version: str
+    ) -> dict[str, object] | None:
         """The protocol's wire form of `result` at `version`, if `result` is a pure tool's remembered
         answer that the SDK has already shaped once: the very object, so never another answer's."""
         kept = caller.answers.wire.get((name, version))
         return kept[1] if kept is not None and kept[0] is result else None
 
-    def keep_shape(self, caller: Caller, name: str, result: types.CallToolResult, version: str,
-                   wire: dict[str, object]) -> None:
+    def keep_shape(
+        self,
+        caller: Caller,
+        name: str,
+        result: types.CallToolResult,
+        version: str,
+        wire: dict[str, object],
+    ) -> None:
         """Keep the SDK's wire form of a remembered answer (and of nothing else) beside it."""
         if self._answered(caller, name) is result:
             caller.answers.keep_wire(name, version, result, wire)
@@ -135,8 +158,9 @@ class Chokepoint:
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]
 
-    async def call(self, caller: Caller, name: str,
-                   arguments: dict[str, object] | None) -> types.CallToolResult:
+    async def call(
+        self, caller: Caller, name: str, arguments: dict[str, object] | None
+    ) -> types.CallToolResult:
         """Visibility, then input validation, then the binding's rules, then the tool; always audited."""
         started = time.perf_counter()
         outcome, rule = "internal_error", None
@@ -159,7 +183,9 @@ class Chokepoint:
                 await anyio.to_thread.run_sync(self.rulebook.refresh, known)
             if self.rulebook.guards(caller.entry_persona, name):
                 trail = []
-                denial = await self.rulebook.check(caller, name, args.model_dump(mode="json"), trail)
+                denial = await self.rulebook.check(
+                    caller, name, args.model_dump(mode="json"), trail
+                )
                 if denial is not None:
                     outcome, rule = denial.outcome, denial.rule
                     return _error(denial.message)
@@ -168,8 +194,16 @@ class Chokepoint:
                 if again is not None:
                     outcome = "ok"
                     return again
-            ctx = ToolContext(self.db, self.key, self.manifest, caller, self.vocabularies, self.catalogue_for,
-                              self.asking, self.rulebook.explain)
+            ctx = ToolContext(
+                self.db,
+                self.key,
+                self.manifest,
+                caller,
+                self.vocabularies,
+                self.catalogue_for,
+                self.asking,
+                self.rulebook.explain,
+            )
             try:
                 if spec.awaits:
                     output = await spec.handler(ctx, args)  # type: ignore[misc]
@@ -189,7 +223,9 @@ class Chokepoint:
             raise
         except Exception:
             log.exception("tool %s failed for lane %s", audit.safe_name(name), caller.lane)
-            return _error("Internal error while running the tool; nothing is known to have changed.")
+            return _error(
+                "Internal error while running the tool; nothing is known to have changed."
+            )
         finally:
             seconds = time.perf_counter() - started
             tool_calls_by(name if name in self.specs else "unknown", outcome).observe(seconds)

@@ -47,15 +47,20 @@ class ContextSources:
                 if path == "subject.id":
                     continue  # always the verified subject, whatever a source would say
                 if path in self.provider:
-                    raise ValueError(f"context sources '{self.provider[path]}' and '{name}' both provide {path}")
+                    raise ValueError(
+                        f"context sources '{self.provider[path]}' and '{name}' both provide {path}"
+                    )
                 self.provider[path] = name
 
     def types(self) -> dict[str, str]:
-        return {path: "text" if name == IDENTITY else self.declarations[name].provides()[path]
-                for path, name in self.provider.items()}
+        return {
+            path: "text" if name == IDENTITY else self.declarations[name].provides()[path]
+            for path, name in self.provider.items()
+        }
 
-    async def fetch(self, paths: frozenset[str], caller: Caller,
-                    args: dict[str, object]) -> dict[str, dict[str, object]]:
+    async def fetch(
+        self, paths: frozenset[str], caller: Caller, args: dict[str, object]
+    ) -> dict[str, dict[str, object]]:
         """The attributes these paths name, from the sources that provide them; raises SourceFailed."""
         found: dict[str, dict[str, object]] = {"subject": {}, "resource": {}}
         needed: dict[str, set[str]] = {}
@@ -68,7 +73,11 @@ class ContextSources:
             del needed[IDENTITY]
         for name, wanted in sorted(needed.items()):
             source = self.declarations[name]
-            values = self._club(wanted, caller, args) if source.builtin else await self._http(name, source, caller, args)
+            values = (
+                self._club(wanted, caller, args)
+                if source.builtin
+                else await self._http(name, source, caller, args)
+            )
             for path in wanted:
                 root, attribute = path.split(".", 1)
                 if attribute not in values:
@@ -76,8 +85,9 @@ class ContextSources:
                 found[root][attribute] = values[attribute]
         return found
 
-    async def _http(self, name: str, source: SourceDecl, caller: Caller,
-                    args: dict[str, object]) -> dict[str, object]:
+    async def _http(
+        self, name: str, source: SourceDecl, caller: Caller, args: dict[str, object]
+    ) -> dict[str, object]:
         fields = {"subject.id": caller.principal or ""}
         fields.update({f"args.{k}": "" if v is None else str(v) for k, v in args.items()})
         url = source.url or ""
@@ -102,7 +112,9 @@ class ContextSources:
             raise SourceFailed(name, "answered malformed data (not a JSON object)")
         for attribute, kind in source.attributes.items():
             if attribute not in data or not _typed(data[attribute], kind):
-                raise SourceFailed(name, f"answered malformed data ({attribute} missing or not {kind})")
+                raise SourceFailed(
+                    name, f"answered malformed data ({attribute} missing or not {kind})"
+                )
         return {attribute: data[attribute] for attribute in source.attributes}
 
     def _store(self) -> Database:
@@ -126,10 +138,14 @@ class ContextSources:
             elif attribute == "admitted_days":
                 row = principals.by_id(db, me) if me is not None else None
                 admitted = row["admitted_at"] if row else None
-                values["admitted_days"] = (datetime.now(UTC) - parse_time(admitted)).days if admitted else 0
+                values["admitted_days"] = (
+                    (datetime.now(UTC) - parse_time(admitted)).days if admitted else 0
+                )
             elif attribute == "asks_today":
                 since = format_time(datetime.now(UTC) - timedelta(days=1))
-                values["asks_today"] = asking.questions_since(db, me, since) if me is not None else 0
+                values["asks_today"] = (
+                    asking.questions_since(db, me, since) if me is not None else 0
+                )
             elif attribute == "evidence_count":
                 values["evidence_count"] = records.evidence_count(db, me) if me is not None else 0
             elif attribute == "owner":

@@ -22,8 +22,15 @@ from pydantic import ValidationError
 
 from server.access import Caller
 from server.chokepoint.context_sources import IDENTITY, ContextSources, SourceFailed
-from server.chokepoint.rules import (Rule, RuleContext, RuleError, RuleListing, argument_types,
-                                     compile_rule, together)
+from server.chokepoint.rules import (
+    Rule,
+    RuleContext,
+    RuleError,
+    RuleListing,
+    argument_types,
+    compile_rule,
+    together,
+)
 from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, now, revision, write
@@ -38,6 +45,7 @@ log = logging.getLogger("parley.rules")
 BROKEN = "this rule no longer compiles; a steward must fix or remove it"
 # the path of one decision: ("rule" | "source", its name, what happened), never a value
 Trail = list[tuple[str, str, str]]
+
 
 @dataclass(frozen=True)
 class Denial:
@@ -69,7 +77,11 @@ class BrokenRule:
 
     @property
     def denial(self) -> Denial:
-        return Denial("rule_broken", f'Blocked by rule "{self.name}": {BROKEN}. The call was not made.', self.name)
+        return Denial(
+            "rule_broken",
+            f'Blocked by rule "{self.name}": {BROKEN}. The call was not made.',
+            self.name,
+        )
 
 
 @dataclass(frozen=True)
@@ -81,7 +93,9 @@ class InForce:
     # a binding's rules as one program (see `rules.together`), beside the very list it was made of
     together: dict[tuple[str, str], tuple[list[Rule], cel.Program]]
     broken: dict[tuple[str, str], list[BrokenRule]]
-    guarded: frozenset[tuple[str, str]]  # bindings a call must be checked on: rules, or a broken one
+    guarded: frozenset[
+        tuple[str, str]
+    ]  # bindings a call must be checked on: rules, or a broken one
 
 
 def _binding(agent: str | None, tool: str) -> tuple[str, str]:
@@ -90,16 +104,25 @@ def _binding(agent: str | None, tool: str) -> tuple[str, str]:
 
 
 class RuleBook:
-    def __init__(self, manifest: Manifest, db: Database | None, sources: ContextSources,
-                 input_schemas: dict[str, dict[str, object]], compile_manifest: bool = True):
+    def __init__(
+        self,
+        manifest: Manifest,
+        db: Database | None,
+        sources: ContextSources,
+        input_schemas: dict[str, dict[str, object]],
+        compile_manifest: bool = True,
+    ):
         self.manifest = manifest
         self.db = db
         self.sources = sources
         self.input_schemas = input_schemas
         self._revision: int | None = None
         self._in_force = InForce({}, {}, {}, frozenset())
-        self.manifest_rules = self._compile_all(
-            [(decl, f"manifest:{i}") for i, decl in enumerate(manifest.rules)]) if compile_manifest else []
+        self.manifest_rules = (
+            self._compile_all([(decl, f"manifest:{i}") for i, decl in enumerate(manifest.rules)])
+            if compile_manifest
+            else []
+        )
         self.refresh()
 
     # --- checking and compiling ----------------------------------------------------------------
@@ -169,9 +192,14 @@ class RuleBook:
         by_binding: dict[tuple[str, str], list[Rule]] = {}
         for rule in self.manifest_rules + published:
             by_binding.setdefault((rule.binding.agent, rule.binding.tool), []).append(rule)
-        combined = {key: (rules, program) for key, rules in by_binding.items()
-                    if (program := together(rules)) is not None}
-        self._in_force = InForce(by_binding, combined, broken, frozenset(by_binding) | frozenset(broken))
+        combined = {
+            key: (rules, program)
+            for key, rules in by_binding.items()
+            if (program := together(rules)) is not None
+        }
+        self._in_force = InForce(
+            by_binding, combined, broken, frozenset(by_binding) | frozenset(broken)
+        )
         self._revision = current
 
     def rules_for(self, agent: str | None, tool: str) -> list[Rule]:
@@ -193,21 +221,32 @@ class RuleBook:
         """The rules on this caller's bindings, as sentences: for whoami."""
         found: list[RuleSentence] = [
             {"tool": tool, "rule": rule.name, "reads_as": rule.reads_as}
-            for tool in caller.tools for rule in self.rules_for(caller.entry_persona, tool)]
+            for tool in caller.tools
+            for rule in self.rules_for(caller.entry_persona, tool)
+        ]
         return found + [
-            {"tool": tool, "rule": rule.name,
-             "reads_as": f"({BROKEN}: every call to {tool} is refused)"}
-            for tool in caller.tools for rule in self.broken(caller.entry_persona, tool)]
+            {
+                "tool": tool,
+                "rule": rule.name,
+                "reads_as": f"({BROKEN}: every call to {tool} is refused)",
+            }
+            for tool in caller.tools
+            for rule in self.broken(caller.entry_persona, tool)
+        ]
 
     # --- the chokepoint step --------------------------------------------------------------------
 
-    async def check(self, caller: Caller, tool: str, args: dict[str, object],
-                    trail: Trail | None = None) -> Denial | None:
+    async def check(
+        self, caller: Caller, tool: str, args: dict[str, object], trail: Trail | None = None
+    ) -> Denial | None:
         """None when every rule on the binding passes, else the denial. `trail`, when given, receives the
         path of the decision for the audit: each context source reached or failed, each rule by name
         passed, not met, or not reached — names and verdicts, never a value."""
         trail = trail if trail is not None else []
-        state, key = self._in_force, _binding(caller.entry_persona, tool)  # one book for the whole call
+        state, key = (
+            self._in_force,
+            _binding(caller.entry_persona, tool),
+        )  # one book for the whole call
         broken = state.broken.get(key)
         rules = state.by_binding.get(key, [])
         if broken:
@@ -218,12 +257,19 @@ class RuleBook:
             return None
         needed = frozenset(path for rule in rules for path in rule.attributes)
         try:
-            attributes = await self.sources.fetch(needed, caller, args) if needed else {"subject": {}, "resource": {}}
+            attributes = (
+                await self.sources.fetch(needed, caller, args)
+                if needed
+                else {"subject": {}, "resource": {}}
+            )
         except SourceFailed as failure:
             trail += self._sources_trail(needed, failure)
             trail += [("rule", rule.name, "not reached") for rule in rules]
-            return Denial("source_blocked", f"Blocked: {failure}. Rules on this tool need it, so the call was not "
-                                            "made (fail closed).")
+            return Denial(
+                "source_blocked",
+                f"Blocked: {failure}. Rules on this tool need it, so the call was not "
+                "made (fail closed).",
+            )
         trail += self._sources_trail(needed, None)
         context: RuleContext = {"args": args, **attributes}
         verdicts = self._all_at_once(state.together.get(key), rules, context)
@@ -235,21 +281,30 @@ class RuleBook:
                     passed = rule.program.execute(context)
                 except Exception:  # noqa: BLE001 - the library's text may hold input values: never passed on
                     trail.append(("rule", rule.name, "could not be evaluated"))
-                    trail += [("rule", later.name, "not reached") for later in rules[index + 1:]]
-                    return Denial("rule_error", f'Rule could not be evaluated: "{rule.name}". The call was not made.',
-                                  rule.name)
+                    trail += [("rule", later.name, "not reached") for later in rules[index + 1 :]]
+                    return Denial(
+                        "rule_error",
+                        f'Rule could not be evaluated: "{rule.name}". The call was not made.',
+                        rule.name,
+                    )
             if passed is not True:
                 trail.append(("rule", rule.name, "not met"))
-                trail += [("rule", later.name, "not reached") for later in rules[index + 1:]]
-                return Denial("rule_denied", f'Rule not met: {rule.reads_as} (rule "{rule.name}"). '
-                                             "The call was not made.", rule.name)
+                trail += [("rule", later.name, "not reached") for later in rules[index + 1 :]]
+                return Denial(
+                    "rule_denied",
+                    f'Rule not met: {rule.reads_as} (rule "{rule.name}"). The call was not made.',
+                    rule.name,
+                )
             trail.append(("rule", rule.name, "passed"))
         return None
 
     def _sources_trail(self, needed: frozenset[str], failure: SourceFailed | None) -> Trail:
         """Each context source these attributes come from, in the order they are asked: reached, failed
         (with the source's reason, which never holds its data), or not asked after a failure."""
-        names = sorted({self.sources.provider[path] for path in needed if path in self.sources.provider} - {IDENTITY})
+        names = sorted(
+            {self.sources.provider[path] for path in needed if path in self.sources.provider}
+            - {IDENTITY}
+        )
         found: Trail = []
         for name in names:
             if failure is None:
@@ -263,8 +318,9 @@ class RuleBook:
         return found
 
     @staticmethod
-    def _all_at_once(kept: tuple[list[Rule], cel.Program] | None, rules: list[Rule],
-                     context: RuleContext) -> list[object] | None:
+    def _all_at_once(
+        kept: tuple[list[Rule], cel.Program] | None, rules: list[Rule], context: RuleContext
+    ) -> list[object] | None:
         """Every rule's verdict from the binding's one program; None when there is none (one rule, rules
         that do not compile together, or a refresh in between) or when any rule fails to evaluate:
         then they run one by one, in order, which finds the rule that failed and says so, exactly as
@@ -290,13 +346,27 @@ class RuleBook:
         ids = []
         with write(self._store()):
             for binding in decl.bindings():
-                single = decl.model_copy(update={"binding": {"agent": binding.agent, "tool": binding.tool}})
-                ids.append(rule_rows.add_draft(self._store(), binding.agent, binding.tool, decl.name,
-                                               single.model_dump_json(), now()))
+                single = decl.model_copy(
+                    update={"binding": {"agent": binding.agent, "tool": binding.tool}}
+                )
+                ids.append(
+                    rule_rows.add_draft(
+                        self._store(),
+                        binding.agent,
+                        binding.tool,
+                        decl.name,
+                        single.model_dump_json(),
+                        now(),
+                    )
+                )
         return ids
 
-    def publish(self, rule_id: int | None = None, ids: Collection[int] | None = None,
-                removals: Collection[int] | None = None) -> list[int]:
+    def publish(
+        self,
+        rule_id: int | None = None,
+        ids: Collection[int] | None = None,
+        removals: Collection[int] | None = None,
+    ) -> list[int]:
         """Put drafts in force and drafted removals into effect, in one unit: one draft, or the `ids` and
         `removals` a steward reviewed, or (neither named) everything drafted. Each draft is checked again
         first (boolean, attributes that exist): a draft that stopped compiling since it was drafted is
@@ -308,15 +378,21 @@ class RuleBook:
             raise RuleError(f"no draft rule {rule_id}")
         marked = {row["id"] for row in rule_rows.marked(self._store())}
         retiring = marked if everything else set(removals or ()) & marked
-        gone = sorted((wanted or set()) - {row["id"] for row in drafts}) + sorted(set(removals or ()) - marked)
+        gone = sorted((wanted or set()) - {row["id"] for row in drafts}) + sorted(
+            set(removals or ()) - marked
+        )
         if gone:
-            raise RuleError(f"rule {', '.join(f'store:{i}' for i in gone)} changed since you looked, so nothing was "
-                            "published; review the draft again")
+            raise RuleError(
+                f"rule {', '.join(f'store:{i}' for i in gone)} changed since you looked, so nothing was "
+                "published; review the draft again"
+            )
         for row in drafts:
             compiled = self._compiled(row)
             if isinstance(compiled, BrokenRule):
-                raise RuleError(f"draft store:{row['id']} no longer compiles, so nothing was published: "
-                                f"{compiled.reason}; remove it and draft it again")
+                raise RuleError(
+                    f"draft store:{row['id']} no longer compiles, so nothing was published: "
+                    f"{compiled.reason}; remove it and draft it again"
+                )
         with write(self._store()):
             stamp = now()
             for row in drafts:
@@ -337,12 +413,16 @@ class RuleBook:
                 self.refresh()
                 return
             if any(row["id"] == rule_id for row in rule_rows.marked(self._store())):
-                raise RuleError(f"the removal of rule {rule_id} is in the draft already: publish it, or keep the rule")
+                raise RuleError(
+                    f"the removal of rule {rule_id} is in the draft already: publish it, or keep the rule"
+                )
         removed = rule_rows.remove(self._store(), rule_id, now())
         self.refresh()
         if not removed:
-            raise RuleError(f"no draft or published rule {rule_id} in the store (manifest rules are removed by "
-                            "editing the manifest)")
+            raise RuleError(
+                f"no draft or published rule {rule_id} in the store (manifest rules are removed by "
+                "editing the manifest)"
+            )
 
     def keep(self, rule_id: int) -> None:
         """Withdraw a drafted removal: the rule stays in force."""
@@ -362,30 +442,54 @@ class RuleBook:
 
     def listing(self) -> list[RuleListing]:
         self.refresh()
-        rows = [RuleListing(id=rule.origin, state="published", binding=str(rule.binding),
-                            name=rule.name, reads_as=rule.reads_as, problem=None,
-                            removal_drafted=False)
-                for rule in self.manifest_rules]
+        rows = [
+            RuleListing(
+                id=rule.origin,
+                state="published",
+                binding=str(rule.binding),
+                name=rule.name,
+                reads_as=rule.reads_as,
+                problem=None,
+                removal_drafted=False,
+            )
+            for rule in self.manifest_rules
+        ]
         if self.db is not None:
             for row in rule_rows.live(self.db):
                 compiled = self._compiled(row)
                 problem = compiled.reason if isinstance(compiled, BrokenRule) else None
-                reads_as = f"(does not compile: {problem})" if isinstance(compiled, BrokenRule) else \
-                    compiled[0].reads_as
-                rows.append(RuleListing(id=f"store:{row['id']}", state=row["state"],
-                                        binding=f"{row['agent']} · parley · {row['tool']}",
-                                        name=row["name"], reads_as=reads_as, problem=problem,
-                                        removal_drafted=row["removal_drafted_at"] is not None))
+                reads_as = (
+                    f"(does not compile: {problem})"
+                    if isinstance(compiled, BrokenRule)
+                    else compiled[0].reads_as
+                )
+                rows.append(
+                    RuleListing(
+                        id=f"store:{row['id']}",
+                        state=row["state"],
+                        binding=f"{row['agent']} · parley · {row['tool']}",
+                        name=row["name"],
+                        reads_as=reads_as,
+                        problem=problem,
+                        removal_drafted=row["removal_drafted_at"] is not None,
+                    )
+                )
         return rows
 
 
-def manifest_rule_problems(manifest: Manifest,
-                           input_schemas: dict[str, dict[str, object]]) -> list[Problem]:
+def manifest_rule_problems(
+    manifest: Manifest, input_schemas: dict[str, dict[str, object]]
+) -> list[Problem]:
     """The manifest's rules that do not compile (an unknown field or attribute, a wrong operator,
     not a boolean), for `parley tools check` and for `parley serve`, which refuses them."""
     try:
-        book = RuleBook(manifest, None, ContextSources(manifest.context_sources, None), input_schemas,
-                        compile_manifest=False)
+        book = RuleBook(
+            manifest,
+            None,
+            ContextSources(manifest.context_sources, None),
+            input_schemas,
+            compile_manifest=False,
+        )
     except (ValueError, RuleError) as exc:
         return [Problem(("context_sources",), str(exc))]
     found = []

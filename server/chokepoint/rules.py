@@ -21,7 +21,13 @@ from server.manifest.schema import Binding, RuleDecl
 
 OPERATORS: dict[str, dict[str, str]] = {
     "text": {"is": "==", "is not": "!=", "is one of": "in", "starts with": "startsWith"},
-    "number": {"is at most": "<=", "is less than": "<", "is at least": ">=", "is more than": ">", "is": "=="},
+    "number": {
+        "is at most": "<=",
+        "is less than": "<",
+        "is at least": ">=",
+        "is more than": ">",
+        "is": "==",
+    },
     "boolean": {"is true": "== true", "is false": "== false"},
 }
 ROOTS = ("args", "subject", "resource")
@@ -56,7 +62,9 @@ class RuleError(ParleyError):
         self.at = at
 
 
-_SYNTAX = re.compile(r"<input>:(\d+):(\d+): (Syntax error: [^\n]*?)(?: expecting .*)?$", re.MULTILINE)
+_SYNTAX = re.compile(
+    r"<input>:(\d+):(\d+): (Syntax error: [^\n]*?)(?: expecting .*)?$", re.MULTILINE
+)
 
 
 def _position(expression: str, offset: int) -> tuple[int, int]:
@@ -84,10 +92,17 @@ def argument_types(input_schema: dict[str, object]) -> dict[str, str]:
     types: dict[str, str] = {}
     properties = input_schema.get("properties")
     for name, schema in (properties if isinstance(properties, dict) else {}).items():
-        kinds = [schema.get("type")] + [s.get("type") for s in schema.get("anyOf", []) if isinstance(s, dict)]
+        kinds = [schema.get("type")] + [
+            s.get("type") for s in schema.get("anyOf", []) if isinstance(s, dict)
+        ]
         kinds = [k for k in kinds if k and k != "null"]
         kind = kinds[0] if kinds else "string"
-        types[name] = {"string": "text", "number": "number", "integer": "number", "boolean": "boolean"}.get(kind, "other")
+        types[name] = {
+            "string": "text",
+            "number": "number",
+            "integer": "number",
+            "boolean": "boolean",
+        }.get(kind, "other")
     return types
 
 
@@ -122,8 +137,10 @@ def compile_builder(decl: RuleDecl, types: dict[str, str]) -> tuple[str, str]:
         ops = OPERATORS.get(kind)
         if ops is None or condition.op not in ops:
             allowed = ", ".join(OPERATORS.get(kind, {})) or "none"
-            raise RuleError(f"rule '{decl.name}': '{condition.op}' is not an operator for {kind} field "
-                            f"'{_display(path)}' (use: {allowed})")
+            raise RuleError(
+                f"rule '{decl.name}': '{condition.op}' is not an operator for {kind} field "
+                f"'{_display(path)}' (use: {allowed})"
+            )
         op = ops[condition.op]
         if kind == "boolean":
             if condition.value is not None or condition.attribute:
@@ -134,12 +151,16 @@ def compile_builder(decl: RuleDecl, types: dict[str, str]) -> tuple[str, str]:
         if condition.attribute:
             other = condition.attribute
             if not other.startswith(("subject.", "resource.")):
-                raise RuleError(f"rule '{decl.name}': a condition compares with a trusted attribute "
-                                f"(subject.… or resource.…), never with another call argument")
+                raise RuleError(
+                    f"rule '{decl.name}': a condition compares with a trusted attribute "
+                    f"(subject.… or resource.…), never with another call argument"
+                )
             if types.get(other) != kind:
                 raise RuleError(f"rule '{decl.name}': '{other}' is not a {kind} trusted attribute")
             if condition.op in ("is one of",):
-                raise RuleError(f"rule '{decl.name}': 'is one of' takes a list of values, not an attribute")
+                raise RuleError(
+                    f"rule '{decl.name}': 'is one of' takes a list of values, not an attribute"
+                )
             right = other
             shown = other
         elif condition.op == "is one of":
@@ -149,7 +170,9 @@ def compile_builder(decl: RuleDecl, types: dict[str, str]) -> tuple[str, str]:
             shown = "[" + ", ".join(str(v) for v in condition.value) + "]"
         else:
             if condition.value is None:
-                raise RuleError(f"rule '{decl.name}': '{condition.op}' needs a value or an attribute")
+                raise RuleError(
+                    f"rule '{decl.name}': '{condition.op}' needs a value or an attribute"
+                )
             right = _literal(condition.value, kind)
             shown = str(condition.value)
         if op == "startsWith":
@@ -172,20 +195,32 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> cel.Program:
         if syntax is None:
             raise RuleError(f"rule '{name}': the CEL expression does not parse") from None
         line, column = int(syntax.group(1)), int(syntax.group(2))
-        raise RuleError(f"rule '{name}': the CEL expression does not parse at line {line}, column {column} "
-                        f"({syntax.group(3)})", (line, column)) from None
+        raise RuleError(
+            f"rule '{name}': the CEL expression does not parse at line {line}, column {column} "
+            f"({syntax.group(3)})",
+            (line, column),
+        ) from None
     whole = _WHOLE_ROOT.search(_STRINGS.sub('""', expression))
     if whole is not None:
-        raise RuleError(f"rule '{name}': reads {whole.group(1)} as a whole; name each attribute it needs, "
-                        f"as {whole.group(1)}.name", _position(expression, whole.start()))
+        raise RuleError(
+            f"rule '{name}': reads {whole.group(1)} as a whole; name each attribute it needs, "
+            f"as {whole.group(1)}.name",
+            _position(expression, whole.start()),
+        )
     for read in _PATH.finditer(expression):
         if f"{read.group(1)}.{read.group(2)}" not in types:
-            raise RuleError(f"rule '{name}': reads unknown attribute '{read.group(1)}.{read.group(2)}'",
-                            _position(expression, read.start()))
-    unknown_roots = set(program.variables() if callable(program.variables) else program.variables) - set(ROOTS)
+            raise RuleError(
+                f"rule '{name}': reads unknown attribute '{read.group(1)}.{read.group(2)}'",
+                _position(expression, read.start()),
+            )
+    unknown_roots = set(
+        program.variables() if callable(program.variables) else program.variables
+    ) - set(ROOTS)
     if unknown_roots:
-        raise RuleError(f"rule '{name}': unknown variable(s) {', '.join(sorted(unknown_roots))}; "
-                        "rules read args, subject and resource")
+        raise RuleError(
+            f"rule '{name}': unknown variable(s) {', '.join(sorted(unknown_roots))}; "
+            "rules read args, subject and resource"
+        )
     result, evaluated = None, False
     for number in (1, 1.0):  # integer and double fields: CEL does not mix them in arithmetic
         sample: dict[str, dict[str, object]] = {root: {} for root in ROOTS}
@@ -201,7 +236,9 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> cel.Program:
     if not evaluated:
         raise RuleError(f"rule '{name}': the CEL expression fails to evaluate on its fields' types")
     if not isinstance(result, bool):
-        raise RuleError(f"rule '{name}': the CEL expression must return a boolean, not {type(result).__name__}")
+        raise RuleError(
+            f"rule '{name}': the CEL expression must return a boolean, not {type(result).__name__}"
+        )
     return program
 
 

@@ -35,11 +35,21 @@ def db_status(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     db = open_db(settings.store, create=False)
     try:
-        found = {"backend": db.backend, "store": settings.store_name, "schema_version": schema_version(db)}
+        found = {
+            "backend": db.backend,
+            "store": settings.store_name,
+            "schema_version": schema_version(db),
+        }
     finally:
         db.close()
-    return facts(args, found,
-                 lambda name, value: (name, value if value is not None else f"(none: run {command()} db migrate)"))
+    return facts(
+        args,
+        found,
+        lambda name, value: (
+            name,
+            value if value is not None else f"(none: run {command()} db migrate)",
+        ),
+    )
 
 
 def keys_init(args: argparse.Namespace) -> int:
@@ -50,30 +60,39 @@ def keys_init(args: argparse.Namespace) -> int:
         print(f"created in {folder}: {', '.join(made)}")
     else:
         print(f"{folder} already holds every key; nothing created")
-    err(f"give every process this folder (PARLEY_KEYS), read-only; then run '{command()} db migrate'")
+    err(
+        f"give every process this folder (PARLEY_KEYS), read-only; then run '{command()} db migrate'"
+    )
     return 0
 
 
 def keys_fingerprints(args: argparse.Namespace) -> int:
-    return facts(args, fingerprints(Settings.from_env().keys_dir),
-                 lambda name, value: (name.removeprefix("fingerprint."), value))
+    return facts(
+        args,
+        fingerprints(Settings.from_env().keys_dir),
+        lambda name, value: (name.removeprefix("fingerprint."), value),
+    )
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("db", help="the store's schema (PostgreSQL: PARLEY_DATABASE_URL)")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    s = actions.add_parser("migrate", help="create or upgrade the schema once, and record the cluster's keys "
-                                           "and manifest")
+    s = actions.add_parser(
+        "migrate",
+        help="create or upgrade the schema once, and record the cluster's keys and manifest",
+    )
     s.set_defaults(func=db_migrate)
     s = actions.add_parser("status", help="the backend and the schema version")
     add_json(s)
     s.set_defaults(func=db_status)
     p = sub.add_parser("keys", help="the keys folder every process shares (PARLEY_KEYS)")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    s = actions.add_parser("init", help="create the mandate key, the OAuth signing key and the console secret")
+    s = actions.add_parser(
+        "init", help="create the mandate key, the OAuth signing key and the console secret"
+    )
     s.set_defaults(func=keys_init)
-    s = actions.add_parser("fingerprints", help="digests of the keys, as 'parley db migrate' records them")
+    s = actions.add_parser(
+        "fingerprints", help="digests of the keys, as 'parley db migrate' records them"
+    )
     add_json(s)
     s.set_defaults(func=keys_fingerprints)
-
-

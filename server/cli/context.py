@@ -56,14 +56,17 @@ class Context:
     def key(self) -> SigningKey:
         self.db  # noqa: B018 - a key lives beside a store: refuse first if the store is missing
         # a cluster's keys folder is made once, by `parley keys init` (or demo / init)
-        return SigningKey.load_or_create(self.settings.keys_dir, create=not self.settings.shared_store)
+        return SigningKey.load_or_create(
+            self.settings.keys_dir, create=not self.settings.shared_store
+        )
 
 
 def command() -> str:
     """This command line as the person can run it again, for the hints it prints: `scripts/parley` sets
     PARLEY_COMMAND to the path it was run by (`parley` is then on no PATH but the script's own)."""
-    return Settings.from_env().command or ("parley" if shutil.which("parley") else
-                                           f"{sys.executable} -m server.cli.main")
+    return Settings.from_env().command or (
+        "parley" if shutil.which("parley") else f"{sys.executable} -m server.cli.main"
+    )
 
 
 def err(text: str) -> None:
@@ -84,8 +87,12 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
-def listing(args: argparse.Namespace, rows: list[Row], columns: list[str],
-            shown: Callable[[Row], Row] | None = None) -> int:
+def listing(
+    args: argparse.Namespace,
+    rows: list[Row],
+    columns: list[str],
+    shown: Callable[[Row], Row] | None = None,
+) -> int:
     """A listing command's output: JSON with --json, else a table (`shown` adapts a row for people)."""
     if getattr(args, "json", False):
         emit_json(rows)
@@ -94,7 +101,9 @@ def listing(args: argparse.Namespace, rows: list[Row], columns: list[str],
     return 0
 
 
-def facts(args: argparse.Namespace, data: dict[str, Any], shown: Callable[[str, Any], tuple[str, str]]) -> int:
+def facts(
+    args: argparse.Namespace, data: dict[str, Any], shown: Callable[[str, Any], tuple[str, str]]
+) -> int:
     """A command's named facts: JSON with --json, else one aligned `name value` line each as `shown`
     words it for people."""
     if getattr(args, "json", False):
@@ -110,7 +119,14 @@ def table(rows: list[Row], columns: list[str]) -> None:
     if not rows:
         print("(none)")
         return
-    widths = {c: max(len(c), *(len(str(r.get(c) if r.get(c) is not None else "-")) for r in rows)) for c in columns}
+    widths = {
+        c: max(len(c), *(len(str(r.get(c) if r.get(c) is not None else "-")) for r in rows))
+        for c in columns
+    }
     print("  ".join(c.upper().ljust(widths[c]) for c in columns).rstrip())
     for row in rows:
-        print("  ".join(str(row.get(c) if row.get(c) is not None else "-").ljust(widths[c]) for c in columns).rstrip())
+        print(
+            "  ".join(
+                str(row.get(c) if row.get(c) is not None else "-").ljust(widths[c]) for c in columns
+            ).rstrip()
+        )

@@ -26,10 +26,22 @@ PEOPLE: list[dict[str, Any]] = [
         "topics": ["design", "availability", "studio"],
         "quotable": True,
         "notes": [
-            ("design", "Ana prefers projects with a clear brief and a single decision maker.", "public"),
+            (
+                "design",
+                "Ana prefers projects with a clear brief and a single decision maker.",
+                "public",
+            ),
             ("availability", "Ana is taking on new work from February; not before.", "members"),
-            ("studio", "The studio is three people; Ana handles client relations herself.", "members"),
-            ("fees", "Ana's day rate is negotiated case by case and never quoted by her agent.", "private"),
+            (
+                "studio",
+                "The studio is three people; Ana handles client relations herself.",
+                "members",
+            ),
+            (
+                "fees",
+                "Ana's day rate is negotiated case by case and never quoted by her agent.",
+                "private",
+            ),
         ],
     },
     {
@@ -42,8 +54,16 @@ PEOPLE: list[dict[str, Any]] = [
         "topics": ["databases", "hiring", "writing"],
         "quotable": False,
         "notes": [
-            ("databases", "Bruno favours SQLite for single-node services and Postgres beyond.", "public"),
-            ("hiring", "Bruno is not hiring this quarter but answers questions about interviews.", "members"),
+            (
+                "databases",
+                "Bruno favours SQLite for single-node services and Postgres beyond.",
+                "public",
+            ),
+            (
+                "hiring",
+                "Bruno is not hiring this quarter but answers questions about interviews.",
+                "members",
+            ),
             ("writing", "Bruno's newsletter goes out on the first Monday of the month.", "public"),
             ("salary", "Bruno's current salary is private.", "private"),
         ],
@@ -103,17 +123,39 @@ def prepare(db: Database, key: SigningKey, manifest: Manifest) -> DemoTokens | N
             )
             stamp = now()
             for topic, text, visibility in person["notes"]:
-                records.add_note(db, principal.id, topic, text, visibility, stamp, status="approved",
-                                 written_by="principal")
+                records.add_note(
+                    db,
+                    principal.id,
+                    topic,
+                    text,
+                    visibility,
+                    stamp,
+                    status="approved",
+                    written_by="principal",
+                )
             minted[principal.handle] = tokens.mint(
                 db, principal_id=principal.id, agent_id=agent_id, scopes=manifest.agent_scopes
             )
             if principal.handle == "carla":
-                records.add_application(db, principal.id, "I want to learn from people who ship.", stamp)
-                records.add_evidence(db, principal.id, "reference", "Introduced by Bruno",
-                                     "Worked together on an internal tools team.", None, stamp)
+                records.add_application(
+                    db, principal.id, "I want to learn from people who ship.", stamp
+                )
+                records.add_evidence(
+                    db,
+                    principal.id,
+                    "reference",
+                    "Introduced by Bruno",
+                    "Worked together on an internal tools team.",
+                    None,
+                    stamp,
+                )
         ana = principals.find_principal(db, "ana")
-        steward_token = tokens.mint(db, principal_id=ana.id, agent_id=None, scopes=frozenset(manifest.scopes))
+        steward_token = tokens.mint(
+            db, principal_id=ana.id, agent_id=None, scopes=frozenset(manifest.scopes)
+        )
     return DemoTokens(
-        applicant=minted["carla"], member=minted["bruno"], steward_principal=steward_token, passwords=passwords
+        applicant=minted["carla"],
+        member=minted["bruno"],
+        steward_principal=steward_token,
+        passwords=passwords,
     )

@@ -45,12 +45,18 @@ class Diagnosis:
         return EXIT_OK
 
     def report(self, expect: str | None) -> str:
-        lines = [f"endpoint: {self.url}", f"credential: {'token sent' if self.token_sent else 'none sent'}"]
+        lines = [
+            f"endpoint: {self.url}",
+            f"credential: {'token sent' if self.token_sent else 'none sent'}",
+        ]
         if self.error:
             lines.append(f"error: {self.error}")
             return "\n".join(lines)
         if self.rejected:
-            lines += [f"lane: none — the token was refused: {self.rejected}", "The server never downgrades a bad token to guest."]
+            lines += [
+                f"lane: none — the token was refused: {self.rejected}",
+                "The server never downgrades a bad token to guest.",
+            ]
             return "\n".join(lines)
         lines += [
             f"lane: {self.lane}",
@@ -61,11 +67,16 @@ class Diagnosis:
         if self.lane == "guest":
             lines.append(
                 "WARNING: guest lane. "
-                + ("A token was configured but did not reach the server as a credential." if self.token_sent
-                   else "No credential was sent; pass --token or set PARLEY_TOKEN.")
+                + (
+                    "A token was configured but did not reach the server as a credential."
+                    if self.token_sent
+                    else "No credential was sent; pass --token or set PARLEY_TOKEN."
+                )
             )
         elif self.lane == "applicant":
-            lines.append("note: the principal is not admitted yet; the member directory stays closed.")
+            lines.append(
+                "note: the principal is not admitted yet; the member directory stays closed."
+            )
         if expect and self.exit_code(expect) == EXIT_LOWER_LANE and self.lane != "guest":
             lines.append(f"WARNING: expected the {expect} lane.")
         return "\n".join(lines)
@@ -94,10 +105,14 @@ async def diagnose(url: str, token: str | None, timeout: float = 10.0) -> Diagno
                 except ValueError:
                     diagnosis.rejected = probe.headers.get("www-authenticate", "invalid token")
                 return diagnosis
-            async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+            async with Client(
+                streamable_http_client(url, http_client=http), mode="legacy"
+            ) as client:
                 result = await client.call_tool("whoami", {})
                 if result.is_error or not isinstance(result.structured_content, dict):
-                    diagnosis.error = "the endpoint has no usable whoami tool; is this a Parley server?"
+                    diagnosis.error = (
+                        "the endpoint has no usable whoami tool; is this a Parley server?"
+                    )
                     return diagnosis
                 who = result.structured_content
                 listed = await client.list_tools()

@@ -18,8 +18,10 @@ def parser() -> argparse.ArgumentParser:
     from server.cli import cluster, members, notes, operations, rules
 
     top = argparse.ArgumentParser(
-        prog="parley", description="Parley: an MCP club for agents and their principals.",
-        epilog="The store is PARLEY_DB (default .parley/club.db); run 'parley COMMAND --help' for a command's flags.")
+        prog="parley",
+        description="Parley: an MCP club for agents and their principals.",
+        epilog="The store is PARLEY_DB (default .parley/club.db); run 'parley COMMAND --help' for a command's flags.",
+    )
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
     operations.register(sub)
     members.register(sub)
@@ -33,7 +35,10 @@ def _deepest(top: argparse.ArgumentParser, args: argparse.Namespace) -> argparse
     """The (sub)command parser the words reached: `parley token mint --bad` is mint's to explain."""
     found = top
     while True:
-        chosen = next((action for action in found._actions if isinstance(action, argparse._SubParsersAction)), None)
+        chosen = next(
+            (action for action in found._actions if isinstance(action, argparse._SubParsersAction)),
+            None,
+        )
         name = getattr(args, chosen.dest, None) if chosen is not None and chosen.dest else None
         if chosen is None or name not in chosen.choices:
             return found
@@ -58,7 +63,9 @@ def _main(argv: list[str] | None) -> int:
     top = parser()
     args, unknown = top.parse_known_args(argv)
     if unknown:
-        _deepest(top, args).error(f"unrecognized arguments: {' '.join(unknown)}")  # its usage, exit 2
+        _deepest(top, args).error(
+            f"unrecognized arguments: {' '.join(unknown)}"
+        )  # its usage, exit 2
     if getattr(args, "func", None) is None:
         top.print_help()
         return 0 if args.command is None else 2

@@ -63,16 +63,24 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers < 1 or args.workers > 64:
         raise UsageError("--workers takes 1 to 64")
     if args.workers > 1 and not settings.shared_store:
-        raise UsageError("several worker processes need PostgreSQL (set PARLEY_DATABASE_URL): an SQLite store's "
-                         "sessions and notifications belong to one process")
+        raise UsageError(
+            "several worker processes need PostgreSQL (set PARLEY_DATABASE_URL): an SQLite store's "
+            "sessions and notifications belong to one process"
+        )
     if args.workers > 1 and not settings.stateless:
-        raise UsageError("several worker processes need PARLEY_SESSIONS=stateless: a session pinned to one worker "
-                         "answers 404 on the others")
+        raise UsageError(
+            "several worker processes need PARLEY_SESSIONS=stateless: a session pinned to one worker "
+            "answers 404 on the others"
+        )
     ctx = Context()
     db = ctx.db  # refuse a store that does not exist (naming it) or a schema that is not current
     if settings.shared_store:
-        check_cluster(db, settings.keys_dir, settings.manifest_path)  # say it here, not once per worker
-    for finding in stored_rule_findings(ctx.manifest, db):  # served, failing closed: say so at start
+        check_cluster(
+            db, settings.keys_dir, settings.manifest_path
+        )  # say it here, not once per worker
+    for finding in stored_rule_findings(
+        ctx.manifest, db
+    ):  # served, failing closed: say so at start
         err(f"{settings.store_name}: {finding}")
     db.close()
     host = args.host or settings.host
@@ -81,18 +89,35 @@ def serve(args: argparse.Namespace) -> int:
     made_metrics_dir = None
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # /metrics adds up every worker's counts from this folder, removed when serving ends
-        made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="parley-metrics-")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(
+            prefix="parley-metrics-"
+        )
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     if args.access_log:
         request_log.install()
     drop_early_banner()
-    served = Settings.from_env()  # the URLs follow the host and port chosen above, or PARLEY_PUBLIC_URL
-    announce_when_answering(host, port, [f"Parley serving MCP at {served.mcp_url}",
-                                         f"Console: {served.public_url}/console"])
+    served = (
+        Settings.from_env()
+    )  # the URLs follow the host and port chosen above, or PARLEY_PUBLIC_URL
+    announce_when_answering(
+        host,
+        port,
+        [f"Parley serving MCP at {served.mcp_url}", f"Console: {served.public_url}/console"],
+    )
     try:
-        uvicorn.run("server.app:create_app", factory=True, host=host, port=port, log_level="info",
-                    access_log=args.access_log, workers=args.workers if args.workers > 1 else None,
-                    timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS, http=BoundedHead)
+        uvicorn.run(
+            "server.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            log_level="info",
+            access_log=args.access_log,
+            workers=args.workers if args.workers > 1 else None,
+            timeout_worker_healthcheck=WORKER_HEALTH_CHECK_SECONDS,
+            http=BoundedHead,
+        )
     finally:
         if made_metrics_dir is not None:
             shutil.rmtree(made_metrics_dir, ignore_errors=True)
@@ -105,8 +130,10 @@ def demo_command(args: argparse.Namespace) -> int:
     settings = ctx.settings
     console = f"{settings.public_url}/console"
     # On PostgreSQL the store's line names the database's port too: say which one Parley serves on.
-    serving = (f"Serve it with  {command()} serve  (it serves on port {settings.port}; "
-               "PARLEY_PORT or --port changes it)")
+    serving = (
+        f"Serve it with  {command()} serve  (it serves on port {settings.port}; "
+        "PARLEY_PORT or --port changes it)"
+    )
     if prepared is None:
         print(f"Demo club already prepared in {settings.store_name}.")
         print(serving)
@@ -125,11 +152,15 @@ def demo_command(args: argparse.Namespace) -> int:
     print("  guest lane:     no token (send no Authorization header)")
     print(f"  applicant lane: {prepared.applicant.token}   (carla's agent)")
     print(f"  member lane:    {prepared.member.token}   (bruno's agent)")
-    print(f"  principal:      {prepared.steward_principal.token}   (ana's own token; she is a steward)")
+    print(
+        f"  principal:      {prepared.steward_principal.token}   (ana's own token; she is a steward)"
+    )
     print(f"Console sign-in at {console}, passwords also shown once:")
     for handle, password in prepared.passwords.items():
         print(f"  {handle:<6} {password}")
-    print(f"Connect with header  Authorization: Bearer <token>;  check with  {command()} doctor --token <token>")
+    print(
+        f"Connect with header  Authorization: Bearer <token>;  check with  {command()} doctor --token <token>"
+    )
     return 0
 
 
@@ -152,8 +183,10 @@ def doctor_command(args: argparse.Namespace) -> int:
     token = args.token if args.token is not None else settings.token
     if token is not None and not token.strip():
         # an empty token is a mistake (an unset shell variable), not a request to be a guest
-        raise UsageError(f"{'--token' if args.token is not None else 'PARLEY_TOKEN'} is empty; give a token, "
-                         "or leave it out to ask as a guest")
+        raise UsageError(
+            f"{'--token' if args.token is not None else 'PARLEY_TOKEN'} is empty; give a token, "
+            "or leave it out to ask as a guest"
+        )
     return doctor.run(url, token, args.expect, args.json)
 
 
@@ -164,14 +197,18 @@ def audit_tail(args: argparse.Namespace) -> int:
         raise UsageError("-n takes 1 to 10000")
     rows = audit.tail(Context().db, args.n, args.principal)
     for row in rows:
-        row["tool"] = safe_name(row["tool"])  # stored safe already; older rows are cleaned on the way out
+        row["tool"] = safe_name(
+            row["tool"]
+        )  # stored safe already; older rows are cleaned on the way out
     if args.json:
         emit_json(rows)
         return 0
     for row in rows:
-        print(f"{row['ts']} {row['lane']:<9} {row['principal'] or '-':<12} {row['agent'] or '-':<12} "
-              f"{row['tool']:<18} {row['outcome']:<14} {row['duration_ms']:.2f}ms"
-              + (f"  rule: {row['rule']}" if row["rule"] else ""))
+        print(
+            f"{row['ts']} {row['lane']:<9} {row['principal'] or '-':<12} {row['agent'] or '-':<12} "
+            f"{row['tool']:<18} {row['outcome']:<14} {row['duration_ms']:.2f}ms"
+            + (f"  rule: {row['rule']}" if row["rule"] else "")
+        )
     return 0
 
 
@@ -179,7 +216,9 @@ def _ring(ctx: Context) -> KeyRing:
     """The embedded issuer's keys; retirements are kept in the store, so they hold for every process."""
     settings = ctx.settings
     if not settings.embedded_issuer:
-        raise UsageError(f"this club uses the external issuer {settings.oauth_issuer}; its keys are managed there")
+        raise UsageError(
+            f"this club uses the external issuer {settings.oauth_issuer}; its keys are managed there"
+        )
     return KeyRing(settings.keys_dir, db=ctx.db, create=not settings.shared_store)
 
 
@@ -201,8 +240,10 @@ def oauth_rotate(args: argparse.Namespace) -> int:
     if ctx.settings.shared_store:
         # the cluster's record follows the folder; every server started from now on must have this key
         migrate(ctx.db, cluster_record(ctx.settings.keys_dir, ctx.settings.manifest_path))
-        err(f"recorded the new key's fingerprint; restart the other processes ({command()} serve) with this keys "
-            "folder")
+        err(
+            f"recorded the new key's fingerprint; restart the other processes ({command()} serve) with this keys "
+            "folder"
+        )
     return 0
 
 
@@ -217,7 +258,9 @@ def oauth_retire(args: argparse.Namespace) -> int:
 
 def tools_check(args: argparse.Namespace) -> int:
     path = Path(args.manifest) if args.manifest else Settings.from_env().manifest_path
-    found = findings(path) + store_findings(path)  # the store's rules, checked against this manifest
+    found = findings(path) + store_findings(
+        path
+    )  # the store's rules, checked against this manifest
     errors = sum(1 for f in found if f.level == "error")
     if args.json:
         emit_json({"manifest": str(path), "findings": [f.__dict__ for f in found]})
@@ -259,26 +302,41 @@ def plan_command(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("serve", help="serve MCP at /mcp and the console (PARLEY_PORT, default 8765)")
+    p = sub.add_parser(
+        "serve", help="serve MCP at /mcp and the console (PARLEY_PORT, default 8765)"
+    )
     p.add_argument("--host", help="the address to listen on (default PARLEY_HOST or 127.0.0.1)")
     p.add_argument("--port", type=int, help="the port (default PARLEY_PORT or 8765)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (more than 1 needs PostgreSQL)")
-    p.add_argument("--access-log", action="store_true", help="log every HTTP request (off: it costs throughput; "
-                                                             "query strings are never logged)")
+    p.add_argument(
+        "--workers", type=int, default=1, help="worker processes (more than 1 needs PostgreSQL)"
+    )
+    p.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log every HTTP request (off: it costs throughput; query strings are never logged)",
+    )
     p.set_defaults(func=serve)
-    p = sub.add_parser("demo", help="prepare the demo club (creating the store) and print its tokens once")
+    p = sub.add_parser(
+        "demo", help="prepare the demo club (creating the store) and print its tokens once"
+    )
     p.set_defaults(func=demo_command)
     p = sub.add_parser("init", help="create an empty club store and its keys")
     p.set_defaults(func=init)
     p = sub.add_parser("doctor", help="ask an endpoint which lane a credential gets, and why")
-    p.add_argument("url", nargs="?", help="the MCP endpoint (default: this machine's, from PARLEY_PORT)")
+    p.add_argument(
+        "url", nargs="?", help="the MCP endpoint (default: this machine's, from PARLEY_PORT)"
+    )
     p.add_argument("--token", help="the bearer token (or set PARLEY_TOKEN)")
-    p.add_argument("--expect", choices=["guest", "applicant", "member"], help="exit 2 if the lane is lower")
+    p.add_argument(
+        "--expect", choices=["guest", "applicant", "member"], help="exit 2 if the lane is lower"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=doctor_command)
     p = sub.add_parser("audit", help="read the audit log")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    s = actions.add_parser("tail", help="the newest tools/call rows: who, tool, outcome, never values")
+    s = actions.add_parser(
+        "tail", help="the newest tools/call rows: who, tool, outcome, never values"
+    )
     s.add_argument("-n", type=int, default=20, help="how many rows (default 20)")
     s.add_argument("--principal", help="only this principal's agents' calls")
     add_json(s)
@@ -296,17 +354,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tools", help="check the manifest: errors and warnings with their lines")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     s = actions.add_parser("check", help="every error and warning, each with its line")
-    s.add_argument("--manifest", help="a manifest file (default: PARLEY_MANIFEST or the packaged club)")
+    s.add_argument(
+        "--manifest", help="a manifest file (default: PARLEY_MANIFEST or the packaged club)"
+    )
     s.add_argument("--strict", action="store_true", help="fail on warnings too")
     add_json(s)
     s.set_defaults(func=tools_check)
-    p = sub.add_parser("vocabulary", help="check the router's vocabulary files, or record their digests")
+    p = sub.add_parser(
+        "vocabulary", help="check the router's vocabulary files, or record their digests"
+    )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    s = actions.add_parser("check", help="both vocabulary files load and match their recorded digests")
+    s = actions.add_parser(
+        "check", help="both vocabulary files load and match their recorded digests"
+    )
     s.set_defaults(func=vocabulary_check)
     s = actions.add_parser("record", help="record the digests after a reviewed edit")
     s.set_defaults(func=vocabulary_record)
-    p = sub.add_parser("plan", help="plan a turn against the whole club catalogue (for trying the router)")
+    p = sub.add_parser(
+        "plan", help="plan a turn against the whole club catalogue (for trying the router)"
+    )
     p.add_argument("turn", help="what the person said, verbatim")
-    p.add_argument("--language", choices=list(LANGUAGES), default="en", help="the turn's language (default en)")
+    p.add_argument(
+        "--language", choices=list(LANGUAGES), default="en", help="the turn's language (default en)"
+    )
     p.set_defaults(func=plan_command)

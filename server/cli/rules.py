@@ -34,7 +34,9 @@ def _scalar(text: str) -> object:
 
 def condition(text: str) -> dict[str, object]:
     """'amount is at most 500' → a builder condition; a value like subject.limit compares with an attribute."""
-    for op in sorted({op for by_type in OPERATORS.values() for op in by_type}, key=len, reverse=True):
+    for op in sorted(
+        {op for by_type in OPERATORS.values() for op in by_type}, key=len, reverse=True
+    ):
         if f" {op}" in f" {text} " and text.find(f" {op}") > 0:
             field, _, rest = text.partition(f" {op}")
             rest = rest.strip()
@@ -52,22 +54,46 @@ def condition(text: str) -> dict[str, object]:
 
 
 def _book(ctx: Context) -> RuleBook:
-    return RuleBook(ctx.manifest, ctx.db, ContextSources(ctx.manifest.context_sources, ctx.db),
-                    tools.input_schemas(ctx.manifest))
+    return RuleBook(
+        ctx.manifest,
+        ctx.db,
+        ContextSources(ctx.manifest.context_sources, ctx.db),
+        tools.input_schemas(ctx.manifest),
+    )
 
 
 def stored_rule_findings(manifest: Manifest, db: Database) -> list[Finding]:
     """The store's rules checked against this manifest: a published rule that no longer compiles is an
     error (its tool refuses every call until a steward fixes or removes it), a draft one a warning."""
-    book = RuleBook(manifest, db, ContextSources(manifest.context_sources, db), tools.input_schemas(manifest),
-                    compile_manifest=False)
-    found = [Finding("error", None, f"published rule '{rule.name}' on {rule.binding} no longer compiles "
-                                    f"({rule.reason}): every call to {rule.tool} is refused until a steward fixes "
-                                    f"or removes it (parley rules remove {rule.rule_id})", place=f"store:{rule.rule_id}")
-             for rule in book.broken()]
-    found += [Finding("warning", None, f"draft rule '{row['name']}' on {row['binding']} no longer compiles "
-                                       f"({row['problem']}): it cannot be published", place=row["id"])
-              for row in book.listing() if row["state"] == "draft" and row["problem"]]
+    book = RuleBook(
+        manifest,
+        db,
+        ContextSources(manifest.context_sources, db),
+        tools.input_schemas(manifest),
+        compile_manifest=False,
+    )
+    found = [
+        Finding(
+            "error",
+            None,
+            f"published rule '{rule.name}' on {rule.binding} no longer compiles "
+            f"({rule.reason}): every call to {rule.tool} is refused until a steward fixes "
+            f"or removes it (parley rules remove {rule.rule_id})",
+            place=f"store:{rule.rule_id}",
+        )
+        for rule in book.broken()
+    ]
+    found += [
+        Finding(
+            "warning",
+            None,
+            f"draft rule '{row['name']}' on {row['binding']} no longer compiles "
+            f"({row['problem']}): it cannot be published",
+            place=row["id"],
+        )
+        for row in book.listing()
+        if row["state"] == "draft" and row["problem"]
+    ]
     return found
 
 
@@ -84,13 +110,27 @@ def store_findings(manifest_path: Path) -> list[Finding]:
     try:
         db = open_db(settings.store, create=False)
     except (ParleyError, OSError) as exc:
-        return [Finding("error", None, f"cannot read the rules in {settings.store_name}: {exc}", place="store")]
+        return [
+            Finding(
+                "error",
+                None,
+                f"cannot read the rules in {settings.store_name}: {exc}",
+                place="store",
+            )
+        ]
     try:
         if db.backend != "sqlite":
             require_current(db)
         return stored_rule_findings(manifest, db)
     except (ParleyError, ValueError) as exc:
-        return [Finding("error", None, f"cannot check the rules in {settings.store_name}: {exc}", place="store")]
+        return [
+            Finding(
+                "error",
+                None,
+                f"cannot check the rules in {settings.store_name}: {exc}",
+                place="store",
+            )
+        ]
     finally:
         db.close()
 
@@ -108,9 +148,13 @@ def rules_list(args: argparse.Namespace) -> int:
         emit_json(rows)
         return 0
     for row in rows:
-        state = "removing" if row["removal_drafted"] else row["state"]  # removed at the next publish
-        print(f"{row['id']:<12} {state:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
-              f"{row['reads_as']}")
+        state = (
+            "removing" if row["removal_drafted"] else row["state"]
+        )  # removed at the next publish
+        print(
+            f"{row['id']:<12} {state:<9} {row['binding']:<40} {row['name']}\n{'':<12} reads as: "
+            f"{row['reads_as']}"
+        )
     return 0
 
 
@@ -119,20 +163,32 @@ def rules_draft(args: argparse.Namespace) -> int:
         raise UsageError("give either --when (one or more) or --cel")
     book = _book(Context())
     try:
-        decl = RuleDecl.model_validate({"name": args.name, "binding": {"agent": args.agent, "tool": args.tool},
-                                        "match": "any" if args.any else "all",
-                                        "conditions": [condition(w) for w in args.when or []], "cel": args.cel})
+        decl = RuleDecl.model_validate(
+            {
+                "name": args.name,
+                "binding": {"agent": args.agent, "tool": args.tool},
+                "match": "any" if args.any else "all",
+                "conditions": [condition(w) for w in args.when or []],
+                "cel": args.cel,
+            }
+        )
     except ValidationError as exc:
-        raise UsageError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+        raise UsageError(
+            "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        ) from None
     ids = book.draft(decl)
-    print(f"drafted {', '.join(f'store:{i}' for i in ids)}: {book.compile(decl, 'draft')[0].reads_as}")
+    print(
+        f"drafted {', '.join(f'store:{i}' for i in ids)}: {book.compile(decl, 'draft')[0].reads_as}"
+    )
     print("publish it with: parley rules publish " + " ".join(str(i) for i in ids))
     return 0
 
 
 def rules_publish(args: argparse.Namespace) -> int:
     if bool(args.id) == bool(args.all):
-        raise UsageError("name the draft to publish (parley rules publish N), or --all to publish every draft")
+        raise UsageError(
+            "name the draft to publish (parley rules publish N), or --all to publish every draft"
+        )
     published = _book(Context()).publish(_rule_id(args.id) if args.id else None)
     print(f"published {', '.join(f'store:{i}' for i in published) or 'nothing (no drafts)'}")
     return 0
@@ -140,8 +196,11 @@ def rules_publish(args: argparse.Namespace) -> int:
 
 def rules_remove(args: argparse.Namespace) -> int:
     _book(Context()).remove(_rule_id(args.id), at_publish=args.at_publish)
-    print(f"removal of {args.id} drafted: it stays in force until the next publish" if args.at_publish
-          else f"removed {args.id}")
+    print(
+        f"removal of {args.id} drafted: it stays in force until the next publish"
+        if args.at_publish
+        else f"removed {args.id}"
+    )
     return 0
 
 
@@ -155,8 +214,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--agent", required=True, help="the manifest agent (persona) of the binding")
     s.add_argument("--tool", required=True, help="the tool of the binding")
     s.add_argument("--name", required=True, help="the rule's name, shown in denials")
-    s.add_argument("--when", action="append", help="a condition, e.g. 'amount is at most 500'; repeat for more")
-    s.add_argument("--any", action="store_true", help="allow when any condition holds (default: all)")
+    s.add_argument(
+        "--when", action="append", help="a condition, e.g. 'amount is at most 500'; repeat for more"
+    )
+    s.add_argument(
+        "--any", action="store_true", help="allow when any condition holds (default: all)"
+    )
     s.add_argument("--cel", help="a CEL expression instead of conditions")
     s.set_defaults(func=rules_draft)
     s = actions.add_parser("publish", help="put a draft in force (or every draft with --all)")
@@ -165,6 +228,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(func=rules_publish)
     s = actions.add_parser("remove", help="remove a draft or published rule")
     s.add_argument("id", help="the rule's id (N or store:N)")
-    s.add_argument("--at-publish", action="store_true", help="a rule in force stays so until the next publish, "
-                                                             "which also puts its replacement in force")
+    s.add_argument(
+        "--at-publish",
+        action="store_true",
+        help="a rule in force stays so until the next publish, "
+        "which also puts its replacement in force",
+    )
     s.set_defaults(func=rules_remove)

@@ -36,9 +36,14 @@ class ChangeFeed:
     """Calls `on_revision()` when scopes may have moved, `on_inbox(principal_id)` when a decision
     reached an inbox (`None`: any inbox, after a reconnect), from the feed's own thread."""
 
-    def __init__(self, db: PostgresDatabase, on_revision: Callable[[], None],
-                 on_inbox: Callable[[int | None], None], on_lag: Callable[[str, float], None] = lambda c, s: None,
-                 heartbeat_seconds: float = 5.0):
+    def __init__(
+        self,
+        db: PostgresDatabase,
+        on_revision: Callable[[], None],
+        on_inbox: Callable[[int | None], None],
+        on_lag: Callable[[str, float], None] = lambda c, s: None,
+        heartbeat_seconds: float = 5.0,
+    ):
         self.db = db
         self.on_revision = on_revision
         self.on_inbox = on_inbox
@@ -68,16 +73,20 @@ class ChangeFeed:
                     break
                 if not self._down_reported:  # once an outage, not once an attempt
                     self._down_reported = True
-                    log.warning("change feed disconnected (%s: %s); reconnecting", type(exc).__name__,
-                                str(exc)[:200])
+                    log.warning(
+                        "change feed disconnected (%s: %s); reconnecting",
+                        type(exc).__name__,
+                        str(exc)[:200],
+                    )
             finally:
                 self.connected.clear()
             self._stop.wait(backoff)
             backoff = min(backoff * 2, 2.0)
 
     def _listen(self) -> None:
-        with psycopg.connect(self.db.url, autocommit=True, application_name=APPLICATION_NAME,
-                             connect_timeout=10) as conn:
+        with psycopg.connect(
+            self.db.url, autocommit=True, application_name=APPLICATION_NAME, connect_timeout=10
+        ) as conn:
             for channel in CHANNELS:
                 conn.execute(f"LISTEN {channel}")
             if self.reconnects:
@@ -93,7 +102,9 @@ class ChangeFeed:
                 for note in conn.notifies(timeout=0.5):
                     self._deliver(note.channel, note.payload)
                 if time.monotonic() - beat >= self.heartbeat_seconds:
-                    conn.execute("SELECT 1")  # a dead connection raises here rather than waiting forever
+                    conn.execute(
+                        "SELECT 1"
+                    )  # a dead connection raises here rather than waiting forever
                     beat = time.monotonic()
 
     def _deliver(self, channel: str, payload: str) -> None:

@@ -20,8 +20,11 @@ from server.store.database import Database
 from server.store.migrations import meta
 from server.web.pages import session_secret
 
-NAMES = {"fingerprint.mandate_key": "the mandate-signing key", "fingerprint.oauth_keys": "the OAuth signing keys",
-         "fingerprint.session_secret": "the console session secret"}
+NAMES = {
+    "fingerprint.mandate_key": "the mandate-signing key",
+    "fingerprint.oauth_keys": "the OAuth signing keys",
+    "fingerprint.session_secret": "the console session secret",
+}
 
 
 def init_keys(keys_dir: Path) -> list[str]:
@@ -66,13 +69,15 @@ def check_cluster(db: Database, keys_dir: Path, manifest_path: Path) -> None:
     mine = cluster_record(keys_dir, manifest_path)
     recorded = {key: meta(db, key) for key in mine}
     if None in recorded.values():
-        raise ConfigError("the store has no record of the cluster's keys and manifest: run 'parley db migrate' "
-                          "with the cluster's keys folder and manifest")
+        raise ConfigError(
+            "the store has no record of the cluster's keys and manifest: run 'parley db migrate' "
+            "with the cluster's keys folder and manifest"
+        )
     differ = [NAMES.get(key, "the manifest") for key in mine if recorded[key] != mine[key]]
     if differ:
-        raise ConfigError(f"not starting: {', '.join(differ)} in {Path(keys_dir).resolve()} or "
-                          f"{Path(manifest_path).resolve()} differ from what 'parley db migrate' recorded for this "
-                          "cluster. Give every process the same keys folder (PARLEY_KEYS) and manifest, or run "
-                          "'parley db migrate' again after a deliberate change")
-
-
+        raise ConfigError(
+            f"not starting: {', '.join(differ)} in {Path(keys_dir).resolve()} or "
+            f"{Path(manifest_path).resolve()} differ from what 'parley db migrate' recorded for this "
+            "cluster. Give every process the same keys folder (PARLEY_KEYS) and manifest, or run "
+            "'parley db migrate' again after a deliberate change"
+        )

@@ -38,14 +38,16 @@ class Admitter:
             return None
         return self.access.resolver.remembered(state.authorization)
 
-    def admit(self, state: RequestState, remembered: str | None = None,
-              carry: Carried | None = None) -> Admission:
+    def admit(
+        self, state: RequestState, remembered: str | None = None, carry: Carried | None = None
+    ) -> Admission:
         """Run in a worker thread when it may wait (a store across the network, an OAuth
         issuer's keys)."""
         if remembered is not None and self.shared_budget is not None:
             statement, values = carry.statement() if carry is not None else (None, [])
-            wait, current = self.shared_budget.take_reading_revision(f"token:{remembered}", statement,
-                                                                     values)
+            wait, current = self.shared_budget.take_reading_revision(
+                f"token:{remembered}", statement, values
+            )
             if carry is not None:
                 carry.written = True
             try:

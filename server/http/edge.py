@@ -20,9 +20,13 @@ JSON_TYPE = b"application/json"
 
 
 def _refusal(where: str, found: str) -> bytes:
-    return json.dumps({"error": "invalid_request",
-                       "error_description": f"the {where} contains the control character {found}; "
-                                            "send plain text (nothing was changed)"}).encode()
+    return json.dumps(
+        {
+            "error": "invalid_request",
+            "error_description": f"the {where} contains the control character {found}; "
+            "send plain text (nothing was changed)",
+        }
+    ).encode()
 
 
 def _found_in_body(content_type: bytes, body: bytes) -> str | None:
@@ -32,7 +36,9 @@ def _found_in_body(content_type: bytes, body: bytes) -> str | None:
         try:
             return control_character(json.loads(body))
         except (ValueError, RecursionError):
-            return None  # not JSON, or nested past reading: the endpoint refuses it in its own words
+            return (
+                None  # not JSON, or nested past reading: the endpoint refuses it in its own words
+            )
     return None
 
 
@@ -51,7 +57,9 @@ class PlainText:
         if found is not None:
             await respond(send, 400, _refusal("path", found), [])
             return
-        found = control_character(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True))
+        found = control_character(
+            parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+        )
         if found is not None:
             await respond(send, 400, _refusal("query", found), [])
             return
@@ -64,7 +72,9 @@ class PlainText:
         content_type = dict(scope["headers"]).get(b"content-type", b"").lower()
         found = _found_in_body(content_type, body)
         if found is not None:
-            await respond(send, 400, _refusal("form" if content_type.startswith(FORM) else "body", found), [])
+            await respond(
+                send, 400, _refusal("form" if content_type.startswith(FORM) else "body", found), []
+            )
             return
         delivered = False
 

@@ -16,7 +16,9 @@ import mcp_types as types
 from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
-from mcp.server._otel import OpenTelemetryMiddleware  # the SDK's docs: drop it from `middleware` to opt out
+from mcp.server._otel import (
+    OpenTelemetryMiddleware,
+)  # the SDK's docs: drop it from `middleware` to opt out
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -36,6 +38,7 @@ log = logging.getLogger("parley.mcp")
 
 KNOWLEDGE_PREFIX = "parley://knowledge/"
 
+
 def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -> str:
     """The chosen agent's instructions (links listed), then the lane: what it is, why, how to leave it."""
     lane = manifest.lanes[caller.lane]
@@ -47,10 +50,21 @@ def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -
             f"{manifest.club.name}. You are in the GUEST lane because no credential was sent: "
             f"you see {len(caller.tools)} of {total} tools. {lane.how_to_leave}"
         )
-        return "\n".join(part for part in (head, persona, lane.description, f"How to join: {manifest.club.how_to_join}") if part)
+        return "\n".join(
+            part
+            for part in (
+                head,
+                persona,
+                lane.description,
+                f"How to join: {manifest.club.how_to_join}",
+            )
+            if part
+        )
     scopes = ", ".join(sorted(caller.scopes)) or "none"
-    head = (f"{manifest.club.name}. You are in the {caller.lane.upper()} lane: {caller.why}.\n"
-            f"You see {len(caller.tools)} of {total} tools; effective scopes: {scopes}.")
+    head = (
+        f"{manifest.club.name}. You are in the {caller.lane.upper()} lane: {caller.why}.\n"
+        f"You see {len(caller.tools)} of {total} tools; effective scopes: {scopes}."
+    )
     tail = f"{lane.description} {lane.how_to_leave}\nCall whoami whenever the tools you see are fewer than you expected."
     return "\n".join(part for part in (head, persona, tail) if part)
 
@@ -60,7 +74,11 @@ def _what_is_sent(capabilities: object) -> dict[str, object]:
     resources/list_changed when a caller's lane or scopes move, resources/updated for the inbox."""
     advertised = dict(capabilities) if isinstance(capabilities, dict) else {}
     advertised["tools"] = {**(advertised.get("tools") or {}), "listChanged": True}
-    advertised["resources"] = {**(advertised.get("resources") or {}), "listChanged": True, "subscribe": True}
+    advertised["resources"] = {
+        **(advertised.get("resources") or {}),
+        "listChanged": True,
+        "subscribe": True,
+    }
     return advertised
 
 
@@ -70,7 +88,9 @@ class _PerCallerInstructions:
     def __init__(self, manifest: Manifest, live: LiveSessions, public_url: str = ""):
         self.manifest = manifest
         self.live = live
-        self.public_url = public_url  # where the club is served: a link written as a path is given on it
+        self.public_url = (
+            public_url  # where the club is served: a link written as a path is given on it
+        )
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
         result = await call_next(ctx)
@@ -126,14 +146,22 @@ class _ListingCache:
             if isinstance(wire, dict):
                 if len(self._wire) >= self.limit:
                     self._wire.clear()
-                self._wire[key] = wire  # read-only from here: the runner copies it, the encoder only reads
+                self._wire[key] = (
+                    wire  # read-only from here: the runner copies it, the encoder only reads
+                )
             return wire
         await self.live.seen(ctx, caller)
         return wire
 
 
-async def _answer_call(chokepoint: Chokepoint, live: LiveSessions, ctx: ServerRequestContext[Any, Any],
-                       caller: Caller, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+async def _answer_call(
+    chokepoint: Chokepoint,
+    live: LiveSessions,
+    ctx: ServerRequestContext[Any, Any],
+    caller: Caller,
+    name: str,
+    arguments: dict[str, Any] | None,
+) -> types.CallToolResult:
     """A tools/call: the caller's session noted as seen, then the chokepoint's whole step."""
     await live.seen(ctx, caller)
     return await chokepoint.call(caller, name, arguments)
@@ -171,14 +199,20 @@ class _KeptAnswers:
         self.live = live
         self.params_type = params_type
 
-    def _name_and_arguments(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, dict[str, Any] | None] | None:
+    def _name_and_arguments(
+        self, ctx: ServerRequestContext[Any, Any]
+    ) -> tuple[str, dict[str, Any] | None] | None:
         plain = plain_call(ctx.params)
         if plain is not None and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
             return plain
         try:
             methods.validate_client_request("tools/call", ctx.protocol_version, ctx.params)
-            params = cast(types.CallToolRequestParams,
-                          self.params_type.model_validate({} if ctx.params is None else ctx.params, by_name=False))
+            params = cast(
+                types.CallToolRequestParams,
+                self.params_type.model_validate(
+                    {} if ctx.params is None else ctx.params, by_name=False
+                ),
+            )
         except (KeyError, ValueError):  # pydantic's ValidationError is a ValueError
             return None
         return params.name, params.arguments
@@ -226,25 +260,34 @@ def tracing_configured() -> bool:
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
-def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool | None = None,
-                     public_url: str = "") -> Server:
+def build_mcp_server(
+    chokepoint: Chokepoint, live: LiveSessions, tracing: bool | None = None, public_url: str = ""
+) -> Server:
     """The SDK's server with Parley's handlers and middleware. The SDK's own middleware opens an
     OpenTelemetry span for every message; without a tracer provider that span records nothing, yet
     builds its attributes and enters its context all the same, so it runs only when `tracing` (by
     default: when a provider is set as the server is built)."""
     manifest = chokepoint.manifest
 
-    async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         caller = caller_of(ctx)
         await live.seen(ctx, caller)
-        return types.ListToolsResult(tools=chokepoint.listing(caller), ttl_ms=0, cache_scope="private")
+        return types.ListToolsResult(
+            tools=chokepoint.listing(caller), ttl_ms=0, cache_scope="private"
+        )
 
-    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         state = state_of(ctx)
         answered, state.answer = state.answer, None
         if answered is not None:
             return answered  # judged, run and audited for this very request by _KeptAnswers
-        return await _answer_call(chokepoint, live, ctx, caller_of(ctx), params.name, params.arguments)
+        return await _answer_call(
+            chokepoint, live, ctx, caller_of(ctx), params.name, params.arguments
+        )
 
     def inbox_visible(caller: Caller) -> bool:
         return "inbox" in caller.tools
@@ -252,53 +295,82 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
     def knowledge_of(caller: Caller) -> dict[str, str]:
         """uri → knowledge base name, for the knowledge the caller's chosen agent declares."""
         persona = manifest.agents.get(caller.entry_persona or "")
-        return {f"{KNOWLEDGE_PREFIX}{name}": name for name in (persona.knowledge if persona else [])}
+        return {
+            f"{KNOWLEDGE_PREFIX}{name}": name for name in (persona.knowledge if persona else [])
+        }
 
-    async def list_resources(ctx: ServerRequestContext,
-                             params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+    async def list_resources(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
         caller = caller_of(ctx)
         resources = [
-            types.Resource(uri=uri, name=name, title=manifest.knowledge[name].title, mime_type="text/markdown",
-                           description=manifest.knowledge[name].description or manifest.knowledge[name].title)
+            types.Resource(
+                uri=uri,
+                name=name,
+                title=manifest.knowledge[name].title,
+                mime_type="text/markdown",
+                description=manifest.knowledge[name].description or manifest.knowledge[name].title,
+            )
             for uri, name in knowledge_of(caller).items()
         ]
         if inbox_visible(caller):
-            resources.append(types.Resource(
-                uri=INBOX_URI, name="inbox", mime_type="application/json",
-                description="Your threads: answers, declines and the decisions members made later. "
-                            "Subscribe to hear when a decision arrives."))
+            resources.append(
+                types.Resource(
+                    uri=INBOX_URI,
+                    name="inbox",
+                    mime_type="application/json",
+                    description="Your threads: answers, declines and the decisions members made later. "
+                    "Subscribe to hear when a decision arrives.",
+                )
+            )
         return types.ListResourcesResult(resources=resources, ttl_ms=0, cache_scope="private")
 
-    async def read_resource(ctx: ServerRequestContext,
-                            params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(
+        ctx: ServerRequestContext, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         caller = caller_of(ctx)
         knowledge = knowledge_of(caller)
         if params.uri in knowledge:
             base = manifest.knowledge[knowledge[params.uri]]
             text = (Path(manifest.source_dir) / base.file).read_text(encoding="utf-8")
-            return types.ReadResourceResult(contents=[types.TextResourceContents(
-                uri=params.uri, mime_type="text/markdown", text=text)], ttl_ms=0, cache_scope="private")
+            return types.ReadResourceResult(
+                contents=[
+                    types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=text)
+                ],
+                ttl_ms=0,
+                cache_scope="private",
+            )
         if params.uri != INBOX_URI or not inbox_visible(caller):
             raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
         result = await chokepoint.call(caller, "inbox", {})
         first = result.content[0] if result.content else None
         text = first.text if isinstance(first, types.TextContent) else "{}"
-        return types.ReadResourceResult(contents=[types.TextResourceContents(
-            uri=INBOX_URI, mime_type="application/json", text=text)], ttl_ms=0, cache_scope="private")
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=INBOX_URI, mime_type="application/json", text=text)
+            ],
+            ttl_ms=0,
+            cache_scope="private",
+        )
 
-    async def list_templates(ctx: ServerRequestContext,
-                             params: types.PaginatedRequestParams | None) -> types.ListResourceTemplatesResult:
+    async def list_templates(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
         """No templated resources: every resource is listed by its own URI (an empty answer, not an error)."""
         return types.ListResourceTemplatesResult(resource_templates=[])
 
-    async def subscribe(ctx: ServerRequestContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
+    async def subscribe(
+        ctx: ServerRequestContext, params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
         caller = caller_of(ctx)
         if params.uri != INBOX_URI or not inbox_visible(caller):
             raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
         live.subscribe(ctx, caller, params.uri, on=True)
         return types.EmptyResult()
 
-    async def unsubscribe(ctx: ServerRequestContext, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+    async def unsubscribe(
+        ctx: ServerRequestContext, params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
         live.subscribe(ctx, caller_of(ctx), params.uri, on=False)
         return types.EmptyResult()
 
@@ -317,22 +389,29 @@ def build_mcp_server(chokepoint: Chokepoint, live: LiveSessions, tracing: bool |
         on_subscriptions_listen=live.listen,
     )
     if not (tracing_configured() if tracing is None else tracing):
-        server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
+        server.middleware[:] = [
+            m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)
+        ]
     calls = server.get_request_handler("tools/call")
     if calls is None:  # registered above: only an SDK that changed how handlers are kept gets here
         raise RuntimeError("the SDK kept no tools/call handler")
     instructions = _PerCallerInstructions(manifest, live, public_url)
-    server.middleware.append(_ByMethod({
-        "initialize": instructions,
-        "server/discover": instructions,
-        "tools/list": _ListingCache(live),
-        "tools/call": _KeptAnswers(chokepoint, live, calls.params_type),
-    }))
+    server.middleware.append(
+        _ByMethod(
+            {
+                "initialize": instructions,
+                "server/discover": instructions,
+                "tools/list": _ListingCache(live),
+                "tools/call": _KeptAnswers(chokepoint, live, calls.params_type),
+            }
+        )
+    )
     return server
 
 
-def session_manager(server: Server, public_url: str, max_sessions: int = 10_000,
-                    stateless: bool = False) -> StreamableHTTPSessionManager:
+def session_manager(
+    server: Server, public_url: str, max_sessions: int = 10_000, stateless: bool = False
+) -> StreamableHTTPSessionManager:
     """Streamable HTTP with DNS-rebinding protection for loopback and the public host.
 
     Stateful on one process (handshake-era sessions get pushed notifications on their standalone
@@ -341,7 +420,12 @@ def session_manager(server: Server, public_url: str, max_sessions: int = 10_000,
     `subscriptions/listen` streams still get every push."""
     public = urlsplit(public_url)
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", f"{public.hostname}:*"]
-    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", f"{public.scheme}://{public.hostname}:*"]
+    origins = [
+        "http://127.0.0.1:*",
+        "http://localhost:*",
+        "http://[::1]:*",
+        f"{public.scheme}://{public.hostname}:*",
+    ]
     return StreamableHTTPSessionManager(
         app=server,
         # Plain calls answer application/json: no SSE stream and task group per request. Notifications

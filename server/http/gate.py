@@ -76,7 +76,9 @@ class Gate:
             await replies.bad_request(send, str(exc))
             return
         with serving(state):
-            if scope["method"] != "POST":  # a stream may stay open for hours: its writes are at once
+            if (
+                scope["method"] != "POST"
+            ):  # a stream may stay open for hours: its writes are at once
                 await self._serve(state, scope, receive, send)
                 return
             # A message answers first: what it leaves to write (its calls' audit rows, its token's
@@ -189,8 +191,10 @@ class Gate:
 def _lane_headers(lane: str) -> tuple[tuple[bytes, bytes], ...]:
     """The headers that tell a client its lane (and a guest why)."""
     if lane == "guest":
-        return ((b"parley-lane", b"guest"),
-                (b"parley-lane-reason", b"no credential sent; send Authorization: Bearer <token>"))
+        return (
+            (b"parley-lane", b"guest"),
+            (b"parley-lane-reason", b"no credential sent; send Authorization: Bearer <token>"),
+        )
     return ((b"parley-lane", lane.encode()),)
 
 

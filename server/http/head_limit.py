@@ -12,8 +12,10 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 MAX_HEAD_BYTES = 32 * 1024  # a request line and headers; a bearer token or a cookie is far smaller
 
 REFUSAL = b"request line and headers are too large"
-RESPONSE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
-            b"content-length: " + str(len(REFUSAL)).encode() + b"\r\nconnection: close\r\n\r\n" + REFUSAL)
+RESPONSE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: " + str(len(REFUSAL)).encode() + b"\r\nconnection: close\r\n\r\n" + REFUSAL
+)
 
 
 class BoundedHead(HttpToolsProtocol):
@@ -33,7 +35,11 @@ class BoundedHead(HttpToolsProtocol):
         if self._reading_head:
             self._head_bytes += len(data)
         super().data_received(data)
-        if self._reading_head and self._head_bytes > MAX_HEAD_BYTES and not self.transport.is_closing():
+        if (
+            self._reading_head
+            and self._head_bytes > MAX_HEAD_BYTES
+            and not self.transport.is_closing()
+        ):
             self._refused = True
             self.transport.write(RESPONSE)
             self.transport.close()

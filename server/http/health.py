@@ -43,12 +43,19 @@ def answering_alive(pool: AnswererPool) -> bool:
 
 
 class Health:
-    def __init__(self, db: Database, pool: AnswererPool, facts: dict[str, str | int | None],
-                 listening: Callable[[], bool] | None = None):
+    def __init__(
+        self,
+        db: Database,
+        pool: AnswererPool,
+        facts: dict[str, str | int | None],
+        listening: Callable[[], bool] | None = None,
+    ):
         self.db = db
         self.pool = pool
         self.facts = facts
-        self.listening = listening  # the change listener's state (PostgreSQL), set once it is started
+        self.listening = (
+            listening  # the change listener's state (PostgreSQL), set once it is started
+        )
 
     def _probe_store(self) -> None:
         self.db.execute("SELECT 1").fetchone()
@@ -77,7 +84,9 @@ class Health:
             STORE_UP.set(0 if self.db.outage.down else 1)
             stats = self.db.pool.get_stats()
             STORE_POOL.labels("open").set(stats.get("pool_size", 0))
-            STORE_POOL.labels("in_use").set(stats.get("pool_size", 0) - stats.get("pool_available", 0))
+            STORE_POOL.labels("in_use").set(
+                stats.get("pool_size", 0) - stats.get("pool_available", 0)
+            )
             STORE_POOL.labels("waiting").set(stats.get("requests_waiting", 0))
             LISTENER_UP.set(1 if self.listening is not None and self.listening() else 0)
         else:
@@ -95,5 +104,8 @@ class Health:
         problems = await self.problems()
         if not problems:
             return JSONResponse({**self.facts, "status": "ok", "problems": {}}, headers=NO_STORE)
-        return JSONResponse({**self.facts, "status": "unavailable", "problems": problems}, status_code=503,
-                            headers={**NO_STORE, "retry-after": "1"})
+        return JSONResponse(
+            {**self.facts, "status": "unavailable", "problems": problems},
+            status_code=503,
+            headers={**NO_STORE, "retry-after": "1"},
+        )

@@ -58,8 +58,13 @@ def connection_of(ctx: ServerRequestContext) -> Connection | None:
 
 
 class LiveSessions:
-    def __init__(self, access: Access, revision: Callable[[], int],
-                 caller_of: Callable[[ServerRequestContext], Caller], poll_seconds: float = 0.25):
+    def __init__(
+        self,
+        access: Access,
+        revision: Callable[[], int],
+        caller_of: Callable[[ServerRequestContext], Caller],
+        poll_seconds: float = 0.25,
+    ):
         self.access = access
         self.revision = revision
         self.caller_of = caller_of
@@ -99,7 +104,9 @@ class LiveSessions:
         if changed and ctx.method != "tools/list":
             await self._send_legacy(connection)
 
-    def subscribe(self, ctx: ServerRequestContext, caller: Caller, uri: str, on: bool = True) -> None:
+    def subscribe(
+        self, ctx: ServerRequestContext, caller: Caller, uri: str, on: bool = True
+    ) -> None:
         """resources/subscribe and unsubscribe, for handshake-era sessions."""
         connection = connection_of(ctx)
         if connection is None:
@@ -113,7 +120,9 @@ class LiveSessions:
         lost announcements): tell their subscribed sessions. Returns how many."""
         told = 0
         for connection, watch in list(self._sessions.items()):
-            if principal_id in (None, watch.caller.principal_id) and INBOX_URI in (watch.subscribed or ()):
+            if principal_id in (None, watch.caller.principal_id) and INBOX_URI in (
+                watch.subscribed or ()
+            ):
                 try:
                     await connection.send_resource_updated(INBOX_URI)
                     told += 1
@@ -125,7 +134,9 @@ class LiveSessions:
                 told += 1
         return told
 
-    async def listen(self, ctx: ServerRequestContext, params: types.SubscriptionsListenRequestParams) -> Any:
+    async def listen(
+        self, ctx: ServerRequestContext, params: types.SubscriptionsListenRequestParams
+    ) -> Any:
         """Serve one `subscriptions/listen` stream bound to the credential that opened it."""
         caller = self.caller_of(ctx)
         bus = InMemorySubscriptionBus()
@@ -139,7 +150,9 @@ class LiveSessions:
     async def _send_legacy(self, connection: Connection) -> None:
         try:
             await connection.send_tool_list_changed()
-            await connection.send_resource_list_changed()  # the persona, and so its knowledge, moved too
+            await (
+                connection.send_resource_list_changed()
+            )  # the persona, and so its knowledge, moved too
         except Exception:  # a closed connection: forget it
             self._sessions.pop(connection, None)
 
@@ -148,7 +161,9 @@ class LiveSessions:
         sessions, listeners = list(self._sessions.items()), list(self._listeners.values())
         callers = [watch.caller for _, watch in sessions] + [watch.caller for watch, _ in listeners]
         # every caller resolved again in one worker-thread pass: the store may be across the network
-        now_seeing = iter(await anyio.to_thread.run_sync(lambda: [self.current_tools(c) for c in callers]))
+        now_seeing = iter(
+            await anyio.to_thread.run_sync(lambda: [self.current_tools(c) for c in callers])
+        )
         notified = 0
         for connection, watch in sessions:
             tools = next(now_seeing)

@@ -30,7 +30,9 @@ class _Bucket:
 
 
 class RateLimiter:
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic, max_keys: int = 50_000):
+    def __init__(
+        self, per_minute: int, clock: Callable[[], float] = time.monotonic, max_keys: int = 50_000
+    ):
         self.capacity = float(per_minute)
         self.rate = per_minute / 60.0
         self.clock = clock
@@ -54,7 +56,11 @@ class RateLimiter:
         return max(0.001, (1.0 - bucket.tokens) / self.rate)
 
     def _prune(self, moment: float) -> None:
-        full = [k for k, b in self._buckets.items() if b.tokens + (moment - b.stamp) * self.rate >= self.capacity]
+        full = [
+            k
+            for k, b in self._buckets.items()
+            if b.tokens + (moment - b.stamp) * self.rate >= self.capacity
+        ]
         for key in full:
             del self._buckets[key]
         if len(self._buckets) >= self.max_keys:
@@ -72,12 +78,14 @@ class SharedBudget:
     def take(self, key: str) -> float | None:
         return self.db.take_budget(f"{self.scope}:{key}", self.per_minute)
 
-    def take_reading_revision(self, key: str, audit_statement: str | None = None,
-                              audit_values: Sequence[object] = ()) -> tuple[float | None, int]:
+    def take_reading_revision(
+        self, key: str, audit_statement: str | None = None, audit_values: Sequence[object] = ()
+    ) -> tuple[float | None, int]:
         """`take`, the store's revision and the audit rows earlier requests let go of, in one round
         trip (see `PostgresDatabase.take_budget_reading_revision`)."""
-        return self.db.take_budget_reading_revision(f"{self.scope}:{key}", self.per_minute, audit_statement,
-                                                    audit_values)
+        return self.db.take_budget_reading_revision(
+            f"{self.scope}:{key}", self.per_minute, audit_statement, audit_values
+        )
 
 
 def budget(db: Database, per_minute: int, scope: str) -> Budget:

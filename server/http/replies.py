@@ -20,8 +20,11 @@ async def respond(send: Send, status: int, body: bytes, headers: list[tuple[byte
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()), *headers],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})
@@ -86,6 +89,7 @@ async def too_many(send: Send, lane: str, wait: float) -> None:
     requests_by(lane, "rate_limited").inc()
     seconds = retry_after_header(wait)
     message = f"rate limit for the {lane} lane reached; retry after {seconds} second(s)"
-    body = json.dumps({"error": "rate_limited", "error_description": message,
-                       "retry_after": int(seconds)})
+    body = json.dumps(
+        {"error": "rate_limited", "error_description": message, "retry_after": int(seconds)}
+    )
     await respond(send, 429, body.encode(), [(b"retry-after", seconds.encode())])

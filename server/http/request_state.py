@@ -42,8 +42,9 @@ class RequestState:
         self.caller = None
 
 
-_CURRENT: contextvars.ContextVar[RequestState | None] = contextvars.ContextVar("parley_request",
-                                                                               default=None)
+_CURRENT: contextvars.ContextVar[RequestState | None] = contextvars.ContextVar(
+    "parley_request", default=None
+)
 
 
 @contextmanager

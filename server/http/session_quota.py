@@ -89,9 +89,15 @@ class SessionQuota:
 
 def full_answer(share: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
     """No new session: this address or principal holds its share (429), or its lane does (503)."""
-    whose = {"address": "this address's guest sessions", "principal": "this principal's sessions",
-             "lane:guest": "the guest lane's sessions", "lane:applicant": "the applicant lane's sessions"}[share]
-    message = f"{whose} are at their limit; reuse an open session, end one (DELETE /mcp) or retry later"
+    whose = {
+        "address": "this address's guest sessions",
+        "principal": "this principal's sessions",
+        "lane:guest": "the guest lane's sessions",
+        "lane:applicant": "the applicant lane's sessions",
+    }[share]
+    message = (
+        f"{whose} are at their limit; reuse an open session, end one (DELETE /mcp) or retry later"
+    )
     body = json.dumps({"error": "too_many_sessions", "error_description": message}).encode()
     return (429 if share in ("address", "principal") else 503), body, [(b"retry-after", b"30")]
 
@@ -110,8 +116,14 @@ class SessionShares:
         headers = {name.lower(): value for name, value in scope["headers"]}
         version = headers.get(b"mcp-protocol-version")
         # only a handshake-era POST without a session may open one (a 2026-07-28 request never does)
-        if scope["method"] != "POST" or caller is None or b"mcp-session-id" in headers or \
-                (version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS):
+        if (
+            scope["method"] != "POST"
+            or caller is None
+            or b"mcp-session-id" in headers
+            or (
+                version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
+            )
+        ):
             await self.app(scope, receive, send)
             return
         address = (scope.get("client") or ("unknown", 0))[0]
@@ -125,8 +137,14 @@ class SessionShares:
         async def watch(message: Message) -> None:
             nonlocal kept
             if message["type"] == "http.response.start" and not kept:
-                opened = next((value.decode("latin-1") for name, value in message.get("headers", ())
-                               if name.lower() == b"mcp-session-id"), None)
+                opened = next(
+                    (
+                        value.decode("latin-1")
+                        for name, value in message.get("headers", ())
+                        if name.lower() == b"mcp-session-id"
+                    ),
+                    None,
+                )
                 if opened is not None:
                     self.quota.opened(opened, slot)
                     kept = True

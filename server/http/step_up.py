@@ -12,8 +12,9 @@ from server.http.request_state import RequestState
 from server.manifest.schema import Manifest
 
 
-def step_up_scope(manifest: Manifest, access: Access, caller: Caller,
-                  state: RequestState) -> str | None:
+def step_up_scope(
+    manifest: Manifest, access: Access, caller: Caller, state: RequestState
+) -> str | None:
     """The scope the request's tools/call needs that this OAuth token lacks but could be granted."""
     message = state.message
     if not isinstance(message, dict) or message.get("method") != "tools/call":

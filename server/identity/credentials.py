@@ -40,7 +40,9 @@ def bearer_token(authorization: str | None) -> str | None:
         return None
     scheme, _, value = authorization.strip().partition(" ")
     if not scheme:
-        raise CredentialRejected("malformed Authorization header: it is empty; send 'Bearer <token>' or none")
+        raise CredentialRejected(
+            "malformed Authorization header: it is empty; send 'Bearer <token>' or none"
+        )
     if scheme.lower() != "bearer":
         raise CredentialRejected("malformed Authorization header: expected 'Bearer <token>'")
     value = value.strip()

@@ -48,7 +48,9 @@ class MandateBody(BaseModel):
 
 
 def canonical_json(data: Mapping[str, object]) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
 
 
 class SigningKey:
@@ -56,7 +58,9 @@ class SigningKey:
 
     def __init__(self, private: Ed25519PrivateKey):
         self._private = private
-        raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        raw = private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
         self.public_raw = raw
         self.key_id = hashlib.sha256(raw).hexdigest()[:16]
 
@@ -77,7 +81,9 @@ class SigningKey:
         os.chmod(path.parent, 0o700)
         private = Ed25519PrivateKey.generate()
         pem = private.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
         )
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
@@ -92,8 +98,9 @@ def _verify(body: str, signature: str, key_id: str, key: SigningKey) -> MandateB
     if key_id != key.key_id:
         return None
     try:
-        Ed25519PublicKey.from_public_bytes(key.public_raw).verify(base64.b64decode(signature, validate=True),
-                                                                 body.encode())
+        Ed25519PublicKey.from_public_bytes(key.public_raw).verify(
+            base64.b64decode(signature, validate=True), body.encode()
+        )
         parsed = MandateBody.model_validate_json(body)
     except (InvalidSignature, ValueError, ValidationError):
         return None
@@ -108,7 +115,9 @@ def _verify(body: str, signature: str, key_id: str, key: SigningKey) -> MandateB
 _VERIFIED: dict[tuple[int, bytes], tuple[str, str, str, MandateBody | None]] = {}
 
 
-def _verified_body(principal_id: int, body: str, signature: str, key_id: str, key: SigningKey) -> MandateBody | None:
+def _verified_body(
+    principal_id: int, body: str, signature: str, key_id: str, key: SigningKey
+) -> MandateBody | None:
     slot = (principal_id, key.public_raw)
     hit = _VERIFIED.get(slot)
     if hit is not None and hit[0] == body and hit[1] == signature and hit[2] == key_id:
@@ -191,7 +200,9 @@ def sign_mandate(
         )
     bad = sorted(set(reveal) - set(VISIBILITIES))
     if bad:
-        raise MandateError(f"reveal takes visibilities from {', '.join(VISIBILITIES)}; not {', '.join(bad)}")
+        raise MandateError(
+            f"reveal takes visibilities from {', '.join(VISIBILITIES)}; not {', '.join(bad)}"
+        )
     if "private" in reveal:
         raise MandateError("private notes are never revealed to other members' agents")
     clean_topics = sorted({t.strip().lower() for t in topics if t.strip()})
@@ -213,8 +224,15 @@ def sign_mandate(
             expires_at=format_time(ends),
         )
         text = canonical_json(body.model_dump())
-        mandate_rows.insert(db, principal_id=principal_id, version=body.version, body=text.decode("utf-8"),
-                            signature=key.sign(text), key_id=key.key_id, created_at=now())
+        mandate_rows.insert(
+            db,
+            principal_id=principal_id,
+            version=body.version,
+            body=text.decode("utf-8"),
+            signature=key.sign(text),
+            key_id=key.key_id,
+            created_at=now(),
+        )
     return body
 
 
@@ -246,7 +264,9 @@ def amend(
     if valid_for is None:
         expires_at = parse_time(body.expires_at) if body else datetime.now(UTC)
         if expires_at <= datetime.now(UTC):
-            raise MandateError("the current mandate has expired or is missing: give valid_days for the new one")
+            raise MandateError(
+                "the current mandate has expired or is missing: give valid_days for the new one"
+            )
     return sign_mandate(
         db,
         key,

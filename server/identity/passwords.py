@@ -35,5 +35,7 @@ def check_password(password: str, stored: str | None) -> bool:
         hashlib.scrypt(password.encode("utf-8"), salt=b"0" * 16, n=_N, r=_R, p=_P, dklen=_LEN)
         return False
     _, salt_b64, digest_b64 = stored.split("$")
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=base64.b64decode(salt_b64), n=_N, r=_R, p=_P, dklen=_LEN)
+    digest = hashlib.scrypt(
+        password.encode("utf-8"), salt=base64.b64decode(salt_b64), n=_N, r=_R, p=_P, dklen=_LEN
+    )
     return hmac.compare_digest(digest, base64.b64decode(digest_b64))

@@ -51,9 +51,17 @@ class Principal:
 
 
 def _principal(row: dict[str, Any]) -> Principal:  # a store row: the store's rows are untyped dicts
-    return Principal(id=row["id"], handle=row["handle"], name=row["name"], status=row["status"],
-                     steward=bool(row["steward"]), bio=row["bio"], tags=tuple(json.loads(row["tags"])),
-                     created_at=row["created_at"], admitted_at=row["admitted_at"])
+    return Principal(
+        id=row["id"],
+        handle=row["handle"],
+        name=row["name"],
+        status=row["status"],
+        steward=bool(row["steward"]),
+        bio=row["bio"],
+        tags=tuple(json.loads(row["tags"])),
+        created_at=row["created_at"],
+        admitted_at=row["admitted_at"],
+    )
 
 
 def find_principal(db: Database, handle: str) -> Principal:
@@ -70,19 +78,37 @@ def get_principal(db: Database, principal_id: int) -> Principal:
     return _principal(row)
 
 
-def add_principal(db: Database, handle: str, name: str, *, status: str = "applicant", steward: bool = False,
-                  bio: str = "", tags: list[str] | None = None) -> Principal:
+def add_principal(
+    db: Database,
+    handle: str,
+    name: str,
+    *,
+    status: str = "applicant",
+    steward: bool = False,
+    bio: str = "",
+    tags: list[str] | None = None,
+) -> Principal:
     if not HANDLE.match(handle):
-        raise ClubError(f"handle '{handle}' is not valid: 2 to 32 characters, lowercase letters, digits, '-' or '_', "
-                        "starting with a letter")
+        raise ClubError(
+            f"handle '{handle}' is not valid: 2 to 32 characters, lowercase letters, digits, '-' or '_', "
+            "starting with a letter"
+        )
     if status not in STATUSES:
         raise ClubError(f"status must be one of {', '.join(STATUSES)}")
     if not name.strip():
         raise ClubError("a principal needs a name")
     if principal_rows.handle_taken(db, handle):
         raise AlreadyThere(f"handle '{handle}' is taken")
-    principal_rows.insert(db, handle=handle, name=name.strip(), status=status, steward=steward, bio=bio,
-                          tags=tags or [], created_at=now())
+    principal_rows.insert(
+        db,
+        handle=handle,
+        name=name.strip(),
+        status=status,
+        steward=steward,
+        bio=bio,
+        tags=tags or [],
+        created_at=now(),
+    )
     return find_principal(db, handle)
 
 
@@ -103,7 +129,9 @@ def set_status(db: Database, handle: str, status: str) -> Principal:
 def add_agent(db: Database, handle: str, name: str = DEFAULT_AGENT) -> int:
     principal = find_principal(db, handle)
     if not AGENT_NAME.match(name):
-        raise ClubError(f"agent name '{name}' is not valid: 1 to 48 letters, digits, spaces, '.', '_' or '-'")
+        raise ClubError(
+            f"agent name '{name}' is not valid: 1 to 48 letters, digits, spaces, '.', '_' or '-'"
+        )
     if agent_rows.named(db, principal.id, name) is not None:
         raise AlreadyThere(f"{handle} already has an agent named '{name}'")
     return agent_rows.insert(db, principal.id, name, now())
@@ -115,7 +143,9 @@ def find_agent(db: Database, handle: str, name: str | None = None) -> tuple[int,
     if name is None:
         found = agent_rows.first(db, principal.id)
         if found is None:
-            raise NoSuchPrincipal(f"{handle} has no agent yet: add one with 'parley agent add {handle} NAME'")
+            raise NoSuchPrincipal(
+                f"{handle} has no agent yet: add one with 'parley agent add {handle} NAME'"
+            )
     else:
         found = agent_rows.named(db, principal.id, name)
         if found is None:
@@ -129,7 +159,9 @@ def set_password(db: Database, handle: str, password: str) -> None:
     hashed = hash_password(password)
     with write(db):
         principal_rows.set_password_hash(db, principal.id, hashed)
-        sessions.end_all(db, principal.id, "password changed")  # every console sign-in ends with the old password
+        sessions.end_all(
+            db, principal.id, "password changed"
+        )  # every console sign-in ends with the old password
 
 
 def revoke_agent(db: Database, handle: str, name: str) -> None:

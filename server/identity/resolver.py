@@ -40,7 +40,9 @@ wall_clock = time.time  # epoch seconds: what a remembered chain's expiry is che
 # A request the HTTP gate serves collects its token's last use here (digest → when) and has it
 # written once its answer has left: a stamp the console shows decides nothing, so no caller waits
 # on it. Outside such a request (in process, the CLI) it is written at once.
-_DEFERRED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("parley_last_use", default=None)
+_DEFERRED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "parley_last_use", default=None
+)
 
 
 @contextmanager
@@ -70,7 +72,9 @@ class Identity:
     token_hash: str | None = field(default=None, repr=False)
     token_public_id: str | None = None  # a token id, or an OAuth grant family
     claims: AccessClaims | None = field(default=None, repr=False, compare=False)
-    revision: int | None = field(default=None, compare=False)  # the store's revision it was resolved at
+    revision: int | None = field(
+        default=None, compare=False
+    )  # the store's revision it was resolved at
 
     @property
     def acts_as_agent(self) -> bool:
@@ -84,10 +88,18 @@ class _Remembered:
     valid and its last use needs no write (a clock set back delays a stamp, never a refusal:
     expiry is on the wall clock, as the store's rows are)."""
 
-    __slots__ = ("generation", "due", "identity", "ends", "touched")  # what the common case reads first
+    __slots__ = (
+        "generation",
+        "due",
+        "identity",
+        "ends",
+        "touched",
+    )  # what the common case reads first
 
     def __init__(self, generation: object, identity: Identity, ends: float | None, touched: float):
-        self.generation = generation  # the resolver's generation it was resolved in (compared by identity)
+        self.generation = (
+            generation  # the resolver's generation it was resolved in (compared by identity)
+        )
         self.identity = identity
         self.ends = ends  # the earlier of the token's and the mandate's expiry, epoch seconds
         self.stamped(touched)
@@ -110,8 +122,15 @@ def _epoch(text: str) -> float:
 class Resolver:
     """Turns credentials into identities against one store, mandate key and token verifier."""
 
-    def __init__(self, db: Database, key: SigningKey, known_scopes: frozenset[str],
-                 verifier: TokenVerifier | None = None, embedded_issuer: bool = True, cache_limit: int = 100_000):
+    def __init__(
+        self,
+        db: Database,
+        key: SigningKey,
+        known_scopes: frozenset[str],
+        verifier: TokenVerifier | None = None,
+        embedded_issuer: bool = True,
+        cache_limit: int = 100_000,
+    ):
         self.db = db
         self.key = key
         self.known_scopes = known_scopes
@@ -122,7 +141,10 @@ class Resolver:
         # record is of this generation or stale: a new revision starts a new generation (a fresh
         # object, so checking a record costs an identity comparison, no read of a number).
         self._chains: dict[str, _Remembered] = {}
-        self._generation: tuple[int | None, object] = (None, object())  # (revision, its token), swapped whole
+        self._generation: tuple[int | None, object] = (
+            None,
+            object(),
+        )  # (revision, its token), swapped whole
         self.cache_limit = cache_limit
 
     def _touch(self, token_hash: str, entry: _Remembered, moment: float) -> None:
@@ -141,8 +163,14 @@ class Resolver:
         for token_hash, stamp in stamps.items():
             token_rows.touch(self.db, token_hash, stamp)
 
-    def _remember(self, token_hash: str, generation: object, identity: Identity, expires_at: str | None,
-                  before: _Remembered | None) -> _Remembered:
+    def _remember(
+        self,
+        token_hash: str,
+        generation: object,
+        identity: Identity,
+        expires_at: str | None,
+        before: _Remembered | None,
+    ) -> _Remembered:
         """Kept until the store's revision moves or the token or the mandate it verified expires;
         when the token's last use was written carries over from the entry it replaces."""
         if len(self._chains) >= self.cache_limit:
@@ -151,8 +179,12 @@ class Resolver:
         body = identity.mandate.body
         if identity.mandate.valid and body is not None:
             ends.append(_epoch(body.expires_at))
-        entry = _Remembered(generation, identity, min(ends, default=None),
-                            before.touched if before is not None else -TOUCH_EVERY)
+        entry = _Remembered(
+            generation,
+            identity,
+            min(ends, default=None),
+            before.touched if before is not None else -TOUCH_EVERY,
+        )
         self._chains[token_hash] = entry
         return entry
 
@@ -217,18 +249,30 @@ class Resolver:
             raise CredentialRejected(f"token expired at {row.expires_at}")
         credential = "agent_token" if row.kind == "agent" else "principal_token"
         scopes: list[str] = json.loads(row.scopes_json)
-        identity = self._party(row.party, credential, row.principal_id, row.agent_id,
-                               frozenset(scopes), token_hash, row.public_id, None, current)
+        identity = self._party(
+            row.party,
+            credential,
+            row.principal_id,
+            row.agent_id,
+            frozenset(scopes),
+            token_hash,
+            row.public_id,
+            None,
+            current,
+        )
         remembered = self._remember(token_hash, generation, identity, row.expires_at, entry)
         self._touch(token_hash, remembered, wall_clock())
         return identity
 
-    def from_claims(self, claims: AccessClaims, token_hash: str | None,
-                    current: int | None = None) -> Identity:
+    def from_claims(
+        self, claims: AccessClaims, token_hash: str | None, current: int | None = None
+    ) -> Identity:
         if claims.expires_at + LEEWAY_SECONDS < time.time():
             raise CredentialRejected("token expired")
         if "mandate:write" in claims.scopes:
-            raise CredentialRejected("an access token can never carry mandate:write: it is never an agent's scope")
+            raise CredentialRejected(
+                "an access token can never carry mandate:write: it is never an agent's scope"
+            )
         unknown = sorted(claims.scopes - self.known_scopes)
         if unknown:
             raise CredentialRejected(f"token asks for unknown scope(s): {', '.join(unknown)}")
@@ -254,12 +298,30 @@ class Resolver:
                 raise CredentialRejected("the token's agent no longer exists")
             party, agent_id = bound.party, bound.agent_id
             principal_id = bound.party.agent_principal_id
-        return self._party(party, "oauth", principal_id, agent_id, claims.scopes, token_hash, claims.family, claims,
-                           current)
+        return self._party(
+            party,
+            "oauth",
+            principal_id,
+            agent_id,
+            claims.scopes,
+            token_hash,
+            claims.family,
+            claims,
+            current,
+        )
 
-    def _party(self, party: chains.Party, credential: str, principal_id: int, agent_id: int | None,
-               token_scopes: frozenset[str], token_hash: str | None, public_id: str | None,
-               claims: AccessClaims | None, current: int) -> Identity:
+    def _party(
+        self,
+        party: chains.Party,
+        credential: str,
+        principal_id: int,
+        agent_id: int | None,
+        token_scopes: frozenset[str],
+        token_hash: str | None,
+        public_id: str | None,
+        claims: AccessClaims | None,
+        current: int,
+    ) -> Identity:
         """Check the agent → principal chain and verify the principal's newest mandate."""
         agent_principal, agent_name = party.agent_principal_id, party.agent_name
         agent_revoked = party.agent_revoked_at
@@ -271,15 +333,31 @@ class Resolver:
             raise CredentialRejected("the token's principal no longer exists")
         if as_agent:
             if agent_principal != principal_id:
-                raise CredentialRejected("the token's agent no longer belongs to the principal it was minted for")
+                raise CredentialRejected(
+                    "the token's agent no longer belongs to the principal it was minted for"
+                )
             if agent_revoked is not None:
                 raise CredentialRejected(f"the token's agent '{agent_name}' was revoked")
         if status == "suspended":
             raise CredentialRejected(f"principal {handle} is suspended")
         return Identity(
-            credential=credential, principal_id=principal_id, principal=handle, principal_status=status,
-            steward=bool(steward), agent_id=agent_id if as_agent else None, agent=agent_name if as_agent else None,
+            credential=credential,
+            principal_id=principal_id,
+            principal=handle,
+            principal_status=status,
+            steward=bool(steward),
+            agent_id=agent_id if as_agent else None,
+            agent=agent_name if as_agent else None,
             token_scopes=token_scopes,
-            mandate=mandates.check(self.key, principal_id, party.mandate_body, party.mandate_signature,
-                                   party.mandate_key_id),
-            token_hash=token_hash, token_public_id=public_id, claims=claims, revision=current)
+            mandate=mandates.check(
+                self.key,
+                principal_id,
+                party.mandate_body,
+                party.mandate_signature,
+                party.mandate_key_id,
+            ),
+            token_hash=token_hash,
+            token_public_id=public_id,
+            claims=claims,
+            revision=current,
+        )

@@ -23,15 +23,32 @@ class MintedToken:
     expires_at: str | None
 
 
-def mint(db: Database, *, principal_id: int, agent_id: int | None, scopes: frozenset[str] | set[str],
-         ttl: timedelta | None = None, label: str | None = None) -> MintedToken:
+def mint(
+    db: Database,
+    *,
+    principal_id: int,
+    agent_id: int | None,
+    scopes: frozenset[str] | set[str],
+    ttl: timedelta | None = None,
+    label: str | None = None,
+) -> MintedToken:
     kind = "agent" if agent_id is not None else "principal"
     token = (AGENT_PREFIX if kind == "agent" else PRINCIPAL_PREFIX) + secrets.token_urlsafe(32)
     public_id = "tok_" + secrets.token_hex(6)
     expires_at = format_time(datetime.now(UTC) + ttl) if ttl is not None else None
     ordered = tuple(sorted(scopes))
-    token_rows.insert(db, public_id=public_id, digest=digest(token), kind=kind, principal_id=principal_id,
-                      agent_id=agent_id, scopes=ordered, created_at=now(), expires_at=expires_at, label=label)
+    token_rows.insert(
+        db,
+        public_id=public_id,
+        digest=digest(token),
+        kind=kind,
+        principal_id=principal_id,
+        agent_id=agent_id,
+        scopes=ordered,
+        created_at=now(),
+        expires_at=expires_at,
+        label=label,
+    )
     return MintedToken(token, public_id, ordered, expires_at)
 
 

@@ -40,7 +40,9 @@ def line_of(root: yaml.Node | None, path: tuple[str | int, ...]) -> int | None:
                 return line
             line = match[0].start_mark.line + 1
             node = match[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+        elif (
+            isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value)
+        ):
             node = node.value[step]
             line = node.start_mark.line + 1
         else:
@@ -52,7 +54,9 @@ def _found(level: str, problem: Problem, root: yaml.Node | None) -> Finding:
     return Finding(level, problem.line or line_of(root, problem.path), str(problem))
 
 
-def check(path: Path | str, more: Callable[[Manifest], list[Problem]] | None = None) -> list[Finding]:
+def check(
+    path: Path | str, more: Callable[[Manifest], list[Problem]] | None = None
+) -> list[Finding]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -79,26 +83,42 @@ def warnings(manifest: Manifest, root: yaml.Node | None = None) -> list[Finding]
     reachable: set[str] = set()
     for number, row in enumerate(manifest.entry):
         if row.authenticated is False and row.claims:
-            warn(("entry", number), f"entry row {number + 1} can never match: a guest carries no claims")
+            warn(
+                ("entry", number),
+                f"entry row {number + 1} can never match: a guest carries no claims",
+            )
             continue
         reachable.add(row.agent)
         if row.unconditional:
             break
     for name in manifest.agents:
         if name not in reachable:
-            warn(("agents", name), f"agent '{name}' can never be selected: no reachable entry row names it")
-    offered = {tool for name, agent in manifest.agents.items() if name in reachable for tool in agent.tools}
+            warn(
+                ("agents", name),
+                f"agent '{name}' can never be selected: no reachable entry row names it",
+            )
+    offered = {
+        tool for name, agent in manifest.agents.items() if name in reachable for tool in agent.tools
+    }
     lanes = {scope for lane in manifest.lanes.values() for scope in lane.ceiling}
     for name, tool in manifest.tools.items():
         if tool.needs is not None and tool.needs not in lanes:
             warn(("tools", name), f"tool '{name}': no lane can reach it")
         elif name not in offered:
-            warn(("tools", name), f"tool '{name}' is in no selectable agent's tools, so no caller ever sees it")
+            warn(
+                ("tools", name),
+                f"tool '{name}' is in no selectable agent's tools, so no caller ever sees it",
+            )
     used_knowledge = {base for agent in manifest.agents.values() for base in agent.knowledge}
     for name in manifest.knowledge:
         if name not in used_knowledge:
             warn(("knowledge", name), f"knowledge base '{name}' is declared but no agent uses it")
-    used_links = {link for agent in manifest.agents.values() if isinstance(agent.links, list) for link in agent.links}
+    used_links = {
+        link
+        for agent in manifest.agents.values()
+        if isinstance(agent.links, list)
+        for link in agent.links
+    }
     for name in manifest.links:
         if name not in used_links:
             warn(("links", name), f"link '{name}' is declared but no agent uses it")

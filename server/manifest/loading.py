@@ -32,16 +32,24 @@ def _check(manifest: Manifest) -> list[Problem]:
     problems: list[Problem] = []
 
     def problem(path: tuple[str | int, ...], message: str) -> None:
-        label = f"entry row {int(path[1]) + 1}" if path[:1] == ("entry",) and len(path) == 2 else None
+        label = (
+            f"entry row {int(path[1]) + 1}" if path[:1] == ("entry",) and len(path) == 2 else None
+        )
         problems.append(Problem(path, message, label=label))
 
     known = set(manifest.scopes)
     missing_lanes = [lane for lane in LANES if lane not in manifest.lanes]
     if missing_lanes:
-        problem(("lanes",), f"missing {', '.join(missing_lanes)} (the three lanes are {', '.join(LANES)})")
+        problem(
+            ("lanes",),
+            f"missing {', '.join(missing_lanes)} (the three lanes are {', '.join(LANES)})",
+        )
     extra_lanes = [lane for lane in manifest.lanes if lane not in LANES]
     if extra_lanes:
-        problem(("lanes",), f"unknown lane {', '.join(extra_lanes)} (the three lanes are {', '.join(LANES)})")
+        problem(
+            ("lanes",),
+            f"unknown lane {', '.join(extra_lanes)} (the three lanes are {', '.join(LANES)})",
+        )
     for lane, decl in manifest.lanes.items():
         for scope in decl.ceiling:
             if scope not in known:
@@ -50,7 +58,9 @@ def _check(manifest: Manifest) -> list[Problem]:
             if n > 1:
                 problem(("lanes", lane, "ceiling"), f"duplicate scope '{scope}'")
     if manifest.lanes.get("guest") and manifest.lanes["guest"].ceiling:
-        problem(("lanes", "guest", "ceiling"), "the guest lane has no credential and can hold no scope")
+        problem(
+            ("lanes", "guest", "ceiling"), "the guest lane has no credential and can hold no scope"
+        )
     reachable = {scope for decl in manifest.lanes.values() for scope in decl.ceiling}
     for name, tool in manifest.tools.items():
         if tool.needs is None:
@@ -58,7 +68,10 @@ def _check(manifest: Manifest) -> list[Problem]:
         if tool.needs not in known:
             problem(("tools", name, "needs"), f"unknown scope '{tool.needs}'")
         elif tool.needs not in reachable:
-            problem(("tools", name), f"no lane's ceiling holds '{tool.needs}', so no caller can reach it")
+            problem(
+                ("tools", name),
+                f"no lane's ceiling holds '{tool.needs}', so no caller can reach it",
+            )
     for kind, n in Counter(manifest.evidence_kinds).items():
         if n > 1:
             problem(("evidence_kinds",), f"duplicate kind '{kind}'")
@@ -79,12 +92,16 @@ def _check(manifest: Manifest) -> list[Problem]:
         if row.agent not in manifest.agents:
             problem(("entry", number - 1), f"unknown agent '{row.agent}'")
         if row.unconditional and number < len(manifest.entry):
-            problem(("entry", number), f"unreachable, row {number} has no conditions "
-                                       "and matches everyone first")
+            problem(
+                ("entry", number),
+                f"unreachable, row {number} has no conditions and matches everyone first",
+            )
     if manifest.entry and not manifest.entry[-1].unconditional:
-        problem(("entry", len(manifest.entry) - 1),
-                "the last row must have no conditions, "
-                "or a caller who matches no row has no agent to talk to")
+        problem(
+            ("entry", len(manifest.entry) - 1),
+            "the last row must have no conditions, "
+            "or a caller who matches no row has no agent to talk to",
+        )
     return problems
 
 
@@ -98,7 +115,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     """A YAML loader that refuses duplicate keys, which plain YAML silently overwrites."""
 
 
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+def _construct_mapping(
+    loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False
+) -> dict[Any, Any]:
     # what YAML holds is untyped until the manifest's models validate it
     seen: dict[object, int] = {}
     for key_node, _ in node.value:
@@ -116,16 +135,30 @@ def _with_agents(data: dict[str, Any], source: str) -> dict[str, Any]:  # YAML, 
     """The short form `agent:` and a manifest without agents both become `agents:` with an entry table."""
     if "agent" in data:
         if "agents" in data:
-            raise ManifestError(source, [Problem(("agent",), "give either agent: (one agent) or agents: (several), "
-                                                             "not both")])
+            raise ManifestError(
+                source,
+                [
+                    Problem(
+                        ("agent",), "give either agent: (one agent) or agents: (several), not both"
+                    )
+                ],
+            )
         data = dict(data)
         data["agents"] = {DEFAULT_AGENT: data.pop("agent")}
         data.setdefault("entry", [{"agent": DEFAULT_AGENT}])
     if "agents" not in data:  # a manifest without agents serves one agent with every tool
         club = data.get("club")
         name = club.get("name", "agent") if isinstance(club, dict) else "agent"
-        data = {**data, "agents": {DEFAULT_AGENT: {"name": name, "instructions": "",
-                                                   "tools": list(data.get("tools") or {})}}}
+        data = {
+            **data,
+            "agents": {
+                DEFAULT_AGENT: {
+                    "name": name,
+                    "instructions": "",
+                    "tools": list(data.get("tools") or {}),
+                }
+            },
+        }
         data.setdefault("entry", [{"agent": DEFAULT_AGENT}])
     return data
 
@@ -134,19 +167,35 @@ def parse_manifest(text: str, source: str = "<manifest>", source_dir: str = "") 
     try:
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as dup:
-        raise ManifestError(source, [Problem((), f"duplicate name '{dup.key}' at line {dup.line} (first declared "
-                                                 f"at line {dup.first})", dup.line)]) from None
+        raise ManifestError(
+            source,
+            [
+                Problem(
+                    (),
+                    f"duplicate name '{dup.key}' at line {dup.line} (first declared "
+                    f"at line {dup.first})",
+                    dup.line,
+                )
+            ],
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise ManifestError(source, [Problem((), f"not valid YAML: {exc}", mark.line + 1 if mark else None)]) from None
+        raise ManifestError(
+            source, [Problem((), f"not valid YAML: {exc}", mark.line + 1 if mark else None)]
+        ) from None
     if not isinstance(data, dict):
-        raise ManifestError(source, [Problem((), "the manifest must be a mapping with club, scopes, lanes and tools")])
+        raise ManifestError(
+            source,
+            [Problem((), "the manifest must be a mapping with club, scopes, lanes and tools")],
+        )
     data = {**_with_agents(data, source), "source_dir": source_dir}
     try:
         manifest = Manifest.model_validate(data)
     except ValidationError as exc:
-        raise ManifestError(source, [Problem(tuple(err["loc"]), err["msg"]) for err in exc.errors(include_url=False)]
-                            ) from None
+        raise ManifestError(
+            source,
+            [Problem(tuple(err["loc"]), err["msg"]) for err in exc.errors(include_url=False)],
+        ) from None
     problems = _check(manifest)
     if problems:
         raise ManifestError(source, problems)
@@ -158,10 +207,14 @@ def load_manifest(path: Path | str | None = None) -> Manifest:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ManifestError(str(path), [Problem((), f"cannot read manifest: {exc.strerror}")]) from None
+        raise ManifestError(
+            str(path), [Problem((), f"cannot read manifest: {exc.strerror}")]
+        ) from None
     manifest = parse_manifest(text, source=str(path), source_dir=str(path.parent))
     for name, base in manifest.knowledge.items():
         if not (path.parent / base.file).is_file():
-            raise ManifestError(str(path), [Problem(("knowledge", name, "file"),
-                                                    f"no file {base.file} beside the manifest")])
+            raise ManifestError(
+                str(path),
+                [Problem(("knowledge", name, "file"), f"no file {base.file} beside the manifest")],
+            )
     return manifest

@@ -38,17 +38,26 @@ class ManifestError(ParleyError):
         self.source = source
         self.problems = problems
         listed = "\n  - ".join(str(p) + (f" (line {p.line})" if p.line else "") for p in problems)
-        super().__init__(f"{source}: manifest is invalid:\n  - {listed}" if len(problems) > 1
-                         else f"{source}: {listed}")
+        super().__init__(
+            f"{source}: manifest is invalid:\n  - {listed}"
+            if len(problems) > 1
+            else f"{source}: {listed}"
+        )
 
 
 Kind = Literal["text", "number", "boolean"]
 
 # What the built-in source knows, by the path a rule reads it at.
 CLUB_ATTRIBUTES: dict[str, Kind] = {
-    "subject.id": "text", "subject.status": "text", "subject.steward": "boolean", "subject.lane": "text",
-    "subject.admitted_days": "number", "subject.asks_today": "number", "subject.evidence_count": "number",
-    "resource.owner": "text", "resource.member_status": "text",
+    "subject.id": "text",
+    "subject.status": "text",
+    "subject.steward": "boolean",
+    "subject.lane": "text",
+    "subject.admitted_days": "number",
+    "subject.asks_today": "number",
+    "subject.evidence_count": "number",
+    "resource.owner": "text",
+    "resource.member_status": "text",
 }
 
 
@@ -56,7 +65,9 @@ class SourceDecl(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     builtin: Literal["club"] | None = None
-    url: str | None = Field(default=None, description="A URL template: {subject.id} and {args.<name>} are filled in.")
+    url: str | None = Field(
+        default=None, description="A URL template: {subject.id} and {args.<name>} are filled in."
+    )
     timeout: float = Field(default=1.0, gt=0, le=30)
     about: Literal["subject", "resource"] = "subject"
     attributes: dict[str, Kind] = Field(default_factory=dict)
@@ -66,14 +77,15 @@ class SourceDecl(BaseModel):
         if (self.builtin is None) == (self.url is None):
             raise ValueError("a context source is either builtin: club or an HTTP source with url:")
         if self.url is not None and not self.attributes:
-            raise ValueError("an HTTP context source declares the attributes it provides, with their types")
+            raise ValueError(
+                "an HTTP context source declares the attributes it provides, with their types"
+            )
         return self
 
     def provides(self) -> dict[str, Kind]:
         if self.builtin == "club":
             return dict(CLUB_ATTRIBUTES)
         return {f"{self.about}.{name}": kind for name, kind in self.attributes.items()}
-
 
 
 class Binding(BaseModel):
@@ -92,7 +104,9 @@ class Condition(BaseModel):
     field: str
     op: str
     value: Any = None
-    attribute: str | None = Field(default=None, description="Compare with this trusted attribute instead of a value.")
+    attribute: str | None = Field(
+        default=None, description="Compare with this trusted attribute instead of a value."
+    )
 
 
 class RuleDecl(BaseModel):
@@ -116,9 +130,11 @@ class RuleDecl(BaseModel):
     def bindings(self) -> list[Binding]:
         agents = self.binding["agent"]
         tools = self.binding["tool"]
-        return [Binding(agent=a, tool=t) for a in (agents if isinstance(agents, list) else [agents])
-                for t in (tools if isinstance(tools, list) else [tools])]
-
+        return [
+            Binding(agent=a, tool=t)
+            for a in (agents if isinstance(agents, list) else [agents])
+            for t in (tools if isinstance(tools, list) else [tools])
+        ]
 
 
 class _Strict(BaseModel):
@@ -165,7 +181,9 @@ class AgentDecl(_Strict):
     instructions: str
     tools: list[str] = Field(default_factory=list)
     knowledge: list[str] = Field(default_factory=list)
-    links: dict[str, str] | list[str] = Field(default_factory=dict)  # inline, or names from the top-level links
+    links: dict[str, str] | list[str] = Field(
+        default_factory=dict
+    )  # inline, or names from the top-level links
 
     def resolved_links(self, registry: dict[str, str]) -> dict[str, str]:
         if isinstance(self.links, list):
@@ -179,7 +197,9 @@ class AgentDecl(_Strict):
         links = self.resolved_links(registry or {})
         if links:
             text += "\nLinks you may give:\n" + "\n".join(
-                f"- {name}: {base_url + url if url.startswith('/') else url}" for name, url in sorted(links.items()))
+                f"- {name}: {base_url + url if url.startswith('/') else url}"
+                for name, url in sorted(links.items())
+            )
         return text
 
 

@@ -26,10 +26,16 @@ if TYPE_CHECKING:
         state: str | None
         redirect_uri: str | None
 
-        def __init__(self, description: str | None = None, uri: str | None = None,
-                     status_code: int | None = None, state: str | None = None,
-                     redirect_uri: str | None = None, redirect_fragment: bool = False,
-                     error: str | None = None) -> None: ...
+        def __init__(
+            self,
+            description: str | None = None,
+            uri: str | None = None,
+            status_code: int | None = None,
+            state: str | None = None,
+            redirect_uri: str | None = None,
+            redirect_fragment: bool = False,
+            error: str | None = None,
+        ) -> None: ...
 
     class InvalidRequestError(OAuth2Error): ...
 
@@ -55,8 +61,9 @@ if TYPE_CHECKING:
         user: Grantee  # the consent's decision (create_authorization_response's grant_user)
         authorization_code: AuthorizationCode  # set by the code grant once the code is found
 
-        def __init__(self, method: str, uri: str, body: None = None,
-                     headers: dict[str, str] | None = None) -> None: ...
+        def __init__(
+            self, method: str, uri: str, body: None = None, headers: dict[str, str] | None = None
+        ) -> None: ...
         @property
         def args(self) -> dict[str, str]: ...
         @property
@@ -72,8 +79,9 @@ if TYPE_CHECKING:
         headers: dict[str, str]
         payload: JsonPayload
 
-        def __init__(self, method: str, uri: str,
-                     headers: dict[str, str] | None = None) -> None: ...
+        def __init__(
+            self, method: str, uri: str, headers: dict[str, str] | None = None
+        ) -> None: ...
 
     class AuthorizationServer:
         # kept by Parley's server (`ParleyAuthorizationServer`), read by its grants and endpoints
@@ -81,19 +89,26 @@ if TYPE_CHECKING:
         metadata: dict[str, object]
 
         def __init__(self, scopes_supported: list[str] | None = None) -> None: ...
-        def register_grant(self, grant_cls: type[BaseGrant],
-                           extensions: list[CodeChallenge] | None = None) -> None: ...
+        def register_grant(
+            self, grant_cls: type[BaseGrant], extensions: list[CodeChallenge] | None = None
+        ) -> None: ...
         def register_endpoint(self, endpoint: type[Endpoint]) -> None: ...
-        def register_token_generator(self, grant_type: str,
-                                     func: Callable[..., dict[str, object]]) -> None: ...
-        def get_consent_grant(self, request: OAuth2Request | None = None,
-                              end_user: Grantee | None = None) -> AuthorizationCodeGrant: ...
+        def register_token_generator(
+            self, grant_type: str, func: Callable[..., dict[str, object]]
+        ) -> None: ...
+        def get_consent_grant(
+            self, request: OAuth2Request | None = None, end_user: Grantee | None = None
+        ) -> AuthorizationCodeGrant: ...
         # authlib answers through `handle_response`, which Parley's server turns into Starlette's
         def create_endpoint_response(
-            self, name: str, request: OAuth2Request | JsonRequest | None = None) -> Response: ...
+            self, name: str, request: OAuth2Request | JsonRequest | None = None
+        ) -> Response: ...
         def create_authorization_response(
-            self, request: OAuth2Request | None = None, grant_user: Grantee | None = None,
-            grant: AuthorizationCodeGrant | None = None) -> Response: ...
+            self,
+            request: OAuth2Request | None = None,
+            grant_user: Grantee | None = None,
+            grant: AuthorizationCodeGrant | None = None,
+        ) -> Response: ...
         def create_token_response(self, request: OAuth2Request | None = None) -> Response: ...
 
     class BaseGrant:
@@ -111,8 +126,9 @@ if TYPE_CHECKING:
         SUPPORTED_CODE_CHALLENGE_METHOD: list[str]
 
         def __init__(self, required: bool = True) -> None: ...
-        def validate_code_challenge(self, grant: AuthorizationCodeGrant,
-                                    redirect_uri: str) -> None: ...
+        def validate_code_challenge(
+            self, grant: AuthorizationCodeGrant, redirect_uri: str
+        ) -> None: ...
         def validate_code_verifier(self, grant: AuthorizationCodeGrant, result: object) -> None: ...
 
     class Endpoint:
@@ -129,17 +145,39 @@ else:
     from authlib.oauth2.rfc6749 import AuthorizationServer
     from authlib.oauth2.rfc6749.errors import InvalidRequestError
     from authlib.oauth2.rfc6749.grants import AuthorizationCodeGrant, BaseGrant, RefreshTokenGrant
-    from authlib.oauth2.rfc6749.requests import (BasicOAuth2Payload, JsonPayload, JsonRequest,
-                                                 OAuth2Payload, OAuth2Request)
+    from authlib.oauth2.rfc6749.requests import (
+        BasicOAuth2Payload,
+        JsonPayload,
+        JsonRequest,
+        OAuth2Payload,
+        OAuth2Request,
+    )
     from authlib.oauth2.rfc7009 import RevocationEndpoint
-    from authlib.oauth2.rfc7591 import (ClientRegistrationEndpoint, InvalidClientMetadataError,
-                                        InvalidRedirectURIError)
+    from authlib.oauth2.rfc7591 import (
+        ClientRegistrationEndpoint,
+        InvalidClientMetadataError,
+        InvalidRedirectURIError,
+    )
     from authlib.oauth2.rfc7636 import CodeChallenge
 
     Endpoint = object  # only ever named in annotations
 
-__all__ = ["AuthorizationCodeGrant", "AuthorizationServer", "BaseGrant", "BasicOAuth2Payload",
-           "ClientRegistrationEndpoint", "CodeChallenge", "Endpoint", "InvalidClientMetadataError",
-           "InvalidRedirectURIError", "InvalidRequestError", "JsonPayload", "JsonRequest",
-           "OAuth2Error", "OAuth2Payload", "OAuth2Request", "RefreshTokenGrant",
-           "RevocationEndpoint"]
+__all__ = [
+    "AuthorizationCodeGrant",
+    "AuthorizationServer",
+    "BaseGrant",
+    "BasicOAuth2Payload",
+    "ClientRegistrationEndpoint",
+    "CodeChallenge",
+    "Endpoint",
+    "InvalidClientMetadataError",
+    "InvalidRedirectURIError",
+    "InvalidRequestError",
+    "JsonPayload",
+    "JsonRequest",
+    "OAuth2Error",
+    "OAuth2Payload",
+    "OAuth2Request",
+    "RefreshTokenGrant",
+    "RevocationEndpoint",
+]

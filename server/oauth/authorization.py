@@ -14,21 +14,42 @@ import time
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from server.identity.credentials import EMBEDDED_SUBJECT_PREFIX, digest
-from server.oauth.authlib_api import (AuthorizationServer, BasicOAuth2Payload, JsonPayload,
-                                      JsonRequest, OAuth2Request)
+from server.oauth.authlib_api import (
+    AuthorizationServer,
+    BasicOAuth2Payload,
+    JsonPayload,
+    JsonRequest,
+    OAuth2Request,
+)
 from server.oauth.grants import CodeGrant, RefreshGrant, Registration, Revocation, S256Required
-from server.oauth.models import ACCESS_TTL, REFRESH_TTL, Client, Grantee, OAuthStore, canonical_resource, scope_list
+from server.oauth.models import (
+    ACCESS_TTL,
+    REFRESH_TTL,
+    Client,
+    Grantee,
+    OAuthStore,
+    canonical_resource,
+    scope_list,
+)
 from server.store import oauth as rows
 from server.store.database import now, write
 
-__all__ = ["BodyJsonRequest", "FormRequest", "Grantee", "OAuthStore", "ParleyAuthorizationServer", "canonical_resource"]
+__all__ = [
+    "BodyJsonRequest",
+    "FormRequest",
+    "Grantee",
+    "OAuthStore",
+    "ParleyAuthorizationServer",
+    "canonical_resource",
+]
 
 
 class ParleyAuthorizationServer(AuthorizationServer):
     def __init__(self, store: OAuthStore, metadata: dict[str, object]):
         scopes = metadata["scopes_supported"]
-        super().__init__(scopes_supported=[str(s) for s in scopes] if isinstance(scopes, list)
-                         else None)
+        super().__init__(
+            scopes_supported=[str(s) for s in scopes] if isinstance(scopes, list) else None
+        )
         self.store = store
         self.metadata = metadata
         self.register_grant(CodeGrant, [S256Required(required=True)])
@@ -44,8 +65,9 @@ class ParleyAuthorizationServer(AuthorizationServer):
     def create_json_request(self, request: JsonRequest) -> JsonRequest:
         return request
 
-    def handle_response(self, status: int, body: object,
-                        headers: list[tuple[str, str]]) -> Response:
+    def handle_response(
+        self, status: int, body: object, headers: list[tuple[str, str]]
+    ) -> Response:
         if status == 302:
             return RedirectResponse(dict(headers)["Location"], status_code=302)
         response = JSONResponse(body if body is not None else {}, status_code=status)
@@ -61,9 +83,15 @@ class ParleyAuthorizationServer(AuthorizationServer):
     def query_client(self, client_id: str) -> Client | None:
         return self.store.client(client_id)
 
-    def _generate_token(self, grant_type: str, client: Client, user: Grantee, scope: str | None,
-                        expires_in: int | None = None,
-                        include_refresh_token: bool = True) -> dict[str, object]:
+    def _generate_token(
+        self,
+        grant_type: str,
+        client: Client,
+        user: Grantee,
+        scope: str | None,
+        expires_in: int | None = None,
+        include_refresh_token: bool = True,
+    ) -> dict[str, object]:
         issued = int(time.time())
         claims: dict[str, object] = {
             "iss": self.store.issuer,
@@ -91,23 +119,45 @@ class ParleyAuthorizationServer(AuthorizationServer):
         grantee = request.user
         client_id = request.client.get_client_id()
         with write(self.store.db):
-            rows.add_grant_once(self.store.db, {
-                "family": grantee.family, "client_id": client_id, "principal_id": grantee.principal_id,
-                "agent_id": grantee.agent_id, "scope": grantee.scope, "resource": grantee.resource,
-                "created_at": now()})
+            rows.add_grant_once(
+                self.store.db,
+                {
+                    "family": grantee.family,
+                    "client_id": client_id,
+                    "principal_id": grantee.principal_id,
+                    "agent_id": grantee.agent_id,
+                    "scope": grantee.scope,
+                    "resource": grantee.resource,
+                    "created_at": now(),
+                },
+            )
             refresh = token.get("refresh_token")
             if isinstance(refresh, str):
                 issued = int(time.time())
-                rows.add_refresh_token(self.store.db, {
-                    "token_hash": digest(refresh), "family": grantee.family, "client_id": client_id,
-                    "scope": token["scope"], "issued_at": issued, "expires_at": issued + REFRESH_TTL})
+                rows.add_refresh_token(
+                    self.store.db,
+                    {
+                        "token_hash": digest(refresh),
+                        "family": grantee.family,
+                        "client_id": client_id,
+                        "scope": token["scope"],
+                        "issued_at": issued,
+                        "expires_at": issued + REFRESH_TTL,
+                    },
+                )
 
 
 class FormRequest(OAuth2Request):
     """An OAuth2Request over values already read from a Starlette request."""
 
-    def __init__(self, method: str, uri: str, headers: dict[str, str], args: dict[str, str],
-                 form: dict[str, str]):
+    def __init__(
+        self,
+        method: str,
+        uri: str,
+        headers: dict[str, str],
+        args: dict[str, str],
+        form: dict[str, str],
+    ):
         super().__init__(method, uri, headers=headers)
         self._args = args
         self._form = form

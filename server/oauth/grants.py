@@ -13,13 +13,29 @@ import time
 from urllib.parse import urlsplit
 
 from server.identity.credentials import digest
-from server.oauth.authlib_api import (AuthorizationCodeGrant, ClientRegistrationEndpoint,
-                                      CodeChallenge, InvalidClientMetadataError,
-                                      InvalidRedirectURIError, InvalidRequestError, JsonRequest,
-                                      OAuth2Error, OAuth2Request, RefreshTokenGrant,
-                                      RevocationEndpoint)
-from server.oauth.models import (CODE_TTL, AuthorizationCode, Client, Grantee, OAuthStore,
-                                 RefreshToken, canonical_resource, string_list)
+from server.oauth.authlib_api import (
+    AuthorizationCodeGrant,
+    ClientRegistrationEndpoint,
+    CodeChallenge,
+    InvalidClientMetadataError,
+    InvalidRedirectURIError,
+    InvalidRequestError,
+    JsonRequest,
+    OAuth2Error,
+    OAuth2Request,
+    RefreshTokenGrant,
+    RevocationEndpoint,
+)
+from server.oauth.models import (
+    CODE_TTL,
+    AuthorizationCode,
+    Client,
+    Grantee,
+    OAuthStore,
+    RefreshToken,
+    canonical_resource,
+    string_list,
+)
 from server.store import oauth as rows
 
 AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
@@ -34,7 +50,8 @@ class S256Required(CodeChallenge):
         data = grant.request.payload.data
         if not data.get("code_challenge"):
             raise InvalidRequestError(
-                "PKCE is required: send code_challenge with code_challenge_method=S256")
+                "PKCE is required: send code_challenge with code_challenge_method=S256"
+            )
         if data.get("code_challenge_method") != "S256":
             raise InvalidRequestError("code_challenge_method must be S256")
         super().validate_code_challenge(grant, redirect_uri)
@@ -46,7 +63,12 @@ class S256Required(CodeChallenge):
             super().validate_code_verifier(grant, result)
         except OAuth2Error:
             # A wrong verifier burns the code: it cannot be guessed at, one try per code.
-            rows.claim_code(grant.server.store.db, grant.request.authorization_code.row["id"], None, int(time.time()))
+            rows.claim_code(
+                grant.server.store.db,
+                grant.request.authorization_code.row["id"],
+                None,
+                int(time.time()),
+            )
             raise
 
     def get_authorization_code_challenge(self, authorization_code: AuthorizationCode) -> str:
@@ -67,12 +89,22 @@ class CodeGrant(AuthorizationCodeGrant):
         grantee = request.user
         data = request.payload.data
         issued = int(time.time())
-        rows.add_code(self.store.db, {
-            "code_hash": digest(code), "client_id": request.client.client_id,
-            "redirect_uri": request.payload.redirect_uri, "scope": grantee.scope, "resource": grantee.resource,
-            "principal_id": grantee.principal_id, "agent_id": grantee.agent_id,
-            "code_challenge": data["code_challenge"], "code_challenge_method": data["code_challenge_method"],
-            "auth_time": issued, "expires_at": issued + CODE_TTL})
+        rows.add_code(
+            self.store.db,
+            {
+                "code_hash": digest(code),
+                "client_id": request.client.client_id,
+                "redirect_uri": request.payload.redirect_uri,
+                "scope": grantee.scope,
+                "resource": grantee.resource,
+                "principal_id": grantee.principal_id,
+                "agent_id": grantee.agent_id,
+                "code_challenge": data["code_challenge"],
+                "code_challenge_method": data["code_challenge_method"],
+                "auth_time": issued,
+                "expires_at": issued + CODE_TTL,
+            },
+        )
 
     def query_authorization_code(self, code: str, client: Client) -> AuthorizationCode | None:
         row = rows.code(self.store.db, digest(code))
@@ -87,8 +119,9 @@ class CodeGrant(AuthorizationCodeGrant):
             return None
         resource = self.request.form.get("resource")
         if resource and canonical_resource(resource) != row["resource"]:
-            raise InvalidRequestError("resource does not match the authorization request",
-                                      status_code=400)
+            raise InvalidRequestError(
+                "resource does not match the authorization request", status_code=400
+            )
         return AuthorizationCode(row)
 
     def delete_authorization_code(self, authorization_code: AuthorizationCode) -> None:
@@ -122,7 +155,9 @@ class RefreshGrant(RefreshTokenGrant):
                 # Reuse of a rotated refresh token: someone holds a copy. Revoke the whole family.
                 self.store.revoke_family(known["family"], "refresh token reused")
             return None
-        token = RefreshToken({**claimed, "rotated_at": None})  # spent now; valid for this one exchange
+        token = RefreshToken(
+            {**claimed, "rotated_at": None}
+        )  # spent now; valid for this one exchange
         if token.is_expired() or self.store.family_revoked(token.row["family"]):
             return None
         return token
@@ -131,7 +166,13 @@ class RefreshGrant(RefreshTokenGrant):
         grant = self.store.family(refresh_token.row["family"])
         if grant is None or not self.store.may_act(grant["principal_id"], grant["agent_id"]):
             return None
-        return Grantee(grant["principal_id"], grant["agent_id"], grant["scope"], grant["family"], grant["resource"])
+        return Grantee(
+            grant["principal_id"],
+            grant["agent_id"],
+            grant["scope"],
+            grant["family"],
+            grant["resource"],
+        )
 
     def revoke_old_credential(self, refresh_token: RefreshToken) -> None:
         """Already rotated when it was claimed, in the same statement that checked it."""
@@ -153,15 +194,27 @@ class Registration(ClientRegistrationEndpoint):
         """Refuse malformed metadata before authlib's own checks, which assume well-typed values."""
         data = request.payload.data
         uris = data.get("redirect_uris")
-        if not isinstance(uris, list) or not uris or len(uris) > MAX_REDIRECT_URIS or \
-                not all(isinstance(uri, str) and 0 < len(uri) <= 2000 for uri in uris):
+        if (
+            not isinstance(uris, list)
+            or not uris
+            or len(uris) > MAX_REDIRECT_URIS
+            or not all(isinstance(uri, str) and 0 < len(uri) <= 2000 for uri in uris)
+        ):
             raise InvalidRedirectURIError(
-                f"redirect_uris must be a list of 1 to {MAX_REDIRECT_URIS} URIs (strings)")
+                f"redirect_uris must be a list of 1 to {MAX_REDIRECT_URIS} URIs (strings)"
+            )
         if any(char.isspace() or not char.isprintable() for uri in uris for char in uri):
             # a CR or LF would split the Location header the URI is sent back in; NUL breaks the store
             raise InvalidRedirectURIError(
-                "redirect_uris must not hold spaces, line breaks or control characters")
-        for name in ("client_name", "token_endpoint_auth_method", "scope", "client_uri", "logo_uri"):
+                "redirect_uris must not hold spaces, line breaks or control characters"
+            )
+        for name in (
+            "client_name",
+            "token_endpoint_auth_method",
+            "scope",
+            "client_uri",
+            "logo_uri",
+        ):
             value = data.get(name, "")
             if not (isinstance(value, str) and len(value) <= 2000):
                 raise InvalidClientMetadataError(f"{name} must be a string")
@@ -171,7 +224,11 @@ class Registration(ClientRegistrationEndpoint):
                 raise InvalidClientMetadataError(f"{name} must be a list of strings")
         try:
             return super().extract_client_metadata(request)
-        except (TypeError, AttributeError, ValueError):  # a value of a type authlib's own checks assume away
+        except (
+            TypeError,
+            AttributeError,
+            ValueError,
+        ):  # a value of a type authlib's own checks assume away
             raise InvalidClientMetadataError("the client metadata is malformed") from None
 
     def generate_client_secret(self, request: JsonRequest) -> str | None:
@@ -186,17 +243,24 @@ class Registration(ClientRegistrationEndpoint):
             info.pop("client_secret_expires_at", None)
         return info
 
-    def save_client(self, client_info: dict[str, object], client_metadata: dict[str, object],
-                    request: JsonRequest) -> Client:
+    def save_client(
+        self,
+        client_info: dict[str, object],
+        client_metadata: dict[str, object],
+        request: JsonRequest,
+    ) -> Client:
         uris = string_list(client_metadata.get("redirect_uris"))
         if not uris:
             raise InvalidRedirectURIError("at least one redirect_uri is required")
         for uri in uris:
             parts = urlsplit(uri)
             loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
-            if parts.fragment or not (parts.scheme == "https" or (parts.scheme == "http" and loopback)):
+            if parts.fragment or not (
+                parts.scheme == "https" or (parts.scheme == "http" and loopback)
+            ):
                 raise InvalidRedirectURIError(
-                    f"redirect_uri {uri} must be https, or http on a loopback address, without a fragment")
+                    f"redirect_uri {uri} must be https, or http on a loopback address, without a fragment"
+                )
         grant_types = string_list(client_metadata.get("grant_types")) or ["authorization_code"]
         unsupported = sorted(set(grant_types) - {"authorization_code", "refresh_token"})
         if unsupported:
@@ -204,8 +268,9 @@ class Registration(ClientRegistrationEndpoint):
         metadata = {**client_metadata, "grant_types": grant_types}
         metadata.setdefault("token_endpoint_auth_method", "client_secret_basic")
         metadata.setdefault("response_types", ["code"])
-        client_id, secret, issued_at = (client_info.get(name) for name in
-                                        ("client_id", "client_secret", "client_id_issued_at"))
+        client_id, secret, issued_at = (
+            client_info.get(name) for name in ("client_id", "client_secret", "client_id_issued_at")
+        )
         if not isinstance(client_id, str) or not isinstance(issued_at, int):
             # authlib made both: a client without them cannot be told apart, so none is saved
             raise InvalidClientMetadataError("the client could not be registered")
@@ -229,8 +294,16 @@ class Revocation(RevocationEndpoint):
             grant = store.family(family)
             if grant is not None:
                 # an access token stands for its family: no refresh token row of its own
-                return RefreshToken({"client_id": grant["client_id"], "family": family, "scope": grant["scope"],
-                                     "issued_at": 0, "expires_at": 0, "rotated_at": None})
+                return RefreshToken(
+                    {
+                        "client_id": grant["client_id"],
+                        "family": family,
+                        "scope": grant["scope"],
+                        "issued_at": 0,
+                        "expires_at": 0,
+                        "rotated_at": None,
+                    }
+                )
         return None
 
     def revoke_token(self, token: RefreshToken, request: OAuth2Request) -> None:

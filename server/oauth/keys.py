@@ -72,7 +72,9 @@ class KeyRing:
         self._keys = [self._load(kid) for kid in kids if kid not in retired]
 
     def _load(self, kid: str) -> SigningKey:
-        private = serialization.load_pem_private_key((self.dir / f"oauth-{kid}.pem").read_bytes(), password=None)
+        private = serialization.load_pem_private_key(
+            (self.dir / f"oauth-{kid}.pem").read_bytes(), password=None
+        )
         if not isinstance(private, ec.EllipticCurvePrivateKey):
             raise ValueError(f"oauth-{kid}.pem is not an EC private key")
         return SigningKey(kid, private)
@@ -96,7 +98,9 @@ class KeyRing:
         kid = time.strftime("%Y%m%d") + "-" + secrets.token_hex(4)
         private = ec.generate_private_key(ec.SECP256R1())
         pem = private.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
         )
         fd = os.open(self.dir / f"oauth-{kid}.pem", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
@@ -130,4 +134,6 @@ class KeyRing:
 
     def sign(self, claims: dict[str, object]) -> str:
         key = self.current
-        return jwt.encode(claims, key.private, algorithm=ALGORITHM, headers={"kid": key.kid, "typ": "at+jwt"})
+        return jwt.encode(
+            claims, key.private, algorithm=ALGORITHM, headers={"kid": key.kid, "typ": "at+jwt"}
+        )

@@ -36,7 +36,9 @@ def canonical_resource(uri: str) -> str:
     """RFC 8707 canonical form: lowercase scheme and host, no fragment, no trailing slash."""
     parts = urlsplit(uri)
     path = parts.path.rstrip("/")
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}" + (f"?{parts.query}" if parts.query else "")
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}" + (
+        f"?{parts.query}" if parts.query else ""
+    )
 
 
 def scope_list(scope: str | None) -> list[str]:
@@ -77,7 +79,9 @@ class Client:
         return redirect_uri in string_list(self.metadata.get("redirect_uris"))
 
     def check_client_secret(self, client_secret: str) -> bool:
-        return self.secret_hash is not None and secrets.compare_digest(self.secret_hash, digest(client_secret))
+        return self.secret_hash is not None and secrets.compare_digest(
+            self.secret_hash, digest(client_secret)
+        )
 
     def check_endpoint_auth_method(self, method: str, endpoint: str) -> bool:
         return method == self.metadata.get("token_endpoint_auth_method", "client_secret_basic")
@@ -161,7 +165,9 @@ class OAuthStore:
     def may_act(self, principal_id: int, agent_id: int) -> bool:
         """A grant holds only while its principal is not suspended and its agent not revoked."""
         status = principal_rows.status_of(self.db, principal_id)
-        active = {row["id"] for row in agent_rows.of_principal(self.db, principal_id, active_only=True)}
+        active = {
+            row["id"] for row in agent_rows.of_principal(self.db, principal_id, active_only=True)
+        }
         return status in ("applicant", "member") and agent_id in active
 
     def family_of_access_token(self, token: str) -> str | None:
@@ -170,8 +176,13 @@ class OAuthStore:
             header = jwt.get_unverified_header(token)
             for jwk in self.ring.jwks()["keys"]:
                 if jwk["kid"] == header.get("kid"):
-                    claims = jwt.decode(token, jwt.PyJWK(jwk), algorithms=["ES256"], issuer=self.issuer,
-                                        options={"verify_aud": False, "verify_exp": False})
+                    claims = jwt.decode(
+                        token,
+                        jwt.PyJWK(jwk),
+                        algorithms=["ES256"],
+                        issuer=self.issuer,
+                        options={"verify_aud": False, "verify_exp": False},
+                    )
                     family = claims.get("sid")
                     return family if isinstance(family, str) else None
         except jwt.PyJWTError:

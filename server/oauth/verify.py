@@ -27,8 +27,25 @@ from server.manifest.schema import as_text
 from server.oauth.keys import KeyRing
 
 # Claims the resolver decides from itself; a token cannot set these for the entry table.
-_REGISTERED = frozenset({"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "sid", "client_id",
-                         "status", "steward", "lane", "handle", "credential"})
+_REGISTERED = frozenset(
+    {
+        "iss",
+        "sub",
+        "aud",
+        "exp",
+        "nbf",
+        "iat",
+        "jti",
+        "scope",
+        "sid",
+        "client_id",
+        "status",
+        "steward",
+        "lane",
+        "handle",
+        "credential",
+    }
+)
 
 log = logging.getLogger("parley.oauth")
 
@@ -84,7 +101,9 @@ class FileSource:
 class UrlSource:
     """A remote JWKS, cached; an unknown kid refreshes it, at most once per `min_refresh` seconds."""
 
-    def __init__(self, url: str, ttl: float = 300.0, min_refresh: float = 10.0, timeout: float = 5.0):
+    def __init__(
+        self, url: str, ttl: float = 300.0, min_refresh: float = 10.0, timeout: float = 5.0
+    ):
         self.url = url
         self.ttl = ttl
         self.min_refresh = min_refresh
@@ -106,14 +125,18 @@ class UrlSource:
                 except (httpx2.HTTPError, ValueError) as exc:
                     log.warning("could not fetch JWKS from %s: %s", self.url, exc)
                     if self._cached is None:
-                        raise CredentialRejected("the token issuer's keys cannot be fetched right now") from None
+                        raise CredentialRejected(
+                            "the token issuer's keys cannot be fetched right now"
+                        ) from None
             if self._cached is None:
                 raise CredentialRejected("the token issuer's keys cannot be fetched right now")
             return self._cached
 
 
 class AccessTokenVerifier:
-    def __init__(self, issuer: str, resource: str, keys: KeySource, algorithms: tuple[str, ...] = ASYMMETRIC):
+    def __init__(
+        self, issuer: str, resource: str, keys: KeySource, algorithms: tuple[str, ...] = ASYMMETRIC
+    ):
         bad = [alg for alg in algorithms if alg not in ASYMMETRIC]
         if bad:
             raise ValueError(f"algorithms must be asymmetric; refusing {', '.join(bad)}")
@@ -187,7 +210,9 @@ class AccessTokenVerifier:
         except jwt.ImmatureSignatureError:
             raise CredentialRejected("token not yet valid") from None
         except jwt.InvalidAudienceError:
-            raise CredentialRejected(f"token audience is not this resource ({self.resource})") from None
+            raise CredentialRejected(
+                f"token audience is not this resource ({self.resource})"
+            ) from None
         except jwt.InvalidIssuerError:
             raise CredentialRejected("token issuer is not trusted here") from None
         except jwt.InvalidSignatureError:
@@ -211,9 +236,12 @@ class AccessTokenVerifier:
             family=family if isinstance(family, str) else None,
             client_id=claims.get("client_id"),
             expires_at=int(claims["exp"]),
-            extra=tuple(sorted(
-                (name, as_text(value)) for name, value in claims.items()
-                if name not in _REGISTERED and isinstance(value, (str, int, float, bool))
-            )),
+            extra=tuple(
+                sorted(
+                    (name, as_text(value))
+                    for name, value in claims.items()
+                    if name not in _REGISTERED and isinstance(value, (str, int, float, bool))
+                )
+            ),
         )
         return verified, header.get("kid")

@@ -35,8 +35,11 @@ from server.router.selection import stem_shared
 from server.router.state import Claim, Senses
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
-TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado",
-                            "passada"})
+TIME_MODIFIERS = frozenset(
+    {"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado", "passada"}
+)
+
+
 def numeric_text(token: Token, param: Param, language: str) -> str:
     """A number as the parameter takes it: as typed for text, plain digits for a number parameter."""
     if param.type not in ("number", "integer"):
@@ -51,8 +54,16 @@ def numeric_text(token: Token, param: Param, language: str) -> str:
 class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
-    def __init__(self, tool: CatalogueTool, tokens: list[Token], reading: Reading, language: str,
-                 things: list[tuple[Token, str]], used: set[int], known: dict[str, tuple[str, ...]]):
+    def __init__(
+        self,
+        tool: CatalogueTool,
+        tokens: list[Token],
+        reading: Reading,
+        language: str,
+        things: list[tuple[Token, str]],
+        used: set[int],
+        known: dict[str, tuple[str, ...]],
+    ):
         self.tool = tool
         self.tokens = tokens
         self.reading = reading
@@ -67,11 +78,17 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self.placed: list[str] = []
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
-        self._phrases: dict[int, list[Token] | None] = {}  # phrase() by start index; it reads no binding
-        self.openers = [t for t in tokens if opens(t)]  # the tokens a name, code or quote can start at
+        self._phrases: dict[
+            int, list[Token] | None
+        ] = {}  # phrase() by start index; it reads no binding
+        self.openers = [
+            t for t in tokens if opens(t)
+        ]  # the tokens a name, code or quote can start at
         self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
         self._free: tuple[int, list[Param]] | None = None
-        self.nouns = {token.index: noun for token, noun in things}  # the vocabulary's noun for a turn's word
+        self.nouns = {
+            token.index: noun for token, noun in things
+        }  # the vocabulary's noun for a turn's word
 
     def bind(self, senses: Senses, verb_end: int) -> None:
         """Every pass, surest first: each takes only what the ones before it left."""
@@ -110,8 +127,12 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self.sources[param.name] = source
         self.used.update(t.index for t in tokens)
 
-    def settle(self, params: list[Param], claimed: dict[str, list[Claim]],
-               bind: Callable[[Param, Claim], None]) -> None:
+    def settle(
+        self,
+        params: list[Param],
+        claimed: dict[str, list[Claim]],
+        bind: Callable[[Param, Claim], None],
+    ) -> None:
         """Each parameter one value claimed for it binds; two claimed for one are asked about."""
         for param in params:
             values = claimed.get(param.name, [])
@@ -121,40 +142,75 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 self.unsure.add(param.name)
 
     def free(self, kind: str | None = None) -> list[Param]:
-        if self._free is None or self._free[0] != len(self.arguments):  # recomputed only after a value is put
-            self._free = (len(self.arguments), [p for p in self.tool.params if p.name not in self.arguments])
+        if self._free is None or self._free[0] != len(
+            self.arguments
+        ):  # recomputed only after a value is put
+            self._free = (
+                len(self.arguments),
+                [p for p in self.tool.params if p.name not in self.arguments],
+            )
         return self._free[1] if kind is None else [p for p in self._free[1] if p.kind == kind]
 
     # --- labels -------------------------------------------------------------------------------
 
     def _content(self, token: Token | None) -> TypeGuard[Token]:
-        return token is not None and token.kind == "word" and token.norm not in self.function \
+        return (
+            token is not None
+            and token.kind == "word"
+            and token.norm not in self.function
             and token.norm not in CONNECTORS
+        )
 
     def left_label(self, token: Token) -> list[str]:
         """The words naming a value just before it: "initial velocity of 10", "a = 1"."""
         equals, name = self.by_index.get(token.index - 1), self.by_index.get(token.index - 2)
-        if equals is not None and equals.norm in ("=", ":") and name is not None and name.kind == "word" \
-                and len(name.norm) == 1:
-            return [name.norm]  # a = 1, x: 3: a one-letter name and its value, even a letter that is a word
+        if (
+            equals is not None
+            and equals.norm in ("=", ":")
+            and name is not None
+            and name.kind == "word"
+            and len(name.norm) == 1
+        ):
+            return [
+                name.norm
+            ]  # a = 1, x: 3: a one-letter name and its value, even a letter that is a word
         i = token.index - 1
         skipped = 0
-        while i in self.by_index and self.by_index[i].norm in CONNECTORS and skipped < 2 \
-                and (self.by_index[i].kind == "word" or self.by_index[i].norm in ("=", ":")):
+        while (
+            i in self.by_index
+            and self.by_index[i].norm in CONNECTORS
+            and skipped < 2
+            and (self.by_index[i].kind == "word" or self.by_index[i].norm in ("=", ":"))
+        ):
             i -= 1
             skipped += 1
         label: list[str] = []
         while self._content(self.by_index.get(i)) and len(label) < 3:
             label.insert(0, self.noun(self.by_index[i]))
             i -= 1
-            if label and i in self.by_index and self.by_index[i].norm in OF and self._content(self.by_index.get(i - 1)):
+            if (
+                label
+                and i in self.by_index
+                and self.by_index[i].norm in OF
+                and self._content(self.by_index.get(i - 1))
+            ):
                 i -= 1  # "year of construction is 1990": a label of two nouns
 
         before = self.by_index.get(i)
-        if label and before is not None and before.norm in ("and", "e", ",") and self._content(self.by_index.get(i - 1)):
+        if (
+            label
+            and before is not None
+            and before.norm in ("and", "e", ",")
+            and self._content(self.by_index.get(i - 1))
+        ):
             return []  # "base and height as 6 …": one of a list of labels, not this value's alone
-        if not label and skipped == 0 and i in self.by_index and self.by_index[i].kind == "word" \
-                and len(self.by_index[i].norm) == 1:
+        if (
+            not label
+            and skipped == 0
+            and i in self.by_index
+            and self.by_index[i].kind == "word"
+            and len(self.by_index[i].norm) == 1
+        ):
             label = [self.by_index[i].norm]  # a=1: a one-letter name before its value
         return label
 
@@ -162,15 +218,30 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         nxt, then = self.by_index.get(token.index + 1), self.by_index.get(token.index + 2)
         if not self._content(nxt):
             return []
-        return [self.noun(nxt)] + ([self.noun(then)] if self._content(then) else [])  # "4 light years"
+        return [self.noun(nxt)] + (
+            [self.noun(then)] if self._content(then) else []
+        )  # "4 light years"
 
     @staticmethod
     def _overlap(label: list[str], words: Iterable[str]) -> int:
-        return sum(1 for w in label if w in words or (len(w) >= 4 and any(
-            x.startswith(w) or stem_shared(x, w) or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
-            for x in words)))  # "accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure
+        return sum(
+            1
+            for w in label
+            if w in words
+            or (
+                len(w) >= 4
+                and any(
+                    x.startswith(w)
+                    or stem_shared(x, w)
+                    or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
+                    for x in words
+                )
+            )
+        )  # "accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure
 
-    def _best(self, label: list[str], params: list[Param], describe: bool = False) -> Param | None | Literal[False]:
+    def _best(
+        self, label: list[str], params: list[Param], describe: bool = False
+    ) -> Param | None | Literal[False]:
         """The one parameter a label names; False where two tie (unsure), None where none does."""
         if not label:
             return None
@@ -194,14 +265,22 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         for param in self.free("identifier"):
             for token, noun in self.things:
                 nxt = self.by_index.get(token.index + 1)
-                if noun == param.noun and nxt is not None and nxt.kind == "number" and nxt.index not in self.used:
+                if (
+                    noun == param.noun
+                    and nxt is not None
+                    and nxt.kind == "number"
+                    and nxt.index not in self.used
+                ):
                     self.put(param, nxt.text, "turn", nxt)
                     break
 
     def numbers(self) -> None:
         """Numbers to the parameters their labels name; a lone number to a lone numeric parameter."""
-        numeric = [p for p in self.free() if p.type in ("number", "integer") or p.kind in ("amount", "count",
-                                                                                           "identifier")]
+        numeric = [
+            p
+            for p in self.free()
+            if p.type in ("number", "integer") or p.kind in ("amount", "count", "identifier")
+        ]
         values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
@@ -226,8 +305,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 best = self._best(self.right_label(token), numeric)
             if best is None:
                 # by description, less words that several describe ("hotel" of a three star hotel: no room)
-                label = [w for w in self.right_label(token) or self.left_label(token)
-                         if sum(w in p.described for p in self.tool.params) < 2]
+                label = [
+                    w
+                    for w in self.right_label(token) or self.left_label(token)
+                    if sum(w in p.described for p in self.tool.params) < 2
+                ]
                 best = self._best(label, numeric, describe=True)
             if best is False:
                 self.unsure.update(p.name for p in numeric)
@@ -246,8 +328,14 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             unlabelled.remove(percents[0])
             left.remove(takers[0])
         # money and decimals to the one amount parameter that names money
-        money = [t for t in unlabelled if t.kind == "money" or (t.kind == "decimal" and not t.text.endswith("%"))]
-        amounts = [p for p in left if p.kind == "amount" and p.words and p.words[-1] in _AMOUNT_WORDS]
+        money = [
+            t
+            for t in unlabelled
+            if t.kind == "money" or (t.kind == "decimal" and not t.text.endswith("%"))
+        ]
+        amounts = [
+            p for p in left if p.kind == "amount" and p.words and p.words[-1] in _AMOUNT_WORDS
+        ]
         if len(money) == 1 and len(amounts) == 1:
             self._number(amounts[0], money[0])
             unlabelled.remove(money[0])
@@ -272,14 +360,21 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             value = Decimal(numeric_text(token, param, self.language)) * lx.MAGNITUDES[unit.norm]
             self.put(param, format(value.normalize(), "f"), "turn", token, unit)
             return
-        if unit is not None and unit.glued and unit.kind == "word" and unit.norm not in param.described \
-                and not set(lx.UNIT_NAMES.get(unit.norm, ())) & param.described \
-                and not (self.stated_unit() and any(p.words == ("unit",) for p in self.tool.params)):
+        if (
+            unit is not None
+            and unit.glued
+            and unit.kind == "word"
+            and unit.norm not in param.described
+            and not set(lx.UNIT_NAMES.get(unit.norm, ())) & param.described
+            and not (self.stated_unit() and any(p.words == ("unit",) for p in self.tool.params))
+        ):
             self.unsure.add(param.name)  # 6cm, 100µF: a unit the parameter does not say it takes
             return
         if token.text.endswith("%"):
             # 8% is 8 or 0.08: the parameter must say which ("as a decimal", "in percentage")
-            how = param.percent or ("percent" if {"percent", "percentage"} & set(param.words) else None)
+            how = param.percent or (
+                "percent" if {"percent", "percentage"} & set(param.words) else None
+            )
             number = numeric_text(token, param, self.language).rstrip("%")
             if how is None or param.type not in ("number", "integer"):
                 self.unsure.add(param.name)
@@ -292,8 +387,14 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     def destinations(self) -> None:
         for param in self.free("destination"):
-            value = next((t for t in self.reading.destination if t in self.tokens and t.index not in self.used
-                          and takes(param, t)), None)
+            value = next(
+                (
+                    t
+                    for t in self.reading.destination
+                    if t in self.tokens and t.index not in self.used and takes(param, t)
+                ),
+                None,
+            )
             if value is not None and value.kind == "word":
                 # a name after "to" is the whole name ("to New York City"); one that runs on is not a value
                 run = self.phrase(value.index)
@@ -313,24 +414,40 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
             if len(dated) == 1:
                 value = as_described(dates[0].text, self.language, dated[0].date_format)
-                if value is None or any(t.kind == "word" and t.norm in lx.DAY_WORDS and t.index not in self.used
-                                        for t in self.tokens):
+                if value is None or any(
+                    t.kind == "word" and t.norm in lx.DAY_WORDS and t.index not in self.used
+                    for t in self.tokens
+                ):
                     # "this Sunday? Today is 2023-09-29": a date and a day said another way, so no sure date
                     self.unsure.add(dated[0].name)  # "03/04/2025" where the tool wants YYYY-MM-DD
                 else:
                     self.put(dated[0], value, "turn", dates[0])
                 params = [p for p in params if p is not dated[0]]
-        months = [t for t in self.tokens if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used]
+        months = [
+            t
+            for t in self.tokens
+            if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used
+        ]
         for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
             if len(months) == 1:
                 self.put(param, months[0].text, "turn", months[0])
         if not params:
             return
         value, tokens = self.time_text()
-        others = [t for t in self.tokens if t.index not in self.used and t not in tokens
-                  and (t.kind == "date" or (t.kind == "word" and t.norm in lx.MONTHS and t.text[:1].isupper()))]
+        others = [
+            t
+            for t in self.tokens
+            if t.index not in self.used
+            and t not in tokens
+            and (
+                t.kind == "date"
+                or (t.kind == "word" and t.norm in lx.MONTHS and t.text[:1].isupper())
+            )
+        ]
         if value and others:
-            self.unsure.update(p.name for p in params)  # "next month (April 2022)": two ways to say when
+            self.unsure.update(
+                p.name for p in params
+            )  # "next month (April 2022)": two ways to say when
         elif value and len(params) == 1:
             self.put(params[0], value, "turn", *tokens)
         elif value:
@@ -343,15 +460,24 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             before = self.by_index.get(token.index - 1)
             if token.index in self.used:
                 continue
-            if token.kind == "word" and token.norm in words and not (
-                    token.norm in ("am", "pm") and before is not None and before.kind == "number"):
+            if (
+                token.kind == "word"
+                and token.norm in words
+                and not (
+                    token.norm in ("am", "pm") and before is not None and before.kind == "number"
+                )
+            ):
                 if before is not None and before.norm in TIME_MODIFIERS:
                     parts.append(f"{before.text} {token.text}")
                     taken.append(before)
                 else:
                     parts.append(token.text)
                 taken.append(token)
-            elif token.kind in ("number", "decimal") and before is not None and before.norm in ("at", "as", "às"):
+            elif (
+                token.kind in ("number", "decimal")
+                and before is not None
+                and before.norm in ("at", "as", "às")
+            ):
                 after = self.by_index.get(token.index + 1)
                 if after is not None and after.norm in ("am", "pm"):
                     parts.append(token.text + ("" if after.glued else " ") + after.text)
@@ -363,29 +489,62 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     def named_but_unbound(self) -> None:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
-        words = {singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used}
+        words = {
+            singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used
+        }
         tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(self.tool.namespace)
         if self.names_left():
             # a name the turn gives that no parameter took: it may belong where another one went
-            self.unsure.update(p.name for p in self.free() if p.type in ("string", "array")
-                               and p.kind not in ("choice", "flag", "time"))
+            self.unsure.update(
+                p.name
+                for p in self.free()
+                if p.type in ("string", "array") and p.kind not in ("choice", "flag", "time")
+            )
             self.unsure.update(name for name in self.placed if not self.free())
         if self._means_left():
             # "by using a public transportation", "de trem": a way of doing it that no parameter took
-            self.unsure.update(p.name for p in self.free() if p.type == "string" and p.kind in ("text", "choice")
-                               and p.name not in TEXT_NAMES)
-        units = any(t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens)
+            self.unsure.update(
+                p.name
+                for p in self.free()
+                if p.type == "string" and p.kind in ("text", "choice") and p.name not in TEXT_NAMES
+            )
+        units = any(
+            t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens
+        )
         for param in self.free():
-            own = [w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words]
+            own = [
+                w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words
+            ]
             if own and all(w in words for w in own):
                 self.unsure.add(param.name)
             elif param.kind == "flag" and any(w in words for w in own if w not in FLAG_NOISE):
                 self.unsure.add(param.name)  # "toll roads avoided": a flag's word, but not said how
             elif param.examples & words:
-                self.unsure.add(param.name)  # "a vegan menu": a word its description gives as an example
+                self.unsure.add(
+                    param.name
+                )  # "a vegan menu": a word its description gives as an example
             elif units and "unit" in param.words:
                 self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
 
 
-_AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia", "salary",
-                           "income", "budget", "payment", "balance", "principal", "investment", "loan"})
+_AMOUNT_WORDS = frozenset(
+    {
+        "amount",
+        "price",
+        "total",
+        "value",
+        "sum",
+        "cost",
+        "fee",
+        "valor",
+        "quantia",
+        "salary",
+        "income",
+        "budget",
+        "payment",
+        "balance",
+        "principal",
+        "investment",
+        "loan",
+    }
+)

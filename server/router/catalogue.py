@@ -30,13 +30,36 @@ JSONValue: TypeAlias = "str | int | float | bool | None | list[JSONValue] | dict
 JSONObject: TypeAlias = "dict[str, JSONValue]"
 
 ID_NAMES = ("id", "number", "no", "num", "nr", "code", "ref", "reference")
-AMOUNT_NAMES = frozenset({"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia"})
-DESTINATION_NAMES = frozenset({"email", "to", "recipient", "destination", "address", "url", "webhook", "target"})
+AMOUNT_NAMES = frozenset(
+    {"amount", "price", "total", "value", "sum", "cost", "fee", "valor", "quantia"}
+)
+DESTINATION_NAMES = frozenset(
+    {"email", "to", "recipient", "destination", "address", "url", "webhook", "target"}
+)
 TIME_NAMES = frozenset({"date", "time", "when", "at", "day", "deadline", "start", "end"})
 NAME_NAMES = frozenset({"handle", "member", "user", "username", "person", "customer", "name"})
 # Parameters that take the turn's free text (what is left once the verb and the tool's nouns are read)
-TEXT_NAMES = frozenset({"query", "question", "text", "topic", "detail", "statement", "turn", "note", "message",
-                        "body", "comment", "reason", "kind", "subject", "prompt", "keyword", "keywords"})
+TEXT_NAMES = frozenset(
+    {
+        "query",
+        "question",
+        "text",
+        "topic",
+        "detail",
+        "statement",
+        "turn",
+        "note",
+        "message",
+        "body",
+        "comment",
+        "reason",
+        "kind",
+        "subject",
+        "prompt",
+        "keyword",
+        "keywords",
+    }
+)
 COUNT_NAMES = frozenset({"limit", "count", "quantity", "qty", "n", "size"})
 
 
@@ -52,12 +75,22 @@ class Param:
     items: str = "string"  # for an array, its items' type
     known: tuple[str, ...] = ()  # x-known-values: values the application knows for it
     described: frozenset[str] = frozenset()  # the content words of its description, singular
-    listed: tuple[str, ...] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
-    percent: str | None = None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
-    examples: frozenset[str] = frozenset()  # the words of the examples its description gives ("e.g. vegan")
+    listed: tuple[
+        str, ...
+    ] = ()  # the values its description quotes as the ones it takes ('now', 'weekend')
+    percent: str | None = (
+        None  # how its description says a percent is given: "fraction" (5% is 0.05) or "percent"
+    )
+    examples: frozenset[str] = (
+        frozenset()
+    )  # the words of the examples its description gives ("e.g. vegan")
     example_values: tuple[str, ...] = ()  # its one-word examples as written ("e.g. 'Piano'": Piano)
-    date_format: tuple[tuple[str, ...], str] | None = None  # the order and separator its description asks dates in (dates.py)
-    formats: tuple[str, ...] = ()  # the shapes its description asks values in (formats.py); () for any
+    date_format: tuple[tuple[str, ...], str] | None = (
+        None  # the order and separator its description asks dates in (dates.py)
+    )
+    formats: tuple[
+        str, ...
+    ] = ()  # the shapes its description asks values in (formats.py); () for any
 
 
 @dataclass(frozen=True)
@@ -68,10 +101,14 @@ class CatalogueTool:
     params: tuple[Param, ...]
     writes: bool
     description: str = ""
-    adjectives: tuple[str, ...] = field(default=())  # the name's qualifiers (public in share_event_public)
+    adjectives: tuple[str, ...] = field(
+        default=()
+    )  # the name's qualifiers (public in share_event_public)
     namespace: tuple[str, ...] = ()  # words before the last dot (soccer in soccer.get_player_stats)
     verb: str = ""  # the word of its name that says its action (estimate in estimate_fund_return)
-    purpose: str | None = None  # the thing its description says it acts on ("Discover therapists in …")
+    purpose: str | None = (
+        None  # the thing its description says it acts on ("Discover therapists in …")
+    )
 
     @property
     def display(self) -> str:
@@ -106,7 +143,11 @@ def _type(schema: JSONObject) -> str:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), None)
     if "anyOf" in schema:
-        kinds = [s.get("type") for s in _list(schema["anyOf"]) if isinstance(s, dict) and s.get("type") != "null"]
+        kinds = [
+            s.get("type")
+            for s in _list(schema["anyOf"])
+            if isinstance(s, dict) and s.get("type") != "null"
+        ]
         kind = kinds[0] if kinds else kind
     return kind if isinstance(kind, str) else "string"
 
@@ -141,8 +182,30 @@ def _kind(name: str, schema: JSONObject) -> tuple[str, str | None]:
 
 
 # Words a description uses for any parameter: they name none in particular.
-GENERIC = frozenset({"number", "value", "default", "given", "specified", "optional", "required", "type", "name",
-                     "numero", "valor", "the", "and", "for", "with", "which", "that", "this", "from", "into"})
+GENERIC = frozenset(
+    {
+        "number",
+        "value",
+        "default",
+        "given",
+        "specified",
+        "optional",
+        "required",
+        "type",
+        "name",
+        "numero",
+        "valor",
+        "the",
+        "and",
+        "for",
+        "with",
+        "which",
+        "that",
+        "this",
+        "from",
+        "into",
+    }
+)
 
 
 def _described(text: str) -> frozenset[str]:
@@ -152,9 +215,14 @@ def _described(text: str) -> frozenset[str]:
 
 
 _QUOTED = re.compile(r"'([^'\s][^']{0,30})'|\"([^\"\s][^\"]{0,30})\"")
-_EXAMPLE = re.compile(r"\be\.?g\b|example|such as|\blike\b|format|\bi\.?e\b|\bpor exemplo|\bcomo\b", re.I)
-_FRACTION = re.compile(r"\bdecimal\b(?!\s+(?:place|precision|digit))|\bfraction\b|\b0\s*(?:-|to|a)\s*1\b"
-                       r"|\bfracao\b", re.I)
+_EXAMPLE = re.compile(
+    r"\be\.?g\b|example|such as|\blike\b|format|\bi\.?e\b|\bpor exemplo|\bcomo\b", re.I
+)
+_FRACTION = re.compile(
+    r"\bdecimal\b(?!\s+(?:place|precision|digit))|\bfraction\b|\b0\s*(?:-|to|a)\s*1\b"
+    r"|\bfracao\b",
+    re.I,
+)
 _PERCENT = re.compile(r"\bpercent|\bporcent", re.I)
 
 
@@ -162,20 +230,28 @@ def _listed(text: str) -> tuple[str, ...]:
     """The values a description quotes as the ones a parameter takes: two or more, and not examples."""
     if _EXAMPLE.search(text):
         return ()
-    text = re.split(r"\bdefault|\bpadr[aã]o", text, flags=re.I)[0]  # "Default is ['a', 'b']" lists no choices
+    text = re.split(r"\bdefault|\bpadr[aã]o", text, flags=re.I)[
+        0
+    ]  # "Default is ['a', 'b']" lists no choices
     values = tuple(dict.fromkeys(a or b for a, b in _QUOTED.findall(text)))
     return values if len(values) >= 2 else ()
 
 
-_EXAMPLES = re.compile(r"(?:\be\.?g\.?|for example|such as|\blike\b|por exemplo|como)[:,]?\s+((?:[^.;()]|\.(?=\d))*)", re.I)
+_EXAMPLES = re.compile(
+    r"(?:\be\.?g\.?|for example|such as|\blike\b|por exemplo|como)[:,]?\s+((?:[^.;()]|\.(?=\d))*)",
+    re.I,
+)
 
 
 def _examples(text: str) -> frozenset[str]:
     """The words of the examples a description gives: "e.g. vegan, gluten-free" gives vegan, gluten-free."""
     words: set[str] = set()
     for found in _EXAMPLES.findall(text):
-        words.update(w for w in re.findall(r"[a-z][a-z-]{2,}", fold(found)) if w not in GENERIC
-                     and w not in ("and", "or", "etc", "ou", "default", "is"))
+        words.update(
+            w
+            for w in re.findall(r"[a-z][a-z-]{2,}", fold(found))
+            if w not in GENERIC and w not in ("and", "or", "etc", "ou", "default", "is")
+        )
     return frozenset(words)
 
 
@@ -190,7 +266,10 @@ def _example_values(text: str) -> tuple[str, ...]:
             continue  # "e.g. Denver, CO": one value written with a comma, not a list of two
         for item in items:
             item = item.strip().strip("'\"“”").strip()
-            if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}", item) and item.lower() not in ("etc", "default"):
+            if re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}", item) and item.lower() not in (
+                "etc",
+                "default",
+            ):
                 values.append(item)
     return tuple(dict.fromkeys(values))
 
@@ -216,24 +295,115 @@ def _param(name: str, schema: JSONObject, required: bool) -> Param:
     formats = value_formats(description) if not enum else ()
     if dated and not formats:
         fields, separator = dated
-        formats = (re.escape(separator).join(r"\d{4}" if f == "YYYY" else r"\d{2}" for f in fields),)
-    return Param(name, kind, required, noun, tuple(str(v) for v in enum),
-                 tuple(singular(w) for w in split_words(name)), _type(schema), _type(items),
-                 tuple(str(v) for v in known) if isinstance(known, list) else (),
-                 _described(description), _listed(description), _percent(description), _examples(description),
-                 date_format=dated, formats=formats,
-                 example_values=_example_values(description) if not enum else ())
+        formats = (
+            re.escape(separator).join(r"\d{4}" if f == "YYYY" else r"\d{2}" for f in fields),
+        )
+    return Param(
+        name,
+        kind,
+        required,
+        noun,
+        tuple(str(v) for v in enum),
+        tuple(singular(w) for w in split_words(name)),
+        _type(schema),
+        _type(items),
+        tuple(str(v) for v in known) if isinstance(known, list) else (),
+        _described(description),
+        _listed(description),
+        _percent(description),
+        _examples(description),
+        date_format=dated,
+        formats=formats,
+        example_values=_example_values(description) if not enum else (),
+    )
 
 
 # Words between a description's verb and the thing it acts on, and words that end that thing's phrase
-_LEAD = frozenset({"for", "a", "an", "the", "and", "or", "all", "any", "some", "up", "new", "out", "available",
-                   "specific", "specified", "given", "one", "more", "multiple", "relevant"})
-_PHRASE_END = frozenset({"that", "which", "who", "based", "with", "to", "by", "in", "on", "for", "from", "within",
-                         "using", "matching", "according", "at", "of", "as", "and", "or", "if", "whose", "where",
-                         "when", "via", "into", "under", "near", "around", "between", "across", "per", "is", "are"})
-_CONTAINERS = frozenset({"list", "set", "collection", "number", "detail", "details", "information", "info",
-                         "summary", "series", "group", "selection", "range", "variety", "catalog", "catalogue"})
-_SUBJECTS = frozenset({"this", "the", "a", "an", "function", "tool", "endpoint", "api", "method", "it", "that"})
+_LEAD = frozenset(
+    {
+        "for",
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "all",
+        "any",
+        "some",
+        "up",
+        "new",
+        "out",
+        "available",
+        "specific",
+        "specified",
+        "given",
+        "one",
+        "more",
+        "multiple",
+        "relevant",
+    }
+)
+_PHRASE_END = frozenset(
+    {
+        "that",
+        "which",
+        "who",
+        "based",
+        "with",
+        "to",
+        "by",
+        "in",
+        "on",
+        "for",
+        "from",
+        "within",
+        "using",
+        "matching",
+        "according",
+        "at",
+        "of",
+        "as",
+        "and",
+        "or",
+        "if",
+        "whose",
+        "where",
+        "when",
+        "via",
+        "into",
+        "under",
+        "near",
+        "around",
+        "between",
+        "across",
+        "per",
+        "is",
+        "are",
+    }
+)
+_CONTAINERS = frozenset(
+    {
+        "list",
+        "set",
+        "collection",
+        "number",
+        "detail",
+        "details",
+        "information",
+        "info",
+        "summary",
+        "series",
+        "group",
+        "selection",
+        "range",
+        "variety",
+        "catalog",
+        "catalogue",
+    }
+)
+_SUBJECTS = frozenset(
+    {"this", "the", "a", "an", "function", "tool", "endpoint", "api", "method", "it", "that"}
+)
 
 
 def _purpose(description: str) -> str | None:
@@ -245,8 +415,13 @@ def _purpose(description: str) -> str | None:
     i = 0
     while i < len(words) and words[i].lower() in _SUBJECTS:
         i += 1  # "This function retrieves …"
-    if i >= len(words) or not words[i][:1].isalpha() or words[i].lower() in _CONTAINERS \
-            or words[i].lower() in lx.NAME_ADJECTIVES or words[i].lower() in GENERIC:
+    if (
+        i >= len(words)
+        or not words[i][:1].isalpha()
+        or words[i].lower() in _CONTAINERS
+        or words[i].lower() in lx.NAME_ADJECTIVES
+        or words[i].lower() in GENERIC
+    ):
         return None  # "Data for the current user": a noun first, no verb to read the thing after
     i += 1  # the verb
     while i < len(words) and words[i].lower() in _LEAD:
@@ -303,7 +478,9 @@ def tool_from_declaration(declaration: JSONObject) -> CatalogueTool:
 @dataclass(frozen=True)
 class Catalogue:
     tools: tuple[CatalogueTool, ...]
-    nouns: frozenset[str] = field(default=frozenset(), compare=False)  # every tool's thing and identifier nouns
+    nouns: frozenset[str] = field(
+        default=frozenset(), compare=False
+    )  # every tool's thing and identifier nouns
 
     def __post_init__(self) -> None:
         # computed once per catalogue, when it is built, not on each turn planned against it

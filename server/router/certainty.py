@@ -34,10 +34,18 @@ class CertaintyBinding(BindingState):
             return True
         if after is not None and after.norm in OF and then is not None and then.norm in MONTHS:
             return True
-        if token.kind == "number" and len(token.text) == 4 and token.text.isdigit() and 1000 <= int(token.text) <= 2999:
+        if (
+            token.kind == "number"
+            and len(token.text) == 4
+            and token.text.isdigit()
+            and 1000 <= int(token.text) <= 2999
+        ):
             # "the 2023 1st of March", "April 22nd 2023": a year beside a month's name
-            return any(self.by_index[i].norm in MONTHS for i in range(token.index - 3, token.index + 4)
-                       if i in self.by_index and i != token.index)
+            return any(
+                self.by_index[i].norm in MONTHS
+                for i in range(token.index - 3, token.index + 4)
+                if i in self.by_index and i != token.index
+            )
         return token.kind == "ordinal" and before is not None and before.norm in MONTHS
 
     def _in_name(self, token: Token) -> bool:
@@ -53,8 +61,15 @@ class CertaintyBinding(BindingState):
         return self._capital(after) and self._capital(then)
 
     def _capital(self, token: Token | None) -> TypeGuard[Token]:
-        if token is None or token.kind != "word" or not token.text[:1].isupper() or token.index == self.first_word \
-                or token.norm in MONTHS or token.norm in lx.TIME_WORDS[self.language] or token.norm in self.function:
+        if (
+            token is None
+            or token.kind != "word"
+            or not token.text[:1].isupper()
+            or token.index == self.first_word
+            or token.norm in MONTHS
+            or token.norm in lx.TIME_WORDS[self.language]
+            or token.norm in self.function
+        ):
             return False
         before = self.by_index.get(token.index - 1)
         return before is None or before.norm not in (".", "!", "?")
@@ -63,13 +78,26 @@ class CertaintyBinding(BindingState):
         """Whether a lone number and the noun after it qualify the tool's thing as one modifier that
         the parameter does not name: "a three star hotel" is not number_of_rooms."""
         after, then = self.by_index.get(token.index + 1), self.by_index.get(token.index + 2)
-        if not self._content(after) or after.glued or after.norm in lx.TIME_WORDS[self.language] \
-                or after.norm in lx.NAME_ADJECTIVES or after.norm in lx.EVALUATIVES \
-                or then is None or singular(then.norm) not in (*self.tool.nouns, *self.tool.adjectives):
+        if (
+            not self._content(after)
+            or after.glued
+            or after.norm in lx.TIME_WORDS[self.language]
+            or after.norm in lx.NAME_ADJECTIVES
+            or after.norm in lx.EVALUATIVES
+            or then is None
+            or singular(then.norm) not in (*self.tool.nouns, *self.tool.adjectives)
+        ):
             return False
         noun = self.noun(after)
-        return noun not in param.words and noun not in param.described and not any(
-            stem_shared(noun, w) or w.startswith(noun) or noun.startswith(w) for w in param.words if len(w) > 3)
+        return (
+            noun not in param.words
+            and noun not in param.described
+            and not any(
+                stem_shared(noun, w) or w.startswith(noun) or noun.startswith(w)
+                for w in param.words
+                if len(w) > 3
+            )
+        )
 
     def examples(self) -> None:
         """A word of the turn that the description gives as one of its parameter's examples ("a simple
@@ -80,8 +108,14 @@ class CertaintyBinding(BindingState):
             if param.type != "string" or not param.example_values:
                 continue
             folded = {v.lower() for v in param.example_values}
-            hits = [t for t in self.tokens if t.kind == "word" and t.index not in self.used and t.norm in folded
-                    and singular(t.norm) not in tool_words]
+            hits = [
+                t
+                for t in self.tokens
+                if t.kind == "word"
+                and t.index not in self.used
+                and t.norm in folded
+                and singular(t.norm) not in tool_words
+            ]
             if hits:
                 claimed.append((param, hits))
         taken = [t.index for _, hits in claimed for t in hits]
@@ -109,15 +143,27 @@ class CertaintyBinding(BindingState):
     def values_left(self) -> None:
         """A value the turn gives that no parameter took (a quoted text, a date) while parameters that
         could take it are still free: the plan would run without something the turn asked, so it asks."""
-        left = [t for t in self.tokens if t.index not in self.used and t.kind in ("quoted", "date", *NUMERIC)]
+        left = [
+            t
+            for t in self.tokens
+            if t.index not in self.used and t.kind in ("quoted", "date", *NUMERIC)
+        ]
         if not left:
             return
         for token in left:
             if token.kind == "quoted":
-                takers = [p for p in self.free() if p.type in ("string", "array") and p.kind != "flag"]
+                takers = [
+                    p for p in self.free() if p.type in ("string", "array") and p.kind != "flag"
+                ]
                 quoted = {t.text for t in self.tokens if t.kind == "quoted"}
-                for param in [p for p in self.tool.params if p.kind in ("text", "name") and p.type == "string"
-                              and self.sources.get(p.name) == "turn" and self.arguments[p.name] not in quoted]:
+                for param in [
+                    p
+                    for p in self.tool.params
+                    if p.kind in ("text", "name")
+                    and p.type == "string"
+                    and self.sources.get(p.name) == "turn"
+                    and self.arguments[p.name] not in quoted
+                ]:
                     # "statistics of 'Zelda' on Switch": an unquoted word took the place the quote was for
                     del self.arguments[param.name], self.sources[param.name]
                     takers.append(param)
@@ -126,13 +172,22 @@ class CertaintyBinding(BindingState):
             elif self._in_name(token):
                 continue  # "Windows 11": the name's, asked for with the name
             else:
-                year = token.text.isdigit() and len(token.text) == 4 and 1000 <= int(token.text) <= 2999
-                takers = [p for p in self.free() if p.type in ("number", "integer") or p.kind == "identifier"
-                          or (year and (p.kind == "time" or p.date_format))]  # "2023 .10.01": a date's year
+                year = (
+                    token.text.isdigit()
+                    and len(token.text) == 4
+                    and 1000 <= int(token.text) <= 2999
+                )
+                takers = [
+                    p
+                    for p in self.free()
+                    if p.type in ("number", "integer")
+                    or p.kind == "identifier"
+                    or (year and (p.kind == "time" or p.date_format))
+                ]  # "2023 .10.01": a date's year
             self.unsure.update(p.name for p in takers)
 
     def restriction_left(self) -> None:
-        """"list all openai servers": a word that narrows the thing the tool is about, right before the
+        """ "list all openai servers": a word that narrows the thing the tool is about, right before the
         turn names it, that neither the tool's name nor any value took. Running would drop it; the
         parameters that could carry it are asked for (a kind already chosen is asked about again)."""
         if not self.tool.nouns:
@@ -141,21 +196,45 @@ class CertaintyBinding(BindingState):
         named = [t for t in self.tokens if t.kind == "word" and singular(t.norm) == head]
         if not named:
             return
-        own = {*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace, *split_words(self.tool.name),
-               *(w for p in self.tool.params for w in p.words)}
+        own = {
+            *self.tool.nouns,
+            *self.tool.adjectives,
+            *self.tool.namespace,
+            *split_words(self.tool.name),
+            *(w for p in self.tool.params for w in p.words),
+        }
         for token in named:
             before = self.by_index.get(token.index - 1)
-            if not self._content(before) or before.index in self.used or before.index <= self.first_word \
-                    or singular(before.norm) in own or before.norm in lx.NAME_ADJECTIVES \
-                    or before.norm in lx.EVALUATIVES or not before.norm.isalpha() or before.norm.endswith("ing"):
+            if (
+                not self._content(before)
+                or before.index in self.used
+                or before.index <= self.first_word
+                or singular(before.norm) in own
+                or before.norm in lx.NAME_ADJECTIVES
+                or before.norm in lx.EVALUATIVES
+                or not before.norm.isalpha()
+                or before.norm.endswith("ing")
+            ):
                 continue
             spelled, i = "", before.index
-            while i in self.by_index and self.by_index[i].kind == "word" and self.by_index[i].text[:1].isupper():
+            while (
+                i in self.by_index
+                and self.by_index[i].kind == "word"
+                and self.by_index[i].text[:1].isupper()
+            ):
                 spelled, i = self.by_index[i].norm[0] + spelled, i - 1
             if spelled == head:
                 continue  # "the Body Mass Index (BMI)": the words the thing's abbreviation spells out
-            takers = [p for p in self.tool.params if p.type == "string" and p.kind in ("text", "choice", "name")
-                      and (p.name not in self.arguments or (p.kind == "choice" and self.sources.get(p.name) == "turn"))]
+            takers = [
+                p
+                for p in self.tool.params
+                if p.type == "string"
+                and p.kind in ("text", "choice", "name")
+                and (
+                    p.name not in self.arguments
+                    or (p.kind == "choice" and self.sources.get(p.name) == "turn")
+                )
+            ]
             for param in takers:
                 self.arguments.pop(param.name, None)
                 self.sources.pop(param.name, None)

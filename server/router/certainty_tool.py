@@ -23,31 +23,76 @@ from server.router.names import singular
 from server.router.tokens import Token
 
 # Token kinds that are values whatever the sentence: a parameter could take each as written
-VALUE_KINDS = frozenset({"number", "decimal", "money", "ordinal", "date", "email", "url", "domain", "list",
-                         "quoted", "handle"})
+VALUE_KINDS = frozenset(
+    {
+        "number",
+        "decimal",
+        "money",
+        "ordinal",
+        "date",
+        "email",
+        "url",
+        "domain",
+        "list",
+        "quoted",
+        "handle",
+    }
+)
 _NUMBER_KINDS = frozenset({"number", "decimal", "money"})
 _TIME_KINDS = frozenset({"date", "ordinal", "number"})
 _CLOCK = frozenset({"am", "pm"})
 _ENDS = frozenset({".", "!", "?"})
 # Words by which a parameter's name or description says it takes a place; a place is written as a name
 # after a preposition of place ("in Paris", "from New York", "at the Shattuck Cinemas")
-PLACE_WORDS = frozenset({"location", "city", "place", "town", "area", "country", "region", "district",
-                         "province", "destination", "origin", "venue", "where", "address", "cidade", "local"})
-PLACE_PREPOSITIONS = {"en": frozenset({"in", "at", "near", "from", "to", "around", "for", "within", "inside"}),
-                      "pt-BR": frozenset({"em", "no", "na", "de", "do", "da", "para", "perto"})}
+PLACE_WORDS = frozenset(
+    {
+        "location",
+        "city",
+        "place",
+        "town",
+        "area",
+        "country",
+        "region",
+        "district",
+        "province",
+        "destination",
+        "origin",
+        "venue",
+        "where",
+        "address",
+        "cidade",
+        "local",
+    }
+)
+PLACE_PREPOSITIONS = {
+    "en": frozenset({"in", "at", "near", "from", "to", "around", "for", "within", "inside"}),
+    "pt-BR": frozenset({"em", "no", "na", "de", "do", "da", "para", "perto"}),
+}
 # Words between a thing and the word that says which one ("a recipe for feijoada", "receita de feijoada")
-WHICH_PREPOSITIONS = {"en": frozenset({"for", "of", "about", "named", "called"}),
-                      "pt-BR": frozenset({"de", "do", "da", "sobre", "chamado", "chamada"})}
+WHICH_PREPOSITIONS = {
+    "en": frozenset({"for", "of", "about", "named", "called"}),
+    "pt-BR": frozenset({"de", "do", "da", "sobre", "chamado", "chamada"}),
+}
 _ARTICLES = frozenset({"the", "a", "an", "o", "os", "as"})
 
 
 def _proper(token: Token, before: Token | None, language: str) -> bool:
     """A word written with a capital where a sentence does not begin: part of a name (Paris, PostgreSQL)."""
-    if token.kind != "word" or not token.text[:1].isupper() or before is None or before.norm in _ENDS:
+    if (
+        token.kind != "word"
+        or not token.text[:1].isupper()
+        or before is None
+        or before.norm in _ENDS
+    ):
         return False
     norm = token.norm
-    return not (norm in lx.FUNCTION_WORDS[language] or norm == "i" or norm.startswith("i'")
-                or norm in lx.MONTHS or norm in lx.TIME_WORDS[language])
+    return not (
+        norm in lx.FUNCTION_WORDS[language]
+        or norm == "i"
+        or norm.startswith("i'")
+        or norm in lx.MONTHS
+        or norm in lx.TIME_WORDS[language]
+    )
 
 
 def _placed(tokens: list[Token], language: str) -> bool:
@@ -65,8 +110,9 @@ def _placed(tokens: list[Token], language: str) -> bool:
     return any(a.kind == "number" and _proper(b, a, language) for a, b in zip(tokens, tokens[1:]))
 
 
-def _named_which(tokens: list[Token], found: list[tuple[Token, str]], tool: CatalogueTool,
-                 language: str) -> bool:
+def _named_which(
+    tokens: list[Token], found: list[tuple[Token, str]], tool: CatalogueTool, language: str
+) -> bool:
     """Whether a word right after the tool's thing says which one: "a recipe for feijoada", "member zed"."""
     # words that are not a value's: the tool's own words and its parameters' ("movie tickets" names
     # number_of_tickets), and numbers written as words
@@ -84,13 +130,19 @@ def _named_which(tokens: list[Token], found: list[tuple[Token, str]], tool: Cata
         if j < len(tokens) and tokens[j].norm in _ARTICLES:
             j += 1
         after = tokens[j] if j < len(tokens) else None
-        if after is not None and after.kind == "word" and after.norm not in common \
-                and nouns.get(after.index, singular(after.norm)) not in named:
+        if (
+            after is not None
+            and after.kind == "word"
+            and after.norm not in common
+            and nouns.get(after.index, singular(after.norm)) not in named
+        ):
             return True
     return False
 
 
-def _offers(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]], language: str) -> bool:
+def _offers(
+    tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]], language: str
+) -> bool:
     """Whether the turn offers a candidate for any value the tool reads (flags aside): a token of the
     kind the parameter takes, bound or not (a city the format refuses is still offered)."""
     kinds = {t.kind for t in tokens}
@@ -98,7 +150,9 @@ def _offers(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, s
     text = " ".join(t.norm for t in tokens)
     proper = any(_proper(t, b, language) for b, t in zip(tokens, tokens[1:]))
     which: bool | None = None
-    days = (lx.TIME_WORDS[language] | lx.MONTHS) - _CLOCK  # "I am": am is a time only after a number
+    days = (
+        lx.TIME_WORDS[language] | lx.MONTHS
+    ) - _CLOCK  # "I am": am is a time only after a number
     for param in tool.params:
         if param.kind == "flag":
             continue
@@ -127,8 +181,14 @@ def _offers(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, s
     return False
 
 
-def _names_only_the_tool(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]],
-                         action: str | None, verb: set[int], language: str) -> bool:
+def _names_only_the_tool(
+    tool: CatalogueTool,
+    tokens: list[Token],
+    found: list[tuple[Token, str]],
+    action: str | None,
+    verb: set[int],
+    language: str,
+) -> bool:
     """Whether every content word of the turn is a word of the tool's name ("view member" for
     view_member, "encontre balsas" for find_ferries): the turn calls that tool by its name, and
     what it lacks is only its values."""
@@ -138,11 +198,18 @@ def _names_only_the_tool(tool: CatalogueTool, tokens: list[Token], found: list[t
     content = [t for t in tokens if t.kind == "word" and t.norm not in function]
     return bool(content) and all(
         (t.index in verb and action == tool.action) or nouns.get(t.index, singular(t.norm)) in own
-        for t in content)
+        for t in content
+    )
 
 
-def tool_unsure(tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]], action: str | None,
-                verb: set[int], language: str) -> bool:
+def tool_unsure(
+    tool: CatalogueTool,
+    tokens: list[Token],
+    found: list[tuple[Token, str]],
+    action: str | None,
+    verb: set[int],
+    language: str,
+) -> bool:
     """Whether a tool that needs values is only guessed at: the turn names the kind of thing it does,
     by a reading verb or none, and gives nothing the tool reads (see the module's docstring)."""
     if not any(p.required and p.kind != "flag" for p in tool.params):

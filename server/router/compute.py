@@ -26,14 +26,21 @@ def arithmetic(tokens: list[Token], language: str) -> tuple[str, str | None]:
         matched = False
         for phrase in sorted(operators, key=len, reverse=True):
             size = len(phrase.split())
-            if " ".join(w.norm for w in words[i:i + size]) == phrase:
+            if " ".join(w.norm for w in words[i : i + size]) == phrase:
                 parts.append(operators[phrase])
                 i += size
                 matched = True
                 break
-        if not matched and token.norm in ("x",) and parts and parts[-1][:1].isdigit() and i > 0 \
-                and words[i - 1].kind in ("number", "decimal", "money") and i + 1 < len(words) \
-                and words[i + 1].kind in ("number", "decimal", "money"):  # "3 x 4"; the x of "x = 3" is a name
+        if (
+            not matched
+            and token.norm in ("x",)
+            and parts
+            and parts[-1][:1].isdigit()
+            and i > 0
+            and words[i - 1].kind in ("number", "decimal", "money")
+            and i + 1 < len(words)
+            and words[i + 1].kind in ("number", "decimal", "money")
+        ):  # "3 x 4"; the x of "x = 3" is a name
             parts.append("*")
             matched = True
             i += 1

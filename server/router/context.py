@@ -29,9 +29,15 @@ class Awaiting:
         arguments = data.get("arguments") or {}
         missing = data.get("missing") or []
         if not isinstance(arguments, dict) or not isinstance(missing, (list, tuple)):
-            raise ValueError("awaiting's arguments map names to values, and its missing lists names")
+            raise ValueError(
+                "awaiting's arguments map names to values, and its missing lists names"
+            )
         tool = data.get("tool")
-        return cls(tool if isinstance(tool, str) else None, {str(k): str(v) for k, v in arguments.items()}, tuple(str(m) for m in missing))
+        return cls(
+            tool if isinstance(tool, str) else None,
+            {str(k): str(v) for k, v in arguments.items()},
+            tuple(str(m) for m in missing),
+        )
 
 
 @dataclass
@@ -55,8 +61,17 @@ class Context:
             raise ValueError("values maps a parameter's name to its value")
         values = {str(k): str(v) for k, v in given.items()}
         known = data.get("known_values") or {}
-        if not isinstance(known, dict) or not all(isinstance(v, (list, tuple)) for v in known.values()):
-            raise ValueError("known_values maps a parameter's name to the list of values the application knows")
+        if not isinstance(known, dict) or not all(
+            isinstance(v, (list, tuple)) for v in known.values()
+        ):
+            raise ValueError(
+                "known_values maps a parameter's name to the list of values the application knows"
+            )
         known_values = {str(k): tuple(sorted({str(x) for x in v})) for k, v in known.items()}
-        return cls(values, Awaiting.from_data(data.get("awaiting")), str(on_unread), bool(data.get("rephrased")),
-                   known_values)
+        return cls(
+            values,
+            Awaiting.from_data(data.get("awaiting")),
+            str(on_unread),
+            bool(data.get("rephrased")),
+            known_values,
+        )

@@ -14,13 +14,53 @@ from server.router.tokens import fold
 
 _FORMAT = re.compile(r"\b(YYYY|MM|DD)([-/.])(YYYY|MM|DD)\2(YYYY|MM|DD)\b", re.I)
 _FIELD_NAMES = {"year": "YYYY", "month": "MM", "day": "DD", "ano": "YYYY", "mes": "MM", "dia": "DD"}
-_WORD_FORMAT = re.compile(r"\b(year|month|day|ano|mes|dia)([-/.])(year|month|day|ano|mes|dia)\2(year|month|day|ano|mes|dia)\b")
+_WORD_FORMAT = re.compile(
+    r"\b(year|month|day|ano|mes|dia)([-/.])(year|month|day|ano|mes|dia)\2(year|month|day|ano|mes|dia)\b"
+)
 _MONTH_NAMES = {
-    "jan": 1, "january": 1, "janeiro": 1, "feb": 2, "february": 2, "fev": 2, "fevereiro": 2, "mar": 3, "march": 3,
-    "marco": 3, "apr": 4, "april": 4, "abr": 4, "abril": 4, "may": 5, "mai": 5, "maio": 5, "jun": 6, "june": 6,
-    "junho": 6, "jul": 7, "july": 7, "julho": 7, "aug": 8, "august": 8, "ago": 8, "agosto": 8, "sep": 9, "sept": 9,
-    "september": 9, "set": 9, "setembro": 9, "oct": 10, "october": 10, "out": 10, "outubro": 10, "nov": 11,
-    "november": 11, "novembro": 11, "dec": 12, "december": 12, "dez": 12, "dezembro": 12,
+    "jan": 1,
+    "january": 1,
+    "janeiro": 1,
+    "feb": 2,
+    "february": 2,
+    "fev": 2,
+    "fevereiro": 2,
+    "mar": 3,
+    "march": 3,
+    "marco": 3,
+    "apr": 4,
+    "april": 4,
+    "abr": 4,
+    "abril": 4,
+    "may": 5,
+    "mai": 5,
+    "maio": 5,
+    "jun": 6,
+    "june": 6,
+    "junho": 6,
+    "jul": 7,
+    "july": 7,
+    "julho": 7,
+    "aug": 8,
+    "august": 8,
+    "ago": 8,
+    "agosto": 8,
+    "sep": 9,
+    "sept": 9,
+    "september": 9,
+    "set": 9,
+    "setembro": 9,
+    "oct": 10,
+    "october": 10,
+    "out": 10,
+    "outubro": 10,
+    "nov": 11,
+    "november": 11,
+    "novembro": 11,
+    "dec": 12,
+    "december": 12,
+    "dez": 12,
+    "dezembro": 12,
 }
 
 
@@ -73,7 +113,9 @@ def as_described(text: str, language: str, fmt: tuple[tuple[str, ...], str] | No
         # as typed where the format orders day and month as the turn's language writes them
         usual = ("MM", "DD", "YYYY") if language == "en" else ("DD", "MM", "YYYY")
         if typed and fields == usual:
-            return separator.join((typed.group(1).zfill(2), typed.group(3).zfill(2), typed.group(4)))
+            return separator.join(
+                (typed.group(1).zfill(2), typed.group(3).zfill(2), typed.group(4))
+            )
         return None
     if parts is None:
         return None

@@ -14,12 +14,23 @@ from __future__ import annotations
 
 import re
 
-_FIELDS = {"YYYY": r"\d{4}", "YY": r"\d{2}", "MM": r"\d{1,2}", "DD": r"\d{1,2}", "HH": r"\d{1,2}", "hh": r"\d{1,2}",
-           "mm": r"\d{2}", "SS": r"\d{2}", "ss": r"\d{2}"}
+_FIELDS = {
+    "YYYY": r"\d{4}",
+    "YY": r"\d{2}",
+    "MM": r"\d{1,2}",
+    "DD": r"\d{1,2}",
+    "HH": r"\d{1,2}",
+    "hh": r"\d{1,2}",
+    "mm": r"\d{2}",
+    "SS": r"\d{2}",
+    "ss": r"\d{2}",
+}
 _FIELD = "(?:YYYY|YY|MM|DD|HH|hh|mm|SS|ss)"
 _LETTER_FORMAT = re.compile(rf"(?<![A-Za-z]){_FIELD}(?:[-/.: T]?{_FIELD})+(?![A-Za-z])")
 _QUOTED = re.compile(r"'([^'\n]{1,40})'|\"([^\"\n]{1,40})\"")
-_EXAMPLE = re.compile(r"\be\.?g\b|\bexamples?\b|\bsuch as\b|\bfor instance\b|\bpor exemplo\b|\bex\.", re.I)
+_EXAMPLE = re.compile(
+    r"\be\.?g\b|\bexamples?\b|\bsuch as\b|\bfor instance\b|\bpor exemplo\b|\bex\.", re.I
+)
 _FORMAT = re.compile(r"\bformat|\bformato\b", re.I)
 _PIECE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
 
@@ -58,7 +69,7 @@ def value_formats(description: str) -> tuple[str, ...]:
     marker = _EXAMPLE.search(description) or _FORMAT.search(description)
     if marker is None:
         return ()
-    examples = [a or b for a, b in _QUOTED.findall(description[marker.end():])]
+    examples = [a or b for a, b in _QUOTED.findall(description[marker.end() :])]
     shapes = {shape(e) for e in examples if _LETTER_FORMAT.fullmatch(e) is None}
     if len(examples) < 1 or len(shapes) != 1:
         return ()

@@ -15,10 +15,29 @@ from server.router.reader import Token, fold
 from server.router.rows import ARTICLES
 from server.router.state import BindingState, Senses
 
-FLAG_NOISE = frozenset({"is", "include", "use", "with", "has", "enable", "show", "get", "return", "should", "allow",
-                        "only", "incluir", "usar", "com"})
+FLAG_NOISE = frozenset(
+    {
+        "is",
+        "include",
+        "use",
+        "with",
+        "has",
+        "enable",
+        "show",
+        "get",
+        "return",
+        "should",
+        "allow",
+        "only",
+        "incluir",
+        "usar",
+        "com",
+    }
+)
 NEGATORS = frozenset({"without", "excluding", "exclude", "no", "not", "sem", "excluindo", "nao"})
-INCLUDERS = frozenset({"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"})
+INCLUDERS = frozenset(
+    {"with", "including", "include", "includes", "plus", "com", "incluindo", "incluir"}
+)
 
 
 @lru_cache(maxsize=8192)
@@ -34,9 +53,28 @@ def _named(value: str, words: set[str], small: set[str]) -> bool:
     return bool(parts) and (parts <= words or singulars <= words or value in small)
 
 
-DURATION_WORDS = frozenset({"duration", "period", "timeframe", "span", "duracao", "periodo", "prazo"})
-TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "segundo", "minuto", "hora",
-                        "dia", "semana", "mese", "mes", "ano"})
+DURATION_WORDS = frozenset(
+    {"duration", "period", "timeframe", "span", "duracao", "periodo", "prazo"}
+)
+TIME_UNITS = frozenset(
+    {
+        "second",
+        "minute",
+        "hour",
+        "day",
+        "week",
+        "month",
+        "year",
+        "segundo",
+        "minuto",
+        "hora",
+        "dia",
+        "semana",
+        "mese",
+        "mes",
+        "ano",
+    }
+)
 
 
 def _shares(token: Token, value: str) -> bool:
@@ -55,8 +93,13 @@ class KindBinding(BindingState):
             if not known:
                 continue
             folded = {fold(v).lstrip("@"): v for v in known}
-            found = {folded[t.norm.lstrip("@")]: t for t in self.tokens
-                     if t.kind in ("word", "handle") and t.index not in self.used and t.norm.lstrip("@") in folded}
+            found = {
+                folded[t.norm.lstrip("@")]: t
+                for t in self.tokens
+                if t.kind in ("word", "handle")
+                and t.index not in self.used
+                and t.norm.lstrip("@") in folded
+            }
             if len(found) == 1:
                 value, token = next(iter(found.items()))
                 self.put(param, value, "turn", token)
@@ -70,14 +113,20 @@ class KindBinding(BindingState):
         if not any(p.enum and p.kind in ("choice", "array") for p in self.free()):
             return
         typed = [t for t in self.tokens if t.kind == "word"]
-        words = {w for t in typed for w in (t.norm, singular(t.norm), *split_words(t.norm))
-                 if w not in self.function}
+        words = {
+            w
+            for t in typed
+            for w in (t.norm, singular(t.norm), *split_words(t.norm))
+            if w not in self.function
+        }
         small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
         for param in self.free("choice"):
             named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
             if len(named) == 1:
-                token = next((t for t in self.tokens if t.norm in split_words(fold(named[0]))), None)
+                token = next(
+                    (t for t in self.tokens if t.norm in split_words(fold(named[0]))), None
+                )
                 self.put(param, named[0], "turn", *([token] if token else []))
             elif named:
                 self.unsure.add(param.name)
@@ -86,7 +135,10 @@ class KindBinding(BindingState):
             named = [v for v in param.enum if _named(v, words, small)]
             tokens = [t for t in typed if any(_shares(t, v) for v in named)]
             if named and tokens:
-                order = {v: min([t.index for t in tokens if _shares(t, v)], default=len(self.tokens)) for v in named}
+                order = {
+                    v: min([t.index for t in tokens if _shares(t, v)], default=len(self.tokens))
+                    for v in named
+                }
                 self.put(param, json.dumps(sorted(named, key=lambda v: order[v])), "turn", *tokens)
 
     def flags(self, senses: Senses) -> None:
@@ -103,11 +155,19 @@ class KindBinding(BindingState):
                 if not words or len({singular(t.norm) for t in hits}) != len(set(words)):
                     continue
                 before = self.by_index.get(hits[0].index - 1)
-                while before is not None and before.norm in ARTICLES:  # "including the precipitation"
+                while (
+                    before is not None and before.norm in ARTICLES
+                ):  # "including the precipitation"
                     before = self.by_index.get(before.index - 1)
-                named = len(param.words) > 1 and param.words[0] not in FLAG_NOISE and any(
-                    [singular(t.norm) for t in self.tokens[i:i + len(param.words)]] == list(param.words)
-                    for i in range(len(self.tokens)))
+                named = (
+                    len(param.words) > 1
+                    and param.words[0] not in FLAG_NOISE
+                    and any(
+                        [singular(t.norm) for t in self.tokens[i : i + len(param.words)]]
+                        == list(param.words)
+                        for i in range(len(self.tokens))
+                    )
+                )
                 if before is not None and before.norm in NEGATORS:
                     self.put(param, "false", "turn", *hits)
                 elif (before is not None and before.norm in INCLUDERS) or named:
@@ -118,21 +178,33 @@ class KindBinding(BindingState):
 
     def stated_unit(self) -> list[Token]:
         """The one unit the turn writes after its numbers ("4 inches", "6cm and 10cm"); none where two differ."""
-        after = [self.by_index.get(t.index + 1) for t in self.tokens if t.kind in ("number", "decimal")]
-        units = [u for u in after if u is not None and self._content(u) and u.norm not in lx.TIME_WORDS[self.language]]
+        after = [
+            self.by_index.get(t.index + 1) for t in self.tokens if t.kind in ("number", "decimal")
+        ]
+        units = [
+            u
+            for u in after
+            if u is not None and self._content(u) and u.norm not in lx.TIME_WORDS[self.language]
+        ]
         return units if units and len({u.norm for u in units}) == 1 else []
 
     def units(self) -> None:
         """A parameter named for the unit takes the one unit the turn writes after its values."""
         for param in self.free():
-            if param.words == ("unit",) and param.type == "string" and not (param.enum or param.listed):
+            if (
+                param.words == ("unit",)
+                and param.type == "string"
+                and not (param.enum or param.listed)
+            ):
                 units = self.stated_unit()
                 if units:
                     self.put(param, units[0].text, "turn", *units)
 
     def lists(self) -> None:
         for param in self.free("array"):
-            literal = next((t for t in self.tokens if t.kind == "list" and t.index not in self.used), None)
+            literal = next(
+                (t for t in self.tokens if t.kind == "list" and t.index not in self.used), None
+            )
             if literal is None:
                 continue
             try:
@@ -141,25 +213,40 @@ class KindBinding(BindingState):
                 self.unsure.add(param.name)
                 continue
             if param.items == "number" and isinstance(value, list):
-                value = [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+                value = [
+                    float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value
+                ]
             self.put(param, json.dumps(value), "turn", literal)
 
     def durations(self) -> None:
-        """"for the last 2 weeks", "nos últimos 3 meses": a number and a unit of time, as written, for the
+        """ "for the last 2 weeks", "nos últimos 3 meses": a number and a unit of time, as written, for the
         one text parameter named for a span of time (duration, period, timeframe)."""
-        params = [p for p in self.free() if p.type == "string" and not (p.enum or p.listed)
-                  and set(p.words) & DURATION_WORDS]
+        params = [
+            p
+            for p in self.free()
+            if p.type == "string" and not (p.enum or p.listed) and set(p.words) & DURATION_WORDS
+        ]
         if len(params) != 1:
             return
-        spans = [(t, self.by_index[t.index + 1]) for t in self.tokens if t.kind == "number" and t.index not in self.used
-                 and t.index + 1 in self.by_index and singular(self.by_index[t.index + 1].norm) in TIME_UNITS]
+        spans = [
+            (t, self.by_index[t.index + 1])
+            for t in self.tokens
+            if t.kind == "number"
+            and t.index not in self.used
+            and t.index + 1 in self.by_index
+            and singular(self.by_index[t.index + 1].norm) in TIME_UNITS
+        ]
         if len(params) == 1 and len(spans) == 1:
             number, unit = spans[0]
             self.put(params[0], f"{number.text} {unit.text}", "turn", number, unit)
 
     def labelled_texts(self) -> None:
         """A number its own label gives to a text parameter: "the 2022 season", "flight number 815"."""
-        params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
+        params = [
+            p
+            for p in self.free()
+            if p.type == "string" and p.kind in ("text", "name", "identifier")
+        ]
         if not params:
             return
         claimed: dict[str, list[Token]] = {}
@@ -168,20 +255,37 @@ class KindBinding(BindingState):
                 best = self._best(self.left_label(token), params)
                 best = best if best is not None else self._best(self.right_label(token), params)
                 joined_to = [self.by_index.get(token.index + k) for k in (-1, 1)]
-                if isinstance(best, Param) and any(t is not None and t.kind in ("number", "decimal", "money", "ordinal") for t in joined_to):
-                    self.unsure.add(best.name)  # "the 2019-2020 season": one value written as two numbers
+                if isinstance(best, Param) and any(
+                    t is not None and t.kind in ("number", "decimal", "money", "ordinal")
+                    for t in joined_to
+                ):
+                    self.unsure.add(
+                        best.name
+                    )  # "the 2019-2020 season": one value written as two numbers
                 elif isinstance(best, Param):
                     claimed.setdefault(best.name, []).append(token)
-        self.settle(params, claimed, lambda param, token: self.put(param, token.text, "turn", token))
+        self.settle(
+            params, claimed, lambda param, token: self.put(param, token.text, "turn", token)
+        )
 
     def years(self) -> None:
-        """"in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
-        params = [p for p in self.free() if p.name.lower() in ("year", "ano")]  # not "years", a count
+        """ "in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
+        params = [
+            p for p in self.free() if p.name.lower() in ("year", "ano")
+        ]  # not "years", a count
         if len(params) != 1:
             return
-        found = [t for t in self.tokens if t.kind == "number" and len(t.text) == 4 and t.text.isdigit()
-                 and 1000 <= int(t.text) <= 2999 and t.index not in self.used
-                 and self.by_index.get(t.index - 1) is not None
-                 and self.by_index[t.index - 1].norm in ("in", "year", "during", "em", "ano", "no", "durante", "for")]
+        found = [
+            t
+            for t in self.tokens
+            if t.kind == "number"
+            and len(t.text) == 4
+            and t.text.isdigit()
+            and 1000 <= int(t.text) <= 2999
+            and t.index not in self.used
+            and self.by_index.get(t.index - 1) is not None
+            and self.by_index[t.index - 1].norm
+            in ("in", "year", "during", "em", "ano", "no", "durante", "for")
+        ]
         if len(params) == 1 and len(found) == 1:
             self.put(params[0], found[0].text, "turn", found[0])

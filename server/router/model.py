@@ -26,18 +26,26 @@ class _Frozen(BaseModel):
 
 class Selection(_Frozen):
     tool: str | None = Field(default=None, description="The tool this step calls (or asks about).")
-    arguments: dict[str, str] = Field(default_factory=dict, description="Each argument's value, as text.")
+    arguments: dict[str, str] = Field(
+        default_factory=dict, description="Each argument's value, as text."
+    )
     sources: dict[str, str] = Field(
         default_factory=dict,
         description="Where each value came from: turn, answer, context, or step:N (an earlier step's result).",
     )
-    choices: list[str] = Field(default_factory=list, description="For an ambiguous ask: the tools to choose from.")
-    missing: list[str] = Field(default_factory=list, description="For an incomplete ask: the values still needed.")
+    choices: list[str] = Field(
+        default_factory=list, description="For an ambiguous ask: the tools to choose from."
+    )
+    missing: list[str] = Field(
+        default_factory=list, description="For an incomplete ask: the values still needed."
+    )
 
 
 class Step(_Frozen):
     kind: StepKind
-    decided_by: str = Field(description="The rule that decided this step, e.g. 'tool: admission', 'ask: incomplete'.")
+    decided_by: str = Field(
+        description="The rule that decided this step, e.g. 'tool: admission', 'ask: incomplete'."
+    )
     selection: Selection = Field(default_factory=Selection)
     result: str | None = Field(default=None, description="For compute: the computed value.")
 
@@ -48,7 +56,8 @@ class Guidance(_Frozen):
     render: str = Field(description="A sentence to show the person, in the turn's language.")
     evidence: str = Field(default="", description="What in the turn led to this outcome.")
     handoff: Handoff | None = Field(
-        default=None, description="Where on_unread sends a twice-unread turn; never set on a declined plan."
+        default=None,
+        description="Where on_unread sends a twice-unread turn; never set on a declined plan.",
     )
 
 
@@ -77,4 +86,6 @@ class TurnPlan(_Frozen):
 
     def canonical_json(self) -> str:
         """Byte-for-byte the same for the same turn, catalogue and vocabulary."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )

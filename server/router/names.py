@@ -14,13 +14,28 @@ from functools import lru_cache
 
 from server.router import lexicon as lx
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
+_CAMEL = re.compile(
+    r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])"
+)
 
 
 # English plurals not made by an ending, and words in -ie whose -ies is not -y (movies, cookies)
-IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman", "feet": "foot",
-             "teeth": "tooth", "mice": "mouse", "geese": "goose", "indices": "index", "matrices": "matrix",
-             "vertices": "vertex", "analyses": "analysis", "criteria": "criterion", "phenomena": "phenomenon"}
+IRREGULAR = {
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "feet": "foot",
+    "teeth": "tooth",
+    "mice": "mouse",
+    "geese": "goose",
+    "indices": "index",
+    "matrices": "matrix",
+    "vertices": "vertex",
+    "analyses": "analysis",
+    "criteria": "criterion",
+    "phenomena": "phenomenon",
+}
 
 
 @lru_cache(maxsize=8192)
@@ -30,7 +45,9 @@ def singular(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith("ie"):
-        return word[:-2] + "y"  # movie and movies, cookie and cookies: one key, as -ies is read as -y
+        return (
+            word[:-2] + "y"
+        )  # movie and movies, cookie and cookies: one key, as -ies is read as -y
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -80,10 +97,14 @@ def _head(words: list[str]) -> tuple[str | None, tuple[str, ...]]:
             break
         before.append(word)
     nouns = [w for w in before if w not in lx.NAME_ADJECTIVES]
-    if len(nouns) > 1:  # hotel_booking, recipe_finder: the booking and the finder are the verb's, the thing is first
+    if (
+        len(nouns) > 1
+    ):  # hotel_booking, recipe_finder: the booking and the finder are the verb's, the thing is first
         nouns = [w for w in nouns if w not in lx.TOOL_VERB_NOUNS] or nouns
     if not nouns:
-        return None, tuple(dict.fromkeys(singular(w) for w in content if w not in lx.NAME_PREPOSITIONS))
+        return None, tuple(
+            dict.fromkeys(singular(w) for w in content if w not in lx.NAME_PREPOSITIONS)
+        )
     head = singular(nouns[-1])
     others = [singular(w) for w in content if w not in lx.NAME_PREPOSITIONS]
     return head, tuple(dict.fromkeys(w for w in others if w != head))
@@ -101,7 +122,7 @@ def parse_name(name: str) -> ParsedName:
     verb = where[at] if at is not None else None
     action = (lx.TOOL_VERBS.get(verb) or lx.TOOL_VERB_NOUNS.get(verb)) if verb else None
     if verb == "hand" and at is not None and at + 1 < len(where) and where[at + 1] == "off":
-        where = where[:at + 1] + where[at + 2:]
+        where = where[: at + 1] + where[at + 2 :]
     rest = [w for i, w in enumerate(where) if i != at and w != verb]
     if where is namespace:
         namespace, rest = rest, local
@@ -111,5 +132,9 @@ def parse_name(name: str) -> ParsedName:
         head, more = _head(namespace)
         qualifiers = tuple(dict.fromkeys(qualifiers + more))
         namespace = []
-    namespace_words = tuple(singular(w) for w in namespace if w not in lx.NAME_PREPOSITIONS and not w.isdigit())
-    return ParsedName(action, verb, head, qualifiers, tuple(w for w in namespace_words if w != head))
+    namespace_words = tuple(
+        singular(w) for w in namespace if w not in lx.NAME_PREPOSITIONS and not w.isdigit()
+    )
+    return ParsedName(
+        action, verb, head, qualifiers, tuple(w for w in namespace_words if w != head)
+    )

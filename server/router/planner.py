@@ -17,12 +17,35 @@ from server.router.catalogue import Catalogue, CatalogueTool, takes
 from server.router.certainty_tool import tool_unsure
 from server.router.compute import arithmetic
 from server.router.context import Awaiting, Context
-from server.router.model import (Act, Frame, FormModel, Guidance, Handoff, Language, Next, PlanOutcome, Polarity,
-                                 Role, RoleName, Selection, Step, Tense, TurnPlan)
+from server.router.model import (
+    Act,
+    Frame,
+    FormModel,
+    Guidance,
+    Handoff,
+    Language,
+    Next,
+    PlanOutcome,
+    Polarity,
+    Role,
+    RoleName,
+    Selection,
+    Step,
+    Tense,
+    TurnPlan,
+)
 from server.router.model import Outcome as OutcomeKind
 from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
 from server.router.render import Renderer
-from server.router.selection import CLOSE, TurnWords, by_purpose, clause_span, compatible, rank, things
+from server.router.selection import (
+    CLOSE,
+    TurnWords,
+    by_purpose,
+    clause_span,
+    compatible,
+    rank,
+    things,
+)
 from server.router.vocabulary import Vocabulary
 
 
@@ -38,7 +61,9 @@ class Outcome:
 
 
 class Planner:
-    def __init__(self, catalogue: Catalogue, language: Language, vocabulary: Vocabulary, context: Context):
+    def __init__(
+        self, catalogue: Catalogue, language: Language, vocabulary: Vocabulary, context: Context
+    ):
         self.catalogue = catalogue
         self.language = language
         self.vocabulary = vocabulary
@@ -59,9 +84,13 @@ class Planner:
         tools = self.catalogue.tools
 
         first = next((t for t in clause.tokens if t.kind == "word"), None)
-        unknown_verb = (action is None and first is not None and first is clause.tokens[0]
-                        and first.norm not in lx.FUNCTION_WORDS[self.language]
-                        and not any(token is first for token, _ in known))
+        unknown_verb = (
+            action is None
+            and first is not None
+            and first is clause.tokens[0]
+            and first.norm not in lx.FUNCTION_WORDS[self.language]
+            and not any(token is first for token, _ in known)
+        )
         if unknown_verb and form.frame != "question":
             # the turn opens with a word in a verb's place that this language's grammar does not know
             by_action = []
@@ -80,24 +109,44 @@ class Planner:
             by_action = [t for t in by_action if not t.writes]
             if action and lx.ACTIONS.get(action) != "read" and not known_nouns:
                 # "did anyone reply?": a past question about doing asks about what the doing makes
-                made = [self.vocabulary.noun(w) for w in lx.ACTION_NOUNS[self.language].get(action, ())]
+                made = [
+                    self.vocabulary.noun(w) for w in lx.ACTION_NOUNS[self.language].get(action, ())
+                ]
                 known_nouns = [n for n in dict.fromkeys(made) if n and n in self.nouns][:1]
                 writers = writers or known_nouns
             if writers and known_nouns:
-                by_action += [t for t in tools if not t.writes and any(n in t.nouns for n in known_nouns)
-                              and t not in by_action]
+                by_action += [
+                    t
+                    for t in tools
+                    if not t.writes
+                    and any(n in t.nouns for n in known_nouns)
+                    and t not in by_action
+                ]
         # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411");
         # among the tools whose thing the turn names, the one whose name it names most fully
         primary = known_nouns[:1]
         admission = [t for t in by_action if primary[0] in t.nouns] if primary else []
-        ranked = rank(by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action)
+        ranked = rank(
+            by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action
+        )
         admission = ranked or [t for t in admission if not t.adjectives]
-        admitted = {id(t) for t in admission}  # by identity: comparing two tools field by field is slow
-        derived = [t for t in by_action if id(t) not in admitted
-                   and any(p.noun in primary for p in t.params if p.noun)]
-        rule = "tool: past tense" if past_question and action and lx.ACTIONS.get(action) != "read" else None
+        admitted = {
+            id(t) for t in admission
+        }  # by identity: comparing two tools field by field is slow
+        derived = [
+            t
+            for t in by_action
+            if id(t) not in admitted and any(p.noun in primary for p in t.params if p.noun)
+        ]
+        rule = (
+            "tool: past tense"
+            if past_question and action and lx.ACTIONS.get(action) != "read"
+            else None
+        )
         # a tool named by its verb alone is reached by that verb's own action, not by any reading verb
-        verb_only = [t for t in by_action if not t.nouns and t.action in CLOSE.get(action or "", {action})]
+        verb_only = [
+            t for t in by_action if not t.nouns and t.action in CLOSE.get(action or "", {action})
+        ]
         if admission:
             chosen, rule = admission, rule or "tool: admission"
         elif not derived and action is not None and len(verb_only) == 1 and len(by_action) == 1:
@@ -105,8 +154,12 @@ class Planner:
             chosen, rule = verb_only, rule or "tool: derived"
         elif derived:
             chosen, rule = derived, rule or "tool: derived"
-        elif not found and len(by_action) == 1 and action is not None \
-                and by_action[0].action in CLOSE.get(action, {action}):
+        elif (
+            not found
+            and len(by_action) == 1
+            and action is not None
+            and by_action[0].action in CLOSE.get(action, {action})
+        ):
             # a verb alone reaches the one tool of its own action ("search" a search tool), not any reader
             chosen, rule = by_action, rule or "tool: derived"
         elif not found and len(by_action) > 1 and action is not None:
@@ -123,7 +176,13 @@ class Planner:
         if len(chosen) > 1:
             names = sorted(t.name for t in chosen)
             step = Step(kind="ask", decided_by="ask: ambiguous", selection=Selection(choices=names))
-            return Outcome(step, "ambiguous", "Choose", self.say.ambiguous(chosen), evidence=form.predicate or "")
+            return Outcome(
+                step,
+                "ambiguous",
+                "Choose",
+                self.say.ambiguous(chosen),
+                evidence=form.predicate or "",
+            )
 
         if not chosen:
             return self._no_tool(clause, reading, action, found, known, past_question)
@@ -131,26 +190,49 @@ class Planner:
         tool = chosen[0]
         destination = [t for t in reading.destination if t in clause.tokens]
         carries = action in lx.SEND_ACTIONS or any(p.kind == "destination" for p in tool.params)
-        if destination and carries and not all(any(takes(p, t) for p in tool.params) for t in destination):
+        if (
+            destination
+            and carries
+            and not all(any(takes(p, t) for p in tool.params) for t in destination)
+        ):
             return self._decline(destination)
         if form.polarity == "negated" and form.frame != "question":
-            step = Step(kind="decline", decided_by="decline: negated", selection=Selection(tool=tool.name))
+            step = Step(
+                kind="decline", decided_by="decline: negated", selection=Selection(tool=tool.name)
+            )
             because = self.say.negated(tool)
             return Outcome(step, "resolved", "None", because, declined_because=because)
         arguments, sources, unsure = self._arguments(tool, clause, reading, done, found)
-        if action is None and form.frame == "question" and any(p.required for p in tool.params) \
-                and "turn" not in sources.values():
+        if (
+            action is None
+            and form.frame == "question"
+            and any(p.required for p in tool.params)
+            and "turn" not in sources.values()
+        ):
             # "what is the penalty for burglary?": a question about the thing, with none of the values
             # the tool reads it by, is a question of knowledge, not a call
             step = Step(kind="unread", decided_by="unread: question of knowledge")
             return Outcome(step, "unmet_object", "Rephrase", self.say.unread())
-        missing = [p.name for p in tool.params if (p.required or p.name in unsure) and p.name not in arguments]
+        missing = [
+            p.name
+            for p in tool.params
+            if (p.required or p.name in unsure) and p.name not in arguments
+        ]
         if form.frame == "howto":
             # "how do I …": say what the tool needs; a question about doing is not the doing
-            step = Step(kind="ask", decided_by="ask: howto",
-                        selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
-            return Outcome(step, "incomplete" if missing else "resolved", "Supply" if missing else "None",
-                           self.say.howto(tool, missing))
+            step = Step(
+                kind="ask",
+                decided_by="ask: howto",
+                selection=Selection(
+                    tool=tool.name, arguments=arguments, sources=sources, missing=missing
+                ),
+            )
+            return Outcome(
+                step,
+                "incomplete" if missing else "resolved",
+                "Supply" if missing else "None",
+                self.say.howto(tool, missing),
+            )
         if missing and "turn" not in sources.values():
             if tool_unsure(tool, clause.tokens, found, action, span, self.language):
                 # the turn names the kind of thing the tool does and none of the values it reads: which
@@ -158,11 +240,20 @@ class Planner:
                 step = Step(kind="unread", decided_by="unread: tool unsure")
                 return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
         if missing:
-            step = Step(kind="ask", decided_by="ask: incomplete",
-                        selection=Selection(tool=tool.name, arguments=arguments, sources=sources, missing=missing))
+            step = Step(
+                kind="ask",
+                decided_by="ask: incomplete",
+                selection=Selection(
+                    tool=tool.name, arguments=arguments, sources=sources, missing=missing
+                ),
+            )
             return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
         assert rule is not None  # every branch that chooses a tool names its rule
-        step = Step(kind="tool", decided_by=rule, selection=Selection(tool=tool.name, arguments=arguments, sources=sources))
+        step = Step(
+            kind="tool",
+            decided_by=rule,
+            selection=Selection(tool=tool.name, arguments=arguments, sources=sources),
+        )
         return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
 
     def _senses(self, tokens: list[Token]) -> list[tuple[Token, tuple[str, bool]]]:
@@ -185,19 +276,31 @@ class Planner:
             i += 1
         return found
 
-    def _prefer_by_adjective(self, tools: list[CatalogueTool], clause: Clause) -> list[CatalogueTool]:
+    def _prefer_by_adjective(
+        self, tools: list[CatalogueTool], clause: Clause
+    ) -> list[CatalogueTool]:
         """Adjectives and adverbs choose between tools a turn already reached; never reach one alone."""
         wanted = {means for _, (means, same) in self._senses(clause.tokens) if same}
         if not wanted:
             return []
         return [t for t in tools if wanted & (set(t.adjectives) | set(t.name.split("_")))]
 
-    def _no_tool(self, clause: Clause, reading: Reading, action: str | None, things: list[tuple[Token, str]],
-                 known: list[tuple[Token, str]], past_question: bool) -> Outcome:
+    def _no_tool(
+        self,
+        clause: Clause,
+        reading: Reading,
+        action: str | None,
+        things: list[tuple[Token, str]],
+        known: list[tuple[Token, str]],
+        past_question: bool,
+    ) -> Outcome:
         if reading.form.act == "meaning":
             step = Step(kind="unread", decided_by="unread: meaning")
             return Outcome(step, "unread", "Defer", self.say.meaning())
-        if reading.operators and sum(1 for t in clause.tokens if t.kind in ("number", "decimal")) >= 2:
+        if (
+            reading.operators
+            and sum(1 for t in clause.tokens if t.kind in ("number", "decimal")) >= 2
+        ):
             if action is not None and lx.ACTIONS.get(action) != "read":
                 return self._decline_compute()
             return self._compute(clause, reading)
@@ -207,19 +310,32 @@ class Planner:
         unread = Step(kind="unread", decided_by="unread: no tool")
         if past_question and known:
             step = Step(kind="unread", decided_by="unread: past tense")
-            return Outcome(step, "unmet_action", "None", self.say.past_unmet(), evidence=known[0][0].text)
+            return Outcome(
+                step, "unmet_action", "None", self.say.past_unmet(), evidence=known[0][0].text
+            )
         if known:
             token, noun = known[0]
             actors = [t for t in self.catalogue.tools if noun in t.nouns] or [
-                t for t in self.catalogue.tools if any(p.noun == noun for p in t.params)]
+                t for t in self.catalogue.tools if any(p.noun == noun for p in t.params)
+            ]
             lemma = self._lemma(clause) if clause.verb else None
-            return Outcome(unread, "unmet_action", "None", self.say.unmet_action(actors, token.text, lemma),
-                           evidence=token.text)
+            return Outcome(
+                unread,
+                "unmet_action",
+                "None",
+                self.say.unmet_action(actors, token.text, lemma),
+                evidence=token.text,
+            )
         doers = [t for t in self.catalogue.tools if compatible(action, t)]
         if doers and things:
             thing = next((t for t, _ in things), None)
-            return Outcome(unread, "unmet_object", "None", self.say.unmet_object(doers, thing.text if thing else ""),
-                           evidence=thing.text if thing else "")
+            return Outcome(
+                unread,
+                "unmet_object",
+                "None",
+                self.say.unmet_object(doers, thing.text if thing else ""),
+                evidence=thing.text if thing else "",
+            )
         return self._unread()
 
     def _unread(self) -> Outcome:
@@ -230,14 +346,17 @@ class Planner:
         step = Step(kind="unread", decided_by=f"unread: on_unread {setting}")
         if setting == "refuse":
             return Outcome(step, "unread", "None", self.say.refuse())
-        return Outcome(step, "unread", "Defer", self.say.handoff(setting),
-                       handoff=cast(Handoff, setting))  # one of ON_UNREAD (Context.from_dict), not refuse
+        return Outcome(
+            step, "unread", "Defer", self.say.handoff(setting), handoff=cast(Handoff, setting)
+        )  # one of ON_UNREAD (Context.from_dict), not refuse
 
     def _decline(self, destination: list[Token]) -> Outcome:
         where = ", ".join(t.text for t in destination)
         step = Step(kind="decline", decided_by="decline: destination")
         because = self.say.declined_destination(where)
-        return Outcome(step, "unmet_action", "None", because, evidence=where, declined_because=because)
+        return Outcome(
+            step, "unmet_action", "None", because, evidence=where, declined_because=because
+        )
 
     def _decline_compute(self) -> Outcome:
         step = Step(kind="decline", decided_by="decline: compute writes")
@@ -248,9 +367,14 @@ class Planner:
         expression, result = arithmetic(clause.tokens, self.language)
         if result is None:
             return self._unread()
-        step = Step(kind="compute", decided_by="compute: arithmetic",
-                    selection=Selection(arguments={"expression": expression}, sources={"expression": "turn"}),
-                    result=result)
+        step = Step(
+            kind="compute",
+            decided_by="compute: arithmetic",
+            selection=Selection(
+                arguments={"expression": expression}, sources={"expression": "turn"}
+            ),
+            result=result,
+        )
         return Outcome(step, "resolved", "None", f"{expression} = {result}")
 
     def _lemma(self, clause: Clause) -> str:
@@ -260,7 +384,11 @@ class Planner:
         if self.language == "en":
             forms = lx.EN_VERBS[verb.action]
             present = [f for f, tense in forms.items() if tense == "present" and " " not in f]
-            return min(present, key=lambda f: (not surface.startswith(f[:3]), len(f))) if present else surface
+            return (
+                min(present, key=lambda f: (not surface.startswith(f[:3]), len(f)))
+                if present
+                else surface
+            )
         forms = lx.PT_VERBS[verb.action]
         infinitives = [f for f in forms if f.endswith(("ar", "er", "ir"))]
 
@@ -274,16 +402,23 @@ class Planner:
 
     # --- arguments -------------------------------------------------------------------------
 
-    def _arguments(self, tool: CatalogueTool, clause: Clause, reading: Reading, done: list[Step],
-                   found: list[tuple[Token, str]] | None = None
-                   ) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    def _arguments(
+        self,
+        tool: CatalogueTool,
+        clause: Clause,
+        reading: Reading,
+        done: list[Step],
+        found: list[tuple[Token, str]] | None = None,
+    ) -> tuple[dict[str, str], dict[str, str], list[str]]:
         """Values by what each parameter is (binding.py); then what the turn does not carry: an
         answer, an earlier step's value, the host's context. Returns arguments, sources, unsure."""
         used = set(clause_span(clause))
         verb_end = max(used) if used else -1
         if found is None:
             found = things(clause.tokens, self.language, self.vocabulary, used)
-        binder = Binder(tool, clause.tokens, reading, self.language, found, used, self.context.known_values)
+        binder = Binder(
+            tool, clause.tokens, reading, self.language, found, used, self.context.known_values
+        )
         senses = self._senses(clause.tokens)
         binder.bind(senses, verb_end)
         arguments, sources = binder.arguments, binder.sources
@@ -299,7 +434,9 @@ class Planner:
                         break
             if param.name not in arguments and param.name in self.context.values and param.required:
                 binder.put(param, self.context.values[param.name], "context")
-        unsure = [p.name for p in tool.params if p.name in binder.unsure and p.name not in arguments]
+        unsure = [
+            p.name for p in tool.params if p.name in binder.unsure and p.name not in arguments
+        ]
         return dict(sorted(arguments.items())), dict(sorted(sources.items())), unsure
 
     # --- the whole turn --------------------------------------------------------------------
@@ -338,14 +475,22 @@ class Planner:
             outcome=verdict,
             language=self.language,
             steps=[o.step for o in outcomes],
-            guidance=Guidance(outcome=lead.outcome, next=lead.next, render=render, evidence=lead.evidence,
-                              handoff=lead.handoff if verdict == "unread" else None),
+            guidance=Guidance(
+                outcome=lead.outcome,
+                next=lead.next,
+                render=render,
+                evidence=lead.evidence,
+                handoff=lead.handoff if verdict == "unread" else None,
+            ),
             declined_because=declined.declined_because if declined else None,
             form=FormModel(
                 # the reader writes these as text; pydantic checks each against its Literal here
-                act=cast(Act, form.act), predicate=form.predicate,
+                act=cast(Act, form.act),
+                predicate=form.predicate,
                 roles=[Role(role=cast(RoleName, r), text=t) for r, t in sorted(form.roles.items())],
-                polarity=cast(Polarity, form.polarity), tense=cast(Tense, form.tense), frame=cast(Frame, form.frame),
+                polarity=cast(Polarity, form.polarity),
+                tense=cast(Tense, form.tense),
+                frame=cast(Frame, form.frame),
             ),
             vocabulary_digest=self.vocabulary.digest,
         )
@@ -363,23 +508,46 @@ class Planner:
             if name in awaiting.missing and sources[name] == "turn":
                 sources[name] = "answer"
         missing = [p.name for p in tool.params if p.required and p.name not in arguments]
-        selection = Selection(tool=tool.name, arguments=dict(sorted(arguments.items())),
-                              sources=dict(sorted(sources.items())), missing=missing)
+        selection = Selection(
+            tool=tool.name,
+            arguments=dict(sorted(arguments.items())),
+            sources=dict(sorted(sources.items())),
+            missing=missing,
+        )
         if missing:
-            return Outcome(Step(kind="ask", decided_by="ask: incomplete", selection=selection), "incomplete",
-                           "Supply", self.say.incomplete(tool, missing))
-        selection = Selection(tool=tool.name, arguments=selection.arguments, sources=selection.sources)
-        return Outcome(Step(kind="tool", decided_by="tool: reply", selection=selection), "resolved", "None",
-                       self.say.resolved(tool, selection.arguments))
+            return Outcome(
+                Step(kind="ask", decided_by="ask: incomplete", selection=selection),
+                "incomplete",
+                "Supply",
+                self.say.incomplete(tool, missing),
+            )
+        selection = Selection(
+            tool=tool.name, arguments=selection.arguments, sources=selection.sources
+        )
+        return Outcome(
+            Step(kind="tool", decided_by="tool: reply", selection=selection),
+            "resolved",
+            "None",
+            self.say.resolved(tool, selection.arguments),
+        )
 
 
-def plan(turn: str, catalogue: Catalogue, language: str, vocabulary: Vocabulary,
-         context: Mapping[str, object] | None = None) -> TurnPlan:
+def plan(
+    turn: str,
+    catalogue: Catalogue,
+    language: str,
+    vocabulary: Vocabulary,
+    context: Mapping[str, object] | None = None,
+) -> TurnPlan:
     """Plan one turn against a catalogue, in the chosen language, with the given vocabulary."""
     if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}; the router never guesses it")
+        raise ValueError(
+            f"language must be one of {', '.join(LANGUAGES)}; the router never guesses it"
+        )
     if vocabulary.language != language:
         raise ValueError(f"the vocabulary is for {vocabulary.language}, not {language}")
     ctx = Context.from_dict(context)
     reading = read(turn[:2000], language, awaiting=bool(ctx.awaiting))
-    return Planner(catalogue, cast(Language, language), vocabulary, ctx).plan(reading)  # checked above
+    return Planner(catalogue, cast(Language, language), vocabulary, ctx).plan(
+        reading
+    )  # checked above

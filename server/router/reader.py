@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from server.router import lexicon as lx
-from server.router.tokens import Token as Token, fold as fold, tokenize  # re-exported: reader.Token, reader.fold
+from server.router.tokens import (
+    Token as Token,
+    fold as fold,
+    tokenize,
+)  # re-exported: reader.Token, reader.fold
 
 LANGUAGES = ("en", "pt-BR")
 
@@ -98,7 +102,7 @@ def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
                 return opener
         return None
     for parts in _openers_by_first_word(openers).get(words[0], ()):
-        if tuple(words[:len(parts)]) == parts:
+        if tuple(words[: len(parts)]) == parts:
             return " ".join(parts)
     return None
 
@@ -108,8 +112,14 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
     verbs = _VERBS[language]
     words = [t.norm if t.kind == "word" else None for t in tokens]
     function = lx.FUNCTION_WORDS[language]
-    first_content = next((i for i in range(start, len(words)) if words[i] and words[i] not in function
-                          and words[i] not in ("please", "por", "favor")), None)
+    first_content = next(
+        (
+            i
+            for i in range(start, len(words))
+            if words[i] and words[i] not in function and words[i] not in ("please", "por", "favor")
+        ),
+        None,
+    )
     for i in range(start, len(words)):
         word = words[i]
         if word is None:
@@ -122,29 +132,55 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
                 return Verb(action, f"{tokens[i].text} {tokens[i + 1].text}", tense, i, 2)
         if word not in verbs:
             continue
-        if i > start and (words[i - 1] in lx.DETERMINERS[language] or (
-                i - 1 > start and words[i - 2] in lx.DETERMINERS[language] and words[i - 1] not in verbs)):
+        if i > start and (
+            words[i - 1] in lx.DETERMINERS[language]
+            or (
+                i - 1 > start
+                and words[i - 2] in lx.DETERMINERS[language]
+                and words[i - 1] not in verbs
+            )
+        ):
             continue  # "any answers", "any new answers": a noun after a determiner
         if i > start and words[i - 1] in lx.NOUN_PREPOSITIONS[language] and i != first_content:
             continue  # "dividend per share": a noun after a preposition
         if language == "pt-BR" and word in lx.PT_NOT_VERBS:
             previous = words[i - 1] if i > 0 else None
-            after_aux = previous in ("foi", "foram", "vai", "vou", "pode", "poderia", "consegue", "me", "voce",
-                                     "ja", "nao", "quero", "queria", "tinha", "sido")
+            after_aux = previous in (
+                "foi",
+                "foram",
+                "vai",
+                "vou",
+                "pode",
+                "poderia",
+                "consegue",
+                "me",
+                "voce",
+                "ja",
+                "nao",
+                "quero",
+                "queria",
+                "tinha",
+                "sido",
+            )
             if not (i == first_content or after_aux):
                 continue
         if language == "en" and word in function and i != first_content:
             continue
-        if word in lx.PARTICIPIAL_PREPOSITIONS[language] and i != first_content \
-                and (i == 0 or words[i - 1] not in lx.PAST_AUXILIARIES[language] | lx.BE[language]):
+        if (
+            word in lx.PARTICIPIAL_PREPOSITIONS[language]
+            and i != first_content
+            and (i == 0 or words[i - 1] not in lx.PAST_AUXILIARIES[language] | lx.BE[language])
+        ):
             continue
         action, tense = verbs[word]
         return Verb(action, tokens[i].text, tense, i)
     return None
 
 
-_SPLITTERS = {language: [s.split() for s in sorted(lx.SPLITTERS[language], key=len, reverse=True)]
-              for language in LANGUAGES}
+_SPLITTERS = {
+    language: [s.split() for s in sorted(lx.SPLITTERS[language], key=len, reverse=True)]
+    for language in LANGUAGES
+}
 
 
 def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
@@ -158,13 +194,17 @@ def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
         token = tokens[i]
         matched = None
         for parts in splitters if token.norm in firsts else ():
-            if [t.norm for t in tokens[i:i + len(parts)]] == parts:
+            if [t.norm for t in tokens[i : i + len(parts)]] == parts:
                 matched = parts
                 break
         if matched and i > start:
             after = i + len(matched)
-            verb = find_verb(tokens[after:after + 3], language) if after < len(tokens) else None
-            if verb is not None and verb.index == 0 or (verb is not None and tokens[after].norm in ("me", "depois")):
+            verb = find_verb(tokens[after : after + 3], language) if after < len(tokens) else None
+            if (
+                verb is not None
+                and verb.index == 0
+                or (verb is not None and tokens[after].norm in ("me", "depois"))
+            ):
                 clauses.append(Clause(tokens[start:i], None))
                 start = after
                 i = after
@@ -191,7 +231,12 @@ def _frame(words: list[str], tokens: list[Token], language: str) -> str:
         return "ordering"
     if tokens and tokens[-1].kind == "punct" and tokens[-1].norm == "?":
         return "question"
-    if language == "en" and len(words) > 1 and words[0] in ("do", "does", "did") and words[1] == "not":
+    if (
+        language == "en"
+        and len(words) > 1
+        and words[0] in ("do", "does", "did")
+        and words[1] == "not"
+    ):
         return "none"  # "do not charge …" is an instruction, not a question
     if _starts(words, lx.QUESTION_OPENERS[language]):
         return "question"
@@ -206,7 +251,8 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     frame = _frame(words, tokens, language)
     negations = lx.NEGATIONS[language]
     negated = not negations.isdisjoint(words) or (
-        "n't" in "".join(words) and any(w.endswith("n't") for w in words))  # don't, isn't
+        "n't" in "".join(words) and any(w.endswith("n't") for w in words)
+    )  # don't, isn't
     polarity = "negated" if negated else "affirmative"
     tense = first_verb.tense if first_verb else "present"
     if any(w in lx.PAST_AUXILIARIES[language] for w in words[:3]) and frame == "question":
@@ -225,7 +271,9 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         if tokens[i].norm not in preps:
             continue
         nxt = tokens[i + 1]
-        if nxt.kind in ("email", "url", "handle") or (nxt.kind == "word" and nxt.text[:1].isupper()):
+        if nxt.kind in ("email", "url", "handle") or (
+            nxt.kind == "word" and nxt.text[:1].isupper()
+        ):
             if all(nxt is not d for d in destination):
                 destination.append(nxt)
     if destination:
@@ -248,18 +296,38 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     verb_span = set()
     for clause in clauses:
         if clause.verb:
-            verb_span |= {clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)}
+            verb_span |= {
+                clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)
+            }
     start = (first_verb.index + first_verb.length) if first_verb else 0
     if first_verb:
-        start = clauses[0].tokens[first_verb.index].index + first_verb.length if clauses[0].verb else start
+        start = (
+            clauses[0].tokens[first_verb.index].index + first_verb.length
+            if clauses[0].verb
+            else start
+        )
     if operators:
-        function = function | {w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()}
+        function = function | {
+            w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()
+        }
     time_words = lx.TIME_WORDS[language]
-    content = [t for t in tokens[start:] if t.kind in ("word", "handle") and t.norm not in function
-               and t.index not in verb_span and t.norm not in time_words]
+    content = [
+        t
+        for t in tokens[start:]
+        if t.kind in ("word", "handle")
+        and t.norm not in function
+        and t.index not in verb_span
+        and t.norm not in time_words
+    ]
     if not content:
-        content = [t for t in tokens if t.kind in ("word", "handle") and t.norm not in function
-                   and t.index not in verb_span and t.norm not in time_words]
+        content = [
+            t
+            for t in tokens
+            if t.kind in ("word", "handle")
+            and t.norm not in function
+            and t.index not in verb_span
+            and t.norm not in time_words
+        ]
     if content:
         head = content[0]
         thing = [head]
@@ -268,10 +336,19 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         roles["thing"] = " ".join(t.text for t in thing)
         qualifier_preps = lx.QUALIFIER_PREPS[language]
         for i in range(head.index + 1, len(tokens) - 1):
-            if tokens[i].norm in qualifier_preps and tokens[i + 1].kind == "word" and tokens[i + 1].norm not in function:
+            if (
+                tokens[i].norm in qualifier_preps
+                and tokens[i + 1].kind == "word"
+                and tokens[i + 1].norm not in function
+            ):
                 tail = []
                 for t in tokens[i:]:
-                    if t.norm in preps or t in destination or t.kind == "punct" or t.index in verb_span:
+                    if (
+                        t.norm in preps
+                        or t in destination
+                        or t.kind == "punct"
+                        or t.index in verb_span
+                    ):
                         break
                     if t.kind in ("word", "number", "handle"):
                         tail.append(t)
@@ -306,7 +383,14 @@ def _operators(words: list[str], language: str) -> list[str]:
 _TIMES = re.compile(r" -?\d[\d.,]* x -?\d")
 
 
-def _act(verb: Verb | None, frame: str, words: list[str], language: str, awaiting: bool, has_content: bool) -> str:
+def _act(
+    verb: Verb | None,
+    frame: str,
+    words: list[str],
+    language: str,
+    awaiting: bool,
+    has_content: bool,
+) -> str:
     if _starts(words, lx.MEANING_OPENERS[language]):
         return "meaning"
     if frame == "howto":

@@ -6,7 +6,8 @@ from server.router.catalogue import Catalogue, CatalogueTool
 
 _TEXT = {
     "en": {
-        "or": "or", "and": "and",
+        "or": "or",
+        "and": "and",
         "resolved": "Ready: {tool}{args}.",
         "incomplete": "I can {tool}, but I need {missing}.",
         "unsure": "Nothing here does that with what you said. If you mean to {tool}, say {missing}.",
@@ -28,7 +29,8 @@ _TEXT = {
         "meaning": "I don't define words; your documents can.",
     },
     "pt-BR": {
-        "or": "ou", "and": "e",
+        "or": "ou",
+        "and": "e",
         "resolved": "Pronto: {tool}{args}.",
         "incomplete": "Posso {tool}, mas preciso de {missing}.",
         "unsure": "Nada aqui faz isso com o que você disse. Se quer {tool}, diga {missing}.",
@@ -82,10 +84,14 @@ class Renderer:
         return self.text[key].format(verbs=self._join(verbs), thing=thing, verb=verb)
 
     def unmet_object(self, doers: list[CatalogueTool], thing: str) -> str:
-        return self.text["unmet_object"].format(tools=self._join(sorted(t.display for t in doers)), thing=thing)
+        return self.text["unmet_object"].format(
+            tools=self._join(sorted(t.display for t in doers)), thing=thing
+        )
 
     def unread(self) -> str:
-        return self.text["unread"].format(tools=self._join([t.display for t in self.catalogue.tools]))
+        return self.text["unread"].format(
+            tools=self._join([t.display for t in self.catalogue.tools])
+        )
 
     def refuse(self) -> str:
         return self.text["refuse"]

@@ -16,9 +16,12 @@ from server.router.state import BindingState
 from server.router.tokens import Token
 
 # The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
-RANGES = {"en": frozenset({("from", "to"), ("between", "and"), ("from", "through"), ("from", "until")}),
-          "pt-BR": frozenset({("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"),
-                              ("da", "a")})}
+RANGES = {
+    "en": frozenset({("from", "to"), ("between", "and"), ("from", "through"), ("from", "until")}),
+    "pt-BR": frozenset(
+        {("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"), ("da", "a")}
+    ),
+}
 _NUMBERED = re.compile(r"(.*?)_?(\d)")
 
 
@@ -42,9 +45,17 @@ def sequences(params: list[Param]) -> list[list[Param]]:
 
 def range_pair(params: list[Param]) -> tuple[Param, Param] | None:
     """The one parameter that starts a range and the one that ends it (start_year, end_year)."""
-    starts = [p for p in params if set(p.words) & (ORIGIN_WORDS | {"min", "minimum", "lower", "low"})]
-    ends = [p for p in params if set(p.words) & (TARGET_WORDS | {"max", "maximum", "upper", "high"})]
-    return (starts[0], ends[0]) if len(starts) == 1 and len(ends) == 1 and starts[0] is not ends[0] else None
+    starts = [
+        p for p in params if set(p.words) & (ORIGIN_WORDS | {"min", "minimum", "lower", "low"})
+    ]
+    ends = [
+        p for p in params if set(p.words) & (TARGET_WORDS | {"max", "maximum", "upper", "high"})
+    ]
+    return (
+        (starts[0], ends[0])
+        if len(starts) == 1 and len(ends) == 1 and starts[0] is not ends[0]
+        else None
+    )
 
 
 def skip(tokens: dict[int, Token], i: int, words: frozenset[str]) -> int:
@@ -64,20 +75,32 @@ class RowBinding(BindingState):
     """Row and means passes of the Binder (see binding.py)."""
 
     def city_and_region(self, params: list[Param], run: list[Token]) -> list[str]:
-        """"in Sydney, Australia", "em Campinas, São Paulo": a city and, after the comma, its country or
+        """ "in Sydney, Australia", "em Campinas, São Paulo": a city and, after the comma, its country or
         state, for one city parameter and one region parameter. Returns the parameters it bound."""
         commas = [i for i, t in enumerate(run) if t.norm == ","]
         # its name says which, else its description ("location": "The name of the city.")
-        hints = {p.name: set(p.words) if set(p.words) & (CITY_WORDS | REGION_WORDS) else p.described for p in params}
-        city = [p for p in params if hints[p.name] & CITY_WORDS and not hints[p.name] & REGION_WORDS]
-        region = [p for p in params if hints[p.name] & REGION_WORDS and not hints[p.name] & CITY_WORDS]
-        if len(params) != 2 or len(city) != 1 or len(region) != 1 or len(commas) != 1 \
-                or not 0 < commas[0] < len(run) - 1:
+        hints = {
+            p.name: set(p.words) if set(p.words) & (CITY_WORDS | REGION_WORDS) else p.described
+            for p in params
+        }
+        city = [
+            p for p in params if hints[p.name] & CITY_WORDS and not hints[p.name] & REGION_WORDS
+        ]
+        region = [
+            p for p in params if hints[p.name] & REGION_WORDS and not hints[p.name] & CITY_WORDS
+        ]
+        if (
+            len(params) != 2
+            or len(city) != 1
+            or len(region) != 1
+            or len(commas) != 1
+            or not 0 < commas[0] < len(run) - 1
+        ):
             return []
-        after = run[commas[0] + 1:]
+        after = run[commas[0] + 1 :]
         if len(after) == 1 and after[0].text.isupper() and len(after[0].text) <= 3:
             return []  # "Austin, TX": an abbreviation, where the parameter may want the full name
-        self._string(city[0], run[:commas[0]])
+        self._string(city[0], run[: commas[0]])
         self._string(region[0], after)
         return [city[0].name, region[0].name]
 
@@ -90,11 +113,20 @@ class RowBinding(BindingState):
             pair = range_pair(params)
             opener = self.by_index.get(values[0].index - 1)
             joiner = self.by_index.get(values[0].index + 1)
-            if pair and opener is not None and joiner is not None and joiner.index + 1 == values[1].index and \
-                    (opener.norm, joiner.norm) in RANGES[self.language]:
+            if (
+                pair
+                and opener is not None
+                and joiner is not None
+                and joiner.index + 1 == values[1].index
+                and (opener.norm, joiner.norm) in RANGES[self.language]
+            ):
                 rows = [list(pair)]
-        fits = [row for row in rows if len([p for p in row if p.required]) <= len(values) <= len(row)
-                and all(p in row[:len(values)] for p in row if p.required)]
+        fits = [
+            row
+            for row in rows
+            if len([p for p in row if p.required]) <= len(values) <= len(row)
+            and all(p in row[: len(values)] for p in row if p.required)
+        ]
         if len(fits) != 1:
             return False
         row = fits[0]
@@ -109,17 +141,23 @@ class RowBinding(BindingState):
         parameter took and that are not the tool's own."""
         if not self.norms & MEANS[self.language]:
             return False
-        tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(split_words(self.tool.name))
+        tool_words = (
+            set(self.tool.nouns) | set(self.tool.adjectives) | set(split_words(self.tool.name))
+        )
         for token in self.tokens:
             if token.kind == "word" and token.norm in MEANS[self.language]:
                 nxt = self.by_index.get(skip(self.by_index, token.index + 1, ARTICLES))
-                if nxt is not None and nxt.index not in self.used and self._content(nxt) \
-                        and singular(nxt.norm) not in tool_words:
+                if (
+                    nxt is not None
+                    and nxt.index not in self.used
+                    and self._content(nxt)
+                    and singular(nxt.norm) not in tool_words
+                ):
                     return True
         return False
 
     def between(self) -> None:
-        """"between New York and Boston", "entre Apple e Samsung": two names for the two parameters of a
+        """ "between New York and Boston", "entre Apple e Samsung": two names for the two parameters of a
         pair (origin and destination, start and end, company1 and company2), in the order written."""
         opens = {a for a, b in RANGES[self.language] if a in ("between", "entre")}
         if not self.norms & opens:
@@ -129,24 +167,41 @@ class RowBinding(BindingState):
                 continue
             first = self.phrase(token.index + 1)
             joiner = self.by_index.get(first[-1].index + 1) if first else None
-            second = self.phrase(joiner.index + 1) if joiner is not None and joiner.norm in ("and", "e") else None
+            second = (
+                self.phrase(joiner.index + 1)
+                if joiner is not None and joiner.norm in ("and", "e")
+                else None
+            )
             if not first or not second:  # no second without a first
                 continue
-            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "destination")]
+            params = [
+                p
+                for p in self.free()
+                if p.type == "string" and p.kind in ("text", "name", "destination")
+            ]
             pair = range_pair(params)
             rows = [row for row in sequences(params) if len(row) == 2]
             pairs = ([list(pair)] if pair else []) + rows
-            lists = [p for p in self.free("array") if p.required and p.items == "string" and not p.enum]
+            lists = [
+                p for p in self.free("array") if p.required and p.items == "string" and not p.enum
+            ]
             if len(pairs) == 1:
                 self._string(pairs[0][0], first)
                 self._string(pairs[0][1], second)
-            elif not pairs and len(lists) == 1:  # "a contract between John and Alice" for its parties
-                self.put(lists[0], json.dumps([joined(first), joined(second)], ensure_ascii=False), "turn",
-                         *first, *second)
+            elif (
+                not pairs and len(lists) == 1
+            ):  # "a contract between John and Alice" for its parties
+                self.put(
+                    lists[0],
+                    json.dumps([joined(first), joined(second)], ensure_ascii=False),
+                    "turn",
+                    *first,
+                    *second,
+                )
             return
 
     def respectively(self, numeric: list[Param]) -> dict[int, Param]:
-        """"base and height as 6 and 10", "largura e altura de 3 e 4": two labels, then their two values,
+        """ "base and height as 6 and 10", "largura e altura de 3 e 4": two labels, then their two values,
         in the same order. Returns the values' indexes and their parameters (both labels must name one)."""
         found: dict[int, Param] = {}
         joins = ("and", "e", ",")
@@ -154,13 +209,29 @@ class RowBinding(BindingState):
             if token.norm not in ("as", "are", "were", "of", "=", ":", "como", "sao", "de"):
                 continue
             first = self.by_index.get(token.index + 1)
-            k = 3 if self._content(self.by_index.get(token.index + 2)) else 2  # "6cm and 10cm": a unit between
-            joiner, second = self.by_index.get(token.index + k), self.by_index.get(token.index + k + 1)
+            k = (
+                3 if self._content(self.by_index.get(token.index + 2)) else 2
+            )  # "6cm and 10cm": a unit between
+            joiner, second = (
+                self.by_index.get(token.index + k),
+                self.by_index.get(token.index + k + 1),
+            )
             label2, join, label1 = (self.by_index.get(token.index - k) for k in (1, 2, 3))
-            if first is None or joiner is None or second is None or label2 is None or join is None or label1 is None:
+            if (
+                first is None
+                or joiner is None
+                or second is None
+                or label2 is None
+                or join is None
+                or label1 is None
+            ):
                 continue
-            if joiner.norm not in joins or join.norm not in joins or not self._content(label1) \
-                    or not self._content(label2):
+            if (
+                joiner.norm not in joins
+                or join.norm not in joins
+                or not self._content(label1)
+                or not self._content(label2)
+            ):
                 continue
             if first.kind not in ("number", "decimal") or second.kind not in ("number", "decimal"):
                 continue

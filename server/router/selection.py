@@ -20,7 +20,10 @@ from server.router.reader import Clause, Token
 from server.router.vocabulary import Vocabulary
 
 _OF = frozenset({"of", "de", "do", "da", "dos", "das"})
-OBJECT_PRONOUNS = {"en": frozenset({"me", "us", "him", "them"}), "pt-BR": frozenset({"me", "nos", "lhe", "lhes"})}
+OBJECT_PRONOUNS = {
+    "en": frozenset({"me", "us", "him", "them"}),
+    "pt-BR": frozenset({"me", "nos", "lhe", "lhes"}),
+}
 _ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma"})
 
 # Verbs of one action that serve each other most closely: the turn's "show" is the tool's "get".
@@ -41,19 +44,34 @@ def clause_span(clause: Clause) -> set[int]:
     return {clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)}
 
 
-def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span: set[int]) -> list[tuple[Token, str]]:
+def things(
+    tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span: set[int]
+) -> list[tuple[Token, str]]:
     """(token, tool noun) for every word or phrase of the clause that names a noun, in order."""
     found: list[tuple[Token, str]] = []
     function = lx.FUNCTION_WORDS[language]
     objects, operators = OBJECT_PRONOUNS[language], lx.COMPUTE_OPERATORS[language]
     # a word right before an object pronoun is a verb ("help me", "assist us"), and an operator between two
     # numbers is arithmetic ("394 times 213"): never the thing asked about
-    words = [t for t, before, after in zip(tokens, [None, *tokens[:-1]], [*tokens[1:], None])
-             if t.kind == "word" and t.index not in verb_span
-             and not (after is not None and after.norm in objects and after.index == t.index + 1
-                      and t.norm not in objects)
-             and not (t.norm in operators and before is not None and after is not None
-                      and before.kind in ("number", "decimal") and after.kind in ("number", "decimal"))]
+    words = [
+        t
+        for t, before, after in zip(tokens, [None, *tokens[:-1]], [*tokens[1:], None])
+        if t.kind == "word"
+        and t.index not in verb_span
+        and not (
+            after is not None
+            and after.norm in objects
+            and after.index == t.index + 1
+            and t.norm not in objects
+        )
+        and not (
+            t.norm in operators
+            and before is not None
+            and after is not None
+            and before.kind in ("number", "decimal")
+            and after.kind in ("number", "decimal")
+        )
+    ]
     if not vocabulary.nouns:
         return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
@@ -61,7 +79,7 @@ def things(tokens: list[Token], language: str, vocabulary: Vocabulary, verb_span
         phrase_noun = None
         for size in vocabulary.phrase_sizes:
             if i + size <= len(words):
-                phrase_noun = vocabulary.nouns.get(" ".join(w.norm for w in words[i:i + size]))
+                phrase_noun = vocabulary.nouns.get(" ".join(w.norm for w in words[i : i + size]))
                 if phrase_noun:
                     found.append((words[i], phrase_noun))
                     i += size
@@ -114,7 +132,9 @@ class _Compounds(set[str]):
 
     def __contains__(self, word: object) -> bool:
         return set.__contains__(self, word) or any(
-            isinstance(word, str) and word.endswith(w) and len(word) - len(w) >= 2 for w in self.longer)
+            isinstance(word, str) and word.endswith(w) and len(word) - len(w) >= 2
+            for w in self.longer
+        )
 
 
 class TurnWords:
@@ -128,7 +148,9 @@ class TurnWords:
         self.words = [w for noun in self.nouns for w in noun.split()]
         self._initials: set[str] | None = None
         self._compounds: _Compounds | None = None
-        self._named: dict[str, bool] = {}  # a word of a tool's name, once per clause: tools share words
+        self._named: dict[
+            str, bool
+        ] = {}  # a word of a tool's name, once per clause: tools share words
 
     def initials(self) -> set[str]:
         """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
@@ -137,7 +159,11 @@ class TurnWords:
             # "greatest common divisor" is gcd; "return on investment" is roi, small words and all
             for words in (self.words, [t.norm for t in self.tokens if t.kind == "word"]):
                 letters = [w[0] for w in words if w]
-                initials |= {"".join(letters[i:i + n]) for n in (2, 3, 4) for i in range(len(letters) - n + 1)}
+                initials |= {
+                    "".join(letters[i : i + n])
+                    for n in (2, 3, 4)
+                    for i in range(len(letters) - n + 1)
+                }
             self._initials = initials
         return self._initials
 
@@ -147,7 +173,11 @@ class TurnWords:
         for i, (token, noun) in enumerate(self.found):
             if noun == head and i > 0 and self.found[i - 1][0].index == token.index - 1:
                 before = self.found[i - 1][0]
-                if before.text.endswith(("'s", "’s")) or before.norm == "is" or before.text[:1].isupper():
+                if (
+                    before.text.endswith(("'s", "’s"))
+                    or before.norm == "is"
+                    or before.text[:1].isupper()
+                ):
                     return None  # an owner, or part of a name ("the Metropolitan Museum")
                 return self.found[i - 1][1]
         return None
@@ -162,8 +192,13 @@ class TurnWords:
                 return None
             after, after_noun = self.found[i + 1]
             between = [t.norm for t in self.tokens if token.index < t.index < after.index]
-            if not between or between[0] not in _OF or len(between) > 2 or after.text[:1].isupper() \
-                    or (len(between) == 2 and between[1] not in _ARTICLES):
+            if (
+                not between
+                or between[0] not in _OF
+                or len(between) > 2
+                or after.text[:1].isupper()
+                or (len(between) == 2 and between[1] not in _ARTICLES)
+            ):
                 return None
             return after_noun
         return None
@@ -178,7 +213,9 @@ class TurnWords:
         return named
 
     def _names(self, word: str) -> bool:
-        if len(word) >= 4 and any(w.startswith(word) and len(w) <= len(word) + 5 for w in self.words):
+        if len(word) >= 4 and any(
+            w.startswith(word) and len(w) <= len(word) + 5 for w in self.words
+        ):
             return True  # hypot in "hypotenuse", electric in "electricity"
         if len(word) >= 7 and any(stem_shared(word, w) for w in self.words):
             return True  # "availability" in "available", "projection" in "projected"
@@ -195,7 +232,9 @@ class TurnWords:
         return self._compounds
 
 
-def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, action: str | None) -> list[CatalogueTool]:
+def rank(
+    tools: list[CatalogueTool], turn: TurnWords, primary: str | None, action: str | None
+) -> list[CatalogueTool]:
     """The tools whose names the turn names best; several only where they tie."""
     scored = []
     for tool in tools:
@@ -205,21 +244,36 @@ def rank(tools: list[CatalogueTool], turn: TurnWords, primary: str | None, actio
         if len(qualifiers) < len(tool.adjectives) // 2:
             continue
         modifier = turn.modifier(tool.nouns[0]) if len(qualifiers) < len(tool.adjectives) else None
-        if modifier and modifier not in tool.adjectives and modifier not in tool.namespace \
-                and modifier not in lx.NAME_ADJECTIVES and modifier not in lx.EVALUATIVES and not (tool.verb and modifier.startswith(tool.verb[:5])):
+        if (
+            modifier
+            and modifier not in tool.adjectives
+            and modifier not in tool.namespace
+            and modifier not in lx.NAME_ADJECTIVES
+            and modifier not in lx.EVALUATIVES
+            and not (tool.verb and modifier.startswith(tool.verb[:5]))
+        ):
             # ("the estimated return" is what estimate_…_return makes)
             continue  # "freezing point" is not what boiling_point is about
         if action is None and tool.adjectives and not qualifiers:
             # "what is the composition of species?" does not ask what soil_composition is about: the
             # question says whose composition, and it is not the tool's (a verb's request reads on)
             complement = turn.complement(tool.nouns[0])
-            if complement and complement not in tool.adjectives and complement not in tool.namespace \
-                    and complement not in tool.nouns:
+            if (
+                complement
+                and complement not in tool.adjectives
+                and complement not in tool.namespace
+                and complement not in tool.nouns
+            ):
                 continue
         namespace = sum(1 for w in tool.namespace if turn.names(w))
         close = tool.action in CLOSE.get(action or "", {action})
-        key = (1 + len(qualifiers), tool.nouns[0] == primary, close, namespace,
-               -(len(tool.adjectives) - len(qualifiers)))
+        key = (
+            1 + len(qualifiers),
+            tool.nouns[0] == primary,
+            close,
+            namespace,
+            -(len(tool.adjectives) - len(qualifiers)),
+        )
         scored.append((key, tool))
     if not scored:
         return []

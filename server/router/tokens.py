@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 from server.router import lexicon as lx
 
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|"
-           "apr|jun|jul|aug|sep|sept|oct|nov|dec|janeiro|fevereiro|março|marco|abril|maio|junho|julho|agosto|"
-           "setembro|outubro|novembro|dezembro")
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|"
+    "apr|jun|jul|aug|sep|sept|oct|nov|dec|janeiro|fevereiro|março|marco|abril|maio|junho|julho|agosto|"
+    "setembro|outubro|novembro|dezembro"
+)
 
 # The token patterns, in the order they are tried; a turn's tokenizer holds only the patterns its
 # characters make possible (no "@": no email or handle), which gives the same tokens, cheaper.
@@ -23,25 +25,37 @@ _PATTERNS = (
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
     ("url", r"https?://\S+", r"://"),
     ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
-    ("date", r"\b\d{4}(?:-\d{1,2}-|/\d{1,2}/|\.\d{1,2}\.)\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
-             rf"|\b\d{{1,2}}(?:st|nd|rd|th|º)?\s+(?:of\s+|de\s+)?(?i:{_MONTHS}),?\s+(?:de\s+)?\d{{4}}\b",
-     r"\d[-/]\d|\d{4}"),
-    ("named_date", rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
-     r"(?i)\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)[a-zç]*\.?\s+\d"),
+    (
+        "date",
+        r"\b\d{4}(?:-\d{1,2}-|/\d{1,2}/|\.\d{1,2}\.)\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
+        rf"|\b\d{{1,2}}(?:st|nd|rd|th|º)?\s+(?:of\s+|de\s+)?(?i:{_MONTHS}),?\s+(?:de\s+)?\d{{4}}\b",
+        r"\d[-/]\d|\d{4}",
+    ),
+    (
+        "named_date",
+        rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+        r"(?i)\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)[a-zç]*\.?\s+\d",
+    ),
     ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
     ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
     ("list", r"\[[^\[\]]{0,400}\]", r"\["),
     ("money", r"(?:R\$|US\$|\$|€|£)\s?\d+(?:[.,]\d+)*", r"[$€£]"),
     ("ordinal", r"\d+(?:st|nd|rd|th|º|ª|o|a)\b", r"\d"),
-    ("code", r"\b\d+(?:-\d+)+\b(?!\.\d)", r"\d-\d"),  # 098-293, 2019-2020: one value, never two numbers
+    (
+        "code",
+        r"\b\d+(?:-\d+)+\b(?!\.\d)",
+        r"\d-\d",
+    ),  # 098-293, 2019-2020: one value, never two numbers
     ("number", r"(?<![\w-])-?\d+(?:[.,]\d+)*(?:%)?|\d+(?:[.,]\d+)*(?:%)?", r"\d"),
     ("word", r"[^\W\d_](?:[\w'’-]*[^\W_])?", None),
     ("punct", r"[?!.,;:=]", None),
 )
 # The patterns a turn's characters can rule out, and the character that each one needs.
-_NEEDS = {kind: re.compile(needs) for kind, _, needs in _PATTERNS if kind in ("email", "url", "handle", "domain",
-                                                                             "money", "named_date")
-          and needs is not None}
+_NEEDS = {
+    kind: re.compile(needs)
+    for kind, _, needs in _PATTERNS
+    if kind in ("email", "url", "handle", "domain", "money", "named_date") and needs is not None
+}
 # Patterns that can match where a word begins (a letter); without them, words are tried first.
 _LETTER_STARTS = frozenset({"email", "url", "domain", "money", "named_date"})
 
@@ -68,7 +82,14 @@ _TOKENIZERS = _variants()
 
 
 # A character each optional pattern cannot match without, checked before its own search (most turns have none).
-_FIRST_NEED = {"email": "@", "url": "://", "handle": "@", "domain": ".", "money": ("$", "€", "£"), "named_date": None}
+_FIRST_NEED = {
+    "email": "@",
+    "url": "://",
+    "handle": "@",
+    "domain": ".",
+    "money": ("$", "€", "£"),
+    "named_date": None,
+}
 
 
 def _may(kind: str, turn: str, digits: bool) -> bool:
@@ -81,7 +102,9 @@ def _may(kind: str, turn: str, digits: bool) -> bool:
 
 
 _OPTIONAL = tuple(_NEEDS)
-_BY_FLAGS = {tuple(kind in kinds for kind in _OPTIONAL): pattern for kinds, pattern in _TOKENIZERS.items()}
+_BY_FLAGS = {
+    tuple(kind in kinds for kind in _OPTIONAL): pattern for kinds, pattern in _TOKENIZERS.items()
+}
 
 
 def _token_pattern(turn: str) -> re.Pattern[str]:
@@ -110,7 +133,9 @@ class Token:
     norm: str  # folded, informal spelling expanded
     kind: str  # word, number, decimal, money, ordinal, date, email, url, domain, list, quoted, handle, punct
     index: int
-    glued: bool = False  # typed with no space after the token before it (the cm of "6cm", the pm of "12pm")
+    glued: bool = (
+        False  # typed with no space after the token before it (the cm of "6cm", the pm of "12pm")
+    )
 
 
 def tokenize(turn: str, language: str) -> list[Token]:
@@ -130,8 +155,12 @@ def tokenize(turn: str, language: str) -> list[Token]:
         if kind == "word" and "’" not in norm and norm not in informal and norm not in counted:
             append(Token(text, norm, "word", len(tokens), glued))  # the common case: a plain word
             continue
-        kind = "date" if kind == "named_date" else kind  # "January 1, 2021": a date whose month is a name
-        kind = "number" if kind == "code" else kind  # a number as typed; a number parameter refuses its dashes
+        kind = (
+            "date" if kind == "named_date" else kind
+        )  # "January 1, 2021": a date whose month is a name
+        kind = (
+            "number" if kind == "code" else kind
+        )  # a number as typed; a number parameter refuses its dashes
         if kind == "word":
             if "’" in norm:
                 norm = norm.replace("’", "'")
@@ -145,7 +174,11 @@ def tokenize(turn: str, language: str) -> list[Token]:
                 # "for the next three days": a number in words, where the turn writes none in digits
                 text, norm, kind = counted[norm], counted[norm], "number"
         elif kind == "number":
-            kind = "decimal" if (decimal_sep in text and decimal.search(text)) or "%" in text else "number"
+            kind = (
+                "decimal"
+                if (decimal_sep in text and decimal.search(text)) or "%" in text
+                else "number"
+            )
         elif kind == "quoted":
             text = text[1:-1]
             norm = fold(text)

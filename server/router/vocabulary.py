@@ -25,7 +25,6 @@ import yaml
 from server.router.reader import LANGUAGES, fold
 
 
-
 def _vocabulary_dir() -> Path:
     """The installed package's folder (the top-level manifests/ ships as `server.defaults`), or,
     where that package is not mapped (a source checkout), the repository's manifests/vocabulary."""
@@ -91,13 +90,17 @@ class Vocabulary:
 
 
 def canonical(data: dict[str, object]) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
 
 
 def parse(data: object, source: str = "<vocabulary>") -> Vocabulary:
     """A vocabulary from its data as read from YAML (anything: it is checked here)."""
     if not isinstance(data, dict):
-        raise VocabularyError(f"{source}: a vocabulary is a mapping with language, nouns and adjectives")
+        raise VocabularyError(
+            f"{source}: a vocabulary is a mapping with language, nouns and adjectives"
+        )
     language = data.get("language")
     if language not in LANGUAGES:
         raise VocabularyError(f"{source}: language must be one of {', '.join(LANGUAGES)}")
@@ -105,20 +108,32 @@ def parse(data: object, source: str = "<vocabulary>") -> Vocabulary:
     if unknown:
         raise VocabularyError(f"{source}: unknown key(s) {', '.join(unknown)}")
     nouns_raw = data.get("nouns") or {}
-    if not isinstance(nouns_raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in nouns_raw.items()):
+    if not isinstance(nouns_raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in nouns_raw.items()
+    ):
         raise VocabularyError(f"{source}: nouns maps a user's word to a tool noun, both text")
     nouns = {fold(k).strip(): v.strip().lower() for k, v in nouns_raw.items()}
     adjectives = []
     for entry in data.get("adjectives") or []:
         if not isinstance(entry, dict) or not isinstance(entry.get("means"), str):
-            raise VocabularyError(f"{source}: each adjective needs 'means' (and synonyms, antonyms lists)")
-        adjectives.append(Adjective(
-            means=entry["means"].lower(),
-            synonyms=tuple(sorted(fold(w) for w in entry.get("synonyms") or [])),
-            antonyms=tuple(sorted(fold(w) for w in entry.get("antonyms") or [])),
-        ))
-    body = {"language": language, "nouns": dict(sorted(nouns.items())),
-            "adjectives": [a.__dict__ | {"synonyms": list(a.synonyms), "antonyms": list(a.antonyms)} for a in adjectives]}
+            raise VocabularyError(
+                f"{source}: each adjective needs 'means' (and synonyms, antonyms lists)"
+            )
+        adjectives.append(
+            Adjective(
+                means=entry["means"].lower(),
+                synonyms=tuple(sorted(fold(w) for w in entry.get("synonyms") or [])),
+                antonyms=tuple(sorted(fold(w) for w in entry.get("antonyms") or [])),
+            )
+        )
+    body = {
+        "language": language,
+        "nouns": dict(sorted(nouns.items())),
+        "adjectives": [
+            a.__dict__ | {"synonyms": list(a.synonyms), "antonyms": list(a.antonyms)}
+            for a in adjectives
+        ],
+    }
     digest = "sha256:" + hashlib.sha256(canonical(body)).hexdigest()
     return Vocabulary(language, dict(sorted(nouns.items())), tuple(adjectives), digest)
 
@@ -135,7 +150,9 @@ def load(language: str, directory: Path | None = None) -> Vocabulary:
         return parse({"language": language}, str(path))
     recorded = _recorded(directory)
     if path.name not in recorded:
-        raise VocabularyError(f"{path}: no recorded digest; run 'parley vocabulary record' after reviewing it")
+        raise VocabularyError(
+            f"{path}: no recorded digest; run 'parley vocabulary record' after reviewing it"
+        )
     if recorded[path.name] != file_digest(path):
         raise VocabularyError(f"{path} was altered after its digest was recorded; refusing it")
     try:

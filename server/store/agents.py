@@ -17,33 +17,45 @@ class AgentRow(TypedDict):
 
 
 def insert(db: Database, principal_id: int, name: str, created_at: str) -> int:
-    return db.insert("agents", {"principal_id": principal_id, "name": name, "created_at": created_at})
+    return db.insert(
+        "agents", {"principal_id": principal_id, "name": name, "created_at": created_at}
+    )
 
 
 def named(db: Database, principal_id: int, name: str) -> tuple[int, str] | None:
-    row = db.execute("SELECT id, name FROM agents WHERE principal_id = ? AND name = ?", [principal_id, name]).fetchone()
+    row = db.execute(
+        "SELECT id, name FROM agents WHERE principal_id = ? AND name = ?", [principal_id, name]
+    ).fetchone()
     return (row[0], row[1]) if row else None
 
 
 def first(db: Database, principal_id: int) -> tuple[int, str] | None:
-    row = db.execute("SELECT id, name FROM agents WHERE principal_id = ? ORDER BY id LIMIT 1",
-                     [principal_id]).fetchone()
+    row = db.execute(
+        "SELECT id, name FROM agents WHERE principal_id = ? ORDER BY id LIMIT 1", [principal_id]
+    ).fetchone()
     return (row[0], row[1]) if row else None
 
 
 def revoke(db: Database, agent_id: int, stamp: str) -> None:
-    db.execute("UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, agent_id])
+    db.execute(
+        "UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, agent_id]
+    )
 
 
 def of_principal(db: Database, principal_id: int, active_only: bool = False) -> list[AgentRow]:
     where = " AND revoked_at IS NULL" if active_only else ""
-    rows = db.query(f"SELECT id, name, created_at, revoked_at FROM agents "
-                    f"WHERE principal_id = ?{where} ORDER BY id", [principal_id])
+    rows = db.query(
+        f"SELECT id, name, created_at, revoked_at FROM agents "
+        f"WHERE principal_id = ?{where} ORDER BY id",
+        [principal_id],
+    )
     return cast(list[AgentRow], list(rows))  # the columns selected are AgentRow's
 
 
 def bind_subject(db: Database, issuer: str, subject: str, agent_id: int) -> None:
     """An external issuer's subject acts as this agent (re-binding a subject moves it)."""
-    db.execute("INSERT INTO external_subjects (issuer, subject, agent_id) VALUES (?, ?, ?) "
-               "ON CONFLICT (issuer, subject) DO UPDATE SET agent_id = excluded.agent_id",
-               [issuer, subject, agent_id])
+    db.execute(
+        "INSERT INTO external_subjects (issuer, subject, agent_id) VALUES (?, ?, ?) "
+        "ON CONFLICT (issuer, subject) DO UPDATE SET agent_id = excluded.agent_id",
+        [issuer, subject, agent_id],
+    )

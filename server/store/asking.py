@@ -8,21 +8,48 @@ from server.store.database import Database, Row
 
 
 def thread_parties(db: Database, thread_id: int) -> tuple[int, int] | None:
-    row = db.execute("SELECT asker_id, answerer_id FROM threads WHERE id = ?", [thread_id]).fetchone()
+    row = db.execute(
+        "SELECT asker_id, answerer_id FROM threads WHERE id = ?", [thread_id]
+    ).fetchone()
     return (row[0], row[1]) if row else None
 
 
 def open_thread(db: Database, asker_id: int, answerer_id: int, subject: str, stamp: str) -> int:
-    return db.insert("threads", {"asker_id": asker_id, "answerer_id": answerer_id, "subject": subject,
-                                 "created_at": stamp, "updated_at": stamp})
+    return db.insert(
+        "threads",
+        {
+            "asker_id": asker_id,
+            "answerer_id": answerer_id,
+            "subject": subject,
+            "created_at": stamp,
+            "updated_at": stamp,
+        },
+    )
 
 
-def add_message(db: Database, thread_id: int, kind: str, body: str, stamp: str, status: str,
-                decided_by: str | None = None, touch: bool = True) -> None:
+def add_message(
+    db: Database,
+    thread_id: int,
+    kind: str,
+    body: str,
+    stamp: str,
+    status: str,
+    decided_by: str | None = None,
+    touch: bool = True,
+) -> None:
     """status: asked | answered | escalated | declined | decided (then `decided_by` names the member).
     `touch=False` when the unit already set the thread's `updated_at` to `stamp` (`open_thread`, `touch_thread`)."""
-    db.insert("messages", {"thread_id": thread_id, "kind": kind, "body": body, "created_at": stamp,
-                                "status": status, "decided_by": decided_by})
+    db.insert(
+        "messages",
+        {
+            "thread_id": thread_id,
+            "kind": kind,
+            "body": body,
+            "created_at": stamp,
+            "status": status,
+            "decided_by": decided_by,
+        },
+    )
     if touch:
         touch_thread(db, thread_id, stamp)
 
@@ -32,71 +59,137 @@ def touch_thread(db: Database, thread_id: int, stamp: str) -> None:
 
 
 def messages(db: Database, thread_id: int) -> list[Row]:
-    return list(db.query("SELECT kind, body, created_at, status, decided_by FROM messages WHERE thread_id = ? "
-                         "ORDER BY id", [thread_id]))
+    return list(
+        db.query(
+            "SELECT kind, body, created_at, status, decided_by FROM messages WHERE thread_id = ? "
+            "ORDER BY id",
+            [thread_id],
+        )
+    )
 
 
 def ask_request(db: Database, principal_id: int, key: str) -> Row | None:
     """A question already asked with this idempotency key: its fingerprint and its result (JSON)."""
-    rows = list(db.query("SELECT fingerprint, result FROM ask_requests WHERE principal_id = ? AND idempotency_key = ?",
-                         [principal_id, key]))
+    rows = list(
+        db.query(
+            "SELECT fingerprint, result FROM ask_requests WHERE principal_id = ? AND idempotency_key = ?",
+            [principal_id, key],
+        )
+    )
     return rows[0] if rows else None
 
 
-def remember_ask(db: Database, principal_id: int, key: str, fingerprint: str, result: str, stamp: str) -> None:
-    db.insert("ask_requests", {"principal_id": principal_id, "idempotency_key": key, "fingerprint": fingerprint,
-                                    "result": result, "created_at": stamp})
+def remember_ask(
+    db: Database, principal_id: int, key: str, fingerprint: str, result: str, stamp: str
+) -> None:
+    db.insert(
+        "ask_requests",
+        {
+            "principal_id": principal_id,
+            "idempotency_key": key,
+            "fingerprint": fingerprint,
+            "result": result,
+            "created_at": stamp,
+        },
+    )
 
 
 def threads_of(db: Database, principal_id: int, limit: int) -> list[Row]:
     """Threads this principal asked or was asked in, newest first, with the other party's handle."""
-    return list(db.query(
-        """SELECT t.id, t.subject, t.updated_at, t.asker_id,
+    return list(
+        db.query(
+            """SELECT t.id, t.subject, t.updated_at, t.asker_id,
                   CASE WHEN t.asker_id = :me THEN b.handle ELSE a.handle END AS other
            FROM threads t JOIN principals a ON a.id = t.asker_id JOIN principals b ON b.id = t.answerer_id
            WHERE t.asker_id = :me OR t.answerer_id = :me
-           ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit""", {"me": principal_id, "limit": limit}))
+           ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit""",
+            {"me": principal_id, "limit": limit},
+        )
+    )
 
 
 def questions_since(db: Database, asker_id: int, since: str) -> int:
-    return int(db.execute(
-        "SELECT COUNT(*) FROM messages m JOIN threads t ON t.id = m.thread_id "
-        "WHERE t.asker_id = ? AND m.kind = 'question' AND m.created_at >= ?", [asker_id, since]).fetchone()[0])
+    return int(
+        db.execute(
+            "SELECT COUNT(*) FROM messages m JOIN threads t ON t.id = m.thread_id "
+            "WHERE t.asker_id = ? AND m.kind = 'question' AND m.created_at >= ?",
+            [asker_id, since],
+        ).fetchone()[0]
+    )
 
 
-def file_escalation(db: Database, *, principal_id: int, asker_id: int, asker_agent: str | None, thread_id: int,
-                    question: str, language: str, reason: str, stamp: str, notes: list[str] | None = None) -> int:
+def file_escalation(
+    db: Database,
+    *,
+    principal_id: int,
+    asker_id: int,
+    asker_agent: str | None,
+    thread_id: int,
+    question: str,
+    language: str,
+    reason: str,
+    stamp: str,
+    notes: list[str] | None = None,
+) -> int:
     """`notes`: ids of the briefing notes the principal should see beside the question."""
-    return db.insert("escalations", {
-        "principal_id": principal_id, "asker_id": asker_id, "asker_agent": asker_agent, "thread_id": thread_id,
-        "question": question, "language": language, "reason": reason, "status": "open", "decision": None,
-        "created_at": stamp, "decided_at": None, "notes": json.dumps(notes) if notes else None})
+    return db.insert(
+        "escalations",
+        {
+            "principal_id": principal_id,
+            "asker_id": asker_id,
+            "asker_agent": asker_agent,
+            "thread_id": thread_id,
+            "question": question,
+            "language": language,
+            "reason": reason,
+            "status": "open",
+            "decision": None,
+            "created_at": stamp,
+            "decided_at": None,
+            "notes": json.dumps(notes) if notes else None,
+        },
+    )
 
 
 def queue(db: Database, principal_id: int, status: str = "open") -> list[Row]:
-    return list(db.query(
-        """SELECT e.id, e.question, e.reason, e.status, e.language, e.created_at, e.decided_at, e.decision,
+    return list(
+        db.query(
+            """SELECT e.id, e.question, e.reason, e.status, e.language, e.created_at, e.decided_at, e.decision,
                   e.thread_id, e.asker_agent, e.notes, p.handle AS asker
            FROM escalations e JOIN principals p ON p.id = e.asker_id
-           WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id""", [principal_id, status]))
+           WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id""",
+            [principal_id, status],
+        )
+    )
 
 
 def open_count(db: Database, principal_id: int) -> int:
-    return int(db.execute("SELECT COUNT(*) FROM escalations WHERE principal_id = ? AND status = 'open'",
-                      [principal_id]).fetchone()[0])
+    return int(
+        db.execute(
+            "SELECT COUNT(*) FROM escalations WHERE principal_id = ? AND status = 'open'",
+            [principal_id],
+        ).fetchone()[0]
+    )
 
 
 def escalation(db: Database, principal_id: int, escalation_id: int) -> Row | None:
     """One escalation of this principal's queue; another principal's answers None, like a missing one."""
-    rows = list(db.query(
-        """SELECT e.*, p.handle AS asker, p.status AS asker_status FROM escalations e
+    rows = list(
+        db.query(
+            """SELECT e.*, p.handle AS asker, p.status AS asker_status FROM escalations e
            JOIN principals p ON p.id = e.asker_id WHERE e.id = ? AND e.principal_id = ?""",
-        [escalation_id, principal_id]))
+            [escalation_id, principal_id],
+        )
+    )
     return rows[0] if rows else None
 
 
 def decide(db: Database, escalation_id: int, status: str, decision: str, stamp: str) -> bool:
     """Close an open escalation; False when it was no longer open (decided meanwhile)."""
-    return db.execute(
-        "UPDATE escalations SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'open'",
-        [status, decision, stamp, escalation_id]).rowcount == 1
+    return (
+        db.execute(
+            "UPDATE escalations SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'open'",
+            [status, decision, stamp, escalation_id],
+        ).rowcount
+        == 1
+    )

@@ -8,8 +8,19 @@ from collections.abc import Sequence
 from server.store.database import Database, Row
 
 # The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
-COLUMNS = ("ts", "lane", "principal", "agent", "tool", "outcome", "duration_ms", "binding_agent", "binding_server",
-           "rule", "path")
+COLUMNS = (
+    "ts",
+    "lane",
+    "principal",
+    "agent",
+    "tool",
+    "outcome",
+    "duration_ms",
+    "binding_agent",
+    "binding_server",
+    "rule",
+    "path",
+)
 CHUNK = 100  # rows a statement: far below either store's limit on parameters
 
 
@@ -23,7 +34,7 @@ def insert(db: Database, rows: Sequence[Sequence[object]]) -> None:
     """Rows in `COLUMNS` order, each statement atomic on its own: no unit, so no store-wide write lock
     (PostgreSQL's units take one) for rows nothing else depends on."""
     for start in range(0, len(rows), CHUNK):
-        chunk = rows[start:start + CHUNK]
+        chunk = rows[start : start + CHUNK]
         db.execute(_insert(len(chunk)), [value for values in chunk for value in values])
 
 
@@ -38,15 +49,23 @@ def statement(rows: Sequence[Sequence[object]]) -> tuple[str, list[object]]:
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Row]:
     """The newest `limit` rows (of one principal's calls when given), oldest first."""
     where, params = ("WHERE principal = ? ", [principal]) if principal is not None else ("", [])
-    rows = db.query(f"SELECT {', '.join(COLUMNS)} FROM audit {where}ORDER BY id DESC LIMIT ?", [*params, limit])
+    rows = db.query(
+        f"SELECT {', '.join(COLUMNS)} FROM audit {where}ORDER BY id DESC LIMIT ?", [*params, limit]
+    )
     return list(reversed(list(rows)))
 
 
 FILTERED = ("agent", "tool", "outcome", "rule")  # columns Activity filters on, each by equality
 
 
-def page(db: Database, principal: str | None, filters: dict[str, str], since: str | None, offset: int,
-         limit: int) -> list[Row]:
+def page(
+    db: Database,
+    principal: str | None,
+    filters: dict[str, str],
+    since: str | None,
+    offset: int,
+    limit: int,
+) -> list[Row]:
     """Newest first: a page of calls (one principal's, or the club's when None), with their row ids."""
     where, params = [], []
     if principal is not None:
@@ -60,8 +79,12 @@ def page(db: Database, principal: str | None, filters: dict[str, str], since: st
         where.append("ts >= ?")
         params.append(since)
     clause = f"WHERE {' AND '.join(where)} " if where else ""
-    return list(db.query(f"SELECT id, {', '.join(COLUMNS)} FROM audit {clause}ORDER BY id DESC LIMIT ? OFFSET ?",
-                         [*params, limit, offset]))
+    return list(
+        db.query(
+            f"SELECT id, {', '.join(COLUMNS)} FROM audit {clause}ORDER BY id DESC LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+    )
 
 
 def one(db: Database, call_id: int) -> Row | None:
@@ -74,6 +97,9 @@ def names(db: Database, column: str, principal: str | None, limit: int = 200) ->
     if column not in FILTERED:
         raise ValueError(column)
     where, params = (" AND principal = ?", [principal]) if principal is not None else ("", [])
-    rows = db.execute(f"SELECT DISTINCT {column} FROM audit WHERE {column} IS NOT NULL{where} ORDER BY {column} "
-                      "LIMIT ?", [*params, limit]).fetchall()
+    rows = db.execute(
+        f"SELECT DISTINCT {column} FROM audit WHERE {column} IS NOT NULL{where} ORDER BY {column} "
+        "LIMIT ?",
+        [*params, limit],
+    ).fetchall()
     return [row[0] for row in rows]

@@ -26,12 +26,27 @@ LEFT JOIN mandates AS m ON m.id = (
 )"""
 
 
-_TOKEN = ("SELECT t.public_id, t.kind, t.scopes, t.expires_at, t.revoked_at, t.principal_id, t.agent_id,"
-          + _PARTY + " FROM tokens AS t" + _joins("t.agent_id", "t.principal_id") + " WHERE t.hash = ?")
-_GRANT = ("SELECT g.revoked_at, g.revoked_reason, g.principal_id, g.agent_id,"
-          + _PARTY + " FROM oauth_grants AS g" + _joins("g.agent_id", "g.principal_id") + " WHERE g.family = ?")
-_SUBJECT = ("SELECT s.agent_id," + _PARTY + " FROM external_subjects AS s" + _joins("s.agent_id", "a.principal_id")
-            + " WHERE s.issuer = ? AND s.subject = ?")
+_TOKEN = (
+    "SELECT t.public_id, t.kind, t.scopes, t.expires_at, t.revoked_at, t.principal_id, t.agent_id,"
+    + _PARTY
+    + " FROM tokens AS t"
+    + _joins("t.agent_id", "t.principal_id")
+    + " WHERE t.hash = ?"
+)
+_GRANT = (
+    "SELECT g.revoked_at, g.revoked_reason, g.principal_id, g.agent_id,"
+    + _PARTY
+    + " FROM oauth_grants AS g"
+    + _joins("g.agent_id", "g.principal_id")
+    + " WHERE g.family = ?"
+)
+_SUBJECT = (
+    "SELECT s.agent_id,"
+    + _PARTY
+    + " FROM external_subjects AS s"
+    + _joins("s.agent_id", "a.principal_id")
+    + " WHERE s.issuer = ? AND s.subject = ?"
+)
 
 
 class Party(NamedTuple):
@@ -80,8 +95,9 @@ def token(db: Database, digest: str) -> TokenChain | None:
     if row is None:
         return None
     public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id = row[:7]
-    return TokenChain(public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id,
-                      Party(*row[7:]))
+    return TokenChain(
+        public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id, Party(*row[7:])
+    )
 
 
 def grant(db: Database, family: str) -> GrantChain | None:

@@ -10,11 +10,15 @@ from server.store.database import Database, Row
 
 def tokens_of(db: Database, principal_id: int) -> list[Row]:
     """A principal's tokens, newest first, with label, expiry and last use (never the secret)."""
-    rows = list(db.query(
-        """SELECT t.public_id, t.kind, t.scopes, t.label, t.created_at, t.expires_at, t.revoked_at,
+    rows = list(
+        db.query(
+            """SELECT t.public_id, t.kind, t.scopes, t.label, t.created_at, t.expires_at, t.revoked_at,
                   t.last_used_at, a.name AS agent
            FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
-           WHERE t.principal_id = ? ORDER BY t.id DESC""", [principal_id]))
+           WHERE t.principal_id = ? ORDER BY t.id DESC""",
+            [principal_id],
+        )
+    )
     for row in rows:
         row["scopes"] = json.loads(row["scopes"])
     return rows
@@ -22,46 +26,67 @@ def tokens_of(db: Database, principal_id: int) -> list[Row]:
 
 def last_activity(db: Database, handle: str) -> dict[str, str]:
     """Each of a principal's agents' newest audited call: agent name → timestamp."""
-    rows = db.execute("SELECT agent, MAX(ts) FROM audit WHERE principal = ? AND agent IS NOT NULL GROUP BY agent",
-                      [handle]).fetchall()
+    rows = db.execute(
+        "SELECT agent, MAX(ts) FROM audit WHERE principal = ? AND agent IS NOT NULL GROUP BY agent",
+        [handle],
+    ).fetchall()
     return {row[0]: row[1] for row in rows}
 
 
 def applications(db: Database) -> list[Row]:
     """Every applicant with their newest application (its date, status, decision) and evidence count.
     An applicant who never sent an application reads as open, dated when they joined."""
-    return list(db.query(
-        """SELECT p.id, p.handle, p.name, p.created_at AS joined_at,
+    return list(
+        db.query(
+            """SELECT p.id, p.handle, p.name, p.created_at AS joined_at,
                   COALESCE(a.created_at, p.created_at) AS applied_at, COALESCE(a.status, 'open') AS status,
                   a.decided_at, a.decision,
                   (SELECT COUNT(*) FROM evidence e WHERE e.principal_id = p.id) AS evidence_count
            FROM principals p
            LEFT JOIN applications a ON a.id = (SELECT MAX(id) FROM applications WHERE principal_id = p.id)
-           WHERE p.status = 'applicant' ORDER BY applied_at, p.id"""))
+           WHERE p.status = 'applicant' ORDER BY applied_at, p.id"""
+        )
+    )
 
 
 def application_decision(db: Database, principal_id: int) -> Row | None:
     """The newest application of a principal: status (open | admitted | declined), decided_at, and the
     decision — the reason a steward gave, which the applicant's agent reads in its inbox."""
-    rows = list(db.query("SELECT id, status, created_at, decided_at, decision FROM applications "
-                         "WHERE principal_id = ? ORDER BY id DESC LIMIT 1", [principal_id]))
+    rows = list(
+        db.query(
+            "SELECT id, status, created_at, decided_at, decision FROM applications "
+            "WHERE principal_id = ? ORDER BY id DESC LIMIT 1",
+            [principal_id],
+        )
+    )
     return rows[0] if rows else None
 
 
-def decide_application(db: Database, principal_id: int, status: str, decision: str, stamp: str) -> int:
+def decide_application(
+    db: Database, principal_id: int, status: str, decision: str, stamp: str
+) -> int:
     """Mark a principal's open applications admitted or declined, with the reason; how many changed."""
-    return db.execute("UPDATE applications SET status = ?, decided_at = ?, decision = ? "
-                      "WHERE principal_id = ? AND status = 'open'",
-                      [status, stamp, decision, principal_id]).rowcount
+    return db.execute(
+        "UPDATE applications SET status = ?, decided_at = ?, decision = ? "
+        "WHERE principal_id = ? AND status = 'open'",
+        [status, stamp, decision, principal_id],
+    ).rowcount
 
 
 def has_own_router_settings(db: Database, principal_id: int) -> bool:
     """Whether the member chose their own router settings (else the club's defaults hold)."""
-    return db.execute("SELECT 1 FROM router_settings WHERE principal_id = ?", [principal_id]).fetchone() is not None
+    return (
+        db.execute(
+            "SELECT 1 FROM router_settings WHERE principal_id = ?", [principal_id]
+        ).fetchone()
+        is not None
+    )
 
 
 def reopen_application(db: Database, principal_id: int) -> int:
     """A steward reconsiders a decline: the newest application, if declined, waits again (1) or nothing (0)."""
-    return db.execute("UPDATE applications SET status = 'open', decided_at = NULL, decision = NULL "
-                      "WHERE id = (SELECT MAX(id) FROM applications WHERE principal_id = ?) AND status = 'declined'",
-                      [principal_id]).rowcount
+    return db.execute(
+        "UPDATE applications SET status = 'open', decided_at = NULL, decision = NULL "
+        "WHERE id = (SELECT MAX(id) FROM applications WHERE principal_id = ?) AND status = 'declined'",
+        [principal_id],
+    ).rowcount

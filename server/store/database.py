@@ -48,8 +48,11 @@ class Taken(Conflict):
     """A unique value (a handle, a name, a version) was written by another request in the meantime:
     a clean refusal on either backend, never a 500."""
 
-    def __init__(self, message: str = "that name or value was just taken by another request; nothing changed, "
-                                      "try again"):
+    def __init__(
+        self,
+        message: str = "that name or value was just taken by another request; nothing changed, "
+        "try again",
+    ):
         super().__init__(message)
 
 

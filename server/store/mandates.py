@@ -7,18 +7,42 @@ from server.store.database import Database
 
 def latest(db: Database, principal_id: int) -> tuple[str, str, str] | None:
     """(body, signature, key id) of the newest version, or None."""
-    row = db.execute("SELECT body, signature, key_id FROM mandates WHERE principal_id = ? ORDER BY version DESC "
-                     "LIMIT 1", [principal_id]).fetchone()
+    row = db.execute(
+        "SELECT body, signature, key_id FROM mandates WHERE principal_id = ? ORDER BY version DESC "
+        "LIMIT 1",
+        [principal_id],
+    ).fetchone()
     return (row[0], row[1], row[2]) if row else None
 
 
 def next_version(db: Database, principal_id: int) -> int:
     """Read inside the writing unit of work (`database.write`), so no other writer can take it."""
-    return int(db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM mandates WHERE principal_id = ?",
-                      [principal_id]).fetchone()[0])
+    return int(
+        db.execute(
+            "SELECT COALESCE(MAX(version), 0) + 1 FROM mandates WHERE principal_id = ?",
+            [principal_id],
+        ).fetchone()[0]
+    )
 
 
-def insert(db: Database, *, principal_id: int, version: int, body: str, signature: str, key_id: str,
-           created_at: str) -> None:
-    db.insert("mandates", {"principal_id": principal_id, "version": version, "body": body, "signature": signature,
-                           "key_id": key_id, "created_at": created_at})
+def insert(
+    db: Database,
+    *,
+    principal_id: int,
+    version: int,
+    body: str,
+    signature: str,
+    key_id: str,
+    created_at: str,
+) -> None:
+    db.insert(
+        "mandates",
+        {
+            "principal_id": principal_id,
+            "version": version,
+            "body": body,
+            "signature": signature,
+            "key_id": key_id,
+            "created_at": created_at,
+        },
+    )

@@ -65,10 +65,19 @@ def client(db: Database, client_id: str) -> ClientRow | None:
     return cast(ClientRow, rows[0]) if rows else None  # every column of oauth_clients
 
 
-def add_client(db: Database, client_id: str, secret_hash: str | None, metadata: dict[str, object],
-               issued_at: int) -> ClientRow:
-    row = ClientRow(client_id=client_id, secret_hash=secret_hash, metadata=json.dumps(metadata),
-                    issued_at=issued_at)
+def add_client(
+    db: Database,
+    client_id: str,
+    secret_hash: str | None,
+    metadata: dict[str, object],
+    issued_at: int,
+) -> ClientRow:
+    row = ClientRow(
+        client_id=client_id,
+        secret_hash=secret_hash,
+        metadata=json.dumps(metadata),
+        issued_at=issued_at,
+    )
     db.insert("oauth_clients", dict(row))
     return row
 
@@ -84,13 +93,20 @@ def code(db: Database, code_hash: str) -> CodeRow | None:
 
 def claim_code(db: Database, code_id: int, family: str | None, stamp: int) -> bool:
     """Mark a code used (with the family it buys, or none when it is burnt); False if already used."""
-    return db.execute("UPDATE oauth_codes SET used_at = ?, family = ? WHERE id = ? AND used_at IS NULL",
-                      [stamp, family, code_id]).rowcount == 1
+    return (
+        db.execute(
+            "UPDATE oauth_codes SET used_at = ?, family = ? WHERE id = ? AND used_at IS NULL",
+            [stamp, family, code_id],
+        ).rowcount
+        == 1
+    )
 
 
 def grant(db: Database, family: str) -> GrantRow | None:
     """The grant family if it exists and is not revoked."""
-    rows = list(db.query("SELECT * FROM oauth_grants WHERE family = ? AND revoked_at IS NULL", [family]))
+    rows = list(
+        db.query("SELECT * FROM oauth_grants WHERE family = ? AND revoked_at IS NULL", [family])
+    )
     return cast(GrantRow, rows[0]) if rows else None  # every column of oauth_grants
 
 
@@ -99,26 +115,43 @@ def grant_revoked(db: Database, family: str) -> bool:
     return row is None or row[0] is not None
 
 
-def revoke_grant(db: Database, family: str, reason: str, stamp: str, principal_id: int | None = None) -> bool:
+def revoke_grant(
+    db: Database, family: str, reason: str, stamp: str, principal_id: int | None = None
+) -> bool:
     mine = " AND principal_id = ?" if principal_id is not None else ""
-    params: list[object] = [stamp, reason, family] + ([principal_id] if principal_id is not None else [])
-    return db.execute(f"UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE family = ?{mine} "
-                      "AND revoked_at IS NULL", params).rowcount == 1
+    params: list[object] = [stamp, reason, family] + (
+        [principal_id] if principal_id is not None else []
+    )
+    return (
+        db.execute(
+            f"UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE family = ?{mine} "
+            "AND revoked_at IS NULL",
+            params,
+        ).rowcount
+        == 1
+    )
 
 
 def add_grant_once(db: Database, row: dict[str, object]) -> None:
     """Record a grant family the first time a token of it is issued."""
-    db.execute("INSERT INTO oauth_grants (family, client_id, principal_id, agent_id, scope, resource, created_at, "
-               "revoked_at, revoked_reason) VALUES (:family, :client_id, :principal_id, :agent_id, :scope, "
-               ":resource, :created_at, NULL, NULL) ON CONFLICT (family) DO NOTHING", row)
+    db.execute(
+        "INSERT INTO oauth_grants (family, client_id, principal_id, agent_id, scope, resource, created_at, "
+        "revoked_at, revoked_reason) VALUES (:family, :client_id, :principal_id, :agent_id, :scope, "
+        ":resource, :created_at, NULL, NULL) ON CONFLICT (family) DO NOTHING",
+        row,
+    )
 
 
 def grants_of(db: Database, principal_id: int) -> list[Row]:
-    rows = list(db.query(
-        """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent, c.metadata
+    rows = list(
+        db.query(
+            """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent, c.metadata
            FROM oauth_grants g JOIN agents a ON a.id = g.agent_id
            LEFT JOIN oauth_clients c ON c.client_id = g.client_id
-           WHERE g.principal_id = ? ORDER BY g.id""", [principal_id]))
+           WHERE g.principal_id = ? ORDER BY g.id""",
+            [principal_id],
+        )
+    )
     for row in rows:
         metadata = json.loads(row.pop("metadata") or "{}")
         row["client_name"] = metadata.get("client_name") or row["client_id"]
@@ -133,9 +166,14 @@ def refresh_token(db: Database, token_hash: str) -> RefreshTokenRow | None:
 def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> RefreshTokenRow | None:
     """Rotate a refresh token in one statement; None when it is unknown or was already rotated."""
     with write(db):
-        cursor = db.execute("UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? "
-                            "AND rotated_at IS NULL RETURNING *", [stamp, token_hash])
-        rows = cursor.fetchall()  # read to the end before COMMIT: RETURNING rows belong to the statement
+        cursor = db.execute(
+            "UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? "
+            "AND rotated_at IS NULL RETURNING *",
+            [stamp, token_hash],
+        )
+        rows = (
+            cursor.fetchall()
+        )  # read to the end before COMMIT: RETURNING rows belong to the statement
         columns = [d[0] for d in cursor.description]
     # RETURNING * of the table
     return cast(RefreshTokenRow, dict(zip(columns, rows[0]))) if rows else None
@@ -146,9 +184,13 @@ def add_refresh_token(db: Database, row: dict[str, object]) -> None:
 
 
 def retired_kids(db: Database) -> list[str]:
-    return [row[0] for row in db.execute("SELECT kid FROM oauth_retired_keys ORDER BY id").fetchall()]
+    return [
+        row[0] for row in db.execute("SELECT kid FROM oauth_retired_keys ORDER BY id").fetchall()
+    ]
 
 
 def retire_kid(db: Database, kid: str, stamp: str) -> None:
-    db.execute("INSERT INTO oauth_retired_keys (kid, retired_at) VALUES (?, ?) ON CONFLICT (kid) DO NOTHING",
-               [kid, stamp])
+    db.execute(
+        "INSERT INTO oauth_retired_keys (kid, retired_at) VALUES (?, ?) ON CONFLICT (kid) DO NOTHING",
+        [kid, stamp],
+    )

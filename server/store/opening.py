@@ -7,8 +7,9 @@ from pathlib import Path
 from server.store.database import Database
 
 
-def open_db(location: Path | str, create: bool = True, pool_size: int = 20,
-            upgrade: bool = True) -> Database:
+def open_db(
+    location: Path | str, create: bool = True, pool_size: int = 20, upgrade: bool = True
+) -> Database:
     """Open the club's store: PostgreSQL for a `postgresql://` URL, else the SQLite file at that path.
 
     `create=False` refuses a SQLite path with no store, naming it: an admin command run from the

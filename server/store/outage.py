@@ -42,10 +42,15 @@ class Outage:
             if self.since is None:
                 self.since = time.monotonic()
                 self._next_trial = self.since + TRIAL_EVERY
-                log.error("store unavailable (%s): answering 503 with Retry-After until it is back", reason)
+                log.error(
+                    "store unavailable (%s): answering 503 with Retry-After until it is back",
+                    reason,
+                )
 
     def ended(self) -> None:
         with self._lock:
             if self.since is not None:
-                log.warning("store reachable again after %.1f s of outage", time.monotonic() - self.since)
+                log.warning(
+                    "store reachable again after %.1f s of outage", time.monotonic() - self.since
+                )
                 self.since = None

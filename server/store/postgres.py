@@ -25,7 +25,9 @@ from server.errors import ConfigError
 from server.store.database import Database, Params, Row, StoreUnavailable, Taken
 from server.store.outage import Outage
 
-POOL_WAIT = 1.5  # seconds a statement waits for a pooled connection before answering "busy" (was 10)
+POOL_WAIT = (
+    1.5  # seconds a statement waits for a pooled connection before answering "busy" (was 10)
+)
 UNAVAILABLE = "the store is unavailable; nothing changed, retry in a second"
 
 # pg_advisory_xact_lock key of the store's one write lock ("parl").
@@ -66,7 +68,7 @@ class Rows:
         return self._rows[self._next - 1]
 
     def fetchall(self) -> list[tuple[Any, ...]]:
-        rest, self._next = self._rows[self._next:], len(self._rows)
+        rest, self._next = self._rows[self._next :], len(self._rows)
         return rest
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
@@ -77,8 +79,12 @@ def _uncounted(round_trips: int) -> None:
     """No one counts this store's round trips (the server counts them: `server.metrics`)."""
 
 
-def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] | None,
-         counted: Callable[[int], None] = _uncounted) -> Rows:
+def _run(
+    conn: psycopg.Connection,
+    sql: str,
+    params: Sequence[Any] | Mapping[str, Any] | None,
+    counted: Callable[[int], None] = _uncounted,
+) -> Rows:
     text = translate(sql)
     values = dict(params) if isinstance(params, Mapping) else tuple(params or ())
     counted(1)
@@ -88,10 +94,14 @@ def _run(conn: psycopg.Connection, sql: str, params: Sequence[Any] | Mapping[str
         except psycopg.errors.UniqueViolation:
             raise Taken() from None
         except psycopg.OperationalError:
-            raise StoreUnavailable("the store did not answer; nothing is known to have changed, retry shortly") from None
+            raise StoreUnavailable(
+                "the store did not answer; nothing is known to have changed, retry shortly"
+            ) from None
         if cursor.description is None:
             return Rows([], cursor.rowcount, [])
-        return Rows(cursor.fetchall(), cursor.rowcount, [column.name for column in cursor.description])
+        return Rows(
+            cursor.fetchall(), cursor.rowcount, [column.name for column in cursor.description]
+        )
 
 
 class PostgresDatabase(Database):
@@ -103,8 +113,10 @@ class PostgresDatabase(Database):
         try:
             self.pool = self._open_pool(15)
         except Exception as exc:  # the URL is never echoed: it may carry a password
-            raise ConfigError(f"cannot reach the PostgreSQL store ({type(exc).__name__}); check "
-                              "PARLEY_DATABASE_URL and that the server is up") from None
+            raise ConfigError(
+                f"cannot reach the PostgreSQL store ({type(exc).__name__}); check "
+                "PARLEY_DATABASE_URL and that the server is up"
+            ) from None
         self._local = threading.local()
         self.outage = Outage()
         # Told of every round trip to the database (a statement; a unit's BEGIN, lock and COMMIT):
@@ -112,8 +124,15 @@ class PostgresDatabase(Database):
         self.counted: Callable[[int], None] = _uncounted
 
     def _open_pool(self, wait: float) -> ConnectionPool:
-        pool = ConnectionPool(self.url, min_size=1, max_size=self.pool_size, kwargs={"autocommit": True},
-                              name="parley", timeout=POOL_WAIT, open=False)
+        pool = ConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=self.pool_size,
+            kwargs={"autocommit": True},
+            name="parley",
+            timeout=POOL_WAIT,
+            open=False,
+        )
         try:
             pool.open(wait=True, timeout=wait)
         except Exception:
@@ -141,7 +160,9 @@ class PostgresDatabase(Database):
         except Exception:
             raise StoreUnavailable(UNAVAILABLE) from None
         old, self.pool = self.pool, fresh
-        threading.Thread(target=old.close, kwargs={"timeout": 10}, name="parley-pool-retire", daemon=True).start()
+        threading.Thread(
+            target=old.close, kwargs={"timeout": 10}, name="parley-pool-retire", daemon=True
+        ).start()
         self.outage.ended()
 
     # -- statements ---------------------------------------------------------------------------
@@ -154,18 +175,26 @@ class PostgresDatabase(Database):
                 try:
                     yield conn
                 except (StoreUnavailable, psycopg.OperationalError) as exc:
-                    if conn.broken:  # the connection was lost, not just one statement: the store is down
+                    if (
+                        conn.broken
+                    ):  # the connection was lost, not just one statement: the store is down
                         self.outage.began("a connection to it was lost")
                     if isinstance(exc, psycopg.OperationalError):
                         raise StoreUnavailable(UNAVAILABLE) from None
                     raise
-        except PoolClosed:  # another thread swapped in a fresh pool as the store came back; this one was retired
-            raise StoreUnavailable("the store's connections were being renewed; nothing changed, retry shortly") from None
+        except (
+            PoolClosed
+        ):  # another thread swapped in a fresh pool as the store came back; this one was retired
+            raise StoreUnavailable(
+                "the store's connections were being renewed; nothing changed, retry shortly"
+            ) from None
         except PoolTimeout:
             if not self._reachable():
                 self.outage.began("no connection could be made")
                 raise StoreUnavailable(UNAVAILABLE) from None
-            raise StoreUnavailable("every connection to the store is busy; nothing changed, retry shortly") from None
+            raise StoreUnavailable(
+                "every connection to the store is busy; nothing changed, retry shortly"
+            ) from None
 
     def _unit_conn(self) -> psycopg.Connection | None:
         return getattr(self._local, "conn", None)
@@ -183,11 +212,15 @@ class PostgresDatabase(Database):
         return iter([dict(zip(names, row)) for row in rows.fetchall()])
 
     def insert(self, table: str, row: Mapping[str, object]) -> int:
-        if not re.fullmatch(r"\w+", table) or not all(re.fullmatch(r"\w+", column) for column in row):
+        if not re.fullmatch(r"\w+", table) or not all(
+            re.fullmatch(r"\w+", column) for column in row
+        ):
             raise ValueError(f"not a table or column name: {table}")
         columns = ", ".join(row)
         values = ", ".join(f":{column}" for column in row)
-        found = self.execute(f"INSERT INTO {table} ({columns}) VALUES ({values}) RETURNING id", dict(row)).fetchone()
+        found = self.execute(
+            f"INSERT INTO {table} ({columns}) VALUES ({values}) RETURNING id", dict(row)
+        ).fetchone()
         if found is None:
             raise RuntimeError(f"insert into {table} returned no row id")
         return int(found[0])
@@ -221,8 +254,10 @@ class PostgresDatabase(Database):
         return int(row[0]) if row else 0
 
     def announce_inbox(self, principal_id: int) -> None:
-        self.execute("SELECT pg_notify('parley_inbox', ? || ':' || extract(epoch FROM clock_timestamp())::text)",
-                     [str(principal_id)])
+        self.execute(
+            "SELECT pg_notify('parley_inbox', ? || ':' || extract(epoch FROM clock_timestamp())::text)",
+            [str(principal_id)],
+        )
 
     # -- shared budgets -----------------------------------------------------------------------
     def take_budget(self, key: str, per_minute: int) -> float | None:
@@ -230,9 +265,13 @@ class PostgresDatabase(Database):
         seconds until one is."""
         return self.take_budget_reading_revision(key, per_minute)[0]
 
-    def take_budget_reading_revision(self, key: str, per_minute: int,
-                                     audit_statement: str | None = None,
-                                     audit_values: Sequence[Any] = ()) -> tuple[float | None, int]:
+    def take_budget_reading_revision(
+        self,
+        key: str,
+        per_minute: int,
+        audit_statement: str | None = None,
+        audit_values: Sequence[Any] = (),
+    ) -> tuple[float | None, int]:
         """One round trip for what a request needs of the store before its tool runs: spend one
         request of `key`'s per-minute budget (GCRA on the database's clock), read the revision its
         credential is resolved at, and write the audit rows earlier requests let go of
@@ -253,7 +292,8 @@ class PostgresDatabase(Database):
                SELECT EXISTS (SELECT 1 FROM spent),
                       (SELECT tat FROM rate_buckets WHERE key = ?) - (SELECT t FROM clock) - ?,
                       (SELECT n FROM revision WHERE id = 1)""",
-            [*audit_values, key, interval, interval, tolerance, key, tolerance]).fetchone()
+            [*audit_values, key, interval, interval, tolerance, key, tolerance],
+        ).fetchone()
         if row is None:
             raise RuntimeError("the budget statement returned no row")
         allowed, behind, current = row

@@ -23,21 +23,43 @@ def handle_taken(db: Database, handle: str) -> bool:
     return db.execute("SELECT 1 FROM principals WHERE handle = ?", [handle]).fetchone() is not None
 
 
-def insert(db: Database, *, handle: str, name: str, status: str, steward: bool, bio: str, tags: list[str],
-           created_at: str) -> int:
-    return db.insert("principals", {
-        "handle": handle, "name": name, "status": status, "steward": int(steward), "bio": bio,
-        "tags": json.dumps(sorted(set(tags))), "created_at": created_at,
-        "admitted_at": created_at if status == "member" else None,
-    })
+def insert(
+    db: Database,
+    *,
+    handle: str,
+    name: str,
+    status: str,
+    steward: bool,
+    bio: str,
+    tags: list[str],
+    created_at: str,
+) -> int:
+    return db.insert(
+        "principals",
+        {
+            "handle": handle,
+            "name": name,
+            "status": status,
+            "steward": int(steward),
+            "bio": bio,
+            "tags": json.dumps(sorted(set(tags))),
+            "created_at": created_at,
+            "admitted_at": created_at if status == "member" else None,
+        },
+    )
 
 
 def set_status(db: Database, principal_id: int, status: str, admitted_at: str | None) -> None:
-    db.execute("UPDATE principals SET status = ?, admitted_at = ? WHERE id = ?", [status, admitted_at, principal_id])
+    db.execute(
+        "UPDATE principals SET status = ?, admitted_at = ? WHERE id = ?",
+        [status, admitted_at, principal_id],
+    )
 
 
 def set_password_hash(db: Database, principal_id: int, password_hash: str) -> None:
-    db.execute("UPDATE principals SET password_hash = ? WHERE id = ?", [password_hash, principal_id])
+    db.execute(
+        "UPDATE principals SET password_hash = ? WHERE id = ?", [password_hash, principal_id]
+    )
 
 
 def status_of(db: Database, principal_id: int) -> str | None:
@@ -52,7 +74,9 @@ def status_by_handle(db: Database, handle: str) -> str | None:
 
 def sign_in_record(db: Database, handle: str) -> tuple[int, str, str | None] | None:
     """(id, status, password hash) for the sign-in check, or None."""
-    row = db.execute("SELECT id, status, password_hash FROM principals WHERE handle = ?", [handle]).fetchone()
+    row = db.execute(
+        "SELECT id, status, password_hash FROM principals WHERE handle = ?", [handle]
+    ).fetchone()
     return (row[0], row[1], row[2]) if row else None
 
 
@@ -61,13 +85,21 @@ def count(db: Database) -> int:
 
 
 def listing(db: Database) -> list[Row]:
-    return list(db.query("SELECT handle, name, status, steward, created_at, admitted_at FROM principals "
-                         "ORDER BY handle"))
+    return list(
+        db.query(
+            "SELECT handle, name, status, steward, created_at, admitted_at FROM principals "
+            "ORDER BY handle"
+        )
+    )
 
 
 def applicants(db: Database) -> list[Row]:
-    return list(db.query("SELECT id, handle, name, created_at FROM principals WHERE status = 'applicant' "
-                         "ORDER BY id"))
+    return list(
+        db.query(
+            "SELECT id, handle, name, created_at FROM principals WHERE status = 'applicant' "
+            "ORDER BY id"
+        )
+    )
 
 
 def _escape_like(text: str) -> str:
@@ -82,11 +114,20 @@ def search_members(db: Database, words: list[str], limit: int) -> list[Row]:
         where.append("lower(handle || ' ' || name || ' ' || bio || ' ' || tags) LIKE ? ESCAPE '\\'")
         params.append(f"%{_escape_like(word.lower())}%")
     params.append(limit)
-    return list(db.query(f"SELECT handle, name, bio, tags FROM principals WHERE {' AND '.join(where)} "
-                         "ORDER BY handle LIMIT ?", params))
+    return list(
+        db.query(
+            f"SELECT handle, name, bio, tags FROM principals WHERE {' AND '.join(where)} "
+            "ORDER BY handle LIMIT ?",
+            params,
+        )
+    )
 
 
 def member_handles(db: Database, limit: int = 500) -> list[str]:
     """Handles of admitted members, for the router's known values."""
-    return [row[0] for row in db.execute(
-        "SELECT handle FROM principals WHERE status = 'member' ORDER BY handle LIMIT ?", [limit]).fetchall()]
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT handle FROM principals WHERE status = 'member' ORDER BY handle LIMIT ?", [limit]
+        ).fetchall()
+    ]

@@ -253,11 +253,30 @@ CREATE INDEX IF NOT EXISTS messages_thread ON messages (thread_id, id);
 """
 
 # Anything that can change a caller's lane or scopes bumps the revision.
-WATCHED = ("principals", "agents", "tokens", "mandates", "oauth_grants", "rules", "oauth_retired_keys")
+WATCHED = (
+    "principals",
+    "agents",
+    "tokens",
+    "mandates",
+    "oauth_grants",
+    "rules",
+    "oauth_retired_keys",
+)
 # Updates that decide nothing about a caller leave the revision alone: a token's last use is written
 # once a minute per token, and bumping the revision for it would drop every cached caller each time.
-WATCHED_UPDATES = {"tokens": ("public_id", "hash", "kind", "principal_id", "agent_id", "scopes", "created_at",
-                              "expires_at", "revoked_at")}
+WATCHED_UPDATES = {
+    "tokens": (
+        "public_id",
+        "hash",
+        "kind",
+        "principal_id",
+        "agent_id",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "revoked_at",
+    )
+}
 
 
 def _update_event(table: str) -> str:
@@ -272,33 +291,43 @@ def revision_triggers() -> dict[str, str]:
         for event in ("INSERT", "UPDATE", "DELETE"):
             name = f"bump_{table}_{event.lower()}"
             when = _update_event(table) if event == "UPDATE" else event
-            triggers[name] = (f"CREATE TRIGGER {name} AFTER {when} ON {table} "
-                              "BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END")
+            triggers[name] = (
+                f"CREATE TRIGGER {name} AFTER {when} ON {table} "
+                "BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END"
+            )
     return triggers
 
 
 # Columns added after a table first shipped: (table, column, type), as of the baseline migration
 # (migrations/v0003_baseline.py). Frozen: a new column is a new numbered file in migrations/.
-LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at", "TEXT"),
-                 ("audit", "binding", "TEXT"), ("audit", "rule", "TEXT"),
-                 # applications decided by a steward: open | admitted | declined, when, and the reason given
-                 ("applications", "status", "TEXT NOT NULL DEFAULT 'open'"), ("applications", "decided_at", "TEXT"),
-                 ("applications", "decision", "TEXT"),
-                 # tokens: a label the principal chose, and when the token was last used
-                 ("tokens", "label", "TEXT"), ("tokens", "last_used_at", "TEXT"),
-                 # inbox messages: answered | escalated | declined | decided, and who decided
-                 ("messages", "status", "TEXT"), ("messages", "decided_by", "TEXT"),
-                 # briefing notes: one an agent wrote is pending until its principal approves it (notes from
-                 # before approval existed stay approved); relay = "my agent may relay this as written"
-                 ("briefing", "status", "TEXT NOT NULL DEFAULT 'approved'"),
-                 ("briefing", "relay", "INTEGER NOT NULL DEFAULT 0"), ("briefing", "written_by", "TEXT"),
-                 ("briefing", "reviewed_at", "TEXT"),
-                 # escalations: ids of the notes the principal should see beside the question (JSON)
-                 ("escalations", "notes", "TEXT"),
-                 # audit: the path of the decision (scopes, mandate, each rule and context source by name), JSON
-                 ("audit", "path", "TEXT"),
-                 # rules: a published rule's removal drafted (it stays in force until the next publish)
-                 ("rules", "removal_drafted_at", "TEXT"))
+LATER_COLUMNS = (
+    ("principals", "password_hash", "TEXT"),
+    ("agents", "revoked_at", "TEXT"),
+    ("audit", "binding", "TEXT"),
+    ("audit", "rule", "TEXT"),
+    # applications decided by a steward: open | admitted | declined, when, and the reason given
+    ("applications", "status", "TEXT NOT NULL DEFAULT 'open'"),
+    ("applications", "decided_at", "TEXT"),
+    ("applications", "decision", "TEXT"),
+    # tokens: a label the principal chose, and when the token was last used
+    ("tokens", "label", "TEXT"),
+    ("tokens", "last_used_at", "TEXT"),
+    # inbox messages: answered | escalated | declined | decided, and who decided
+    ("messages", "status", "TEXT"),
+    ("messages", "decided_by", "TEXT"),
+    # briefing notes: one an agent wrote is pending until its principal approves it (notes from
+    # before approval existed stay approved); relay = "my agent may relay this as written"
+    ("briefing", "status", "TEXT NOT NULL DEFAULT 'approved'"),
+    ("briefing", "relay", "INTEGER NOT NULL DEFAULT 0"),
+    ("briefing", "written_by", "TEXT"),
+    ("briefing", "reviewed_at", "TEXT"),
+    # escalations: ids of the notes the principal should see beside the question (JSON)
+    ("escalations", "notes", "TEXT"),
+    # audit: the path of the decision (scopes, mandate, each rule and context source by name), JSON
+    ("audit", "path", "TEXT"),
+    # rules: a published rule's removal drafted (it stays in force until the next publish)
+    ("rules", "removal_drafted_at", "TEXT"),
+)
 
 
 # PostgreSQL: the same tables, translated where the dialects differ; every later column is part of
@@ -307,13 +336,21 @@ LATER_COLUMNS = (("principals", "password_hash", "TEXT"), ("agents", "revoked_at
 
 
 def _postgres_tables() -> str:
-    text = SCHEMA.replace("INSERT OR IGNORE INTO revision (id, n) VALUES (1, 0);",
-                          "INSERT INTO revision (id, n) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;")
-    text = re.sub(r"\bid INTEGER PRIMARY KEY( AUTOINCREMENT)?", "id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", text)
+    text = SCHEMA.replace(
+        "INSERT OR IGNORE INTO revision (id, n) VALUES (1, 0);",
+        "INSERT INTO revision (id, n) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;",
+    )
+    text = re.sub(
+        r"\bid INTEGER PRIMARY KEY( AUTOINCREMENT)?",
+        "id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+        text,
+    )
     text = re.sub(r"\bINTEGER\b", "BIGINT", text)
     text = re.sub(r"\bREAL\b", "DOUBLE PRECISION", text)
-    later = "\n".join(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind};"
-                      for table, column, kind in LATER_COLUMNS)
+    later = "\n".join(
+        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind};"
+        for table, column, kind in LATER_COLUMNS
+    )
     return text + later
 
 
@@ -325,8 +362,11 @@ def postgres_schema() -> str:
         f"DROP TRIGGER IF EXISTS bump_{table} ON {table};\n"
         f"CREATE TRIGGER bump_{table} AFTER INSERT OR {_update_event(table)} OR DELETE ON {table} "
         "FOR EACH STATEMENT EXECUTE FUNCTION parley_bump_revision();"
-        for table in WATCHED)
-    return _postgres_tables() + """
+        for table in WATCHED
+    )
+    return (
+        _postgres_tables()
+        + """
 CREATE UNLOGGED TABLE IF NOT EXISTS rate_buckets (
     key TEXT PRIMARY KEY,
     tat DOUBLE PRECISION NOT NULL
@@ -338,4 +378,6 @@ BEGIN
     PERFORM pg_notify('parley_revision', bumped::text || ':' || extract(epoch FROM clock_timestamp())::text);
     RETURN NULL;
 END $$;
-""" + triggers
+"""
+        + triggers
+    )

@@ -7,8 +7,17 @@ from server.store.database import Database, now
 
 
 def start(db: Database, digest: str, principal_id: int, expires_at: str) -> int:
-    return db.insert("console_sessions", {"digest": digest, "principal_id": principal_id, "created_at": now(),
-                                               "expires_at": expires_at, "ended_at": None, "ended_reason": None})
+    return db.insert(
+        "console_sessions",
+        {
+            "digest": digest,
+            "principal_id": principal_id,
+            "created_at": now(),
+            "expires_at": expires_at,
+            "ended_at": None,
+            "ended_reason": None,
+        },
+    )
 
 
 def principal_of(db: Database, digest: str) -> int | None:
@@ -16,16 +25,22 @@ def principal_of(db: Database, digest: str) -> int | None:
     row = db.execute(
         "SELECT s.principal_id FROM console_sessions s JOIN principals p ON p.id = s.principal_id "
         "WHERE s.digest = ? AND s.ended_at IS NULL AND s.expires_at > ? AND p.status != 'suspended'",
-        [digest, now()]).fetchone()
+        [digest, now()],
+    ).fetchone()
     return row[0] if row else None
 
 
 def end(db: Database, digest: str, reason: str) -> None:
-    db.execute("UPDATE console_sessions SET ended_at = ?, ended_reason = ? WHERE digest = ? AND ended_at IS NULL",
-               [now(), reason, digest])
+    db.execute(
+        "UPDATE console_sessions SET ended_at = ?, ended_reason = ? WHERE digest = ? AND ended_at IS NULL",
+        [now(), reason, digest],
+    )
 
 
 def end_all(db: Database, principal_id: int, reason: str) -> int:
     """End every live session of a principal (password changed, suspended); how many ended."""
-    return db.execute("UPDATE console_sessions SET ended_at = ?, ended_reason = ? "
-                      "WHERE principal_id = ? AND ended_at IS NULL", [now(), reason, principal_id]).rowcount
+    return db.execute(
+        "UPDATE console_sessions SET ended_at = ?, ended_reason = ? "
+        "WHERE principal_id = ? AND ended_at IS NULL",
+        [now(), reason, principal_id],
+    ).rowcount

@@ -13,17 +13,21 @@ def router_settings(db: Database, principal_id: int | None) -> dict[str, str]:
     """The member's own settings, else the club's, else the built-in defaults."""
     ids = [principal_id, CLUB] if principal_id is not None else [CLUB]
     for owner in ids:
-        row = db.execute("SELECT language, on_unread FROM router_settings WHERE principal_id = ?", [owner]).fetchone()
+        row = db.execute(
+            "SELECT language, on_unread FROM router_settings WHERE principal_id = ?", [owner]
+        ).fetchone()
         if row is not None:
             return {"language": row[0], "on_unread": row[1]}
     return dict(DEFAULTS)
 
 
 def set_router_settings(db: Database, principal_id: int, language: str, on_unread: str) -> None:
-    db.execute("INSERT INTO router_settings (principal_id, language, on_unread, updated_at) VALUES (?, ?, ?, ?) "
-               "ON CONFLICT (principal_id) DO UPDATE SET language = excluded.language, "
-               "on_unread = excluded.on_unread, updated_at = excluded.updated_at",
-               [principal_id, language, on_unread, now()])
+    db.execute(
+        "INSERT INTO router_settings (principal_id, language, on_unread, updated_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (principal_id) DO UPDATE SET language = excluded.language, "
+        "on_unread = excluded.on_unread, updated_at = excluded.updated_at",
+        [principal_id, language, on_unread, now()],
+    )
 
 
 def clear_router_settings(db: Database, principal_id: int) -> None:

@@ -98,7 +98,9 @@ class SqliteDatabase(sqlite_utils.Database, Database):
 @functools.lru_cache(maxsize=128)
 def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
     """The INSERT for these names, checked once: the tables' own column sets, a few dozen at most."""
-    if not re.fullmatch(r"\w+", table) or not all(re.fullmatch(r"\w+", column) for column in columns):
+    if not re.fullmatch(r"\w+", table) or not all(
+        re.fullmatch(r"\w+", column) for column in columns
+    ):
         raise ValueError(f"not a table or column name: {table}")
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(f':{column}' for column in columns)})"
 
@@ -118,7 +120,9 @@ def current_triggers(db: SqliteDatabase) -> None:
     """Make the revision triggers today's; a store made by an earlier version gets them here, and a
     current one is left alone (a schema change makes every other connection prepare again)."""
     wanted = revision_triggers()
-    present = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall())
+    present = dict(
+        db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    )
     stale = [name for name, statement in wanted.items() if present.get(name) != statement]
     if stale:
         with write(db):
@@ -145,8 +149,10 @@ def open_sqlite(path: Path, create: bool = True) -> SqliteDatabase:
     (server/store/migrations/)."""
     if not path.exists():
         if not create:
-            raise StoreMissing(f"no Parley store at {path.resolve()}: run 'parley demo' (a demo club) or "
-                               "'parley init' (an empty club) first, or set PARLEY_DB to the store's path")
+            raise StoreMissing(
+                f"no Parley store at {path.resolve()}: run 'parley demo' (a demo club) or "
+                "'parley init' (an empty club) first, or set PARLEY_DB to the store's path"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
     _owner_only(path)
     return SqliteDatabase(path)

@@ -7,23 +7,52 @@ import json
 from server.store.database import Database, Row
 
 
-def insert(db: Database, *, public_id: str, digest: str, kind: str, principal_id: int, agent_id: int | None,
-           scopes: tuple[str, ...], created_at: str, expires_at: str | None, label: str | None = None) -> None:
-    db.insert("tokens", {
-        "public_id": public_id, "hash": digest, "kind": kind, "principal_id": principal_id, "agent_id": agent_id,
-        "scopes": json.dumps(list(scopes)), "created_at": created_at, "expires_at": expires_at, "revoked_at": None,
-        "label": label,
-    })
+def insert(
+    db: Database,
+    *,
+    public_id: str,
+    digest: str,
+    kind: str,
+    principal_id: int,
+    agent_id: int | None,
+    scopes: tuple[str, ...],
+    created_at: str,
+    expires_at: str | None,
+    label: str | None = None,
+) -> None:
+    db.insert(
+        "tokens",
+        {
+            "public_id": public_id,
+            "hash": digest,
+            "kind": kind,
+            "principal_id": principal_id,
+            "agent_id": agent_id,
+            "scopes": json.dumps(list(scopes)),
+            "created_at": created_at,
+            "expires_at": expires_at,
+            "revoked_at": None,
+            "label": label,
+        },
+    )
 
 
-def revoke(db: Database, public_id: str, digest: str, stamp: str, principal_id: int | None = None) -> str | None:
+def revoke(
+    db: Database, public_id: str, digest: str, stamp: str, principal_id: int | None = None
+) -> str | None:
     """Revoke by public id or by digest (within one principal's tokens when given); the public id, or None."""
     mine = " AND principal_id = ?" if principal_id is not None else ""
-    params: list[object] = [public_id, digest] + ([principal_id] if principal_id is not None else [])
-    row = db.execute(f"SELECT id, public_id FROM tokens WHERE (public_id = ? OR hash = ?){mine}", params).fetchone()
+    params: list[object] = [public_id, digest] + (
+        [principal_id] if principal_id is not None else []
+    )
+    row = db.execute(
+        f"SELECT id, public_id FROM tokens WHERE (public_id = ? OR hash = ?){mine}", params
+    ).fetchone()
     if row is None:
         return None
-    db.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, row[0]])
+    db.execute(
+        "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [stamp, row[0]]
+    )
     return str(row[1])
 
 
@@ -33,11 +62,15 @@ def touch(db: Database, digest: str, stamp: str) -> None:
 
 
 def of_principal(db: Database, principal_id: int) -> list[Row]:
-    rows = list(db.query(
-        """SELECT t.public_id, t.label, t.kind, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
+    rows = list(
+        db.query(
+            """SELECT t.public_id, t.label, t.kind, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
                   a.name AS agent
            FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
-           WHERE t.principal_id = ? ORDER BY t.id""", [principal_id]))
+           WHERE t.principal_id = ? ORDER BY t.id""",
+            [principal_id],
+        )
+    )
     for row in rows:
         row["scopes"] = json.loads(row["scopes"])
     return rows

@@ -15,17 +15,23 @@ def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, d
                   SUM(CASE WHEN m.kind IN ('answer', 'decision') THEN 1 ELSE 0 END)
            FROM messages m JOIN threads t ON t.id = m.thread_id
            WHERE t.answerer_id = ? AND m.created_at >= ?
-           GROUP BY substr(m.created_at, 1, 10)""", [principal_id, since]).fetchall()
+           GROUP BY substr(m.created_at, 1, 10)""",
+        [principal_id, since],
+    ).fetchall()
     return {row[0]: {"asked": int(row[1] or 0), "answered": int(row[2] or 0)} for row in rows}
 
 
 def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[Row]:
     """This principal's agents' calls a rule refused since `since`: rule, tool, the binding's agent,
     count."""
-    return list(db.query(
-        """SELECT rule, tool, binding_agent, COUNT(*) AS count FROM audit
+    return list(
+        db.query(
+            """SELECT rule, tool, binding_agent, COUNT(*) AS count FROM audit
            WHERE principal = ? AND rule IS NOT NULL AND ts >= ?
-           GROUP BY rule, tool, binding_agent ORDER BY COUNT(*) DESC, rule LIMIT ?""", [handle, since, limit]))
+           GROUP BY rule, tool, binding_agent ORDER BY COUNT(*) DESC, rule LIMIT ?""",
+            [handle, since, limit],
+        )
+    )
 
 
 def standing(db: Database) -> dict[str, int]:

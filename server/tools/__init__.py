@@ -36,8 +36,22 @@ def _tool_modules() -> tuple[ModuleType, ...]:
 
 
 MODULES = _tool_modules()
-__all__ = ["MAX_ID", "MODULES", "REGISTRY", "Args", "NoArgs", "Output", "ToolContext", "ToolError", "ToolSpec",
-           "definitions", "input_schemas", "load_all", "specs_for", "tool"]
+__all__ = [
+    "MAX_ID",
+    "MODULES",
+    "REGISTRY",
+    "Args",
+    "NoArgs",
+    "Output",
+    "ToolContext",
+    "ToolError",
+    "ToolSpec",
+    "definitions",
+    "input_schemas",
+    "load_all",
+    "specs_for",
+    "tool",
+]
 
 
 def load_all() -> dict[str, ToolSpec]:
@@ -50,8 +64,16 @@ def specs_for(manifest: Manifest) -> dict[str, ToolSpec]:
     registry = load_all()
     missing = [name for name in manifest.tools if name not in registry]
     if missing:
-        raise ManifestError("manifest", [Problem(("tools",), "the manifest declares tools this server does not "
-                                                            f"implement: {', '.join(missing)}")])
+        raise ManifestError(
+            "manifest",
+            [
+                Problem(
+                    ("tools",),
+                    "the manifest declares tools this server does not "
+                    f"implement: {', '.join(missing)}",
+                )
+            ],
+        )
     return {name: registry[name] for name in manifest.tools}
 
 

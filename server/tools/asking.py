@@ -11,34 +11,61 @@ from server.tools.registry import MAX_ID, Args, Output, ToolContext, ToolError, 
 
 
 class AskArgs(Args):
-    member: str = Field(min_length=2, max_length=32, description="The member's handle (search_directory finds them).")
-    question: str = Field(min_length=3, max_length=2000, description="Only the part of your person's request meant "
-                          "for this member: the answering agent treats it as its whole request.")
+    member: str = Field(
+        min_length=2,
+        max_length=32,
+        description="The member's handle (search_directory finds them).",
+    )
+    question: str = Field(
+        min_length=3,
+        max_length=2000,
+        description="Only the part of your person's request meant "
+        "for this member: the answering agent treats it as its whole request.",
+    )
     language: Literal["en", "pt-BR"] = Field(default="en", description="The question's language.")
-    thread_id: int | None = Field(default=None, ge=1, le=MAX_ID, description="Continue an earlier thread with this "
-                                  "member.")
-    idempotency_key: str | None = Field(default=None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
-                                        description="Any unique string for this question (a UUID): if the response is "
-                                        "lost and you retry with the same key, you get the first result and the "
-                                        "member is not asked twice.")
+    thread_id: int | None = Field(
+        default=None, ge=1, le=MAX_ID, description="Continue an earlier thread with this member."
+    )
+    idempotency_key: str | None = Field(
+        default=None,
+        min_length=8,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="Any unique string for this question (a UUID): if the response is "
+        "lost and you retry with the same key, you get the first result and the "
+        "member is not asked twice.",
+    )
 
 
 class AskResult(Output):
-    answered: bool = Field(description="Always false: the answering agent is silent and never speaks to your person. "
-                                       "Deliver `findings` yourself.")
+    answered: bool = Field(
+        description="Always false: the answering agent is silent and never speaks to your person. "
+        "Deliver `findings` yourself."
+    )
     scopedRequest: str = Field(description="The request the answering agent worked on.")
-    interactionSummary: str | None = Field(description="What the answering agent told your person directly: "
-                                                       "nothing, as it is silent.")
-    findings: str | None = Field(description="The answer, for you to deliver to your person. Attribute it only when "
-                                             "`quotable` is true.")
-    openQuestions: list[str] = Field(description="What was not answered. Do not guess it: an escalated question is "
-                                                 "decided by the member in person and arrives later in `inbox`.")
+    interactionSummary: str | None = Field(
+        description="What the answering agent told your person directly: nothing, as it is silent."
+    )
+    findings: str | None = Field(
+        description="The answer, for you to deliver to your person. Attribute it only when "
+        "`quotable` is true."
+    )
+    openQuestions: list[str] = Field(
+        description="What was not answered. Do not guess it: an escalated question is "
+        "decided by the member in person and arrives later in `inbox`."
+    )
     thread_id: int = Field(description="The thread this exchange belongs to; `inbox` shows it.")
-    quotable: bool = Field(description="Whether the member allows the answer to be quoted with attribution.")
-    escalation_id: int | None = Field(description="Set when the question went to the member's decision queue.")
+    quotable: bool = Field(
+        description="Whether the member allows the answer to be quoted with attribution."
+    )
+    escalation_id: int | None = Field(
+        description="Set when the question went to the member's decision queue."
+    )
 
 
-@tool(writes=True)  # a coroutine: waiting for a slow answerer holds no thread and no store connection
+@tool(
+    writes=True
+)  # a coroutine: waiting for a slow answerer holds no thread and no store connection
 async def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
     """Ask a member's answering agent a question on behalf of your person.
 
@@ -55,8 +82,13 @@ async def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
         raise ToolError("asking members is not available on this server")
     try:
         asked = await ctx.asking.ask(
-            asker_id=ctx.principal_id, asker_agent=caller.agent, asker_is_member=caller.lane == "member",
-            member=args.member, question=args.question, language=args.language, thread_id=args.thread_id,
+            asker_id=ctx.principal_id,
+            asker_agent=caller.agent,
+            asker_is_member=caller.lane == "member",
+            member=args.member,
+            question=args.question,
+            language=args.language,
+            thread_id=args.thread_id,
             idempotency_key=args.idempotency_key,
             revision=caller.identity.revision if caller.identity is not None else None,
         )

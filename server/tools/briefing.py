@@ -22,7 +22,9 @@ class UpdateBriefingArgs(Args):
     visibility: Literal["public", "members", "private"] = Field(
         description="public: any asker; members: askers who are members; private: never revealed."
     )
-    note_id: int | None = Field(default=None, ge=1, le=MAX_ID, description="Replace this note instead of adding one.")
+    note_id: int | None = Field(
+        default=None, ge=1, le=MAX_ID, description="Replace this note instead of adding one."
+    )
 
 
 class Note(Output):
@@ -33,12 +35,19 @@ class Note(Output):
     updated_at: str
     status: Literal["pending", "approved", "rejected"] = Field(
         description="pending: waits for your principal's approval and is never quoted until then; approved: the "
-                    "answering agent may quote it; rejected: your principal turned it down.")
+        "answering agent may quote it; rejected: your principal turned it down."
+    )
 
 
 def _note(row: dict[str, Any]) -> Note:  # a store row: the store's rows are untyped dicts
-    return Note(id=row["id"], topic=row["topic"], text=row["text"], visibility=row["visibility"],
-                updated_at=row["updated_at"], status=row["status"])
+    return Note(
+        id=row["id"],
+        topic=row["topic"],
+        text=row["text"],
+        visibility=row["visibility"],
+        updated_at=row["updated_at"],
+        status=row["status"],
+    )
 
 
 @tool(writes=True)
@@ -51,8 +60,15 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
     covers, under a topic the mandate lists.
     """
     try:
-        row = briefing.write_note(ctx.db, ctx.principal_id, args.topic, args.text, args.visibility,
-                                  agent=ctx.caller.agent or "principal token", note_id=args.note_id)
+        row = briefing.write_note(
+            ctx.db,
+            ctx.principal_id,
+            args.topic,
+            args.text,
+            args.visibility,
+            agent=ctx.caller.agent or "principal token",
+            note_id=args.note_id,
+        )
     except ParleyError as exc:
         raise ToolError(f"{exc}; list_briefing shows your notes") from None
     return _note(row)

@@ -22,7 +22,9 @@ class LaneInfo(Output):
     description: str
     how_to_leave: str
     scopes: list[str]
-    tools_visible: int = Field(description="How many tools an agent in this lane with a full mandate sees.")
+    tools_visible: int = Field(
+        description="How many tools an agent in this lane with a full mandate sees."
+    )
 
 
 class AboutClub(Output):
@@ -93,12 +95,18 @@ class WhoAmI(Output):
     agent: str | None
     token_scopes: list[str]
     mandate: MandateInfo | None
-    effective_scopes: list[str] = Field(description="Token scopes ∩ mandate ∩ lane ceiling, computed now.")
+    effective_scopes: list[str] = Field(
+        description="Token scopes ∩ mandate ∩ lane ceiling, computed now."
+    )
     tools_visible: list[str]
     tools_hidden: int = Field(description="Tools of the club this connection cannot see.")
-    entry_agent: str | None = Field(description="Which of the club's agents the entry table chose for this caller.")
-    rules: list[RuleInfo] = Field(description="Rules on this connection's tools: a call that does not meet one is "
-                                              "refused with the rule read as a sentence.")
+    entry_agent: str | None = Field(
+        description="Which of the club's agents the entry table chose for this caller."
+    )
+    rules: list[RuleInfo] = Field(
+        description="Rules on this connection's tools: a call that does not meet one is "
+        "refused with the rule read as a sentence."
+    )
     how_to_leave: str = Field(description="How to reach a wider lane from here.")
 
 
@@ -116,7 +124,10 @@ def whoami(ctx: ToolContext, args: NoArgs) -> WhoAmI:
         lane=caller.lane,
         why=caller.why,
         credential=CredentialInfo(
-            sent=caller.verified, kind=caller.credential, valid=caller.verified, token_id=caller.token_public_id
+            sent=caller.verified,
+            kind=caller.credential,
+            valid=caller.verified,
+            token_id=caller.token_public_id,
         ),
         principal=caller.principal,
         principal_status=caller.principal_status,
@@ -149,14 +160,18 @@ class ApplyArgs(Args):
         description="The handle you want: lowercase letters, digits, '-' or '_', starting with a letter.",
     )
     name: str = Field(min_length=1, max_length=120, description="Your principal's name.")
-    statement: str = Field(min_length=10, max_length=4000, description="Why your principal wants to join.")
+    statement: str = Field(
+        min_length=10, max_length=4000, description="Why your principal wants to join."
+    )
 
 
 class Application(Output):
     application_id: int
     handle: str
     status: str
-    token: str = Field(description="An applicant agent token, shown once and never again. Keep it secret.")
+    token: str = Field(
+        description="An applicant agent token, shown once and never again. Keep it secret."
+    )
     token_id: str
     next_step: str
 

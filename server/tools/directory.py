@@ -12,7 +12,9 @@ from server.tools.registry import Args, Output, ToolContext, ToolError, tool
 
 
 class SearchArgs(Args):
-    query: str = Field(default="", max_length=200, description="Words to match in handle, name, bio or tags.")
+    query: str = Field(
+        default="", max_length=200, description="Words to match in handle, name, bio or tags."
+    )
     limit: int = Field(default=20, ge=1, le=100)
 
 
@@ -34,7 +36,10 @@ def search_directory(ctx: ToolContext, args: SearchArgs) -> Directory:
     """
     rows = principal_rows.search_members(ctx.db, args.query.split(), args.limit)
     return Directory(
-        members=[MemberCard(handle=r["handle"], name=r["name"], bio=r["bio"], tags=json.loads(r["tags"])) for r in rows]
+        members=[
+            MemberCard(handle=r["handle"], name=r["name"], bio=r["bio"], tags=json.loads(r["tags"]))
+            for r in rows
+        ]
     )
 
 
@@ -48,7 +53,9 @@ class MemberView(Output):
     bio: str
     tags: list[str]
     admitted_at: str | None
-    askable: bool = Field(description="Whether the member's answering agent is under a valid mandate.")
+    askable: bool = Field(
+        description="Whether the member's answering agent is under a valid mandate."
+    )
     topics: list[str] = Field(description="Topics the member's answering agent may treat.")
     quotable: bool = Field(description="Whether its answers may be quoted with attribution.")
 

@@ -10,7 +10,9 @@ from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, 
 
 
 class LogEvidenceArgs(Args):
-    kind: str = Field(min_length=1, max_length=40, description="One of the club's evidence kinds (about_club).")
+    kind: str = Field(
+        min_length=1, max_length=40, description="One of the club's evidence kinds (about_club)."
+    )
     title: str = Field(min_length=1, max_length=200)
     detail: str = Field(default="", max_length=4000)
     url: HttpUrl | None = Field(default=None, description="An optional link that supports it.")
@@ -35,8 +37,12 @@ def log_evidence(ctx: ToolContext, args: LogEvidenceArgs) -> EvidenceItem:
     if args.kind not in kinds:
         raise ToolError(f"kind must be one of: {', '.join(kinds)}")
     url, stamp = (str(args.url) if args.url else None), now()
-    item_id = records.add_evidence(ctx.db, ctx.principal_id, args.kind, args.title, args.detail, url, stamp)
-    return EvidenceItem(id=item_id, kind=args.kind, title=args.title, detail=args.detail, url=url, created_at=stamp)
+    item_id = records.add_evidence(
+        ctx.db, ctx.principal_id, args.kind, args.title, args.detail, url, stamp
+    )
+    return EvidenceItem(
+        id=item_id, kind=args.kind, title=args.title, detail=args.detail, url=url, created_at=stamp
+    )
 
 
 class EvidenceList(Output):
@@ -46,4 +52,6 @@ class EvidenceList(Output):
 @tool()
 def list_evidence(ctx: ToolContext, args: NoArgs) -> EvidenceList:
     """The evidence your principal has logged, oldest first."""
-    return EvidenceList(items=[EvidenceItem(**row) for row in records.evidence_of(ctx.db, ctx.principal_id)])
+    return EvidenceList(
+        items=[EvidenceItem(**row) for row in records.evidence_of(ctx.db, ctx.principal_id)]
+    )

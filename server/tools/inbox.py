@@ -15,9 +15,11 @@ class InboxArgs(Args):
 
 class Message(Output):
     kind: str = Field(description="question, answer, decline or decision.")
-    status: str | None = Field(description="asked; answered (the answering agent answered); escalated (it went to the "
-                               "member in person, whose decision comes later); declined (refused outright); decided "
-                               "(the member's own decision, see decided_by).")
+    status: str | None = Field(
+        description="asked; answered (the answering agent answered); escalated (it went to the "
+        "member in person, whose decision comes later); declined (refused outright); decided "
+        "(the member's own decision, see decided_by)."
+    )
     decided_by: str | None = Field(description="For a decision: the member who made it.")
     body: str
     created_at: str
@@ -36,13 +38,17 @@ class Application(Output):
     status: str = Field(description="open (a steward has not decided), admitted, or declined.")
     applied_at: str
     decided_at: str | None
-    decision: str | None = Field(description="For a declined application: the steward's reason, in their words.")
+    decision: str | None = Field(
+        description="For a declined application: the steward's reason, in their words."
+    )
 
 
 class Inbox(Output):
     threads: list[Thread]
-    application: Application | None = Field(description="Your principal's application to the club and how it was "
-                                            "decided, when there is one.")
+    application: Application | None = Field(
+        description="Your principal's application to the club and how it was "
+        "decided, when there is one."
+    )
 
 
 @tool()
@@ -54,12 +60,27 @@ def inbox(ctx: ToolContext, args: InboxArgs) -> Inbox:
     """
     me = ctx.principal_id
     applied = application_decision(ctx.db, me)
-    application = None if applied is None else Application(
-        status=applied["status"], applied_at=applied["created_at"], decided_at=applied["decided_at"],
-        decision=applied["decision"])
-    return Inbox(application=application, threads=[
-        Thread(thread_id=thread["id"], with_member=thread["other"],
-               role="asker" if thread["asker_id"] == me else "answerer", subject=thread["subject"],
-               updated_at=thread["updated_at"], messages=[Message(**m) for m in asking.messages(ctx.db, thread["id"])])
-        for thread in asking.threads_of(ctx.db, me, args.limit)
-    ])
+    application = (
+        None
+        if applied is None
+        else Application(
+            status=applied["status"],
+            applied_at=applied["created_at"],
+            decided_at=applied["decided_at"],
+            decision=applied["decision"],
+        )
+    )
+    return Inbox(
+        application=application,
+        threads=[
+            Thread(
+                thread_id=thread["id"],
+                with_member=thread["other"],
+                role="asker" if thread["asker_id"] == me else "answerer",
+                subject=thread["subject"],
+                updated_at=thread["updated_at"],
+                messages=[Message(**m) for m in asking.messages(ctx.db, thread["id"])],
+            )
+            for thread in asking.threads_of(ctx.db, me, args.limit)
+        ],
+    )

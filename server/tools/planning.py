@@ -16,20 +16,33 @@ from server.tools.registry import Args, ToolContext, tool
 class Awaiting(Args):
     tool: str = Field(max_length=64, description="The tool the previous plan asked about.")
     arguments: dict[str, str] = Field(default_factory=dict, description="Values it already had.")
-    missing: list[str] = Field(default_factory=list, max_length=16, description="Values it asked for.")
+    missing: list[str] = Field(
+        default_factory=list, max_length=16, description="Values it asked for."
+    )
 
 
 class PlanArgs(Args):
     turn: str = Field(min_length=1, max_length=2000, description="What the person said, verbatim.")
     language: Literal["en", "pt-BR"] | None = Field(
-        default=None, description="The language to read the turn in; chosen, never guessed (Portuguese with or "
-        "without accents). Left out: the member's setting in the console, else the club's, else en.")
-    values: dict[str, str] = Field(default_factory=dict, description="Values the host already knows (e.g. an order id).")
-    awaiting: Awaiting | None = Field(default=None, description="Set when this turn answers the previous plan's ask.")
+        default=None,
+        description="The language to read the turn in; chosen, never guessed (Portuguese with or "
+        "without accents). Left out: the member's setting in the console, else the club's, else en.",
+    )
+    values: dict[str, str] = Field(
+        default_factory=dict, description="Values the host already knows (e.g. an order id)."
+    )
+    awaiting: Awaiting | None = Field(
+        default=None, description="Set when this turn answers the previous plan's ask."
+    )
     on_unread: Literal["refuse", "model", "ask", "answer"] | None = Field(
-        default=None, description="What to do with a turn that was unread twice. Left out: the member's setting, "
-        "else the club's, else refuse.")
-    rephrased: bool = Field(default=False, description="True when the previous turn was unread and this is its rephrasing.")
+        default=None,
+        description="What to do with a turn that was unread twice. Left out: the member's setting, "
+        "else the club's, else refuse.",
+    )
+    rephrased: bool = Field(
+        default=False,
+        description="True when the previous turn was unread and this is its rephrasing.",
+    )
 
 
 @tool()

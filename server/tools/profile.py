@@ -45,10 +45,18 @@ class Mandate(Output):
     state: str = Field(description="valid, missing, invalid_signature, expired or wrong_principal.")
     description: str
     version: int | None = None
-    topics: list[str] = Field(default_factory=list, description="What the answering agent may treat.")
-    reveal: list[str] = Field(default_factory=list, description="Briefing visibilities it may reveal.")
-    quotable: bool = Field(default=False, description="Whether its answers may be quoted with attribution.")
-    scopes: list[str] = Field(default_factory=list, description="The scope ceiling for this principal's agents.")
+    topics: list[str] = Field(
+        default_factory=list, description="What the answering agent may treat."
+    )
+    reveal: list[str] = Field(
+        default_factory=list, description="Briefing visibilities it may reveal."
+    )
+    quotable: bool = Field(
+        default=False, description="Whether its answers may be quoted with attribution."
+    )
+    scopes: list[str] = Field(
+        default_factory=list, description="The scope ceiling for this principal's agents."
+    )
     issued_at: str | None = None
     expires_at: str | None = None
 
@@ -82,10 +90,16 @@ def my_mandate(ctx: ToolContext, args: NoArgs) -> Mandate:
 
 class AmendMandateArgs(Args):
     topics: list[str] | None = Field(default=None, max_length=50, description="Replace the topics.")
-    reveal: list[str] | None = Field(default=None, max_length=2, description="Replace: 'public', 'members'.")
+    reveal: list[str] | None = Field(
+        default=None, max_length=2, description="Replace: 'public', 'members'."
+    )
     quotable: bool | None = None
-    scopes: list[str] | None = Field(default=None, max_length=16, description="Replace the scope ceiling.")
-    valid_days: int | None = Field(default=None, ge=1, le=730, description="Days from now until it expires.")
+    scopes: list[str] | None = Field(
+        default=None, max_length=16, description="Replace the scope ceiling."
+    )
+    valid_days: int | None = Field(
+        default=None, ge=1, le=730, description="Days from now until it expires."
+    )
 
 
 @tool(writes=True)

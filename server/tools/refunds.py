@@ -31,8 +31,20 @@ class RefundRequest(Output):
 def refund_order(ctx: ToolContext, args: RefundArgs) -> RefundRequest:
     """Refund an order, in part or whole. Rules on this tool may limit the amount, the orders, or who
     may ask; a refused call says which rule was not met."""
-    refund_id = records.add_refund(ctx.db, principal_id=ctx.principal_id, agent=ctx.caller.agent,
-                                   order_id=args.order_id, amount=args.amount, expedite=args.expedite,
-                                   reason=args.reason, stamp=now())
-    return RefundRequest(id=refund_id, order_id=args.order_id, amount=args.amount, expedite=args.expedite,
-                         status="requested")
+    refund_id = records.add_refund(
+        ctx.db,
+        principal_id=ctx.principal_id,
+        agent=ctx.caller.agent,
+        order_id=args.order_id,
+        amount=args.amount,
+        expedite=args.expedite,
+        reason=args.reason,
+        stamp=now(),
+    )
+    return RefundRequest(
+        id=refund_id,
+        order_id=args.order_id,
+        amount=args.amount,
+        expedite=args.expedite,
+        status="requested",
+    )

@@ -41,8 +41,11 @@ class Args(BaseModel):
     def _plain_text(cls, value: Any) -> Any:
         found = control_character(value)
         if found is not None:
-            raise PydanticCustomError("control_character", "contains the control character {found}; send plain text",
-                                      {"found": found})
+            raise PydanticCustomError(
+                "control_character",
+                "contains the control character {found}; send plain text",
+                {"found": found},
+            )
         return value
 
 
@@ -80,10 +83,16 @@ class ToolContext:
     key: SigningKey
     manifest: Manifest
     caller: Caller
-    vocabularies: dict[str, Vocabulary] = field(default_factory=dict)  # language → the router's vocabulary
-    catalogue_for: Callable[[tuple[str, ...]], Catalogue] = _no_catalogue  # visible names → router Catalogue
+    vocabularies: dict[str, Vocabulary] = field(
+        default_factory=dict
+    )  # language → the router's vocabulary
+    catalogue_for: Callable[[tuple[str, ...]], Catalogue] = (
+        _no_catalogue  # visible names → router Catalogue
+    )
     asking: Escalations | None = None  # asking members, filing decisions
-    explain_rules: Callable[[Caller], list[RuleSentence]] = _no_rules  # the rules on the caller's tools
+    explain_rules: Callable[[Caller], list[RuleSentence]] = (
+        _no_rules  # the rules on the caller's tools
+    )
 
     @property
     def principal_id(self) -> int:
@@ -99,8 +108,12 @@ class ToolSpec:
     name: str
     description: str
     input_model: type[Args]
-    output_model: type[BaseModel]  # an Output, or a model another layer owns (the router's TurnPlan)
-    handler: Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any], Awaitable[BaseModel]]
+    output_model: type[
+        BaseModel
+    ]  # an Output, or a model another layer owns (the router's TurnPlan)
+    handler: (
+        Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any], Awaitable[BaseModel]]
+    )
     writes: bool
     blocking: bool
     # The answer depends only on the caller's resolved identity, the manifest and the rules in force
@@ -115,20 +128,29 @@ class ToolSpec:
         return self.output_model.model_json_schema()
 
     def definition(self) -> types.Tool:
-        return types.Tool(name=self.name, description=self.description, input_schema=self.input_schema(),
-                          output_schema=self.output_schema(),
-                          annotations=types.ToolAnnotations(read_only_hint=not self.writes))
+        return types.Tool(
+            name=self.name,
+            description=self.description,
+            input_schema=self.input_schema(),
+            output_schema=self.output_schema(),
+            annotations=types.ToolAnnotations(read_only_hint=not self.writes),
+        )
 
 
 REGISTRY: dict[str, ToolSpec] = {}
 
 
 # what `tool` registers: `(ctx, args) -> Output`, or a coroutine function answering one
-Handler = TypeVar("Handler", bound=Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any],
-                                                                                     Awaitable[BaseModel]])
+Handler = TypeVar(
+    "Handler",
+    bound=Callable[[ToolContext, Any], BaseModel]
+    | Callable[[ToolContext, Any], Awaitable[BaseModel]],
+)
 
 
-def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) -> Callable[[Handler], Handler]:
+def tool(
+    *, writes: bool = False, blocking: bool = False, pure: bool = False
+) -> Callable[[Handler], Handler]:
     """Register a function `(ctx, args) -> Output` as a tool named after the function."""
 
     def register(func: Handler) -> Handler:
@@ -143,18 +165,28 @@ def tool(*, writes: bool = False, blocking: bool = False, pure: bool = False) ->
         # What every tool needs, refused at import with what to fix (tests/test_tools_complete.py
         # checks the same of the registry, and what the registry cannot see: manifest and tests).
         if not (isinstance(input_model, type) and issubclass(input_model, Args)):
-            raise TypeError(f"tool {name}: its signature must be "
-                            "(ctx: ToolContext, args: <an Args model>)")
+            raise TypeError(
+                f"tool {name}: its signature must be (ctx: ToolContext, args: <an Args model>)"
+            )
         if not (isinstance(output_model, type) and issubclass(output_model, BaseModel)):
-            raise TypeError(f"tool {name}: its return annotation must be a pydantic model "
-                            "(an Output)")
+            raise TypeError(
+                f"tool {name}: its return annotation must be a pydantic model (an Output)"
+            )
         if not description:
-            raise TypeError(f"tool {name}: its docstring is its description for the calling "
-                            "agent; write one")
-        REGISTRY[name] = ToolSpec(name=name, description=description,
-                                  input_model=input_model, output_model=output_model, handler=func,
-                                  writes=writes, blocking=blocking, pure=pure,
-                                  awaits=inspect.iscoroutinefunction(func))
+            raise TypeError(
+                f"tool {name}: its docstring is its description for the calling agent; write one"
+            )
+        REGISTRY[name] = ToolSpec(
+            name=name,
+            description=description,
+            input_model=input_model,
+            output_model=output_model,
+            handler=func,
+            writes=writes,
+            blocking=blocking,
+            pure=pure,
+            awaits=inspect.iscoroutinefunction(func),
+        )
         return func
 
     return register

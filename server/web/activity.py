@@ -22,16 +22,32 @@ from server.store import audit as audit_rows
 from server.store.database import format_time
 from server.web.frame import Frame, bounded_id, path_id
 
-OUTCOMES = {"ok": "done", "tool_error": "refused by the tool", "invalid_input": "invalid input",
-            "unknown_tool": "unknown tool", "internal_error": "server error", "rule_denied": "denied by a rule",
-            "source_blocked": "blocked: a context source failed", "rule_error": "a rule could not be evaluated",
-            "rule_broken": "blocked: a rule no longer compiles"}
-SINCE = {"hour": ("the last hour", timedelta(hours=1)), "day": ("the last 24 hours", timedelta(days=1)),
-         "week": ("the last 7 days", timedelta(days=7)), "month": ("the last 30 days", timedelta(days=30))}
+OUTCOMES = {
+    "ok": "done",
+    "tool_error": "refused by the tool",
+    "invalid_input": "invalid input",
+    "unknown_tool": "unknown tool",
+    "internal_error": "server error",
+    "rule_denied": "denied by a rule",
+    "source_blocked": "blocked: a context source failed",
+    "rule_error": "a rule could not be evaluated",
+    "rule_broken": "blocked: a rule no longer compiles",
+}
+SINCE = {
+    "hour": ("the last hour", timedelta(hours=1)),
+    "day": ("the last 24 hours", timedelta(days=1)),
+    "week": ("the last 7 days", timedelta(days=7)),
+    "month": ("the last 30 days", timedelta(days=30)),
+}
 PAGE = 25
-MANDATE_STATES = {"valid": "signed and verified", "missing": "none signed", "invalid_signature": "signature does not "
-                  "verify: counts as none", "expired": "expired: counts as none", "wrong_principal": "names another "
-                  "principal: counts as none", "none": "none (no principal: the guest lane)"}
+MANDATE_STATES = {
+    "valid": "signed and verified",
+    "missing": "none signed",
+    "invalid_signature": "signature does not verify: counts as none",
+    "expired": "expired: counts as none",
+    "wrong_principal": "names another principal: counts as none",
+    "none": "none (no principal: the guest lane)",
+}
 
 
 @dataclass(frozen=True)
@@ -66,12 +82,35 @@ class ActivityPages(Frame):
         calls = rows[:PAGE]
         for call in calls:
             call["sentence"] = self.say_rule(call)
-        options = {column: audit_rows.names(self.db, column, principal) for column in ("agent", "tool", "rule")}
-        kept = {key: value for key, value in {**filters, "since": since_key if since_key in SINCE else "",
-                                              "scope": "club" if club_wide else ""}.items() if value}
-        return self._page(request, me, "activity.html", calls=calls, outcomes=OUTCOMES, since=SINCE, filters=filters,
-                          since_key=since_key, options=options, club_wide=club_wide, number=number,
-                          more=len(rows) > PAGE, kept=kept, filtered=any(filters.values()) or since is not None)
+        options = {
+            column: audit_rows.names(self.db, column, principal)
+            for column in ("agent", "tool", "rule")
+        }
+        kept = {
+            key: value
+            for key, value in {
+                **filters,
+                "since": since_key if since_key in SINCE else "",
+                "scope": "club" if club_wide else "",
+            }.items()
+            if value
+        }
+        return self._page(
+            request,
+            me,
+            "activity.html",
+            calls=calls,
+            outcomes=OUTCOMES,
+            since=SINCE,
+            filters=filters,
+            since_key=since_key,
+            options=options,
+            club_wide=club_wide,
+            number=number,
+            more=len(rows) > PAGE,
+            kept=kept,
+            filtered=any(filters.values()) or since is not None,
+        )
 
     # --- the inspector ---------------------------------------------------------------------------
 
@@ -86,8 +125,16 @@ class ActivityPages(Frame):
         if call is None or (call["principal"] != me.handle and not me.steward):
             return self._not_found(request)  # another member's call answers exactly like none
         steps, result = self._path(call)
-        return self._page(request, me, "activity_call.html", call=call, steps=steps, result=result,
-                          outcome=OUTCOMES.get(call["outcome"], call["outcome"]), recorded=call["path"] is not None)
+        return self._page(
+            request,
+            me,
+            "activity_call.html",
+            call=call,
+            steps=steps,
+            result=result,
+            outcome=OUTCOMES.get(call["outcome"], call["outcome"]),
+            recorded=call["path"] is not None,
+        )
 
     def _path(self, call: dict[str, Any]) -> tuple[list[Step], str]:
         """The steps the chokepoint took for this call, in order, and the result as a person reads it."""
@@ -95,55 +142,120 @@ class ActivityPages(Frame):
         outcome, tool = call["outcome"], call["tool"]
         state, version = (recorded.get("mandate") or ["none", None])[:2]
         scopes = tuple(recorded.get("scopes") or ())
-        steps = [Step("Lane", call["lane"], "passed",
-                      f"credential: {str(recorded.get('credential', 'unknown')).replace('_', ' ')}"),
-                 Step("Scopes", f"{len(scopes)} in effect" if scopes else "none", "passed", chips=scopes),
-                 Step("Mandate", MANDATE_STATES.get(state, state) + (f", version {version}" if version else ""),
-                      "passed" if state == "valid" or call["lane"] == "guest" else "skipped",
-                      "" if state == "valid" else "The agent holds only what the lane allows without a mandate."),
-                 Step("Binding", " · ".join((call["binding_agent"] or "(no agent)",
-                                             call["binding_server"] or "parley", tool)), "passed",
-                      "The entry table chose this agent for the caller.")]
+        steps = [
+            Step(
+                "Lane",
+                call["lane"],
+                "passed",
+                f"credential: {str(recorded.get('credential', 'unknown')).replace('_', ' ')}",
+            ),
+            Step(
+                "Scopes", f"{len(scopes)} in effect" if scopes else "none", "passed", chips=scopes
+            ),
+            Step(
+                "Mandate",
+                MANDATE_STATES.get(state, state) + (f", version {version}" if version else ""),
+                "passed" if state == "valid" or call["lane"] == "guest" else "skipped",
+                ""
+                if state == "valid"
+                else "The agent holds only what the lane allows without a mandate.",
+            ),
+            Step(
+                "Binding",
+                " · ".join(
+                    (
+                        call["binding_agent"] or "(no agent)",
+                        call["binding_server"] or "parley",
+                        tool,
+                    )
+                ),
+                "passed",
+                "The entry table chose this agent for the caller.",
+            ),
+        ]
         if outcome == "unknown_tool":
-            steps.append(Step("Tool", f"{tool} is not among this caller's tools", "failed",
-                              "Answered exactly as a tool that does not exist."))
+            steps.append(
+                Step(
+                    "Tool",
+                    f"{tool} is not among this caller's tools",
+                    "failed",
+                    "Answered exactly as a tool that does not exist.",
+                )
+            )
             return steps, "Refused: unknown tool."
         steps.append(Step("Tool", f"{tool} is visible to this caller", "passed"))
         if outcome == "invalid_input":
-            steps.append(Step("Arguments", "did not match the tool's input schema", "failed",
-                              "What was sent is never recorded."))
+            steps.append(
+                Step(
+                    "Arguments",
+                    "did not match the tool's input schema",
+                    "failed",
+                    "What was sent is never recorded.",
+                )
+            )
             return steps, "Refused: invalid arguments. Nothing ran."
-        steps.append(Step("Arguments", "matched the tool's input schema", "passed", "What was sent is never recorded."))
-        verdicts = {"reached": "passed", "passed": "passed", "not met": "failed", "could not be evaluated": "failed",
-                    "no longer compiles": "failed"}
+        steps.append(
+            Step(
+                "Arguments",
+                "matched the tool's input schema",
+                "passed",
+                "What was sent is never recorded.",
+            )
+        )
+        verdicts = {
+            "reached": "passed",
+            "passed": "passed",
+            "not met": "failed",
+            "could not be evaluated": "failed",
+            "no longer compiles": "failed",
+        }
         for kind, name, what in recorded.get("steps", []):
             label = "Context source" if kind == "source" else "Rule"
             detail = ""
             if kind == "rule":
                 sentence = self.say_rule(call, name)
                 detail = f"Reads as: {sentence}" if sentence else ""
-            steps.append(Step(label, f"{name}: {what}", verdicts.get(what, "failed" if what.startswith("failed")
-                                                                      else "skipped"), detail))
+            steps.append(
+                Step(
+                    label,
+                    f"{name}: {what}",
+                    verdicts.get(what, "failed" if what.startswith("failed") else "skipped"),
+                    detail,
+                )
+            )
         if not recorded.get("steps") and call["path"]:
             steps.append(Step("Rules", "none on this binding", "passed"))
         if outcome == "rule_denied":
             sentence = self.say_rule(call)
-            return steps, f"Rule not met: {sentence or call['rule']}" + (f" (rule “{call['rule']}”)" if sentence else "")
+            return steps, f"Rule not met: {sentence or call['rule']}" + (
+                f" (rule “{call['rule']}”)" if sentence else ""
+            )
         if outcome == "rule_broken":
-            return steps, f"Blocked by rule “{call['rule']}”: this rule no longer compiles; a steward must fix or remove it."
+            return (
+                steps,
+                f"Blocked by rule “{call['rule']}”: this rule no longer compiles; a steward must fix or remove it.",
+            )
         if outcome == "rule_error":
             return steps, f"Rule could not be evaluated: “{call['rule']}”. The call was not made."
         if outcome == "source_blocked":
-            return steps, "Blocked: a context source the rules need did not answer, so the call was not made (fail closed)."
-        ran = {"ok": ("done", "passed"), "tool_error": ("the tool refused it", "failed"),
-               "internal_error": ("failed inside the server", "failed")}.get(outcome, (outcome, "failed"))
+            return (
+                steps,
+                "Blocked: a context source the rules need did not answer, so the call was not made (fail closed).",
+            )
+        ran = {
+            "ok": ("done", "passed"),
+            "tool_error": ("the tool refused it", "failed"),
+            "internal_error": ("failed inside the server", "failed"),
+        }.get(outcome, (outcome, "failed"))
         steps.append(Step("Tool ran", ran[0], ran[1]))
-        return steps, {"ok": "Done.", "tool_error": "The tool refused the call (its own check, after every rule passed).",
-                       "internal_error": "A server error; nothing is known to have changed."}.get(outcome, outcome)
+        return steps, {
+            "ok": "Done.",
+            "tool_error": "The tool refused the call (its own check, after every rule passed).",
+            "internal_error": "A server error; nothing is known to have changed.",
+        }.get(outcome, outcome)
 
     def routes(self) -> list[Route]:
         return [
             Route("/console/activity", self.activity, methods=["GET"]),
             Route("/console/activity/{call_id}", self.inspect, methods=["GET"]),
         ]
-

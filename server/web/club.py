@@ -33,13 +33,29 @@ REASON_LIMIT = 1000
 class ClubPages(Frame):
     # --- settings ----------------------------------------------------------------------------
 
-    def _settings_page(self, request: Request, me: Principal, error: str | None = None,
-                       status_code: int = 200, errors: dict[str, str] | None = None) -> Response:
+    def _settings_page(
+        self,
+        request: Request,
+        me: Principal,
+        error: str | None = None,
+        status_code: int = 200,
+        errors: dict[str, str] | None = None,
+    ) -> Response:
         own = setting_rows.router_settings(self.db, me.id)
         club = setting_rows.router_settings(self.db, setting_rows.CLUB)
-        return self._page(request, me, "console_settings.html", status_code=status_code, own=own, club=club,
-                          on_unread=ON_UNREAD, error=error, chosen=console_rows.has_own_router_settings(self.db, me.id),
-                          errors=errors or {}, first_error=next(iter(errors or {}), None))
+        return self._page(
+            request,
+            me,
+            "console_settings.html",
+            status_code=status_code,
+            own=own,
+            club=club,
+            on_unread=ON_UNREAD,
+            error=error,
+            chosen=console_rows.has_own_router_settings(self.db, me.id),
+            errors=errors or {},
+            first_error=next(iter(errors or {}), None),
+        )
 
     async def settings(self, request: Request) -> Response:
         me = self._signed_in(request)
@@ -67,10 +83,15 @@ class ClubPages(Frame):
         me, form = begun
         choice = self._router_choice(form)
         if choice is None:
-            return self._settings_page(request, me, "Choose a language and what to do with an unread turn.", 400)
+            return self._settings_page(
+                request, me, "Choose a language and what to do with an unread turn.", 400
+            )
         setting_rows.set_router_settings(self.db, setting_rows.CLUB if club else me.id, *choice)
-        done = ("The club's defaults are saved: they hold for every member who set none." if club else
-                "Settings saved: your agents' next conversations start with them.")
+        done = (
+            "The club's defaults are saved: they hold for every member who set none."
+            if club
+            else "Settings saved: your agents' next conversations start with them."
+        )
         return self._done(request, done, "/console/settings")
 
     async def reset_settings(self, request: Request) -> Response:
@@ -80,16 +101,28 @@ class ClubPages(Frame):
             return begun
         me, form = begun
         if not console_rows.has_own_router_settings(self.db, me.id):
-            return self._done(request, "You already follow the club's defaults.", "/console/settings")
+            return self._done(
+                request, "You already follow the club's defaults.", "/console/settings"
+            )
         if not self.confirmed(form):
             club = setting_rows.router_settings(self.db, setting_rows.CLUB)
-            language = {"en": "English", "pt-BR": "Português (Brasil)"}.get(club["language"], club["language"])
-            return self._confirm(request, me, title="Go back to the club's defaults?", lines=[
-                f"Your own choice is forgotten. From their next conversation your agents read messages in {language}.",
-                f"A message nothing could read, even after asking to rephrase: {ON_UNREAD[club['on_unread']]}",
-                "When a steward changes the club's defaults, yours follow."],
-                action="/console/settings/reset", button="Use the club's defaults", back="/console/settings",
-                danger=False)
+            language = {"en": "English", "pt-BR": "Português (Brasil)"}.get(
+                club["language"], club["language"]
+            )
+            return self._confirm(
+                request,
+                me,
+                title="Go back to the club's defaults?",
+                lines=[
+                    f"Your own choice is forgotten. From their next conversation your agents read messages in {language}.",
+                    f"A message nothing could read, even after asking to rephrase: {ON_UNREAD[club['on_unread']]}",
+                    "When a steward changes the club's defaults, yours follow.",
+                ],
+                action="/console/settings/reset",
+                button="Use the club's defaults",
+                back="/console/settings",
+                danger=False,
+            )
         setting_rows.clear_router_settings(self.db, me.id)
         return self._done(request, "You follow the club's defaults again.", "/console/settings")
 
@@ -103,20 +136,34 @@ class ClubPages(Frame):
         if refused is not None:
             return refused
         record = principal_rows.sign_in_record(self.db, me.handle)
-        current, new, again = (str(form.get(name, ""))[:1024] for name in ("current", "new", "again"))
+        current, new, again = (
+            str(form.get(name, ""))[:1024] for name in ("current", "new", "again")
+        )
         if record is None or not await anyio.to_thread.run_sync(check_password, current, record[2]):
-            return self._settings_page(request, me, None, 400,
-                                       {"current": "Your current password is not right; nothing changed."})
+            return self._settings_page(
+                request,
+                me,
+                None,
+                400,
+                {"current": "Your current password is not right; nothing changed."},
+            )
         if new != again:
-            return self._settings_page(request, me, None, 400, {"again": "The two new passwords differ; nothing changed."})
+            return self._settings_page(
+                request, me, None, 400, {"again": "The two new passwords differ; nothing changed."}
+            )
         try:
             # scrypt, then the write: in a worker thread. It ends every console session of this principal.
             await anyio.to_thread.run_sync(principals.set_password, self.db, me.handle, new)
         except ParleyError as exc:
-            return self._settings_page(request, me, None, 400, {"new": str(exc)[:1].upper() + str(exc)[1:] + "."})
+            return self._settings_page(
+                request, me, None, 400, {"new": str(exc)[:1].upper() + str(exc)[1:] + "."}
+            )
         self.pages.start_session(request, me.id)
-        return self._done(request, "Password changed. Every other browser signed in as you was signed out.",
-                          "/console/settings")
+        return self._done(
+            request,
+            "Password changed. Every other browser signed in as you was signed out.",
+            "/console/settings",
+        )
 
     # --- applicants (stewards) ---------------------------------------------------------------
 
@@ -126,15 +173,28 @@ class ClubPages(Frame):
             return me
         return self._applicants_page(request, me)
 
-    def _applicants_page(self, request: Request, me: Principal, status_code: int = 200,
-                         error: str | None = None, kept: dict[str, str] | None = None) -> Response:
+    def _applicants_page(
+        self,
+        request: Request,
+        me: Principal,
+        status_code: int = 200,
+        error: str | None = None,
+        kept: dict[str, str] | None = None,
+    ) -> Response:
         people = console_rows.applications(self.db)
         for person in people:
             person["statements"] = [s for s in records.statements_of(self.db, person["id"]) if s]
             person["evidence"] = records.evidence_of(self.db, person["id"])
-        return self._page(request, me, "console_applicants.html", status_code=status_code, error=error,
-                          kept=kept or {}, waiting=[p for p in people if p["status"] != "declined"],
-                          declined=[p for p in people if p["status"] == "declined"])
+        return self._page(
+            request,
+            me,
+            "console_applicants.html",
+            status_code=status_code,
+            error=error,
+            kept=kept or {},
+            waiting=[p for p in people if p["status"] != "declined"],
+            declined=[p for p in people if p["status"] == "declined"],
+        )
 
     async def admit(self, request: Request) -> Response:
         begun = await self._on_person(request, "applicant")
@@ -143,8 +203,12 @@ class ClubPages(Frame):
         me, form, person = begun
         principals.set_status(self.db, person.handle, "member")
         console_rows.decide_application(self.db, person.id, "admitted", "Admitted.", now())
-        return self._done(request, f"{person.name} (@{person.handle}) is now a member; their tokens reach the member "
-                                   "lane from their next request.", "/console/applicants")
+        return self._done(
+            request,
+            f"{person.name} (@{person.handle}) is now a member; their tokens reach the member "
+            "lane from their next request.",
+            "/console/applicants",
+        )
 
     async def decline(self, request: Request) -> Response:
         begun = await self._on_person(request, "applicant")
@@ -154,20 +218,38 @@ class ClubPages(Frame):
         reason = str(form.get("reason", "")).strip()
         if not reason or len(reason) > REASON_LIMIT:
             return self._applicants_page(
-                request, me, 400, f"Give the applicant a reason (1 to {REASON_LIMIT} characters); nothing changed.",
-                {"handle": person.handle, "reason": reason[:REASON_LIMIT * 2]})
+                request,
+                me,
+                400,
+                f"Give the applicant a reason (1 to {REASON_LIMIT} characters); nothing changed.",
+                {"handle": person.handle, "reason": reason[: REASON_LIMIT * 2]},
+            )
         if not self.confirmed(form):
-            return self._confirm(request, me, title=f"Decline {person.name} (@{person.handle})?", lines=[
-                f"{person.name} reads your reason on their console Home, and their agent in its inbox: “{reason}”",
-                "They stay an applicant and can apply again. If you change your mind, the Declined list lets you "
-                "reconsider."], action=f"/console/applicants/{person.handle}/decline",
-                button=f"Decline {person.handle}", back="/console/applicants", fields=[("reason", [reason])])
+            return self._confirm(
+                request,
+                me,
+                title=f"Decline {person.name} (@{person.handle})?",
+                lines=[
+                    f"{person.name} reads your reason on their console Home, and their agent in its inbox: “{reason}”",
+                    "They stay an applicant and can apply again. If you change your mind, the Declined list lets you "
+                    "reconsider.",
+                ],
+                action=f"/console/applicants/{person.handle}/decline",
+                button=f"Decline {person.handle}",
+                back="/console/applicants",
+                fields=[("reason", [reason])],
+            )
         stamp = now()
         if console_rows.decide_application(self.db, person.id, "declined", reason, stamp) == 0:
-            records.add_application(self.db, person.id, "", stamp)  # no open application: record the decision
+            records.add_application(
+                self.db, person.id, "", stamp
+            )  # no open application: record the decision
             console_rows.decide_application(self.db, person.id, "declined", reason, stamp)
-        return self._done(request, f"{person.name}'s application is declined; their agent reads your reason in its "
-                                   "inbox.", "/console/applicants")
+        return self._done(
+            request,
+            f"{person.name}'s application is declined; their agent reads your reason in its inbox.",
+            "/console/applicants",
+        )
 
     def routes(self) -> list[Route]:
         return [

@@ -41,15 +41,42 @@ def header_value(token: str | None) -> str:
 
 def snippets(url: str, token: str | None) -> list[Snippet]:
     header = header_value(token)
-    inspector = shlex.join(["npx", "@modelcontextprotocol/inspector", "--cli", url, "--transport", "http",
-                            "--header", f"Authorization: {header}", "--method", "tools/list"])
-    claude_code = json.dumps({"mcpServers": {SERVER_NAME: {"type": "http", "url": url,
-                                                           "headers": {"Authorization": header}}}}, indent=2)
+    inspector = shlex.join(
+        [
+            "npx",
+            "@modelcontextprotocol/inspector",
+            "--cli",
+            url,
+            "--transport",
+            "http",
+            "--header",
+            f"Authorization: {header}",
+            "--method",
+            "tools/list",
+        ]
+    )
+    claude_code = json.dumps(
+        {
+            "mcpServers": {
+                SERVER_NAME: {"type": "http", "url": url, "headers": {"Authorization": header}}
+            }
+        },
+        indent=2,
+    )
     # Claude Desktop's config file starts local programs only: the mcp-remote bridge carries the header.
-    claude_desktop = json.dumps({"mcpServers": {SERVER_NAME: {
-        "command": "npx", "args": ["-y", "mcp-remote", url, "--header", "Authorization:${PARLEY_AUTH}"],
-        "env": {"PARLEY_AUTH": header}}}}, indent=2)
-    python_sdk = f'''import asyncio
+    claude_desktop = json.dumps(
+        {
+            "mcpServers": {
+                SERVER_NAME: {
+                    "command": "npx",
+                    "args": ["-y", "mcp-remote", url, "--header", "Authorization:${PARLEY_AUTH}"],
+                    "env": {"PARLEY_AUTH": header},
+                }
+            }
+        },
+        indent=2,
+    )
+    python_sdk = f"""import asyncio
 
 import httpx2
 from mcp import Client
@@ -67,8 +94,8 @@ async def main() -> None:
 
 
 asyncio.run(main())
-'''
-    fastmcp = f'''import asyncio
+"""
+    fastmcp = f"""import asyncio
 
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
@@ -82,21 +109,44 @@ async def main() -> None:
 
 
 asyncio.run(main())
-'''
+"""
     return [
-        Snippet("inspector", "MCP Inspector", "Run it in a terminal: it lists the tools your agent can use.",
-                inspector),
-        Snippet("claude-code", "Claude Code", "Save it as .mcp.json in your project folder.", claude_code),
-        Snippet("claude-desktop", "Claude Desktop", "Add it to claude_desktop_config.json, then restart Claude.",
-                claude_desktop),
-        Snippet("python-sdk", "Python (official MCP SDK)", "Save it as a .py file and run it.", python_sdk),
+        Snippet(
+            "inspector",
+            "MCP Inspector",
+            "Run it in a terminal: it lists the tools your agent can use.",
+            inspector,
+        ),
+        Snippet(
+            "claude-code",
+            "Claude Code",
+            "Save it as .mcp.json in your project folder.",
+            claude_code,
+        ),
+        Snippet(
+            "claude-desktop",
+            "Claude Desktop",
+            "Add it to claude_desktop_config.json, then restart Claude.",
+            claude_desktop,
+        ),
+        Snippet(
+            "python-sdk",
+            "Python (official MCP SDK)",
+            "Save it as a .py file and run it.",
+            python_sdk,
+        ),
         Snippet("fastmcp", "Python (fastmcp)", "Save it as a .py file and run it.", fastmcp),
     ]
 
 
-def connection(request: Request, public_url: str | None,
-               token: str | None = None) -> dict[str, object]:
+def connection(
+    request: Request, public_url: str | None, token: str | None = None
+) -> dict[str, object]:
     """What the "Connect your agent" panel shows: the URL, the header, and each client's snippet."""
     url = mcp_url(request, public_url)
-    return {"url": url, "header": f"Authorization: {header_value(token)}", "has_token": token is not None,
-            "snippets": snippets(url, token)}
+    return {
+        "url": url,
+        "header": f"Authorization: {header_value(token)}",
+        "has_token": token is not None,
+        "snippets": snippets(url, token),
+    }

@@ -42,8 +42,12 @@ REASONS = {
 }
 DECIDED = ("answered", "declined", "widened")
 STATEMENT_LIMIT = 2000
-KINDS = {"question": "Asked", "answer": "Your agent answered", "decline": "Your agent told them",
-         "decision": "You decided"}
+KINDS = {
+    "question": "Asked",
+    "answer": "Your agent answered",
+    "decline": "Your agent told them",
+    "decision": "You decided",
+}
 
 
 class Console(Frame):
@@ -55,22 +59,43 @@ class Console(Frame):
             return me
         return self._home_page(request, me)
 
-    def _home_page(self, request: Request, me: Principal, status_code: int = 200,
-                   errors: dict[str, str] | None = None, form: FormData | None = None) -> Response:
+    def _home_page(
+        self,
+        request: Request,
+        me: Principal,
+        status_code: int = 200,
+        errors: dict[str, str] | None = None,
+        form: FormData | None = None,
+    ) -> Response:
         status = mandates.current(self.db, self.key, me.id)
         seen = console_rows.last_activity(self.db, me.handle)
-        agents = [{**agent, "last_seen": seen.get(agent["name"])} for agent in agent_rows.of_principal(self.db, me.id)]
+        agents = [
+            {**agent, "last_seen": seen.get(agent["name"])}
+            for agent in agent_rows.of_principal(self.db, me.id)
+        ]
         open_items = self._open_items(me)
-        return self._page(request, me, "console_home.html", status_code=status_code, errors=errors or {},
-                          first_error=next(iter(errors or {}), None), form=form, mandate=status,
-                          open_items=open_items[:3],
-                          decided=self._decided(me)[:3], agents=agents, missing=self.missing_member_scopes(me),
-                          application=console_rows.application_decision(self.db, me.id),
-                          connect=connection(request, self.public_url), week=picture(self.db, me, open_items,
-                                                                                     self.say_rule),
-                          standing=week_rows.standing(self.db) if me.steward else None,
-                          has_token=any(not t["revoked_at"] and (not t["expires_at"] or t["expires_at"] > now())
-                                        for t in console_rows.tokens_of(self.db, me.id)))
+        return self._page(
+            request,
+            me,
+            "console_home.html",
+            status_code=status_code,
+            errors=errors or {},
+            first_error=next(iter(errors or {}), None),
+            form=form,
+            mandate=status,
+            open_items=open_items[:3],
+            decided=self._decided(me)[:3],
+            agents=agents,
+            missing=self.missing_member_scopes(me),
+            application=console_rows.application_decision(self.db, me.id),
+            connect=connection(request, self.public_url),
+            week=picture(self.db, me, open_items, self.say_rule),
+            standing=week_rows.standing(self.db) if me.steward else None,
+            has_token=any(
+                not t["revoked_at"] and (not t["expires_at"] or t["expires_at"] > now())
+                for t in console_rows.tokens_of(self.db, me.id)
+            ),
+        )
 
     async def apply_again(self, request: Request) -> Response:
         """A declined applicant sends a new application saying what changed; it waits for a steward."""
@@ -83,47 +108,91 @@ class Console(Frame):
             return self._done(request, "You have no declined application to follow up.", "/console")
         statement = str(form.get("statement", "")).strip()
         if not statement or len(statement) > STATEMENT_LIMIT:
-            return self._home_page(request, me, 400, {
-                "statement": f"Say what changed, in 1 to {STATEMENT_LIMIT} characters; nothing was sent."}, form)
+            return self._home_page(
+                request,
+                me,
+                400,
+                {
+                    "statement": f"Say what changed, in 1 to {STATEMENT_LIMIT} characters; nothing was sent."
+                },
+                form,
+            )
         records.add_application(self.db, me.id, statement, now())
-        return self._done(request, "Your new application is with the stewards. You will see their decision here.",
-                          "/console")
+        return self._done(
+            request,
+            "Your new application is with the stewards. You will see their decision here.",
+            "/console",
+        )
 
     # --- queue -------------------------------------------------------------------------------
 
     def _numbers(self, me: Principal) -> dict[int, int]:
         """Each of a member's questions numbered from 1 in the order they arrived: their own count, not
         the club's row ids (a member's first question is question 1)."""
-        ids = sorted(item["id"] for status in ("open", *DECIDED) for item in self.escalations.queue(me.id, status))
+        ids = sorted(
+            item["id"]
+            for status in ("open", *DECIDED)
+            for item in self.escalations.queue(me.id, status)
+        )
         return {escalation_id: number for number, escalation_id in enumerate(ids, start=1)}
 
-    def _open_items(self, me: Principal,
-                    numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
+    def _open_items(
+        self, me: Principal, numbers: dict[int, int] | None = None
+    ) -> list[dict[str, object]]:
         numbers = numbers if numbers is not None else self._numbers(me)
-        return [{**item, "thread": self.escalations.thread(item["thread_id"]), "number": numbers.get(item["id"]),
-                 "why": REASONS.get(item["reason"], REASONS["mandate"]), "can_widen": item["reason"] != "commitment",
-                 "attached": self._attached(me, item.get("notes"))}
-                for item in self.escalations.queue(me.id)]
+        return [
+            {
+                **item,
+                "thread": self.escalations.thread(item["thread_id"]),
+                "number": numbers.get(item["id"]),
+                "why": REASONS.get(item["reason"], REASONS["mandate"]),
+                "can_widen": item["reason"] != "commitment",
+                "attached": self._attached(me, item.get("notes")),
+            }
+            for item in self.escalations.queue(me.id)
+        ]
 
     def _attached(self, me: Principal, ids: str | None) -> list[dict[str, object]]:
         """The member's notes an escalated question came with (the ones it would have quoted)."""
-        found = (records.note_of(self.db, me.id, int(i)) for i in json.loads(ids or "[]") if str(i).isdigit())
+        found = (
+            records.note_of(self.db, me.id, int(i))
+            for i in json.loads(ids or "[]")
+            if str(i).isdigit()
+        )
         return [note for note in found if note is not None]
 
-    def _decided(self, me: Principal,
-                 numbers: dict[int, int] | None = None) -> list[dict[str, object]]:
+    def _decided(
+        self, me: Principal, numbers: dict[int, int] | None = None
+    ) -> list[dict[str, object]]:
         numbers = numbers if numbers is not None else self._numbers(me)
-        decided = [{**item, "number": numbers.get(item["id"])}
-                   for status in DECIDED for item in self.escalations.queue(me.id, status)]
+        decided = [
+            {**item, "number": numbers.get(item["id"])}
+            for status in DECIDED
+            for item in self.escalations.queue(me.id, status)
+        ]
         decided.sort(key=lambda item: item["decided_at"] or "", reverse=True)
         return decided
 
-    def _queue_page(self, request: Request, me: Principal, status_code: int = 200,
-                    error: str | None = None, kept: dict[str, object] | None = None) -> Response:
+    def _queue_page(
+        self,
+        request: Request,
+        me: Principal,
+        status_code: int = 200,
+        error: str | None = None,
+        kept: dict[str, object] | None = None,
+    ) -> Response:
         numbers = self._numbers(me)
-        return self._page(request, me, "console_queue.html", status_code=status_code,
-                          items=self._open_items(me, numbers), decided=self._decided(me, numbers)[:20], error=error,
-                          kept=kept or {}, kinds=KINDS)
+        return self._page(
+            request,
+            me,
+            "console_queue.html",
+            status_code=status_code,
+            items=self._open_items(me, numbers),
+            decided=self._decided(me, numbers)[:20],
+            error=error,
+            kept=kept or {},
+            kinds=KINDS,
+        )
 
     async def queue(self, request: Request) -> Response:
         me = self._signed_in(request)
@@ -142,17 +211,29 @@ class Console(Frame):
             if len(text) > 4000:
                 raise ParleyError("Keep it under 4000 characters.")
             # a widen re-asks the answering agent, which may be a slow model: off the event loop
-            await anyio.to_thread.run_sync(self.escalations.decide, me.id, escalation_id, action, text)
+            await anyio.to_thread.run_sync(
+                self.escalations.decide, me.id, escalation_id, action, text
+            )
         except NotFound:
             return self._not_found(request)
         except ParleyError as exc:
             kept = {"id": escalation_id, "action": action, "text": text}
-            return self._queue_page(request, me, exc.status if 400 <= exc.status < 500 else 400,
-                                    error=str(exc)[:1].upper() + str(exc)[1:], kept=kept)
-        verb = {"answer": "Your answer", "decline": "Your decline", "widen": "Your agent's answer"}.get(action, "It")
+            return self._queue_page(
+                request,
+                me,
+                exc.status if 400 <= exc.status < 500 else 400,
+                error=str(exc)[:1].upper() + str(exc)[1:],
+                kept=kept,
+            )
+        verb = {
+            "answer": "Your answer",
+            "decline": "Your decline",
+            "widen": "Your agent's answer",
+        }.get(action, "It")
         number = self._numbers(me).get(escalation_id, escalation_id)
-        return self._done(request, f"Question {number} decided. {verb} is in the asker's inbox.",
-                          "/console/queue")
+        return self._done(
+            request, f"Question {number} decided. {verb} is in the asker's inbox.", "/console/queue"
+        )
 
     # --- mandate -----------------------------------------------------------------------------
 
@@ -162,15 +243,31 @@ class Console(Frame):
             return me
         return self._mandate_page(request, me, None)
 
-    def _mandate_page(self, request: Request, me: Principal, error: str | None,
-                      status_code: int = 200, form: FormData | None = None,
-                      field: str | None = None) -> Response:
+    def _mandate_page(
+        self,
+        request: Request,
+        me: Principal,
+        error: str | None,
+        status_code: int = 200,
+        form: FormData | None = None,
+        field: str | None = None,
+    ) -> Response:
         status = mandates.current(self.db, self.key, me.id)
         offered = sorted(default_scopes(self.manifest, lane_of(me.status)))
-        return self._page(request, me, "console_mandate.html", status_code=status_code, mandate=status,
-                          offered=offered, error=None if field else error, errors={field: error} if field else {},
-                          first_error=field, missing=self.missing_member_scopes(me), form=form,
-                          descriptions={n: d.description for n, d in self.manifest.scopes.items()})
+        return self._page(
+            request,
+            me,
+            "console_mandate.html",
+            status_code=status_code,
+            mandate=status,
+            offered=offered,
+            error=None if field else error,
+            errors={field: error} if field else {},
+            first_error=field,
+            missing=self.missing_member_scopes(me),
+            form=form,
+            descriptions={n: d.description for n, d in self.manifest.scopes.items()},
+        )
 
     async def sign(self, request: Request) -> Response:
         """Sign a new version: first a summary of what it changes (no JavaScript needed), then, confirmed,
@@ -185,35 +282,80 @@ class Console(Frame):
         if text == "" and status.valid:
             days = None  # keep the expiry
         elif days is None or not 1 <= days <= 730:
-            return self._mandate_page(request, me, "A mandate is valid for 1 to 730 days: give a whole number"
-                                      f"{', or leave it empty to keep the current expiry' if status.valid else ''}.",
-                                      400, form, field="days")
+            return self._mandate_page(
+                request,
+                me,
+                "A mandate is valid for 1 to 730 days: give a whole number"
+                f"{', or leave it empty to keep the current expiry' if status.valid else ''}.",
+                400,
+                form,
+                field="days",
+            )
         topics = [t.strip() for t in str(form.get("topics", "")).split(",") if t.strip()]
         if any(len(t) > 80 for t in topics) or len(topics) > 50:
-            return self._mandate_page(request, me, "At most 50 topics of at most 80 characters.", 400, form,
-                                      field="topics")
+            return self._mandate_page(
+                request,
+                me,
+                "At most 50 topics of at most 80 characters.",
+                400,
+                form,
+                field="topics",
+            )
         reveal = [str(v) for v in form.getlist("reveal")]
         scopes = [str(v) for v in form.getlist("scope")]
         quotable = form.get("quotable") == "yes"
         expires_at = mandate_review.new_expiry(status.body, status.valid, days)
         if not self.confirmed(form):
-            lines = mandate_review.changes(status.body, status.valid, topics, reveal, quotable, scopes, expires_at,
-                                           {n: d.description for n, d in self.manifest.scopes.items()})
-            fields = [("topics", [", ".join(topics)]), ("reveal", reveal), ("scope", scopes),
-                      ("quotable", ["yes"] if quotable else []), ("days", [text])]
-            return self._confirm(request, me, title="Sign this new version of your mandate?",
-                                 lines=["What changes:"], items=lines, action="/console/mandate",
-                                 button="Sign the new version", back="/console/mandate", fields=fields, danger=False)
+            lines = mandate_review.changes(
+                status.body,
+                status.valid,
+                topics,
+                reveal,
+                quotable,
+                scopes,
+                expires_at,
+                {n: d.description for n, d in self.manifest.scopes.items()},
+            )
+            fields = [
+                ("topics", [", ".join(topics)]),
+                ("reveal", reveal),
+                ("scope", scopes),
+                ("quotable", ["yes"] if quotable else []),
+                ("days", [text]),
+            ]
+            return self._confirm(
+                request,
+                me,
+                title="Sign this new version of your mandate?",
+                lines=["What changes:"],
+                items=lines,
+                action="/console/mandate",
+                button="Sign the new version",
+                back="/console/mandate",
+                fields=fields,
+                danger=False,
+            )
         try:
             body = mandates.sign_mandate(
-                self.db, self.key, principal_id=me.id, topics=topics, reveal=reveal, quotable=quotable, scopes=scopes,
-                known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes,
+                self.db,
+                self.key,
+                principal_id=me.id,
+                topics=topics,
+                reveal=reveal,
+                quotable=quotable,
+                scopes=scopes,
+                known_scopes=frozenset(self.manifest.scopes),
+                agent_scopes=self.manifest.agent_scopes,
                 expires_at=parse_time(expires_at),
             )
         except ParleyError as exc:
             return self._mandate_page(request, me, str(exc)[:1].upper() + str(exc)[1:], 400, form)
-        return self._done(request, f"Signed mandate version {body.version}. It holds for every token from its "
-                                   "next request.", "/console/mandate")
+        return self._done(
+            request,
+            f"Signed mandate version {body.version}. It holds for every token from its "
+            "next request.",
+            "/console/mandate",
+        )
 
     async def member_scopes(self, request: Request) -> Response:
         """Re-sign the mandate with every scope the member lane allows, keeping topics, reveal,
@@ -225,20 +367,41 @@ class Console(Frame):
         missing = self.missing_member_scopes(me)
         back = "/console/mandate" if form.get("back") == "mandate" else "/console"
         if not missing:
-            return self._done(request, "Your mandate already lets your agents do everything members can.", back)
+            return self._done(
+                request, "Your mandate already lets your agents do everything members can.", back
+            )
         status = mandates.current(self.db, self.key, me.id)
         scopes = sorted(set(status.scopes) | set(missing))
         try:
-            body = mandates.amend(self.db, self.key, principal_id=me.id, scopes=scopes,
-                                  known_scopes=frozenset(self.manifest.scopes), agent_scopes=self.manifest.agent_scopes,
-                                  valid_for=None if status.valid else timedelta(days=365))
+            body = mandates.amend(
+                self.db,
+                self.key,
+                principal_id=me.id,
+                scopes=scopes,
+                known_scopes=frozenset(self.manifest.scopes),
+                agent_scopes=self.manifest.agent_scopes,
+                valid_for=None if status.valid else timedelta(days=365),
+            )
         except ParleyError as exc:
-            return self._mandate_page(request, me, str(exc), exc.status if exc.status < 500 else 400)
-        return self._done(request, f"Signed mandate version {body.version}: your agents can now do everything members can "
-                                   f"({', '.join(missing)} added) from their next request.", back)
+            return self._mandate_page(
+                request, me, str(exc), exc.status if exc.status < 500 else 400
+            )
+        return self._done(
+            request,
+            f"Signed mandate version {body.version}: your agents can now do everything members can "
+            f"({', '.join(missing)} added) from their next request.",
+            back,
+        )
 
     def routes(self) -> list[Route]:
-        shared = (self.pages, self.escalations, self.manifest, self.key, self.rule_sentence, self.public_url)
+        shared = (
+            self.pages,
+            self.escalations,
+            self.manifest,
+            self.key,
+            self.rule_sentence,
+            self.public_url,
+        )
         agents, club, members = AgentPages(*shared), ClubPages(*shared), MemberPages(*shared)
         notes = NotePages(*shared)
         return [

@@ -27,7 +27,12 @@ RuleSentence = Callable[[str | None, str, str], str | None]
 
 def bounded_id(text: object) -> int | None:
     """A small positive integer, or None: ids in URLs and forms are nothing else."""
-    if not isinstance(text, str) or not text.isdigit() or len(text) > 16 or not 1 <= int(text) <= MAX_ID:
+    if (
+        not isinstance(text, str)
+        or not text.isdigit()
+        or len(text) > 16
+        or not 1 <= int(text) <= MAX_ID
+    ):
         return None
     return int(text)
 
@@ -41,15 +46,24 @@ def path_id(request: Request, name: str) -> int:
 
 
 class Frame:
-    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key: SigningKey,
-                 rule_sentence: RuleSentence | None = None, public_url: str | None = None):
+    def __init__(
+        self,
+        pages: Pages,
+        escalations: Escalations,
+        manifest: Manifest,
+        key: SigningKey,
+        rule_sentence: RuleSentence | None = None,
+        public_url: str | None = None,
+    ):
         self.pages = pages
         self.db = pages.db
         self.escalations = escalations
         self.manifest = manifest
         self.key = key
         self.rule_sentence = rule_sentence
-        self.public_url = public_url  # PARLEY_PUBLIC_URL when set: what members paste into their clients
+        self.public_url = (
+            public_url  # PARLEY_PUBLIC_URL when set: what members paste into their clients
+        )
 
     def _me(self, request: Request) -> Principal | None:
         principal_id = self.pages.principal_id(request)
@@ -60,14 +74,29 @@ class Frame:
     def _signin(self, request: Request) -> Response:
         return RedirectResponse(f"/signin?next={request.url.path}", status_code=303)
 
-    def _page(self, request: Request, me: Principal, template: str, status_code: int = 200,
-              **context: object) -> Response:
+    def _page(
+        self,
+        request: Request,
+        me: Principal,
+        template: str,
+        status_code: int = 200,
+        **context: object,
+    ) -> Response:
         flash = request.session.pop("flash", None)
         open_count = self.escalations.open_count(me.id)
-        return self.pages.render(request, template, status_code=status_code, me=me, csrf=self.pages.csrf(request),
-                                 flash=flash, open_count=open_count, notes_waiting=briefing.pending_count(self.db, me.id),
-                                 languages=LANGUAGES,
-                                 section=template.removeprefix("console_").removesuffix(".html"), **context)
+        return self.pages.render(
+            request,
+            template,
+            status_code=status_code,
+            me=me,
+            csrf=self.pages.csrf(request),
+            flash=flash,
+            open_count=open_count,
+            notes_waiting=briefing.pending_count(self.db, me.id),
+            languages=LANGUAGES,
+            section=template.removeprefix("console_").removesuffix(".html"),
+            **context,
+        )
 
     def _done(self, request: Request, message: str, to: str) -> Response:
         """Post/Redirect/Get: the message travels in the session to the page redirected to."""
@@ -84,8 +113,9 @@ class Frame:
             return self._not_found(request)
         return me
 
-    async def _signed_form(self, request: Request,
-                           steward: bool = False) -> tuple[Principal, FormData] | Response:
+    async def _signed_form(
+        self, request: Request, steward: bool = False
+    ) -> tuple[Principal, FormData] | Response:
         """As `_signed_in`, with the form posted, which must carry this session's CSRF token."""
         me = self._signed_in(request, steward)
         if isinstance(me, Response):
@@ -95,8 +125,9 @@ class Frame:
             return self._refused(request)
         return me, data
 
-    async def _on_person(self, request: Request, status: str | None = None
-                         ) -> tuple[Principal, FormData, Principal] | Response:
+    async def _on_person(
+        self, request: Request, status: str | None = None
+    ) -> tuple[Principal, FormData, Principal] | Response:
         """A steward's form about the person the URL names by handle (of this status, when given):
         the steward, the form and the person, or the response that stops here (404: nobody)."""
         begun = await self._signed_form(request, steward=True)
@@ -110,21 +141,44 @@ class Frame:
             return self._not_found(request)
         return (*begun, person)
 
-    def _confirm(self, request: Request, me: Principal, *, title: str, lines: list[str],
-                 action: str, button: str, back: str,
-                 fields: list[tuple[str, list[str]]] | None = None, danger: bool = True,
-                 items: list[str] | None = None) -> Response:
+    def _confirm(
+        self,
+        request: Request,
+        me: Principal,
+        *,
+        title: str,
+        lines: list[str],
+        action: str,
+        button: str,
+        back: str,
+        fields: list[tuple[str, list[str]]] | None = None,
+        danger: bool = True,
+        items: list[str] | None = None,
+    ) -> Response:
         """The "are you sure?" step of a destructive form, without JavaScript: the same form again with
         `confirm=yes`, saying what will happen, and a way back that changes nothing."""
-        return self._page(request, me, "console_confirm.html", title=title, lines=lines, action=action, button=button,
-                          back=back, fields=fields or [], danger=danger, items=items or [])
+        return self._page(
+            request,
+            me,
+            "console_confirm.html",
+            title=title,
+            lines=lines,
+            action=action,
+            button=button,
+            back=back,
+            fields=fields or [],
+            danger=danger,
+            items=items or [],
+        )
 
     @staticmethod
     def confirmed(form: FormData) -> bool:
         return form.get("confirm") == "yes"
 
     def _refused(self, request: Request) -> Response:
-        return self.pages.error(request, "Refused", "The form expired or came from another site; reload and retry.", 403)
+        return self.pages.error(
+            request, "Refused", "The form expired or came from another site; reload and retry.", 403
+        )
 
     def _not_found(self, request: Request) -> Response:
         return self.pages.error(request, "Not found", "There is nothing here for you.", 404)

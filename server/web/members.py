@@ -26,10 +26,23 @@ class MemberPages(Frame):
         status = status if status in STATUS_WORDS else ""
         everyone = principal_rows.listing(self.db)
         words = query.lower().split()
-        found = [p for p in everyone if (not status or p["status"] == status)
-                 and all(w in f"{p['handle']} {p['name']}".lower() for w in words)]
-        return self._page(request, me, "console_members.html", people=found[:SHOWN], total=len(found), query=query,
-                          status=status, statuses=STATUS_WORDS, shown=SHOWN)
+        found = [
+            p
+            for p in everyone
+            if (not status or p["status"] == status)
+            and all(w in f"{p['handle']} {p['name']}".lower() for w in words)
+        ]
+        return self._page(
+            request,
+            me,
+            "console_members.html",
+            people=found[:SHOWN],
+            total=len(found),
+            query=query,
+            status=status,
+            statuses=STATUS_WORDS,
+            shown=SHOWN,
+        )
 
     async def suspend(self, request: Request) -> Response:
         begun = await self._on_person(request)
@@ -37,18 +50,30 @@ class MemberPages(Frame):
             return begun
         me, form, person = begun
         if person.id == me.id or person.status == "suspended":
-            return self._done(request, f"{person.name} cannot be suspended from here: "
-                                       f"{'that is you' if person.id == me.id else 'already suspended'}.",
-                              "/console/members")
+            return self._done(
+                request,
+                f"{person.name} cannot be suspended from here: "
+                f"{'that is you' if person.id == me.id else 'already suspended'}.",
+                "/console/members",
+            )
         if not self.confirmed(form):
-            return self._confirm(request, me, title=f"Suspend {person.name} (@{person.handle})?", lines=[
-                f"{person.name} is signed out of the console at once and cannot sign in. Every agent acting for "
-                "them is refused from its next request, and no one can ask their agent questions.",
-                "You can reinstate them later from the members list; their tokens and mandate are kept."],
-                action=f"/console/members/{person.handle}/suspend", button=f"Suspend {person.name}",
-                back="/console/members")
+            return self._confirm(
+                request,
+                me,
+                title=f"Suspend {person.name} (@{person.handle})?",
+                lines=[
+                    f"{person.name} is signed out of the console at once and cannot sign in. Every agent acting for "
+                    "them is refused from its next request, and no one can ask their agent questions.",
+                    "You can reinstate them later from the members list; their tokens and mandate are kept.",
+                ],
+                action=f"/console/members/{person.handle}/suspend",
+                button=f"Suspend {person.name}",
+                back="/console/members",
+            )
         principals.set_status(self.db, person.handle, "suspended")
-        return self._done(request, f"{person.name} (@{person.handle}) is suspended.", "/console/members")
+        return self._done(
+            request, f"{person.name} (@{person.handle}) is suspended.", "/console/members"
+        )
 
     async def reinstate(self, request: Request) -> Response:
         begun = await self._on_person(request)
@@ -59,8 +84,11 @@ class MemberPages(Frame):
             return self._done(request, f"{person.name} is not suspended.", "/console/members")
         back = "member" if person.admitted_at else "applicant"
         principals.set_status(self.db, person.handle, back)
-        return self._done(request, f"{person.name} (@{person.handle}) is back as {STATUS_WORDS[back]}.",
-                          "/console/members")
+        return self._done(
+            request,
+            f"{person.name} (@{person.handle}) is back as {STATUS_WORDS[back]}.",
+            "/console/members",
+        )
 
     async def reconsider(self, request: Request) -> Response:
         """Undo a decline: the applicant's newest application waits for a decision again."""
@@ -70,7 +98,11 @@ class MemberPages(Frame):
         me, form, person = begun
         if person.status != "applicant" or console_rows.reopen_application(self.db, person.id) == 0:
             return self._not_found(request)
-        return self._done(request, f"{person.name}'s application waits for a decision again.", "/console/applicants")
+        return self._done(
+            request,
+            f"{person.name}'s application waits for a decision again.",
+            "/console/applicants",
+        )
 
     def routes(self) -> list[Route]:
         return [

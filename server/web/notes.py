@@ -21,7 +21,11 @@ from server.errors import NotFound, ParleyError
 from server.identity.principals import Principal
 from server.web.frame import Frame, path_id
 
-VISIBILITIES = {"public": "Anyone who asks", "members": "Members only", "private": "Nobody (kept for you)"}
+VISIBILITIES = {
+    "public": "Anyone who asks",
+    "members": "Members only",
+    "private": "Nobody (kept for you)",
+}
 STATUS_ORDER = {"pending": 0, "approved": 1, "rejected": 2}
 
 
@@ -43,16 +47,38 @@ def shown(text: str) -> list[tuple[str, bool]]:
 
 
 class NotePages(Frame):
-    def _notes_page(self, request: Request, me: Principal, status_code: int = 200,
-                    error: str | None = None, form: dict[str, str] | None = None) -> Response:
+    def _notes_page(
+        self,
+        request: Request,
+        me: Principal,
+        status_code: int = 200,
+        error: str | None = None,
+        form: dict[str, str] | None = None,
+    ) -> Response:
         rows = briefing.notes(self.db, me.id)
         rows.sort(key=lambda row: (STATUS_ORDER.get(row["status"], 3), row["topic"], row["id"]))
-        notes = [{**row, "segments": shown(row["text"]), "written_by_agent": str(row["written_by"] or "").startswith(
-                  "agent:"), "agent": str(row["written_by"] or "").removeprefix("agent:"),
-                  "concerns": briefing.concerns(row["topic"], row["text"], me.handle)} for row in rows]
+        notes = [
+            {
+                **row,
+                "segments": shown(row["text"]),
+                "written_by_agent": str(row["written_by"] or "").startswith("agent:"),
+                "agent": str(row["written_by"] or "").removeprefix("agent:"),
+                "concerns": briefing.concerns(row["topic"], row["text"], me.handle),
+            }
+            for row in rows
+        ]
         pending = sum(1 for row in rows if row["status"] == "pending")
-        return self._page(request, me, "console_notes.html", status_code=status_code, notes=notes, pending=pending,
-                          visibilities=VISIBILITIES, error=error, form=form or {})
+        return self._page(
+            request,
+            me,
+            "console_notes.html",
+            status_code=status_code,
+            notes=notes,
+            pending=pending,
+            visibilities=VISIBILITIES,
+            error=error,
+            form=form or {},
+        )
 
     async def notes(self, request: Request) -> Response:
         me = self._signed_in(request)
@@ -72,15 +98,29 @@ class NotePages(Frame):
             if kept["visibility"] not in VISIBILITIES:
                 raise ParleyError("choose who may hear this note")
             visibility = cast(briefing.Visibility, kept["visibility"])
-            row = await anyio.to_thread.run_sync(lambda: briefing.write_note(
-                self.db, me.id, kept["topic"], kept["text"], visibility, agent=None, note_id=note_id,
-                relay=kept["relay"] == "yes"))
+            row = await anyio.to_thread.run_sync(
+                lambda: briefing.write_note(
+                    self.db,
+                    me.id,
+                    kept["topic"],
+                    kept["text"],
+                    visibility,
+                    agent=None,
+                    note_id=note_id,
+                    relay=kept["relay"] == "yes",
+                )
+            )
         except NotFound:
             return self._not_found(request)
         except ParleyError as exc:
-            return self._notes_page(request, me, 400, error=str(exc)[:1].upper() + str(exc)[1:] + ".", form=kept)
-        return self._done(request, f"Saved your note on \u201c{row['topic']}\u201d. Your agent may quote it now.",
-                          "/console/notes")
+            return self._notes_page(
+                request, me, 400, error=str(exc)[:1].upper() + str(exc)[1:] + ".", form=kept
+            )
+        return self._done(
+            request,
+            f"Saved your note on \u201c{row['topic']}\u201d. Your agent may quote it now.",
+            "/console/notes",
+        )
 
     async def review(self, request: Request) -> Response:
         begun = await self._signed_form(request)
@@ -92,23 +132,40 @@ class NotePages(Frame):
             note_id = path_id(request, "note_id")
             if action == "delete":
                 await anyio.to_thread.run_sync(briefing.delete, self.db, me.id, note_id)
-                return self._done(request, "Deleted the note. Your agent no longer knows it.", "/console/notes")
+                return self._done(
+                    request, "Deleted the note. Your agent no longer knows it.", "/console/notes"
+                )
             if action not in ("approve", "reject"):
                 raise ParleyError("approve, reject or delete")
             verdict = cast(briefing.Review, action)
-            row = await anyio.to_thread.run_sync(lambda: briefing.review(
-                self.db, me.id, note_id, verdict, relay=form.get("relay") == "yes"))
+            row = await anyio.to_thread.run_sync(
+                lambda: briefing.review(
+                    self.db, me.id, note_id, verdict, relay=form.get("relay") == "yes"
+                )
+            )
         except NotFound:
             return self._not_found(request)
         except ParleyError as exc:
-            return self._notes_page(request, me, 400, error=str(exc)[:1].upper() + str(exc)[1:] + ".")
+            return self._notes_page(
+                request, me, 400, error=str(exc)[:1].upper() + str(exc)[1:] + "."
+            )
         if action == "reject":
-            return self._done(request, f"Rejected the note on \u201c{row['topic']}\u201d: your agent will never quote "
-                                       "it.", "/console/notes")
+            return self._done(
+                request,
+                f"Rejected the note on \u201c{row['topic']}\u201d: your agent will never quote it.",
+                "/console/notes",
+            )
         held = briefing.concerns(row["topic"], row["text"], me.handle) and not row["relay"]
-        return self._done(request, f"Approved the note on \u201c{row['topic']}\u201d."
-                          + (" It is flagged, so a question it would answer comes to you instead of being answered."
-                             if held else " Your agent may quote it now."), "/console/notes")
+        return self._done(
+            request,
+            f"Approved the note on \u201c{row['topic']}\u201d."
+            + (
+                " It is flagged, so a question it would answer comes to you instead of being answered."
+                if held
+                else " Your agent may quote it now."
+            ),
+            "/console/notes",
+        )
 
     def routes(self) -> list[Route]:
         return [

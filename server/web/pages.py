@@ -37,12 +37,18 @@ from server.web.sealed import Sealer
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
-STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8",
-          "rules.css": "text/css; charset=utf-8", "rules.js": "text/javascript; charset=utf-8"}
+STATIC = {
+    "console.css": "text/css; charset=utf-8",
+    "console.js": "text/javascript; charset=utf-8",
+    "rules.css": "text/css; charset=utf-8",
+    "rules.js": "text/javascript; charset=utf-8",
+}
 SESSION_SECRET_FILE = "session-secret"
 SESSION_HOURS = 8
-CSP = ("default-src 'self'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; "
-       "base-uri 'none'; object-src 'none'")
+CSP = (
+    "default-src 'self'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; "
+    "base-uri 'none'; object-src 'none'"
+)
 
 
 ACCOUNT_ATTEMPTS_PER_MINUTE = 10  # password attempts on one account, from every address together
@@ -77,10 +83,19 @@ def safe_next(target: str | None) -> str:
     """Only a path on this site, else Home: never an open redirect. Browsers drop tabs and line breaks
     from a URL ("/\t/evil" becomes "//evil", another host), so a target holding any whitespace or control
     character is refused whole, and what is kept must parse as a bare path beginning with one slash."""
-    if not target or any(char.isspace() or not char.isprintable() for char in target) or "\\" in target:
+    if (
+        not target
+        or any(char.isspace() or not char.isprintable() for char in target)
+        or "\\" in target
+    ):
         return "/console"
     parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not parts.path.startswith("/") or parts.path.startswith("//"):
+    if (
+        parts.scheme
+        or parts.netloc
+        or not parts.path.startswith("/")
+        or parts.path.startswith("//")
+    ):
         return "/console"
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
@@ -132,7 +147,9 @@ class Pages:
         self.templates = Jinja2Templates(directory=str(TEMPLATES))
         self.templates.env.filters["when"] = when
         self.templates.env.filters["ago"] = ago
-        self.signin_limiter = budget(db, 20, "signin")  # attempts a minute per address, cluster-wide
+        self.signin_limiter = budget(
+            db, 20, "signin"
+        )  # attempts a minute per address, cluster-wide
         # and per account, whether it exists or not (so the answer tells nothing), from any address
         self.account_limiter = budget(db, ACCOUNT_ATTEMPTS_PER_MINUTE, "signin-account")
 
@@ -140,14 +157,22 @@ class Pages:
         """A 429 with Retry-After when this address or this account has used its password attempts
         (sign-in and the change-password form spend the same ones), else None."""
         client = request.client.host if request.client else "unknown"
-        waits = [await anyio.to_thread.run_sync(self.signin_limiter.take, f"signin:{client}"),
-                 await anyio.to_thread.run_sync(self.account_limiter.take, f"account:{handle.casefold()}")]
+        waits = [
+            await anyio.to_thread.run_sync(self.signin_limiter.take, f"signin:{client}"),
+            await anyio.to_thread.run_sync(
+                self.account_limiter.take, f"account:{handle.casefold()}"
+            ),
+        ]
         wait = max((w for w in waits if w is not None), default=None)
         if wait is None:
             return None
         seconds = retry_after_header(wait)
-        response = self.error(request, "Too many attempts",
-                              f"Too many password attempts; wait {seconds} seconds and retry.", 429)
+        response = self.error(
+            request,
+            "Too many attempts",
+            f"Too many password attempts; wait {seconds} seconds and retry.",
+            429,
+        )
         response.headers["Retry-After"] = seconds
         return response
 
@@ -160,8 +185,12 @@ class Pages:
     def csrf_ok(self, request: Request, form: FormData) -> bool:
         expected = request.session.get("csrf")
         sent = form.get("csrf")
-        return isinstance(expected, str) and bool(expected) and isinstance(sent, str) and \
-            secrets.compare_digest(expected.encode(), sent.encode())  # bytes: any text, never a TypeError
+        return (
+            isinstance(expected, str)
+            and bool(expected)
+            and isinstance(sent, str)
+            and secrets.compare_digest(expected.encode(), sent.encode())
+        )  # bytes: any text, never a TypeError
 
     def principal_id(self, request: Request) -> int | None:
         """The signed-in principal, checked against the store on every request: a session that was
@@ -189,8 +218,9 @@ class Pages:
             sessions.end(self.db, digest(secret), reason)
         request.session.clear()
 
-    def render(self, request: Request, name: str, status_code: int = 200,
-               **context: object) -> Response:
+    def render(
+        self, request: Request, name: str, status_code: int = 200, **context: object
+    ) -> Response:
         context.setdefault("club_name", self.club_name)
         response = self.templates.TemplateResponse(request, name, context, status_code=status_code)
         response.headers["Cache-Control"] = "no-store"
@@ -201,28 +231,42 @@ class Pages:
         return response
 
     def error(self, request: Request, title: str, message: str, status_code: int = 400) -> Response:
-        return self.render(request, "error.html", status_code=status_code, title=title, message=message)
+        return self.render(
+            request, "error.html", status_code=status_code, title=title, message=message
+        )
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
             return Response("not found", status_code=404, media_type="text/plain")
-        return Response((HERE / "static" / name).read_bytes(), media_type=STATIC[name],
-                        headers={"Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff"})
+        return Response(
+            (HERE / "static" / name).read_bytes(),
+            media_type=STATIC[name],
+            headers={"Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff"},
+        )
 
     async def signin_page(self, request: Request) -> Response:
         if self.principal_id(request) is not None:
             return RedirectResponse(safe_next(request.query_params.get("next")), status_code=303)
         return self.render(
-            request, "signin.html", csrf=self.csrf(request), next=safe_next(request.query_params.get("next")),
-            handle="", error=None,
+            request,
+            "signin.html",
+            csrf=self.csrf(request),
+            next=safe_next(request.query_params.get("next")),
+            handle="",
+            error=None,
         )
 
     async def signin(self, request: Request) -> Response:
         form = await request.form()
         target = safe_next(str(form.get("next") or ""))
         if not self.csrf_ok(request, form):
-            return self.error(request, "Sign-in refused", "The form expired or came from another site; reload and try again.", 403)
+            return self.error(
+                request,
+                "Sign-in refused",
+                "The form expired or came from another site; reload and try again.",
+                403,
+            )
         handle = str(form.get("handle", "")).strip()[:64]
         refused = await self.guessing_refused(request, handle)
         if refused is not None:
@@ -233,7 +277,12 @@ class Pages:
         ok = await anyio.to_thread.run_sync(check_password, password, row[2] if row else None)
         if not ok or row is None or row[1] == "suspended":
             return self.render(
-                request, "signin.html", status_code=401, csrf=self.csrf(request), next=target, handle=handle,
+                request,
+                "signin.html",
+                status_code=401,
+                csrf=self.csrf(request),
+                next=target,
+                handle=handle,
                 error="Wrong handle or password, or the account cannot sign in.",
             )
         self.start_session(request, row[0])

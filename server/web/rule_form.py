@@ -28,8 +28,10 @@ NAME_LIMIT = 120
 ARGUMENTS = "Call arguments"
 _URL_ARGUMENT = re.compile(r"\{args\.([A-Za-z_][A-Za-z0-9_]*)\}")
 _ROW_KEY = re.compile(r"field_(\d{1,2})")
-_ACTION = re.compile(r"(add_row|update|preview|cel|discard_cel|draft)|(remove|compare|value)_(\d{1,2})|"
-                     r"unchip_(\d{1,2})_(\d{1,2})")
+_ACTION = re.compile(
+    r"(add_row|update|preview|cel|discard_cel|draft)|(remove|compare|value)_(\d{1,2})|"
+    r"unchip_(\d{1,2})_(\d{1,2})"
+)
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,15 @@ def fields_for(book: RuleBook, tool: str) -> list[FieldChoice]:
     """The tool's arguments (from its input schema), then the trusted attributes by source. An HTTP source
     whose URL needs an argument the tool does not have can never answer for it, so it is left out."""
     arguments = argument_types(book.input_schemas.get(tool, {}))
-    found = [FieldChoice(f"args.{name}", kind, ARGUMENTS) for name, kind in arguments.items() if kind in OPERATORS]
+    found = [
+        FieldChoice(f"args.{name}", kind, ARGUMENTS)
+        for name, kind in arguments.items()
+        if kind in OPERATORS
+    ]
     sources = book.sources
-    for path, kind in sorted(sources.types().items(), key=lambda item: (sources.provider[item[0]], item[0])):
+    for path, kind in sorted(
+        sources.types().items(), key=lambda item: (sources.provider[item[0]], item[0])
+    ):
         name = sources.provider[path]
         if name != IDENTITY:
             url = sources.declarations[name].url or ""
@@ -86,7 +94,9 @@ class EditorState:
     errors: dict[str, str] = default(default_factory=dict)  # name | rows | cel
     cel_at: tuple[int, int] | None = None
     reads_as: str = ""
-    focus: str = ""  # the id the page should focus after a change (the first error, or the row acted on)
+    focus: str = (
+        ""  # the id the page should focus after a change (the first error, or the row acted on)
+    )
 
 
 def _bounded(value: object, limit: int = MAX_TEXT) -> str:
@@ -112,12 +122,17 @@ class Editor:
         """The fields by where they come from, in order: call arguments, then each source's attributes."""
         found: dict[str, list[FieldChoice]] = {}
         for choice in self.fields:
-            found.setdefault(choice.group if not choice.trusted else f"Trusted attributes — {choice.group}",
-                             []).append(choice)
+            found.setdefault(
+                choice.group if not choice.trusted else f"Trusted attributes — {choice.group}", []
+            ).append(choice)
         return list(found.items())
 
     def attributes_of(self, kind: str, besides: str = "") -> list[FieldChoice]:
-        return [choice for choice in self.fields if choice.trusted and choice.kind == kind and choice.path != besides]
+        return [
+            choice
+            for choice in self.fields
+            if choice.trusted and choice.kind == kind and choice.path != besides
+        ]
 
     def fresh(self) -> EditorState:
         return EditorState(self.agent, self.tool, rows=[self._row(Row())])
@@ -148,24 +163,45 @@ class Editor:
 
     def read(self, form: FormData) -> tuple[EditorState, str]:
         """The state the form describes, and the action it asks for ("update" when none or unknown)."""
-        state = EditorState(self.agent, self.tool, name=_bounded(form.get("name"), NAME_LIMIT * 2).strip(),
-                            match="any" if form.get("match") == "any" else "all",
-                            mode="cel" if form.get("mode") == "cel" else "builder",
-                            cel=_bounded(form.get("cel"), MAX_CEL * 2))
-        indexes = sorted({int(m.group(1)) for key in form.keys() if (m := _ROW_KEY.fullmatch(key))})[:MAX_ROWS]
+        state = EditorState(
+            self.agent,
+            self.tool,
+            name=_bounded(form.get("name"), NAME_LIMIT * 2).strip(),
+            match="any" if form.get("match") == "any" else "all",
+            mode="cel" if form.get("mode") == "cel" else "builder",
+            cel=_bounded(form.get("cel"), MAX_CEL * 2),
+        )
+        indexes = sorted(
+            {int(m.group(1)) for key in form.keys() if (m := _ROW_KEY.fullmatch(key))}
+        )[:MAX_ROWS]
         for index in indexes:
-            state.rows.append(self._row(Row(
-                field=_bounded(form.get(f"field_{index}")), op=_bounded(form.get(f"op_{index}")),
-                value=_bounded(form.get(f"value_{index}"), MAX_TEXT * 20),
-                items=[item for item in (_bounded(v) for v in form.getlist(f"list_{index}")[:MAX_ITEMS]) if item],
-                attribute=_bounded(form.get(f"attribute_{index}")), compare=form.get(f"compare_{index}") == "1")))
+            state.rows.append(
+                self._row(
+                    Row(
+                        field=_bounded(form.get(f"field_{index}")),
+                        op=_bounded(form.get(f"op_{index}")),
+                        value=_bounded(form.get(f"value_{index}"), MAX_TEXT * 20),
+                        items=[
+                            item
+                            for item in (
+                                _bounded(v) for v in form.getlist(f"list_{index}")[:MAX_ITEMS]
+                            )
+                            if item
+                        ],
+                        attribute=_bounded(form.get(f"attribute_{index}")),
+                        compare=form.get(f"compare_{index}") == "1",
+                    )
+                )
+            )
         action = _bounded(form.get("action"), 40)
         return state, action if _ACTION.fullmatch(action) else "update"
 
     def apply(self, state: EditorState, action: str) -> None:
         """A structural change the form asked for (add, remove, compare, use a value, a chip, CEL or back)."""
         match = _ACTION.fullmatch(action)
-        verb, index = (match.group(2), int(match.group(3))) if match and match.group(2) else (action, -1)
+        verb, index = (
+            (match.group(2), int(match.group(3))) if match and match.group(2) else (action, -1)
+        )
         if match and match.group(4):
             index, item = int(match.group(4)), int(match.group(5))
             if index < len(state.rows) and item < len(state.rows[index].items):
@@ -183,7 +219,11 @@ class Editor:
             state.focus = f"attribute_{index}" if state.rows[index].compare else f"value_{index}"
         elif verb == "cel" and state.mode == "builder":
             decl = self._builder_decl(state)
-            state.cel = compile_builder(decl, self._types())[0] if decl is not None and not state.errors else ""
+            state.cel = (
+                compile_builder(decl, self._types())[0]
+                if decl is not None and not state.errors
+                else ""
+            )
             state.errors.pop("rows", None)
             state.mode, state.focus = "cel", "cel"
         elif verb == "discard_cel":
@@ -230,9 +270,14 @@ class Editor:
             state.errors["rows"] = "Add at least one condition."
         if any(row.error for row in state.rows) or not state.rows:
             return None
-        return RuleDecl.model_validate({"name": state.name or "(unnamed)", "match": state.match,
-                                        "binding": {"agent": self.agent, "tool": self.tool},
-                                        "conditions": conditions})
+        return RuleDecl.model_validate(
+            {
+                "name": state.name or "(unnamed)",
+                "match": state.match,
+                "binding": {"agent": self.agent, "tool": self.tool},
+                "conditions": conditions,
+            }
+        )
 
     def check(self, state: EditorState) -> RuleDecl | None:
         """The rule to draft, compiled by the rule book (the very check `parley rules draft` makes), with
@@ -242,15 +287,24 @@ class Editor:
         elif len(state.name) > NAME_LIMIT:
             state.errors["name"] = f"Keep the name under {NAME_LIMIT} characters."
         if state.mode == "cel":
-            state.cel = state.cel.strip()  # as the rule book compiles it: lines and columns then agree
+            state.cel = (
+                state.cel.strip()
+            )  # as the rule book compiles it: lines and columns then agree
             if not state.cel:
-                state.errors["cel"] = "Write a CEL expression that returns true when the call may go ahead."
+                state.errors["cel"] = (
+                    "Write a CEL expression that returns true when the call may go ahead."
+                )
                 return None
             if len(state.cel) > MAX_CEL:
                 state.errors["cel"] = f"Keep the expression under {MAX_CEL} characters."
                 return None
-            decl: RuleDecl | None = RuleDecl.model_validate({"name": state.name or "(unnamed)", "cel": state.cel,
-                                            "binding": {"agent": self.agent, "tool": self.tool}})
+            decl: RuleDecl | None = RuleDecl.model_validate(
+                {
+                    "name": state.name or "(unnamed)",
+                    "cel": state.cel,
+                    "binding": {"agent": self.agent, "tool": self.tool},
+                }
+            )
         else:
             decl = self._builder_decl(state)
             state.reads_as = self._partial_sentence(state)
@@ -260,7 +314,9 @@ class Editor:
             (rule,) = self.book.compile(decl, "draft")
         except RuleError as exc:
             message = str(exc).removeprefix(f"rule '{decl.name}': ")
-            state.errors["cel" if state.mode == "cel" else "rows"] = message[:1].upper() + message[1:] + "."
+            state.errors["cel" if state.mode == "cel" else "rows"] = (
+                message[:1].upper() + message[1:] + "."
+            )
             state.cel_at = exc.at
             return None
         state.reads_as = rule.reads_as

@@ -64,7 +64,9 @@ class Graph:
     nodes: list[Node]
     edges: list[Edge]
     width: int = WIDTH
-    headings: dict[str, int] = field(default_factory=lambda: {kind: x for kind, (x, _) in COLUMNS.items()})
+    headings: dict[str, int] = field(
+        default_factory=lambda: {kind: x for kind, (x, _) in COLUMNS.items()}
+    )
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,9 @@ def _column(count: int, height: int) -> list[int]:
     return [start + i * ROW for i in range(count)]
 
 
-def layout(agents: list[str], tools: list[ToolFacts], sources: list[str], selected: str | None) -> Graph:
+def layout(
+    agents: list[str], tools: list[ToolFacts], sources: list[str], selected: str | None
+) -> Graph:
     height = TOP + max(len(agents), len(tools), len(sources), 1) * ROW + 8
     agent_nodes = [Node("agent", name, y) for name, y in zip(agents, _column(len(agents), height))]
     server = Node("server", "parley", _column(1, height)[0])
@@ -96,14 +100,32 @@ def layout(agents: list[str], tools: list[ToolFacts], sources: list[str], select
         marks += [f"+{facts.drafts} draft"] if facts.drafts else []
         marks += [f"−{facts.removals} at publish"] if facts.removals else []
         marks += ["blocked"] if facts.broken else []
-        tool_nodes.append(Node("tool", facts.name, y, href=f"/console/rules?tool={facts.name}#panel", marks=marks,
-                               selected=facts.name == selected, idle=not facts.offered))
-    source_nodes = {name: Node("source", name, y) for name, y in zip(sources, _column(len(sources), height))}
-    edges = [Edge(node.x + node.width, node.middle, server.x, server.middle) for node in agent_nodes]
-    edges += [Edge(server.x + server.width, server.middle, node.x, node.middle) for node in tool_nodes
-              if not node.idle]
+        tool_nodes.append(
+            Node(
+                "tool",
+                facts.name,
+                y,
+                href=f"/console/rules?tool={facts.name}#panel",
+                marks=marks,
+                selected=facts.name == selected,
+                idle=not facts.offered,
+            )
+        )
+    source_nodes = {
+        name: Node("source", name, y) for name, y in zip(sources, _column(len(sources), height))
+    }
+    edges = [
+        Edge(node.x + node.width, node.middle, server.x, server.middle) for node in agent_nodes
+    ]
+    edges += [
+        Edge(server.x + server.width, server.middle, node.x, node.middle)
+        for node in tool_nodes
+        if not node.idle
+    ]
     for facts, node in zip(tools, tool_nodes):
         for source in facts.sources:
             target = source_nodes[source]
-            edges.append(Edge(node.x + node.width, node.middle, target.x, target.middle, dashed=True))
+            edges.append(
+                Edge(node.x + node.width, node.middle, target.x, target.middle, dashed=True)
+            )
     return Graph(height, [*agent_nodes, server, *tool_nodes, *source_nodes.values()], edges)

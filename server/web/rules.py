@@ -82,13 +82,25 @@ class StoredRule(TypedDict):
 
 def _card(rule: Rule, state: str, removing: frozenset[int] = frozenset()) -> Card:
     rule_id = int(rule.origin.removeprefix("store:")) if rule.origin.startswith("store:") else None
-    return Card(rule.name, state, rule.expression if rule.is_cel else rule.reads_as, rule.is_cel, rule_id,
-                removing=rule_id in removing)
+    return Card(
+        rule.name,
+        state,
+        rule.expression if rule.is_cel else rule.reads_as,
+        rule.is_cel,
+        rule_id,
+        removing=rule_id in removing,
+    )
 
 
 class RulePages(Frame):
-    def __init__(self, pages: Pages, escalations: Escalations, manifest: Manifest, key: SigningKey,
-                 rulebook: RuleBook):
+    def __init__(
+        self,
+        pages: Pages,
+        escalations: Escalations,
+        manifest: Manifest,
+        key: SigningKey,
+        rulebook: RuleBook,
+    ):
         super().__init__(pages, escalations, manifest, key)
         self.rulebook = rulebook
         # Home (and any page that includes `_rules_broken.html`) asks for the rules holding tools back
@@ -104,8 +116,9 @@ class RulePages(Frame):
         that is missing."""
         me = self._signed_in(request)
         if isinstance(me, Principal) and not me.steward:
-            return self.pages.error(request, "Stewards only",
-                                    "Only the club's stewards see and change its rules.", 403)
+            return self.pages.error(
+                request, "Stewards only", "Only the club's stewards see and change its rules.", 403
+            )
         return me
 
     async def _steward_form(self, request: Request) -> tuple[Principal, FormData] | Response:
@@ -122,8 +135,12 @@ class RulePages(Frame):
 
     def _sources_read(self, rules: list[Rule]) -> set[str]:
         provider = self.rulebook.sources.provider
-        return {provider[path] for rule in rules for path in rule.attributes
-                if path in provider and provider[path] != IDENTITY}
+        return {
+            provider[path]
+            for rule in rules
+            for path in rule.attributes
+            if path in provider and provider[path] != IDENTITY
+        }
 
     def _overview(self, selected: str | None) -> Overview:
         self.rulebook.refresh()
@@ -132,29 +149,65 @@ class RulePages(Frame):
         for tool in self.manifest.tools:
             agents = self._bindings(tool)
             in_force = [rule for agent in agents for rule in self.rulebook.rules_for(agent, tool)]
-            drafted = [compiled for row, compiled in drafts if row["tool"] == tool and row["agent"] in agents]
-            read = self._sources_read(in_force + [rule for c in drafted if isinstance(c, list) for rule in c])
+            drafted = [
+                compiled
+                for row, compiled in drafts
+                if row["tool"] == tool and row["agent"] in agents
+            ]
+            read = self._sources_read(
+                in_force + [rule for c in drafted if isinstance(c, list) for rule in c]
+            )
             leaving = sum(1 for row in removals if row["tool"] == tool and row["agent"] in agents)
-            facts.append(ToolFacts(tool, bool(agents), len(in_force), len(drafted), leaving,
-                                   sum(len(self.rulebook.broken(agent, tool)) for agent in agents),
-                                   tuple(sorted(read))))
+            facts.append(
+                ToolFacts(
+                    tool,
+                    bool(agents),
+                    len(in_force),
+                    len(drafted),
+                    leaving,
+                    sum(len(self.rulebook.broken(agent, tool)) for agent in agents),
+                    tuple(sorted(read)),
+                )
+            )
         sources = sorted(name for name in self.manifest.context_sources)
-        return Overview(graph=layout(list(self.manifest.agents), facts, sources, selected),
-                        draft_count=len(drafts) + len(removals), facts=facts)
+        return Overview(
+            graph=layout(list(self.manifest.agents), facts, sources, selected),
+            draft_count=len(drafts) + len(removals),
+            facts=facts,
+        )
 
     def _panel(self, tool: str) -> list[BindingPanel]:
         drafts = self.rulebook.drafts()
         removing = frozenset(row["id"] for row in self.rulebook.removals())
         panel: list[BindingPanel] = []
         for agent in self._bindings(tool):
-            cards = [_card(rule, "manifest" if rule.origin.startswith("manifest:") else "published", removing)
-                     for rule in self.rulebook.rules_for(agent, tool)]
-            cards += [Card(rule.name, "broken", "", False, rule.rule_id, rule.problem,
-                           removing=rule.rule_id in removing) for rule in self.rulebook.broken(agent, tool)]
+            cards = [
+                _card(
+                    rule,
+                    "manifest" if rule.origin.startswith("manifest:") else "published",
+                    removing,
+                )
+                for rule in self.rulebook.rules_for(agent, tool)
+            ]
+            cards += [
+                Card(
+                    rule.name,
+                    "broken",
+                    "",
+                    False,
+                    rule.rule_id,
+                    rule.problem,
+                    removing=rule.rule_id in removing,
+                )
+                for rule in self.rulebook.broken(agent, tool)
+            ]
             for row, compiled in drafts:
                 if (row["agent"], row["tool"]) == (agent, tool):
-                    cards.append(Card(row["name"], "draft", "", False, row["id"], compiled.problem)
-                                 if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
+                    cards.append(
+                        Card(row["name"], "draft", "", False, row["id"], compiled.problem)
+                        if isinstance(compiled, BrokenRule)
+                        else _card(compiled[0], "draft")
+                    )
             binding = f"{agent} · parley · {tool}"
             panel.append(BindingPanel(agent=agent, binding=binding, cards=cards))
         return panel
@@ -167,8 +220,15 @@ class RulePages(Frame):
         if tool is not None and tool not in self.manifest.tools:
             return self._not_found(request)
         overview = self._overview(tool)
-        return self._page(request, me, "rules.html", tool=tool, panel=self._panel(tool) if tool else None,
-                          description=self._description(tool) if tool else "", **overview)
+        return self._page(
+            request,
+            me,
+            "rules.html",
+            tool=tool,
+            panel=self._panel(tool) if tool else None,
+            description=self._description(tool) if tool else "",
+            **overview,
+        )
 
     def _description(self, tool: str) -> str:
         from server import tools
@@ -184,13 +244,29 @@ class RulePages(Frame):
             return None
         return agent, tool
 
-    def _editor_page(self, request: Request, me: Principal, editor: Editor, state: EditorState,
-                     status_code: int = 200, fragment: bool = False) -> Response:
-        context = {"state": state, "editor": editor, "operators": OPERATORS,
-                   "binding": f"{state.agent} · parley · {state.tool}"}
+    def _editor_page(
+        self,
+        request: Request,
+        me: Principal,
+        editor: Editor,
+        state: EditorState,
+        status_code: int = 200,
+        fragment: bool = False,
+    ) -> Response:
+        context = {
+            "state": state,
+            "editor": editor,
+            "operators": OPERATORS,
+            "binding": f"{state.agent} · parley · {state.tool}",
+        }
         if fragment:  # the script swaps the form's content for the server's, keeping one renderer
-            return self.pages.render(request, "_rule_form.html", status_code=status_code,
-                                     csrf=self.pages.csrf(request), **context)
+            return self.pages.render(
+                request,
+                "_rule_form.html",
+                status_code=status_code,
+                csrf=self.pages.csrf(request),
+                **context,
+            )
         return self._page(request, me, "rules_editor.html", status_code=status_code, **context)
 
     async def new(self, request: Request) -> Response:
@@ -220,23 +296,43 @@ class RulePages(Frame):
         decl = editor.check(state)
         fragment = request.headers.get("x-parley-fragment") == "1"
         if action == "preview":
-            return JSONResponse({"reads_as": state.reads_as, "errors": state.errors,
-                                 "rows": [row.error for row in state.rows]}, headers={"Cache-Control": "no-store"})
+            return JSONResponse(
+                {
+                    "reads_as": state.reads_as,
+                    "errors": state.errors,
+                    "rows": [row.error for row in state.rows],
+                },
+                headers={"Cache-Control": "no-store"},
+            )
         if action != "draft":
             if action not in ("cel", "discard_cel"):
                 state.errors.pop("name", None)  # only adding to the draft asks for the name
             return self._editor_page(request, me, editor, state, fragment=fragment)
         if decl is None:
-            state.focus = "name" if "name" in state.errors else ("cel" if "cel" in state.errors else next(
-                (f"value_{i}" for i, row in enumerate(state.rows) if row.error), "conditions"))
+            state.focus = (
+                "name"
+                if "name" in state.errors
+                else (
+                    "cel"
+                    if "cel" in state.errors
+                    else next(
+                        (f"value_{i}" for i, row in enumerate(state.rows) if row.error),
+                        "conditions",
+                    )
+                )
+            )
             return self._editor_page(request, me, editor, state, 400, fragment=fragment)
         try:
             await anyio.to_thread.run_sync(self.rulebook.draft, decl)
         except RuleError as exc:  # the store changed under the form: say it where the rule is
             state.errors["cel" if state.mode == "cel" else "rows"] = str(exc)
             return self._editor_page(request, me, editor, state, 400, fragment=fragment)
-        return self._done(request, f"“{decl.name}” is in the draft of {state.agent} · parley · {state.tool}. It holds "
-                                   "no call back until you publish.", f"/console/rules?tool={state.tool}#panel")
+        return self._done(
+            request,
+            f"“{decl.name}” is in the draft of {state.agent} · parley · {state.tool}. It holds "
+            "no call back until you publish.",
+            f"/console/rules?tool={state.tool}#panel",
+        )
 
     # --- publish and remove ----------------------------------------------------------------------
 
@@ -248,22 +344,41 @@ class RulePages(Frame):
 
         def entry(agent: str, tool: str) -> PublishChange:
             if (agent, tool) not in by_binding:
-                cards = [_card(rule, "published", removing) for rule in self.rulebook.rules_for(agent, tool)]
+                cards = [
+                    _card(rule, "published", removing)
+                    for rule in self.rulebook.rules_for(agent, tool)
+                ]
                 by_binding[(agent, tool)] = PublishChange(
-                    binding=f"{agent} · parley · {tool}", tool=tool, adds=[],
+                    binding=f"{agent} · parley · {tool}",
+                    tool=tool,
+                    adds=[],
                     removes=[card for card in cards if card.removing],
-                    kept=[card for card in cards if not card.removing])
+                    kept=[card for card in cards if not card.removing],
+                )
             return by_binding[(agent, tool)]
 
         for row, compiled in self.rulebook.drafts():
             entry(row["agent"], row["tool"])["adds"].append(
                 Card(row["name"], "draft", "", False, row["id"], compiled.problem)
-                if isinstance(compiled, BrokenRule) else _card(compiled[0], "draft"))
+                if isinstance(compiled, BrokenRule)
+                else _card(compiled[0], "draft")
+            )
         for row in self.rulebook.removals():
             found = entry(row["agent"], row["tool"])
-            if all(card.rule_id != row["id"] for card in found["removes"]):  # one that no longer compiles
-                found["removes"].append(Card(row["name"], "broken", "", False, row["id"], "It no longer compiles",
-                                             removing=True))
+            if all(
+                card.rule_id != row["id"] for card in found["removes"]
+            ):  # one that no longer compiles
+                found["removes"].append(
+                    Card(
+                        row["name"],
+                        "broken",
+                        "",
+                        False,
+                        row["id"],
+                        "It no longer compiles",
+                        removing=True,
+                    )
+                )
         return list(by_binding.values())
 
     async def review(self, request: Request) -> Response:
@@ -277,19 +392,40 @@ class RulePages(Frame):
         if isinstance(begun, Response):
             return begun
         me, form = begun
-        ids = [found for value in form.getlist("id")[:200] if (found := bounded_id(value)) is not None]
-        gone = [found for value in form.getlist("remove")[:200] if (found := bounded_id(value)) is not None]
+        ids = [
+            found for value in form.getlist("id")[:200] if (found := bounded_id(value)) is not None
+        ]
+        gone = [
+            found
+            for value in form.getlist("remove")[:200]
+            if (found := bounded_id(value)) is not None
+        ]
         if not ids and not gone:
             return self._done(request, "Nothing to publish: the draft is empty.", "/console/rules")
         try:
-            published = await anyio.to_thread.run_sync(lambda: self.rulebook.publish(ids=ids, removals=gone))
+            published = await anyio.to_thread.run_sync(
+                lambda: self.rulebook.publish(ids=ids, removals=gone)
+            )
         except RuleError as exc:
-            return self._page(request, me, "rules_publish.html", status_code=409, summary=self._summary(),
-                              error=str(exc)[:1].upper() + str(exc)[1:] + ".")
-        said = [f"{len(published)} rule{'s' if len(published) != 1 else ''} in force" if published else "",
-                f"{len(gone)} removed" if gone else ""]
-        return self._done(request, f"Published: {' and '.join(s for s in said if s)}, from the next call.",
-                          "/console/rules")
+            return self._page(
+                request,
+                me,
+                "rules_publish.html",
+                status_code=409,
+                summary=self._summary(),
+                error=str(exc)[:1].upper() + str(exc)[1:] + ".",
+            )
+        said = [
+            f"{len(published)} rule{'s' if len(published) != 1 else ''} in force"
+            if published
+            else "",
+            f"{len(gone)} removed" if gone else "",
+        ]
+        return self._done(
+            request,
+            f"Published: {' and '.join(s for s in said if s)}, from the next call.",
+            "/console/rules",
+        )
 
     async def remove(self, request: Request) -> Response:
         begun = await self._steward_form(request)
@@ -306,8 +442,11 @@ class RulePages(Frame):
         except (NotFound, RuleError):  # a bad id, or one removed in between: nothing here
             return self._not_found(request)
         row = rows[rule_id]
-        said = (f"The removal of “{row['name']}” is in the draft: it stays in force until you publish." if
-                row["state"] == "published" else f"Removed the draft “{row['name']}”.")
+        said = (
+            f"The removal of “{row['name']}” is in the draft: it stays in force until you publish."
+            if row["state"] == "published"
+            else f"Removed the draft “{row['name']}”."
+        )
         return self._done(request, said, f"/console/rules?tool={row['tool']}#panel")
 
     async def keep(self, request: Request) -> Response:
@@ -324,13 +463,23 @@ class RulePages(Frame):
         except (NotFound, RuleError):
             return self._not_found(request)
         row = rows[rule_id]
-        return self._done(request, f"“{row['name']}” stays in force: its removal is out of the draft.",
-                          f"/console/rules?tool={row['tool']}#panel")
+        return self._done(
+            request,
+            f"“{row['name']}” stays in force: its removal is out of the draft.",
+            f"/console/rules?tool={row['tool']}#panel",
+        )
 
     def _live_rows(self) -> list[StoredRule]:
-        return [StoredRule(id=int(row["id"].removeprefix("store:")), name=row["name"],
-                           state=row["state"], tool=row["binding"].rsplit(" · ", 1)[-1])
-                for row in self.rulebook.listing() if row["id"].startswith("store:")]
+        return [
+            StoredRule(
+                id=int(row["id"].removeprefix("store:")),
+                name=row["name"],
+                state=row["state"],
+                tool=row["binding"].rsplit(" · ", 1)[-1],
+            )
+            for row in self.rulebook.listing()
+            if row["id"].startswith("store:")
+        ]
 
     def routes(self) -> list[Route]:
         return [

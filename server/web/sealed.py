@@ -18,12 +18,16 @@ PURPOSE = b"parley console: one-time secrets in the session cookie"
 
 class Sealer:
     def __init__(self, server_secret: str):
-        key = HKDF(algorithm=SHA256(), length=32, salt=None, info=PURPOSE).derive(server_secret.encode())
+        key = HKDF(algorithm=SHA256(), length=32, salt=None, info=PURPOSE).derive(
+            server_secret.encode()
+        )
         self._aead = AESGCM(key)
 
     def seal(self, secret: str) -> str:
         nonce = os.urandom(12)
-        return base64.urlsafe_b64encode(nonce + self._aead.encrypt(nonce, secret.encode(), PURPOSE)).decode()
+        return base64.urlsafe_b64encode(
+            nonce + self._aead.encrypt(nonce, secret.encode(), PURPOSE)
+        ).decode()
 
     def open(self, sealed: object) -> str | None:
         """The secret, or None for anything this server did not seal (or sealed under another secret)."""

@@ -13,7 +13,12 @@ from server.identity.principals import Principal
 from server.store import week as week_rows
 from server.store.database import Database, format_time
 
-ASKED, ANSWERED, WAITING, REFUSED = "#0f6b5c", "#a14b00", "#0f6b5c", "#b42318"  # each >= 3:1 on white; console.css .legend repeats the first two
+ASKED, ANSWERED, WAITING, REFUSED = (
+    "#0f6b5c",
+    "#a14b00",
+    "#0f6b5c",
+    "#b42318",
+)  # each >= 3:1 on white; console.css .legend repeats the first two
 AGES = [("under an hour", 1), ("under a day", 24), ("1 to 3 days", 72), ("longer", None)]
 
 
@@ -22,8 +27,10 @@ def _days(today: datetime) -> list[datetime]:
 
 
 def _svg(label: str, width: int, height: int, body: str) -> Markup:
-    return Markup(f'<svg class="chart" role="img" aria-label="{escape(label)}" viewBox="0 0 {width} {height}" '
-                  f'xmlns="http://www.w3.org/2000/svg">{body}</svg>')
+    return Markup(
+        f'<svg class="chart" role="img" aria-label="{escape(label)}" viewBox="0 0 {width} {height}" '
+        f'xmlns="http://www.w3.org/2000/svg">{body}</svg>'
+    )
 
 
 def questions_chart(per_day: dict[str, dict[str, int]], days: list[datetime]) -> Markup:
@@ -37,10 +44,14 @@ def questions_chart(per_day: dict[str, dict[str, int]], days: list[datetime]) ->
         x = 8 + index * 44
         for offset, (name, colour) in enumerate((("asked", ASKED), ("answered", ANSWERED))):
             tall = round(100 * counts[name] / top)
-            parts.append(f'<rect x="{x + offset * 15}" y="{base - tall}" width="13" height="{tall}" fill="{colour}"/>')
+            parts.append(
+                f'<rect x="{x + offset * 15}" y="{base - tall}" width="13" height="{tall}" fill="{colour}"/>'
+            )
             if counts[name]:
-                parts.append(f'<text x="{x + offset * 15 + 6.5}" y="{base - tall - 3}" text-anchor="middle">'
-                             f'{counts[name]}</text>')
+                parts.append(
+                    f'<text x="{x + offset * 15 + 6.5}" y="{base - tall - 3}" text-anchor="middle">'
+                    f"{counts[name]}</text>"
+                )
         parts.append(f'<text x="{x + 14}" y="{base + 16}" text-anchor="middle">{day:%a}</text>')
         said.append(f"{day:%a} {counts['asked']} asked, {counts['answered']} answered")
     return _svg("Questions this week: " + "; ".join(said), width, height, "".join(parts))
@@ -55,14 +66,17 @@ def _bars(rows: list[tuple[str, int]], colour: str, label: str) -> Markup:
         y = index * step
         long = round(250 * count / top)
         parts.append(f'<text x="0" y="{y + 11}">{escape(name[:60])}</text>')
-        parts.append(f'<rect x="0" y="{y + 15}" width="{max(long, 2)}" height="12" fill="{colour}"/>')
+        parts.append(
+            f'<rect x="0" y="{y + 15}" width="{max(long, 2)}" height="12" fill="{colour}"/>'
+        )
         parts.append(f'<text x="{max(long, 2) + 6}" y="{y + 25}">{count}</text>')
     said = "; ".join(f"{name}: {count}" for name, count in rows)
     return _svg(f"{label}: {said}", width, max(step * len(rows), step), "".join(parts))
 
 
-def waiting_chart(open_items: list[dict[str, object]],
-                  moment: datetime) -> tuple[Markup, str | None]:
+def waiting_chart(
+    open_items: list[dict[str, object]], moment: datetime
+) -> tuple[Markup, str | None]:
     """Open questions by how long they have waited; and the longest wait, in words."""
     hours = []
     for item in open_items:
@@ -75,8 +89,12 @@ def waiting_chart(open_items: list[dict[str, object]],
     counts = []
     for index, (name, limit) in enumerate(AGES):
         low = AGES[index - 1][1] if index else 0
-        counts.append((name, sum(1 for h in hours if (low or 0) <= h and (limit is None or h < limit))))
-    return _bars(counts, WAITING, "Questions waiting for you, by how long"), _longest(max(hours) if hours else None)
+        counts.append(
+            (name, sum(1 for h in hours if (low or 0) <= h and (limit is None or h < limit)))
+        )
+    return _bars(counts, WAITING, "Questions waiting for you, by how long"), _longest(
+        max(hours) if hours else None
+    )
 
 
 def _longest(hours: float | None) -> str | None:
@@ -89,8 +107,12 @@ def _longest(hours: float | None) -> str | None:
     return f"{int(hours // 24)} days"
 
 
-def picture(db: Database, me: Principal, open_items: list[dict[str, object]],
-            say_rule: Callable[[Mapping[str, object]], str | None]) -> dict[str, object]:
+def picture(
+    db: Database,
+    me: Principal,
+    open_items: list[dict[str, object]],
+    say_rule: Callable[[Mapping[str, object]], str | None],
+) -> dict[str, object]:
     """Everything Home draws for the week: charts, totals and the refusals in people's words."""
     moment = datetime.now(UTC)
     days = _days(moment)
@@ -103,7 +125,10 @@ def picture(db: Database, me: Principal, open_items: list[dict[str, object]],
         "asked": sum(c["asked"] for c in per_day.values()),
         "answered": sum(c["answered"] for c in per_day.values()),
         "questions": questions_chart(per_day, days),
-        "waiting": waiting, "longest": longest,
-        "refusals": _bars(named, REFUSED, "Your agents' calls refused this week, by rule") if named else None,
+        "waiting": waiting,
+        "longest": longest,
+        "refusals": _bars(named, REFUSED, "Your agents' calls refused this week, by rule")
+        if named
+        else None,
         "refused": sum(count for _, count in named),
     }

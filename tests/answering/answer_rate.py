@@ -57,14 +57,21 @@ def _held_out(index: int) -> bool:
 
 def load(path: Path = CORPUS) -> Corpus:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    notes = {member: [(n["id"], n["topic"], n["text"]) for n in body["notes"]] for member, body in data["members"].items()}
+    notes = {
+        member: [(n["id"], n["topic"], n["text"]) for n in body["notes"]]
+        for member, body in data["members"].items()
+    }
     names = {member: body["name"] for member, body in data["members"].items()}
 
     def questions(key: str) -> list[Question]:
-        return [Question(q.get("member", ""), q.get("note"), q["lang"], q["q"], _held_out(i))
-                for i, q in enumerate(data[key])]
+        return [
+            Question(q.get("member", ""), q.get("note"), q["lang"], q["q"], _held_out(i))
+            for i, q in enumerate(data[key])
+        ]
 
-    return Corpus(notes, names, questions("questions"), questions("commitments"), questions("false_friends"))
+    return Corpus(
+        notes, names, questions("questions"), questions("commitments"), questions("false_friends")
+    )
 
 
 def in_split(items: Sequence[Question], split: str) -> list[Question]:
@@ -75,11 +82,15 @@ def in_split(items: Sequence[Question], split: str) -> list[Question]:
 
 # --- answerers: each turns (question, language, member's notes) into (quoted note ids, escalation) ---
 
-Selection = tuple[tuple[str, ...], str | None]  # the note ids quoted, and why it did not answer (or None)
+Selection = tuple[
+    tuple[str, ...], str | None
+]  # the note ids quoted, and why it did not answer (or None)
 Answerer = Callable[[str, str, str, list[tuple[str, str, str]]], Selection]
 
 
-def matcher_answerer(question: str, language: str, principal: str, notes: list[tuple[str, str, str]]) -> Selection:
+def matcher_answerer(
+    question: str, language: str, principal: str, notes: list[tuple[str, str, str]]
+) -> Selection:
     from server.answering.matching import match
     from server.answering.screen import classify
 
@@ -107,7 +118,9 @@ def contract_answerer(function: Callable[..., Any]) -> Answerer:
     """Adapts an answerer with the answering contract's signature to a selection of note ids."""
     from server.answering import contract
 
-    def run(question: str, language: str, principal: str, notes: list[tuple[str, str, str]]) -> Selection:
+    def run(
+        question: str, language: str, principal: str, notes: list[tuple[str, str, str]]
+    ) -> Selection:
         topics = tuple(dict.fromkeys(topic for _, topic, _ in notes))
         terms = contract.Terms(principal=principal, topics=topics, quotable=True)
         request = contract.ScopedRequest(question=question, asker="asker", language=language)
@@ -131,7 +144,9 @@ def _selection(result: Any, notes: list[tuple[str, str, str]]) -> Selection:
         quoted = tuple(n for n in result if n in known)
         return quoted, None if quoted else "nothing quoted"
     findings = getattr(result, "findings", None) or ""
-    quoted = tuple(note_id for note_id, _, text in notes if text in findings) if reason is None else ()
+    quoted = (
+        tuple(note_id for note_id, _, text in notes if text in findings) if reason is None else ()
+    )
     return quoted, reason or (None if quoted else "nothing quoted")
 
 
@@ -142,7 +157,9 @@ def resolve(name: str) -> Answerer:
         name = "server.answering.deterministic:answer"
     module, _, attribute = name.partition(":")
     if not attribute:
-        raise SystemExit(f"answer-rate: --answerer takes 'deterministic', 'matcher' or module:function, not {name!r}")
+        raise SystemExit(
+            f"answer-rate: --answerer takes 'deterministic', 'matcher' or module:function, not {name!r}"
+        )
     return contract_answerer(getattr(importlib.import_module(module), attribute))
 
 
@@ -195,12 +212,16 @@ class Figures:
         return statistics.median(self.quoted_counts) if self.quoted_counts else 0.0
 
 
-def measure(answerer: Answerer, corpus: Corpus, split: str, screen: Screen | None = None) -> Figures:
+def measure(
+    answerer: Answerer, corpus: Corpus, split: str, screen: Screen | None = None
+) -> Figures:
     """The figures of an answerer and of a question screen (the new one unless told) on one split."""
     screen = screen or new_screen()
     figures = Figures()
     for q in in_split(corpus.questions, split):
-        quoted, reason = answerer(q.text, q.language, corpus.names[q.member], corpus.notes[q.member])
+        quoted, reason = answerer(
+            q.text, q.language, corpus.names[q.member], corpus.notes[q.member]
+        )
         if quoted:
             figures.quoted_counts.append(len(quoted))
         if q.note is None:
@@ -249,7 +270,9 @@ def screen_of(name: str) -> Screen:
     """The question screen an answerer uses: its module's `classify` (today's reads en and pt-BR), else the new one."""
     if name == "matcher":
         return new_screen()
-    module = importlib.import_module("server.answering.deterministic" if name == "deterministic" else name.partition(":")[0])
+    module = importlib.import_module(
+        "server.answering.deterministic" if name == "deterministic" else name.partition(":")[0]
+    )
     classify = getattr(module, "classify", None)
     if classify is None:
         return new_screen()
@@ -287,8 +310,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
     from server.answering import matching, meaning
 
     every = [note for notes in corpus.notes.values() for note in notes]
-    repeated = [(f"{note_id}-{i // len(every)}", topic, text)
-                for i, (note_id, topic, text) in ((i, every[i % len(every)]) for i in range(size))]
+    repeated = [
+        (f"{note_id}-{i // len(every)}", topic, text)
+        for i, (note_id, topic, text) in ((i, every[i % len(every)]) for i in range(size))
+    ]
     matching.warm()
     meaning.warm()
     asked_encoder = [0]
@@ -300,8 +325,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
 
     def quantiles(timings: list[float]) -> str:
         timings.sort()
-        return (f"p50 {timings[len(timings) // 2] * 1e3:.3f} ms, "
-                f"p99 {timings[int(len(timings) * 0.99)] * 1e3:.3f} ms")
+        return (
+            f"p50 {timings[len(timings) // 2] * 1e3:.3f} ms, "
+            f"p99 {timings[int(len(timings) * 0.99)] * 1e3:.3f} ms"
+        )
 
     def timed(notes_of: Callable[[Question], list[tuple[str, str, str]]]) -> tuple[str, float]:
         for q in corpus.questions:  # builds every index and note vector once
@@ -325,8 +352,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
     try:
         for title, notes_of in sets:
             whole, share = timed(notes_of)
-            lines.append(f"match over {title}, {rounds * len(corpus.questions)} questions, "
-                         f"{share:.2f} asking the encoder: {whole}")
+            lines.append(
+                f"match over {title}, {rounds * len(corpus.questions)} questions, "
+                f"{share:.2f} asking the encoder: {whole}"
+            )
         by_meaning = matching._by_meaning
         matching._by_meaning = lambda *args: None  # words alone
         try:
@@ -346,12 +375,21 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="scripts/answer-rate", description=__doc__.splitlines()[0])
-    parser.add_argument("--answerer", default="deterministic",
-                        help="deterministic (default), matcher, or module:function with the answering contract")
+    parser = argparse.ArgumentParser(
+        prog="scripts/answer-rate", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--answerer",
+        default="deterministic",
+        help="deterministic (default), matcher, or module:function with the answering contract",
+    )
     parser.add_argument("--split", choices=SPLITS, default="tuning")
     parser.add_argument("--mistakes", action="store_true", help="list each miss")
-    parser.add_argument("--speed", action="store_true", help="time the matcher over 200 notes and over each member's own notes instead")
+    parser.add_argument(
+        "--speed",
+        action="store_true",
+        help="time the matcher over 200 notes and over each member's own notes instead",
+    )
     args = parser.parse_args(argv)
     corpus = load()
     if args.speed:
@@ -361,10 +399,18 @@ def main(argv: list[str] | None = None) -> int:
     splits = ("tuning", "holdout") if args.split == "all" else (args.split,)
     for split in splits:
         figures = measure(answerer, corpus, split, screen_of(args.answerer))
-        print(report(figures, f"{args.answerer} on the {split} {'third' if split == 'holdout' else 'two-thirds'}"))
+        print(
+            report(
+                figures,
+                f"{args.answerer} on the {split} {'third' if split == 'holdout' else 'two-thirds'}",
+            )
+        )
         if args.mistakes:
-            for line in figures.mistakes + [f"commitment missed {t!r}" for t in figures.commitments_missed] + \
-                    [f"false friend fired {t!r}" for t in figures.false_friends_fired]:
+            for line in (
+                figures.mistakes
+                + [f"commitment missed {t!r}" for t in figures.commitments_missed]
+                + [f"false friend fired {t!r}" for t in figures.false_friends_fired]
+            ):
                 print("   ", line)
     return 0
 

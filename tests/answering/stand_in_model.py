@@ -21,11 +21,15 @@ from tests.grounding_helpers import Model, model_endpoint
 
 
 def _rule(system: str, question: str) -> str:
-    notes = [(found[0], found[1], found[2]) for found in
-             re.findall(r"^(\d+|[\w.-]+): \[([^\]]*)\] (.*)$", system, flags=re.MULTILINE)]
+    notes = [
+        (found[0], found[1], found[2])
+        for found in re.findall(r"^(\d+|[\w.-]+): \[([^\]]*)\] (.*)$", system, flags=re.MULTILINE)
+    ]
     language = "pt-BR" if "Brazilian Portuguese" in system else "en"
     chosen = match(question, language, notes).chosen
-    return json.dumps({"notes": list(chosen)} if chosen else {"escalate": "no note clearly answers"})
+    return json.dumps(
+        {"notes": list(chosen)} if chosen else {"escalate": "no note clearly answers"}
+    )
 
 
 _ENDPOINTS: list = []  # held open as long as the measuring process lives

@@ -10,17 +10,28 @@ import pytest
 from playwright.async_api import async_playwright
 
 CHROMIUM = os.environ.get("PARLEY_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture
 async def page():
-    assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), f"{CHROMIUM} is missing: scripts/test installs it"
+    assert shutil.which(CHROMIUM) or os.path.exists(CHROMIUM), (
+        f"{CHROMIUM} is missing: scripts/test installs it"
+    )
     profile = tempfile.mkdtemp(prefix="parley-chromium-")
     async with async_playwright() as playwright:
         context = await playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=FLAGS)
+            profile, executable_path=CHROMIUM, headless=True, args=FLAGS
+        )
         try:
             yield context.pages[0] if context.pages else await context.new_page()
         finally:
@@ -37,7 +48,9 @@ async def sign_in(page, base: str, handle: str, password: str) -> None:
     await page.wait_for_url(f"{base}/console")
 
 
-SHOTS = os.environ.get("PARLEY_SCREENSHOTS")  # a folder to keep screenshots in, for a person to look at
+SHOTS = os.environ.get(
+    "PARLEY_SCREENSHOTS"
+)  # a folder to keep screenshots in, for a person to look at
 
 
 async def looked_at(page, name: str) -> None:
@@ -46,11 +59,19 @@ async def looked_at(page, name: str) -> None:
     from axe_playwright_python.async_playwright import Axe
 
     results = await Axe().run(page)
-    serious = [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
-               for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    serious = [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
     assert serious == [], f"{name}: {serious}"
-    lesser = sorted({f"{v['id']} ({v['impact']}) — {[n['target'] for n in v['nodes']][:3]}"
-                     for v in results.response["violations"] if v["impact"] not in ("serious", "critical")})
+    lesser = sorted(
+        {
+            f"{v['id']} ({v['impact']}) — {[n['target'] for n in v['nodes']][:3]}"
+            for v in results.response["violations"]
+            if v["impact"] not in ("serious", "critical")
+        }
+    )
     assert lesser == [], f"{name}: {lesser}"
     if SHOTS:
         os.makedirs(SHOTS, exist_ok=True)

@@ -20,9 +20,12 @@ from tests.conftest import connect, tool_names
 MEMBER_ONLY = "search_directory"
 
 
-async def test_a_new_member_connects_an_agent_then_mints_with_an_error_and_revokes_with_confirmation(club, page,
-                                                                                                     tmp_path):
-    await page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=club.live.base)
+async def test_a_new_member_connects_an_agent_then_mints_with_an_error_and_revokes_with_confirmation(
+    club, page, tmp_path
+):
+    await page.context.grant_permissions(
+        ["clipboard-read", "clipboard-write"], origin=club.live.base
+    )
     await sign_in(page, club.live.base, "bruno", club.tokens.passwords["bruno"])
     connect_card = page.get_by_role("region", name="Connect your agent")
     assert club.url in await connect_card.inner_text()  # the address as this server is reached
@@ -38,10 +41,14 @@ async def test_a_new_member_connects_an_agent_then_mints_with_an_error_and_revok
     error = page.locator("#scope-error")
     assert "Tick at least one thing the token may do" in await error.inner_text()
     assert await page.locator("fieldset[aria-describedby=scope-error]").count() == 1
-    assert await boxes.first.evaluate("node => node === document.activeElement")  # the first error has the focus
+    assert await boxes.first.evaluate(
+        "node => node === document.activeElement"
+    )  # the first error has the focus
     assert await page.get_by_label("Label").input_value() == "Desk agent"
     assert await page.get_by_label("Expires").input_value() == "365"
-    assert [await boxes.nth(i).is_checked() for i in range(await boxes.count())] == [False] * await boxes.count()
+    assert [await boxes.nth(i).is_checked() for i in range(await boxes.count())] == [
+        False
+    ] * await boxes.count()
     await looked_at(page, "agents-mint-error")
     for scope in ("club:read", "directory:read", "inbox:read"):
         await page.locator(f"input[name=scope][value='{scope}']").check()
@@ -56,7 +63,9 @@ async def test_a_new_member_connects_an_agent_then_mints_with_an_error_and_revok
     assert token in copied and club.url in copied
     program = tmp_path / "my_agent.py"  # exactly what the member pasted
     program.write_text(copied)
-    result = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert MEMBER_ONLY in ast.literal_eval(result.stdout.strip())  # the member lane
     await page.reload()
@@ -75,7 +84,9 @@ async def test_a_new_member_connects_an_agent_then_mints_with_an_error_and_revok
     assert "Token “Desk agent” revoked" in await page.get_by_role("status").inner_text()
 
 
-async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and_applies_again(club, page):
+async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and_applies_again(
+    club, page
+):
     db = club.db()
     dora = principals.add_principal(db, "dora", "Dora Lima")
     principals.set_password(db, "dora", "dora-has-a-long-password")
@@ -89,10 +100,14 @@ async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and
     await page.wait_for_url(f"{club.live.base}/console/applicants")
     assert "Dora Lima (@dora) is now a member" in await page.get_by_role("status").inner_text()
     await page.get_by_text("Decline carla…").click()
-    await page.get_by_label("Reason for declining carla").fill("Come back with a project you shipped.")
+    await page.get_by_label("Reason for declining carla").fill(
+        "Come back with a project you shipped."
+    )
     await page.get_by_role("button", name="Decline carla").click()
     text = await page.locator("main").inner_text()
-    assert "Decline Carla Mendes (@carla)?" in text and "Come back with a project you shipped." in text
+    assert (
+        "Decline Carla Mendes (@carla)?" in text and "Come back with a project you shipped." in text
+    )
     await looked_at(page, "decline-confirm")
     await page.get_by_role("button", name="Decline carla").click()
     await page.wait_for_url(f"{club.live.base}/console/applicants")
@@ -104,11 +119,19 @@ async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and
     view = await carla.get_by_role("region", name="Your application").inner_text()
     assert "Come back with a project you shipped." in view and "You can apply again" in view
     await looked_at(carla, "home-declined-applicant")
-    await carla.get_by_label("What changed since you applied").fill("I shipped the club's calendar app.")
+    await carla.get_by_label("What changed since you applied").fill(
+        "I shipped the club's calendar app."
+    )
     await carla.get_by_role("button", name="Apply again").click()
     await carla.wait_for_url(f"{club.live.base}/console")
-    assert "Your new application is with the stewards" in await carla.get_by_role("status").inner_text()
-    assert "is waiting for a steward" in await carla.get_by_role("region", name="Your application").inner_text()
+    assert (
+        "Your new application is with the stewards"
+        in await carla.get_by_role("status").inner_text()
+    )
+    assert (
+        "is waiting for a steward"
+        in await carla.get_by_role("region", name="Your application").inner_text()
+    )
     await page.reload()
     assert "Carla Mendes" in await page.get_by_role("region", name="Applicant carla").inner_text()
     # the members list: search, suspend after a confirmation, reinstate
@@ -124,9 +147,14 @@ async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and
     await page.get_by_role("button", name="Suspend Bruno").click()
     await page.wait_for_url(f"{club.live.base}/console/members")
     async with httpx2.AsyncClient() as http:  # his agent is refused from its next request
-        refused = await http.post(club.url, headers={"Authorization": f"Bearer {club.tokens.member.token}",
-                                                     "Accept": "application/json, text/event-stream"},
-                                  json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        refused = await http.post(
+            club.url,
+            headers={
+                "Authorization": f"Bearer {club.tokens.member.token}",
+                "Accept": "application/json, text/event-stream",
+            },
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        )
     assert refused.status_code in (401, 403), refused.text
     await page.get_by_role("button", name="Reinstate bruno").click()
     assert "back as member" in await page.get_by_role("status").inner_text()
@@ -148,7 +176,9 @@ async def test_settings_go_back_to_the_clubs_defaults_after_a_confirmation(club,
     await page.get_by_role("button", name="Use the club's defaults").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
     assert "You follow the club's defaults again" in await page.get_by_role("status").inner_text()
-    assert await page.get_by_label("Language your agents read messages in").first.input_value() == "en"
+    assert (
+        await page.get_by_label("Language your agents read messages in").first.input_value() == "en"
+    )
     await looked_at(page, "settings-defaults")
 
 
@@ -156,6 +186,7 @@ def _luminance(rgb: tuple[float, float, float]) -> float:
     def channel(value: float) -> float:
         value /= 255
         return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
     r, g, b = (channel(v) for v in rgb)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -191,12 +222,23 @@ RING = """() => {
 async def test_every_focus_ring_has_at_least_3_to_1_contrast(club, page):
     """Tab through every control of the member's and the steward's pages, as a keyboard user does; each
     focused control draws a visible outline whose colour has >= 3:1 contrast with what is behind it."""
-    async with connect(club.url, club.tokens.member.token) as bruno:  # a question waits: the queue has its forms
-        await bruno.call_tool("ask", {"member": "ana", "question": "Does Ana speak at conferences?"})
+    async with connect(
+        club.url, club.tokens.member.token
+    ) as bruno:  # a question waits: the queue has its forms
+        await bruno.call_tool(
+            "ask", {"member": "ana", "question": "Does Ana speak at conferences?"}
+        )
     await sign_in(page, club.live.base, "ana", club.tokens.passwords["ana"])
     checked = set()
-    for path in ("/console", "/console/agents", "/console/mandate", "/console/settings", "/console/queue",
-                 "/console/applicants", "/console/members"):
+    for path in (
+        "/console",
+        "/console/agents",
+        "/console/mandate",
+        "/console/settings",
+        "/console/queue",
+        "/console/applicants",
+        "/console/members",
+    ):
         await page.goto(f"{club.live.base}{path}")
         for _ in range(150):
             await page.keyboard.press("Tab")
@@ -209,7 +251,18 @@ async def test_every_focus_ring_has_at_least_3_to_1_contrast(club, page):
             checked.add(key)
             assert ring["style"] != "none" and ring["width"] >= 2, f"{path}: {ring}"
             ratio = contrast(seen(ring["ring"], ring["back"]), tuple(ring["back"][:3]))
-            assert ratio >= 3, f"{path}: focus ring of {ring['what']} has {ratio:.2f}:1 contrast ({ring})"
+            assert ratio >= 3, (
+                f"{path}: focus ring of {ring['what']} has {ratio:.2f}:1 contrast ({ring})"
+            )
     kinds = {what.split(" ")[0] for _, what in checked}
-    assert {"A", "BUTTON[submit]", "BUTTON[button]", "INPUT[checkbox]", "INPUT[radio]", "INPUT[text]",
-            "INPUT[password]", "SELECT[select-one]", "TEXTAREA[textarea]"} <= kinds, kinds
+    assert {
+        "A",
+        "BUTTON[submit]",
+        "BUTTON[button]",
+        "INPUT[checkbox]",
+        "INPUT[radio]",
+        "INPUT[text]",
+        "INPUT[password]",
+        "SELECT[select-one]",
+        "TEXTAREA[textarea]",
+    } <= kinds, kinds

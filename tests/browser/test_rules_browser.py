@@ -23,8 +23,11 @@ OPERATORS = {
     "number": ["is at most", "is less than", "is at least", "is more than", "is"],
     "boolean": ["is true", "is false"],
 }
-FIELDS = {"order_id": ("args.order_id", "text"), "amount": ("args.amount", "number"),
-          "expedite": ("args.expedite", "boolean")}
+FIELDS = {
+    "order_id": ("args.order_id", "text"),
+    "amount": ("args.amount", "number"),
+    "expedite": ("args.expedite", "boolean"),
+}
 # a call's values the pages must never show (the rule's own values may: they are the steward's)
 AMOUNT, REASON = 150.75, "zx-reason-3197"
 
@@ -35,7 +38,8 @@ async def page_without_js():
     profile = tempfile.mkdtemp(prefix="parley-chromium-")
     async with async_playwright() as playwright:
         context = await playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=FLAGS, java_script_enabled=False)
+            profile, executable_path=CHROMIUM, headless=True, args=FLAGS, java_script_enabled=False
+        )
         try:
             yield context.pages[0] if context.pages else await context.new_page()
         finally:
@@ -48,7 +52,9 @@ async def settled(page) -> None:
     await expect(page.locator("#rule-editor")).not_to_have_attribute("aria-busy", "true")
 
 
-async def condition(page, n: int, field: str, op: str, value: str | None = None, live: bool = True) -> None:
+async def condition(
+    page, n: int, field: str, op: str, value: str | None = None, live: bool = True
+) -> None:
     """Set row n to field · operator · value, checking the operators offered are exactly its type's."""
     path, kind = FIELDS[field]
     chooser = page.get_by_label(f"Field of condition {n}")
@@ -72,7 +78,9 @@ async def condition(page, n: int, field: str, op: str, value: str | None = None,
 
 async def refund(url: str, token: str):
     async with connect(url, token) as agent:
-        return await agent.call_tool("refund_order", {"order_id": "4411", "amount": AMOUNT, "reason": REASON})
+        return await agent.call_tool(
+            "refund_order", {"order_id": "4411", "amount": AMOUNT, "reason": REASON}
+        )
 
 
 async def investigate(page, base: str, rule: str, sentence: str, axe: bool = True) -> None:
@@ -90,11 +98,18 @@ async def investigate(page, base: str, rule: str, sentence: str, axe: bool = Tru
     result = await page.get_by_role("region", name=re.compile("^Result")).inner_text()
     assert f"Rule not met: {sentence}" in result and f"(rule “{rule}”)" in result
     path = await page.get_by_role("region", name="The path of the decision").inner_text()
-    for step in (f"{rule}: not met", "Refund up to the employee's limit: passed", "hr: reached", "orders: reached",
-                 "desk · parley · refund_order", "refunds:write", "signed and verified"):
+    for step in (
+        f"{rule}: not met",
+        "Refund up to the employee's limit: passed",
+        "hr: reached",
+        "orders: reached",
+        "desk · parley · refund_order",
+        "refunds:write",
+        "signed and verified",
+    ):
         assert step in path, step
     html = await page.content()
-    for value in (str(AMOUNT), REASON, "analysts", "refund_limit\":"):
+    for value in (str(AMOUNT), REASON, "analysts", 'refund_limit":'):
         assert value not in html, value
     if axe:
         await looked_at(page, "inspector")
@@ -128,11 +143,15 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     await values.fill("4411")
     await values.press("Enter")  # Enter adds
     await values.type("5511,")  # so does a comma
-    await values.evaluate("(input, text) => { const data = new DataTransfer(); data.setData('text', text);"
-                          " input.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true})); }",
-                          "9001, 7007")  # pasting a list adds each value
+    await values.evaluate(
+        "(input, text) => { const data = new DataTransfer(); data.setData('text', text);"
+        " input.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true})); }",
+        "9001, 7007",
+    )  # pasting a list adds each value
     await page.get_by_role("button", name="Remove 7007").click()
-    await expect(reads).to_have_text("amount is at most 100 AND order_id is one of [4411, 5511, 9001]")
+    await expect(reads).to_have_text(
+        "amount is at most 100 AND order_id is one of [4411, 5511, 9001]"
+    )
     await page.get_by_role("button", name="Add a condition").click()
     await settled(page)
     await condition(page, 3, "expedite", "is false")
@@ -143,17 +162,23 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     await settled(page)
     attribute = page.get_by_label("Trusted attribute condition 4 compares with")
     await expect(attribute.locator("option")).to_have_text(["subject.refund_limit · number — hr"])
-    await expect(reads).to_have_text("amount is at most 100 AND order_id is one of [4411, 5511, 9001] AND expedite "
-                                     "is false AND amount is at most subject.refund_limit")
+    await expect(reads).to_have_text(
+        "amount is at most 100 AND order_id is one of [4411, 5511, 9001] AND expedite "
+        "is false AND amount is at most subject.refund_limit"
+    )
     await looked_at(page, "rule-editor-compare")
     await page.get_by_role("button", name="Use a value").click()
     await settled(page)
     await expect(page.get_by_label("Value of condition 4")).to_be_visible()
     await page.get_by_role("button", name="Remove condition 4").click()
     await settled(page)
-    sentence = "amount is at most 100 AND order_id is one of [4411, 5511, 9001] AND expedite is false"
+    sentence = (
+        "amount is at most 100 AND order_id is one of [4411, 5511, 9001] AND expedite is false"
+    )
     await expect(reads).to_have_text(sentence)
-    await page.get_by_role("button", name="Add to draft").click()  # no name yet: refused at the field
+    await page.get_by_role(
+        "button", name="Add to draft"
+    ).click()  # no name yet: refused at the field
     await expect(page.locator("#name-error")).to_have_text(re.compile("Give the rule a name"))
     await expect(page.get_by_label("Name")).to_be_focused()
     await page.get_by_label("Name").fill("Refund up to 100")
@@ -162,13 +187,17 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     cel = page.get_by_label("CEL expression")
     assert "args.amount <= 100" in await cel.input_value()
     await cel.fill("args.amount + 1")
-    await expect(page.locator("#cel-error")).to_contain_text("must return a boolean, not int")  # live
+    await expect(page.locator("#cel-error")).to_contain_text(
+        "must return a boolean, not int"
+    )  # live
     await page.get_by_role("button", name="Add to draft").click()
     await expect(page.locator("#cel-error")).to_contain_text("must return a boolean, not int")
     await expect(cel).to_have_attribute("aria-invalid", "true")
     await page.get_by_label("CEL expression").fill("args.amount < 5 &&\n  subject.salary > 1")
     await page.get_by_role("button", name="Add to draft").click()
-    await expect(page.locator("#cel-error")).to_contain_text("Reads unknown attribute 'subject.salary'")
+    await expect(page.locator("#cel-error")).to_contain_text(
+        "Reads unknown attribute 'subject.salary'"
+    )
     assert "subject.salary > 1\n  ^ here" in await page.locator("pre.caret").inner_text()
     await looked_at(page, "rule-editor-cel-error")
     await page.get_by_role("button", name="Discard CEL edits and use the builder").click()
@@ -179,7 +208,9 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     assert "“Refund up to 100” is in the draft" in await page.get_by_role("status").inner_text()
     card = page.locator(".rule-card", has_text="Refund up to 100")
     assert "New in draft" in await card.inner_text() and sentence in await card.inner_text()
-    assert not (await refund(desk.url, desk.tokens.member.token)).is_error  # a draft holds nothing back
+    assert not (
+        await refund(desk.url, desk.tokens.member.token)
+    ).is_error  # a draft holds nothing back
     await looked_at(page, "rules-draft")
     await page.get_by_role("link", name="Review and publish").click()
     summary = await page.locator("main").inner_text()
@@ -188,8 +219,11 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     await page.get_by_role("button", name="Publish 1 rule").click()
     await page.wait_for_url(f"{base}/console/rules")
     refused = await refund(desk.url, desk.tokens.member.token)
-    assert refused.is_error and refused.content[0].text == \
-        f'Rule not met: {sentence} (rule "Refund up to 100"). The call was not made.'
+    assert (
+        refused.is_error
+        and refused.content[0].text
+        == f'Rule not met: {sentence} (rule "Refund up to 100"). The call was not made.'
+    )
     await investigate(page, base, "Refund up to 100", sentence)
 
 
@@ -209,15 +243,21 @@ async def test_the_same_flow_without_javascript(desk, page_without_js):  # noqa:
     await page.get_by_role("button", name="Add a condition").click()
     await condition(page, 2, "order_id", "is one of", live=False)
     await page.get_by_label("Values", exact=True).fill("4411, 5511, 7007")
-    await page.get_by_label("Values", exact=True).press("Enter")  # the form's first button: Reads as, from the server
+    await page.get_by_label("Values", exact=True).press(
+        "Enter"
+    )  # the form's first button: Reads as, from the server
     await page.get_by_role("button", name="Remove 7007").click()
-    await expect(page.locator("#reads-as")).to_have_text("amount is less than 120 AND order_id is one of [4411, 5511]")
+    await expect(page.locator("#reads-as")).to_have_text(
+        "amount is less than 120 AND order_id is one of [4411, 5511]"
+    )
     await page.get_by_role("button", name="Add a condition").click()
     await condition(page, 3, "amount", "is at most", live=False)
     await page.get_by_role("button", name="Compare with a trusted attribute").last.click()
     await page.get_by_role("button", name="Update “Reads as”").click()
-    await expect(page.locator("#reads-as")).to_have_text("amount is less than 120 AND order_id is one of [4411, 5511] "
-                                                         "AND amount is at most subject.refund_limit")
+    await expect(page.locator("#reads-as")).to_have_text(
+        "amount is less than 120 AND order_id is one of [4411, 5511] "
+        "AND amount is at most subject.refund_limit"
+    )
     if SHOTS:  # axe needs scripts to run: it checks these pages in the test with JavaScript
         await page.screenshot(path=os.path.join(SHOTS, "rule-editor-nojs.png"), full_page=True)
     await page.get_by_role("button", name="Edit as CEL (advanced)").click()
@@ -243,4 +283,3 @@ async def test_a_member_who_is_not_a_steward_gets_403_and_no_link(desk, page):  
     assert response is not None and response.status == 403
     assert "Only the club's stewards" in await page.locator("main").inner_text()
     await looked_at(page, "rules-forbidden")
-

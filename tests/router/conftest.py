@@ -23,7 +23,10 @@ def _data() -> dict:
 
 def club_declarations() -> list[dict]:
     chokepoint = Chokepoint(None, None, load_manifest(), None, tools.load_all())
-    return [d.model_dump(mode="json", by_alias=True, exclude_none=True) for d in chokepoint.definitions.values()]
+    return [
+        d.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for d in chokepoint.definitions.values()
+    ]
 
 
 @lru_cache

@@ -18,23 +18,49 @@ EMPTY = parse({"language": "en"})
 WEATHER = {
     "name": "Weather_1_GetWeather",
     "description": "Retrieves the weather conditions for a specified city and date.",
-    "inputSchema": {"type": "object", "required": ["city"], "properties": {
-        "city": {"type": "string", "description": "The city, in the format 'City, State' or 'City, Country'. "
-                                                  "Examples: 'Austin, TX' or 'Lyon, FR'."},
-        "date": {"type": "string", "description": "The date of the forecast, in the format 'YYYY-MM-DD'."}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["city"],
+        "properties": {
+            "city": {
+                "type": "string",
+                "description": "The city, in the format 'City, State' or 'City, Country'. "
+                "Examples: 'Austin, TX' or 'Lyon, FR'.",
+            },
+            "date": {
+                "type": "string",
+                "description": "The date of the forecast, in the format 'YYYY-MM-DD'.",
+            },
+        },
+    },
 }
 SERVERS = {
     "name": "list_servers",
     "description": "Lists the servers, optionally of one type.",
-    "inputSchema": {"type": "object", "properties": {
-        "type": {"type": "string", "enum": ["all", "graphql", "rds"], "description": "The type of server."}}},
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "type": {
+                "type": "string",
+                "enum": ["all", "graphql", "rds"],
+                "description": "The type of server.",
+            }
+        },
+    },
 }
 CONTACT = {
     "name": "get_contact_information",
     "description": "Retrieve the contact details of a person by name or identification number.",
-    "inputSchema": {"type": "object", "properties": {
-        "name": {"type": "string", "description": "The full name."},
-        "identification_number": {"type": "string", "description": "The identification number."}}},
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The full name."},
+            "identification_number": {
+                "type": "string",
+                "description": "The identification number.",
+            },
+        },
+    },
 }
 
 
@@ -44,22 +70,32 @@ def first(turn: str, *declarations: dict):
     return result, named[0] if named else None
 
 
-@pytest.mark.parametrize("description, good, bad", [
-    ("formatted as 'YYYY-MM-DD'", "2024-03-01", "today"),
-    ("the alarm time in 'HH:MM' 24-hour format", "07:30", "7 in the morning"),
-    ("as 'City, State', e.g. 'Austin, TX' or 'Lyon, FR'", "Berkeley, CA", "Berkeley, California"),
-    ("the date as DD-MM-YYYY", "04-11-2024", "2024-11-04"),
-])
+@pytest.mark.parametrize(
+    "description, good, bad",
+    [
+        ("formatted as 'YYYY-MM-DD'", "2024-03-01", "today"),
+        ("the alarm time in 'HH:MM' 24-hour format", "07:30", "7 in the morning"),
+        (
+            "as 'City, State', e.g. 'Austin, TX' or 'Lyon, FR'",
+            "Berkeley, CA",
+            "Berkeley, California",
+        ),
+        ("the date as DD-MM-YYYY", "04-11-2024", "2024-11-04"),
+    ],
+)
 def test_a_described_format_is_kept(description, good, bad):
     formats = value_formats(description)
     assert formats and fits(good, formats) and not fits(bad, formats)
 
 
-@pytest.mark.parametrize("description", [
-    "The city, such as 'Noida', 'Amritsar', or 'Indore'.",  # words alone: no format to keep
-    "e.g. 'Austin, TX' or 'Lyon'",  # examples of two shapes say no one shape
-    "The name of the person.",
-])
+@pytest.mark.parametrize(
+    "description",
+    [
+        "The city, such as 'Noida', 'Amritsar', or 'Indore'.",  # words alone: no format to keep
+        "e.g. 'Austin, TX' or 'Lyon'",  # examples of two shapes say no one shape
+        "The name of the person.",
+    ],
+)
 def test_no_format_where_the_description_gives_none(description):
     assert value_formats(description) == ()
 
@@ -91,7 +127,9 @@ def test_a_word_that_narrows_the_thing_is_not_dropped():
     result, step = first("list all openai servers", SERVERS)
     assert result.outcome == "ask" and step is not None and step.selection.missing == ["type"]
     result, step = first("list all servers", SERVERS)
-    assert result.outcome == "run" and step is not None and step.selection.arguments == {"type": "all"}
+    assert (
+        result.outcome == "run" and step is not None and step.selection.arguments == {"type": "all"}
+    )
 
 
 def test_a_value_no_parameter_took_is_asked_about():
@@ -100,10 +138,19 @@ def test_a_value_no_parameter_took_is_asked_about():
 
 
 def test_an_abbreviated_number_names_an_identifier():
-    short = {**CONTACT, "inputSchema": {"type": "object", "properties": {
-        "name": {"type": "string"}, "id_no": {"type": "string"}}}}
+    short = {
+        **CONTACT,
+        "inputSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "id_no": {"type": "string"}},
+        },
+    }
     result, step = first("find the contact information for the employee 123", short)
-    assert result.outcome == "run" and step is not None and step.selection.arguments == {"id_no": "123"}
+    assert (
+        result.outcome == "run"
+        and step is not None
+        and step.selection.arguments == {"id_no": "123"}
+    )
 
 
 def test_a_catalogue_is_built_once_per_content():
@@ -120,31 +167,60 @@ def test_a_catalogue_is_built_once_per_content():
 MOVIES = {
     "name": "Movies_3_FindMovies",
     "description": "Search for movies by genre and cast.",
-    "inputSchema": {"type": "object", "properties": {
-        "genre": {"type": "string", "enum": ["Drama", "Comedy"], "description": "The genre."}}},
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "genre": {"type": "string", "enum": ["Drama", "Comedy"], "description": "The genre."}
+        },
+    },
 }
 PROJECTS = [
-    {"name": "project_api.ProjectApi.get_projects_by_tag", "description": "Projects with a tag.",
-     "inputSchema": {"type": "object", "required": ["tag"], "properties": {"tag": {"type": "string"}}}},
-    {"name": "project_api.ProjectApi.get_children_projects_by_tag", "description": "Child projects with a tag.",
-     "inputSchema": {"type": "object", "required": ["tag", "uuid"],
-                     "properties": {"tag": {"type": "string"}, "uuid": {"type": "string"}}}},
+    {
+        "name": "project_api.ProjectApi.get_projects_by_tag",
+        "description": "Projects with a tag.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["tag"],
+            "properties": {"tag": {"type": "string"}},
+        },
+    },
+    {
+        "name": "project_api.ProjectApi.get_children_projects_by_tag",
+        "description": "Child projects with a tag.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["tag", "uuid"],
+            "properties": {"tag": {"type": "string"}, "uuid": {"type": "string"}},
+        },
+    },
 ]
 
 
 def test_a_plural_in_ies_names_the_tool_its_singular_names():
     result, step = first("find a comedy movie", MOVIES)
-    assert result.outcome == "run" and step is not None and step.selection.arguments == {"genre": "Comedy"}
+    assert (
+        result.outcome == "run"
+        and step is not None
+        and step.selection.arguments == {"genre": "Comedy"}
+    )
 
 
 def test_an_irregular_plural_names_its_singular():
-    result, step = first("retrieve the child projects with the tag 'env' for the parent with UUID 'a-1'", *PROJECTS)
-    assert step is not None and step.selection.tool == "project_api.ProjectApi.get_children_projects_by_tag"
+    result, step = first(
+        "retrieve the child projects with the tag 'env' for the parent with UUID 'a-1'", *PROJECTS
+    )
+    assert (
+        step is not None
+        and step.selection.tool == "project_api.ProjectApi.get_children_projects_by_tag"
+    )
 
 
 def test_a_verb_alone_does_not_reach_a_tool_of_another_action():
-    professional = {"name": "getDataForProfessional", "description": "Professionals by criteria.",
-                    "inputSchema": {"type": "object", "properties": {"province_id": {"type": "integer"}}}}
+    professional = {
+        "name": "getDataForProfessional",
+        "description": "Professionals by criteria.",
+        "inputSchema": {"type": "object", "properties": {"province_id": {"type": "integer"}}},
+    }
     result, step = first("looking for someone", professional)
     assert step is None and result.outcome == "unread"
 
@@ -152,27 +228,51 @@ def test_a_verb_alone_does_not_reach_a_tool_of_another_action():
 TRAINS = {
     "name": "Trains_1_FindTrains",
     "description": "Find trains to a destination city on a date.",
-    "inputSchema": {"type": "object", "required": ["to", "date_of_journey"], "properties": {
-        "to": {"type": "string", "description": "The destination city."},
-        "date_of_journey": {"type": "string", "description": "The date of the journey, in the format 'YYYY-MM-DD'."},
-        "number_of_adults": {"type": "integer", "description": "The number of adults."}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["to", "date_of_journey"],
+        "properties": {
+            "to": {"type": "string", "description": "The destination city."},
+            "date_of_journey": {
+                "type": "string",
+                "description": "The date of the journey, in the format 'YYYY-MM-DD'.",
+            },
+            "number_of_adults": {"type": "integer", "description": "The number of adults."},
+        },
+    },
 }
 HOTELS = {
     "name": "Hotels_4_SearchHotel",
     "description": "Search for hotels in a location.",
-    "inputSchema": {"type": "object", "required": ["location", "number_of_rooms"], "properties": {
-        "location": {"type": "string", "description": "The city."},
-        "number_of_rooms": {"type": "integer", "description": "The number of rooms to reserve."}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["location", "number_of_rooms"],
+        "properties": {
+            "location": {"type": "string", "description": "The city."},
+            "number_of_rooms": {
+                "type": "integer",
+                "description": "The number of rooms to reserve.",
+            },
+        },
+    },
 }
 
 
-@pytest.mark.parametrize("turn", ["find me a train for the 9th of March to Boston",
-                                  "find me a train to Boston on March 9th",
-                                  "find me a train to Boston on the 2023 1st of March"])
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "find me a train for the 9th of March to Boston",
+        "find me a train to Boston on March 9th",
+        "find me a train to Boston on the 2023 1st of March",
+    ],
+)
 def test_a_day_beside_a_month_is_no_count(turn):
     result, step = first(turn, TRAINS)
     assert result.outcome == "ask" and step is not None
-    assert "number_of_adults" not in step.selection.arguments and "date_of_journey" in step.selection.missing
+    assert (
+        "number_of_adults" not in step.selection.arguments
+        and "date_of_journey" in step.selection.missing
+    )
 
 
 def test_a_number_that_grades_the_thing_is_no_count():
@@ -185,34 +285,49 @@ def test_a_number_that_grades_the_thing_is_no_count():
 THERAPISTS = {
     "name": "Services_4_FindProvider",
     "description": "Discover therapists in a specified city based on the user's preferences.",
-    "inputSchema": {"type": "object", "required": ["city"], "properties": {
-        "city": {"type": "string", "description": "The city, e.g. 'Berkeley, CA'."}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["city"],
+        "properties": {"city": {"type": "string", "description": "The city, e.g. 'Berkeley, CA'."}},
+    },
 }
 SONGS = {
     "name": "Music_3_LookupMusic",
     "description": "Retrieves a list of songs that match the user's preferences.",
-    "inputSchema": {"type": "object", "properties": {
-        "genre": {"type": "string", "description": "The genre, e.g. 'Pop'."},
-        "year": {"type": "integer", "description": "The year the song was released."}}},
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "genre": {"type": "string", "description": "The genre, e.g. 'Pop'."},
+            "year": {"type": "integer", "description": "The year the song was released."},
+        },
+    },
 }
 
 
-@pytest.mark.parametrize("description, purpose", [
-    ("Search for a hair stylist by city and optionally filter", "stylist"),
-    ("Retrieves a list of songs that match the user's preferences.", "song"),
-    ("Finds and lists cultural events, such as concerts", "event"),
-    ("This function retrieves the current weather for a city.", "weather"),
-    ("Explore and discover movies online based on preferences", singular("movie")),
-    ("Data for the current user.", None),  # no verb first: no purpose read
-])
+@pytest.mark.parametrize(
+    "description, purpose",
+    [
+        ("Search for a hair stylist by city and optionally filter", "stylist"),
+        ("Retrieves a list of songs that match the user's preferences.", "song"),
+        ("Finds and lists cultural events, such as concerts", "event"),
+        ("This function retrieves the current weather for a city.", "weather"),
+        ("Explore and discover movies online based on preferences", singular("movie")),
+        ("Data for the current user.", None),  # no verb first: no purpose read
+    ],
+)
 def test_a_description_says_what_its_tool_acts_on(description, purpose):
     from server.router.catalogue import _purpose
+
     assert _purpose(description) == purpose
 
 
 def test_a_tool_is_reached_by_what_its_description_says_it_acts_on():
     result, step = first("could you find me a therapist in Berkeley, CA?", THERAPISTS, SONGS)
-    assert step is not None and step.selection.tool == "Services_4_FindProvider" and step.decided_by == "tool: purpose"
+    assert (
+        step is not None
+        and step.selection.tool == "Services_4_FindProvider"
+        and step.decided_by == "tool: purpose"
+    )
     assert result.outcome == "run" and step.selection.arguments == {"city": "Berkeley, CA"}
     result, step = first("could you find me a plumber in Berkeley, CA?", THERAPISTS, SONGS)
     assert step is None  # nothing here acts on plumbers
@@ -222,38 +337,63 @@ def test_a_year_without_its_century_is_asked():
     result, step = first("find me some Pop songs from '19", SONGS)
     assert result.outcome == "ask" and step is not None and step.selection.missing == ["year"]
     result, step = first("find me some Pop songs from 2019", SONGS)
-    assert result.outcome == "run" and step is not None and step.selection.arguments == {"genre": "Pop", "year": "2019"}
+    assert (
+        result.outcome == "run"
+        and step is not None
+        and step.selection.arguments == {"genre": "Pop", "year": "2019"}
+    )
 
 
 EVENTS = {
     "name": "Events_3_FindEvents",
     "description": "Finds cultural events in a city on a date.",
-    "inputSchema": {"type": "object", "required": ["city"], "properties": {
-        "city": {"type": "string", "description": "The city, e.g. 'Austin, TX' or 'Lyon, FR'."},
-        "date": {"type": "string", "description": "The date, formatted as 'YYYY-MM-DD'."}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["city"],
+        "properties": {
+            "city": {"type": "string", "description": "The city, e.g. 'Austin, TX' or 'Lyon, FR'."},
+            "date": {"type": "string", "description": "The date, formatted as 'YYYY-MM-DD'."},
+        },
+    },
 }
 STATS = {
     "name": "game_stats.fetch_player_statistics",
     "description": "Fetch a player's statistics for a game on a platform.",
-    "inputSchema": {"type": "object", "required": ["game", "username"], "properties": {
-        "game": {"type": "string", "description": "The game."},
-        "username": {"type": "string", "description": "The player's username."},
-        "platform": {"type": "string", "description": "The platform."}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["game", "username"],
+        "properties": {
+            "game": {"type": "string", "description": "The game."},
+            "username": {"type": "string", "description": "The player's username."},
+            "platform": {"type": "string", "description": "The platform."},
+        },
+    },
 }
 RIDES = {
     "name": "RideSharing_2_GetRide",
     "description": "Book a cab ride to a destination.",
-    "inputSchema": {"type": "object", "required": ["destination", "number_of_seats"], "properties": {
-        "destination": {"type": "string", "description": "The address."},
-        "number_of_seats": {"type": "integer", "description": "The number of seats."}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["destination", "number_of_seats"],
+        "properties": {
+            "destination": {"type": "string", "description": "The address."},
+            "number_of_seats": {"type": "integer", "description": "The number of seats."},
+        },
+    },
 }
 
 
 def test_a_date_and_a_day_said_otherwise_give_no_sure_date():
-    result, step = first("any events in Austin, TX this Sunday? Today is Friday 2023-09-29.", EVENTS)
+    result, step = first(
+        "any events in Austin, TX this Sunday? Today is Friday 2023-09-29.", EVENTS
+    )
     assert result.outcome == "ask" and step is not None and "date" in step.selection.missing
     result, step = first("any events in Austin, TX on 2023-10-01?", EVENTS)
-    assert result.outcome == "run" and step is not None and step.selection.arguments["date"] == "2023-10-01"
+    assert (
+        result.outcome == "run"
+        and step is not None
+        and step.selection.arguments["date"] == "2023-10-01"
+    )
 
 
 def test_a_quote_left_over_takes_back_an_unquoted_guess():
@@ -270,10 +410,19 @@ def test_a_number_inside_a_name_is_no_count():
 RESORTS = {
     "name": "Resorts_2_SearchResort",
     "description": "Search for resorts in a city.",
-    "inputSchema": {"type": "object", "required": ["city"], "properties": {
-        "city": {"type": "string", "description": "The city where the resort is."},
-        "rooms": {"type": "integer", "description": "How many resort rooms to hold."},
-        "grade": {"type": "string", "description": "The resort's grade in stars.", "enum": ["3", "4", "5"]}}},
+    "inputSchema": {
+        "type": "object",
+        "required": ["city"],
+        "properties": {
+            "city": {"type": "string", "description": "The city where the resort is."},
+            "rooms": {"type": "integer", "description": "How many resort rooms to hold."},
+            "grade": {
+                "type": "string",
+                "description": "The resort's grade in stars.",
+                "enum": ["3", "4", "5"],
+            },
+        },
+    },
 }
 
 

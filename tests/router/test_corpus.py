@@ -46,7 +46,9 @@ def check_map(actual: dict, expected: dict | None, what: str) -> None:
 
 @pytest.mark.parametrize("entry, turn, language", CASES)
 def test_corpus(entry, turn, language):
-    result = plan(turn, catalogue(entry["c"]), language, vocabulary(entry["c"], language), entry.get("x"))
+    result = plan(
+        turn, catalogue(entry["c"]), language, vocabulary(entry["c"], language), entry.get("x")
+    )
     assert result.outcome == entry["o"], result.model_dump()
     if "s" in entry:
         assert len(result.steps) == len(entry["s"]), [s.model_dump() for s in result.steps]
@@ -66,9 +68,13 @@ def test_corpus(entry, turn, language):
     if "f" in entry:
         act, predicate, tense, polarity, frame = shlex.split(entry["f"])
         got = result.form
-        for name, want, have in (("act", act, got.act), ("predicate", predicate, got.predicate or "-"),
-                                 ("tense", tense, got.tense), ("polarity", polarity, got.polarity),
-                                 ("frame", frame, got.frame)):
+        for name, want, have in (
+            ("act", act, got.act),
+            ("predicate", predicate, got.predicate or "-"),
+            ("tense", tense, got.tense),
+            ("polarity", polarity, got.polarity),
+            ("frame", frame, got.frame),
+        ):
             if want != "*":
                 assert have == want, f"form.{name}: {have!r} != {want!r}"
     if "r" in entry:
@@ -88,7 +94,9 @@ def test_corpus(entry, turn, language):
     if "handoff" in entry:
         assert result.guidance.handoff == entry["handoff"]
     if entry.get("declined"):
-        assert result.declined_because and len(result.steps) == 1 and result.guidance.handoff is None
+        assert (
+            result.declined_because and len(result.steps) == 1 and result.guidance.handoff is None
+        )
     assert result.vocabulary_digest == vocabulary(entry["c"], language).digest
 
 
@@ -100,19 +108,31 @@ def test_corpus_is_wide_enough():
     assert len({entry["c"] for entry in ENTRIES}) >= 2
     outcomes, acts, tenses, polarities, frames, roles = set(), set(), set(), set(), set(), set()
     for entry, turn, language in (c.values for c in CASES):
-        result = plan(turn, catalogue(entry["c"]), language, vocabulary(entry["c"], language), entry.get("x"))
+        result = plan(
+            turn, catalogue(entry["c"]), language, vocabulary(entry["c"], language), entry.get("x")
+        )
         outcomes.add(result.guidance.outcome)
         acts.add(result.form.act)
         tenses.add(result.form.tense)
         polarities.add(result.form.polarity)
         frames.add(result.form.frame)
         roles |= {r.role for r in result.form.roles}
-    assert outcomes == {"resolved", "incomplete", "ambiguous", "unmet_object", "unmet_action", "unread"}
+    assert outcomes == {
+        "resolved",
+        "incomplete",
+        "ambiguous",
+        "unmet_object",
+        "unmet_action",
+        "unread",
+    }
     assert acts == {"inform", "act", "change", "howto", "meaning", "give", "reply", "none"}
     assert tenses == {"present", "past", "future"} and polarities == {"affirmative", "negated"}
     assert frames == {"question", "howto", "ordering", "none"}
     assert roles == {"thing", "pointed", "qualifier", "destination", "quantity", "time"}
-    accentless = [turn for entry, turn, language in (c.values for c in CASES) if language == "pt-BR"
-                  and turn.isascii()]
+    accentless = [
+        turn
+        for entry, turn, language in (c.values for c in CASES)
+        if language == "pt-BR" and turn.isascii()
+    ]
     assert len(accentless) >= 20
     assert any(turn.startswith("vc ") for _, turn, _ in (c.values for c in CASES))

@@ -13,19 +13,42 @@ from server.router.vocabulary import parse
 EMPTY = parse({"language": "en"})
 
 FERRIES = [
-    {"name": "Ferries_2_FindFerries",
-     "description": "Find ferry crossings between two ports on a given day.",
-     "inputSchema": {"type": "object", "required": ["from_port", "to_port", "sailing_date"], "properties": {
-         "from_port": {"type": "string", "description": "The port of departure, such as 'Lisbon'."},
-         "to_port": {"type": "string", "description": "The port of arrival."},
-         "sailing_date": {"type": "string", "description": "The day of sailing, as YYYY-MM-DD."},
-         "cabin_class": {"type": "string", "enum": ["deck", "cabin", "suite"],
-                         "description": "The class of cabin."}}}},
-    {"name": "Ferries_2_BookCrossing",
-     "description": "Book seats on a ferry crossing.",
-     "inputSchema": {"type": "object", "required": ["crossing_id", "seats"], "properties": {
-         "crossing_id": {"type": "string", "description": "The crossing's identifier."},
-         "seats": {"type": "integer", "description": "How many seats."}}}},
+    {
+        "name": "Ferries_2_FindFerries",
+        "description": "Find ferry crossings between two ports on a given day.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["from_port", "to_port", "sailing_date"],
+            "properties": {
+                "from_port": {
+                    "type": "string",
+                    "description": "The port of departure, such as 'Lisbon'.",
+                },
+                "to_port": {"type": "string", "description": "The port of arrival."},
+                "sailing_date": {
+                    "type": "string",
+                    "description": "The day of sailing, as YYYY-MM-DD.",
+                },
+                "cabin_class": {
+                    "type": "string",
+                    "enum": ["deck", "cabin", "suite"],
+                    "description": "The class of cabin.",
+                },
+            },
+        },
+    },
+    {
+        "name": "Ferries_2_BookCrossing",
+        "description": "Book seats on a ferry crossing.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["crossing_id", "seats"],
+            "properties": {
+                "crossing_id": {"type": "string", "description": "The crossing's identifier."},
+                "seats": {"type": "integer", "description": "How many seats."},
+            },
+        },
+    },
 ]
 
 
@@ -35,39 +58,56 @@ def outcome(turn: str) -> tuple[str, str | None, str]:
     return result.outcome, step.selection.tool, step.decided_by
 
 
-@pytest.mark.parametrize("turn", [
-    "is it possible for you to find me a ferry?",
-    "I would like a ferry, can you help?",
-    "show ferries please",
-])
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "is it possible for you to find me a ferry?",
+        "I would like a ferry, can you help?",
+        "show ferries please",
+    ],
+)
 def test_the_kind_of_request_alone_is_not_a_tool(turn):
     verdict, tool, rule = outcome(turn)
     assert (verdict, tool, rule) == ("unread", None, "unread: tool unsure")
 
 
-@pytest.mark.parametrize("turn", [
-    "find me a ferry from Lisbon",  # a place for a port
-    "find ferries on 2026-05-02",  # a date for the day of sailing
-    "find ferries with a suite",  # one of the values the schema lists
-    "book a ferry crossing",  # the tool's own writing action
-    "find ferries",  # the tool called by its name: only its values are missing
-])
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "find me a ferry from Lisbon",  # a place for a port
+        "find ferries on 2026-05-02",  # a date for the day of sailing
+        "find ferries with a suite",  # one of the values the schema lists
+        "book a ferry crossing",  # the tool's own writing action
+        "find ferries",  # the tool called by its name: only its values are missing
+    ],
+)
 def test_a_value_or_the_tools_own_action_makes_it_an_ask(turn):
     verdict, tool, _ = outcome(turn)
     assert verdict == "ask" and tool is not None
 
 
 def test_the_reply_says_what_would_make_it_a_request():
-    result = plan("is it possible for you to find me a ferry?", Catalogue.from_declarations(FERRIES), "en", EMPTY)
+    result = plan(
+        "is it possible for you to find me a ferry?",
+        Catalogue.from_declarations(FERRIES),
+        "en",
+        EMPTY,
+    )
     assert result.guidance.outcome == "unmet_object"
-    assert "Nothing here does that" in result.guidance.render and "Ferries 2 FindFerries" in result.guidance.render
+    assert (
+        "Nothing here does that" in result.guidance.render
+        and "Ferries 2 FindFerries" in result.guidance.render
+    )
 
 
-@pytest.mark.parametrize("turn, verdict", [
-    ("será que você consegue encontrar uma balsa pra mim?", "unread"),
-    ("encontre balsas de Lisboa", "ask"),
-    ("encontre balsas", "ask"),
-])
+@pytest.mark.parametrize(
+    "turn, verdict",
+    [
+        ("será que você consegue encontrar uma balsa pra mim?", "unread"),
+        ("encontre balsas de Lisboa", "ask"),
+        ("encontre balsas", "ask"),
+    ],
+)
 def test_the_same_in_portuguese_through_the_vocabulary(turn, verdict):
     vocabulary = parse({"language": "pt-BR", "nouns": {"balsa": "ferry", "balsas": "ferry"}})
     result = plan(turn, Catalogue.from_declarations(FERRIES), "pt-BR", vocabulary)

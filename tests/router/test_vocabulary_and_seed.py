@@ -16,8 +16,10 @@ def show(turn: str, language: str) -> list[str]:
     result = plan(turn, catalogue("store"), language, vocabulary("store", language))
     lines = [f"{turn!r}: {result.outcome}"]
     for step in result.steps:
-        lines.append(f"  {step.kind} | {step.decided_by} | {step.selection.tool or '-'} | "
-                     f"{dict(step.selection.arguments)} | from {dict(step.selection.sources)}")
+        lines.append(
+            f"  {step.kind} | {step.decided_by} | {step.selection.tool or '-'} | "
+            f"{dict(step.selection.arguments)} | from {dict(step.selection.sources)}"
+        )
     if result.outcome != "run":
         lines.append(f"  says: {result.guidance.render}")
     return lines
@@ -25,8 +27,14 @@ def show(turn: str, language: str) -> list[str]:
 
 def test_the_seeds_store_examples_in_portuguese():
     transcript = []
-    for turn in ["mostre o pedido 4411", "cobre o pedido 4411 em 40,00", "cobre 40,00 do pedido 4411",
-                 "cobre o pedido 4411", "apague o pedido 4411", "zork o frobnicador"]:
+    for turn in [
+        "mostre o pedido 4411",
+        "cobre o pedido 4411 em 40,00",
+        "cobre 40,00 do pedido 4411",
+        "cobre o pedido 4411",
+        "apague o pedido 4411",
+        "zork o frobnicador",
+    ]:
         transcript += show(turn, "pt-BR")
     assert transcript == [
         "'mostre o pedido 4411': run",
@@ -50,8 +58,14 @@ def test_the_seeds_store_examples_in_portuguese():
 
 def test_the_seeds_store_examples_in_english():
     transcript = []
-    for turn in ["show order 4411", "charge order 4411 40.00", "charge 40.00 to order 4411", "charge order 4411",
-                 "delete order 4411", "zork the frobnicator"]:
+    for turn in [
+        "show order 4411",
+        "charge order 4411 40.00",
+        "charge 40.00 to order 4411",
+        "charge order 4411",
+        "delete order 4411",
+        "zork the frobnicator",
+    ]:
         transcript += show(turn, "en")
     assert transcript == [
         "'show order 4411': run",
@@ -74,10 +88,16 @@ def test_the_seeds_store_examples_in_english():
 
 
 def test_portuguese_reads_the_same_with_or_without_accents_and_informally():
-    same = ["você pode cancelar o pedido 4411?", "voce pode cancelar o pedido 4411?", "vc pode cancelar o pedido 4411?",
-            "cancela o pedido 4411"]
+    same = [
+        "você pode cancelar o pedido 4411?",
+        "voce pode cancelar o pedido 4411?",
+        "vc pode cancelar o pedido 4411?",
+        "cancela o pedido 4411",
+    ]
     plans = [plan(t, catalogue("store"), "pt-BR", vocabulary("store", "pt-BR")) for t in same]
-    assert {(p.outcome, p.guidance.outcome, p.form.predicate) for p in plans} == {("unread", "unmet_action", "cancel")}
+    assert {(p.outcome, p.guidance.outcome, p.form.predicate) for p in plans} == {
+        ("unread", "unmet_action", "cancel")
+    }
 
 
 def test_language_is_chosen_never_guessed():
@@ -85,10 +105,17 @@ def test_language_is_chosen_never_guessed():
         plan("show order 4411", catalogue("store"), "es", vocabulary("store", "en"))
     with pytest.raises(ValueError, match="vocabulary is for en"):
         plan("mostre o pedido 4411", catalogue("store"), "pt-BR", vocabulary("store", "en"))
-    for turn, language in (("show order 4411", "pt-BR"), ("zeig mir die Bestellung 4411", "en"),
-                           ("mostre o pedido 4411", "en"), ("delete order 4411", "pt-BR")):
+    for turn, language in (
+        ("show order 4411", "pt-BR"),
+        ("zeig mir die Bestellung 4411", "en"),
+        ("mostre o pedido 4411", "en"),
+        ("delete order 4411", "pt-BR"),
+    ):
         result = plan(turn, catalogue("store"), language, vocabulary("store", language))
-        assert result.outcome == "unread" and all(s.kind == "unread" for s in result.steps), (turn, language)
+        assert result.outcome == "unread" and all(s.kind == "unread" for s in result.steps), (
+            turn,
+            language,
+        )
 
 
 def test_every_plan_names_its_vocabulary_digest():
@@ -140,8 +167,9 @@ def test_the_vocabulary_folder_is_found_in_the_installed_package(tmp_path, monke
     package = tmp_path / "defaults"
     shutil.copytree(module.VOCABULARY_DIR, package / "vocabulary")
     (package / "__init__.py").write_text("")
-    spec = importlib.util.spec_from_file_location("server.defaults", package / "__init__.py",
-                                                  submodule_search_locations=[str(package)])
+    spec = importlib.util.spec_from_file_location(
+        "server.defaults", package / "__init__.py", submodule_search_locations=[str(package)]
+    )
     installed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(installed)
     monkeypatch.setitem(sys.modules, "server.defaults", installed)
