@@ -181,13 +181,13 @@ def bench_credentials(rounds: int, n: int) -> None:
 
     import jwt
 
-    from server.identity import principals
-    from server.cli import demo
     from server.app import build
-    from server.settings import Settings
+    from server.cli import demo
+    from server.identity import principals
     from server.identity.mandates import SigningKey
     from server.manifest.loading import load_manifest
     from server.oauth.keys import KeyRing
+    from server.settings import Settings
     from server.store.opening import open_db
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -306,11 +306,11 @@ def bench_rules(rounds: int, n: int, turn: int) -> None:
     import asyncio
     import time as clock
 
-    from server.cli import demo
     from server.app import build
-    from server.settings import Settings
+    from server.cli import demo
     from server.identity.mandates import SigningKey
     from server.manifest.loading import load_manifest
+    from server.settings import Settings
     from server.store.opening import open_db
 
     rules = """
@@ -421,9 +421,9 @@ def main() -> int:
         return 0
 
     from server.cli import demo
-    from server.settings import Settings
     from server.identity.mandates import SigningKey
     from server.manifest.loading import load_manifest
+    from server.settings import Settings
     from server.store.opening import open_db
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import urllib.request
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -45,15 +45,6 @@ sys.path.insert(
 )  # bench_peers, when imported from elsewhere
 
 # The names the other benches (bench_cluster, bench_main_job, bench_slow_asks, profile_ask) use as `http.X`.
-from bench_peers.client import (
-    PROTOCOL,
-    call,
-    check_contender,
-    close_session,
-    mcp_post,
-    open_session,
-)  # noqa: E402,F401
-from bench_peers.section_concurrent import ORDER, RATIO_PEERS, concurrent, peer_contenders  # noqa: E402,F401
 from bench_peers.contender import (  # noqa: E402,F401
     PARLEY,
     PEERS,
@@ -76,16 +67,10 @@ from bench_peers.contender_parley import (  # noqa: E402,F401
     prepare_store,
     tool_specs,
 )
+from bench_peers.section_concurrent import ORDER, RATIO_PEERS, concurrent, peer_contenders  # noqa: E402,F401
 from bench_peers.section_scale import scale  # noqa: E402
 from bench_peers.wrk import (
-    LUA,
-    SESSIONS_PER_CALLER,
-    Run,
     ensure_wrk,
-    fmt,
-    median_or_none,
-    run_line,
-    wrk_run,
 )  # noqa: E402,F401
 
 

@@ -20,20 +20,20 @@ from server.answering.config import AnswererConfig
 from server.answering.pool import AnswererPool
 from server.asking import Escalations
 from server.asking.escalations import AskLimits
-from server.errors import ConfigError
-from server.heap import kept
 from server.chokepoint.chokepoint import Chokepoint
 from server.cluster.feed import ChangeFeed
 from server.cluster.keyfolder import check_cluster, manifest_digest
+from server.errors import ConfigError
+from server.heap import kept
 from server.http.edge import PlainText
-from server.http.health import Health
 from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate
-from server.http.request_state import caller_of
+from server.http.health import Health
 from server.http.in_thread import InThread
 from server.http.live import LiveSessions
-from server.http.session_quota import SessionQuota, SessionShares
 from server.http.ratelimit import budget
+from server.http.request_state import caller_of
+from server.http.session_quota import SessionQuota, SessionShares
 from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
@@ -53,11 +53,11 @@ from server.router import vocabulary
 from server.router.reader import LANGUAGES
 from server.settings import Settings
 from server.store.database import Database, StoreUnavailable
-from server.store.opening import open_db
 from server.store.migrations import require_current, schema_version
+from server.store.opening import open_db
 from server.store.postgres import PostgresDatabase
-from server.web.console import Console
 from server.web.activity import ActivityPages
+from server.web.console import Console
 from server.web.pages import Pages, session_middleware, session_secret
 from server.web.rules import RulePages
 from server.web.sealed import Sealer

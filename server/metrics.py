@@ -19,8 +19,8 @@ from prometheus_client import (
     Gauge,
     Histogram,
     generate_latest,
+    multiprocess,
 )
-from prometheus_client import multiprocess
 
 REQUESTS = Counter(
     "parley_requests_total",

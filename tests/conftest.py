@@ -17,13 +17,13 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from server.cli import demo
 from server.app import Parley, build
-from server.settings import Settings
+from server.cli import demo
+from server.cluster.keyfolder import cluster_record, init_keys
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
-from server.cluster.keyfolder import cluster_record, init_keys
+from server.settings import Settings
 from server.store.database import Database
 from server.store.migrations import migrate
 from server.store.opening import open_db

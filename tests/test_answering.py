@@ -8,21 +8,19 @@ import json
 import re
 import sys
 import threading
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-
-from datetime import timedelta
 
 import pytest
 
 import server.answering as answering
 from server.answering import Note, ScopedRequest, Terms, answer
-from server.identity import principals as club_ops
-from server.identity import mandates
-from server.identity import tokens
-from server.answering.model import ModelAnswerer
 from server.answering.grounding import Approved, compose
+from server.answering.model import ModelAnswerer
 from server.asking.escalations import Escalations
+from server.identity import mandates, tokens
+from server.identity import principals as club_ops
 from tests.conftest import connect
 from tests.http_stub import reply
 

@@ -36,7 +36,6 @@ from server.manifest.loading import load_manifest
 from server.settings import Settings
 from server.store import oauth as oauth_rows
 from server.store.database import Database
-from server.store.opening import open_db
 from server.store.migrations import SCHEMA_VERSION
 from tests.conftest import bound_socket, manifest_copy, prepare_store, tool_names
 from tests.console_helpers import ConsoleUser

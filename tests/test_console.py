@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx2
 
-from server.identity import tokens
 from server.identity import principals as club_ops
+from server.identity import tokens
 from tests.conftest import connect, tool_names
 from tests.console_helpers import ConsoleUser, csrf_of
 from tests.test_e2e_lanes import member_tools_within

@@ -13,9 +13,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from server.identity import mandates, tokens
 from server.identity import principals as club_ops
-from server.identity import mandates
-from server.identity import tokens
 from tests.conftest import connect, tool_names
 from tests.test_e2e_lanes import GUEST, MEMBER
 

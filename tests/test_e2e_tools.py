@@ -8,8 +8,8 @@ import httpx2
 import pytest
 
 from server.identity import principals as club_ops
-from tests.conftest import connect, tool_names
 from server.manifest.loading import load_manifest
+from tests.conftest import connect, tool_names
 from tests.test_e2e_lanes import APPLICANT, GUEST, MEMBER, member_tools_within
 
 
@@ -388,7 +388,8 @@ def test_a_plain_call_is_one_every_protocol_versions_validation_parses_to_the_sa
     `task`, a name that is not a string, any 2026-07-28 call) is validated the SDK's way, and the SDK
     refuses what fails (tested above)."""
     import mcp_types as types
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
     from mcp.server.lowlevel import Server
     from mcp_types import methods
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -462,6 +463,7 @@ def test_the_sdks_message_span_runs_only_when_a_tracer_provider_is_set(club, tmp
     from pathlib import Path
 
     from mcp.server._otel import OpenTelemetryMiddleware
+
     from server.http.endpoint import build_mcp_server, tracing_configured
 
     parley = club.live.parley

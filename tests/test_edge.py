@@ -13,8 +13,8 @@ import anyio
 import httpx2
 import pytest
 
-from tests.conftest import connect, running_club
 from server.web.pages import ACCOUNT_ATTEMPTS_PER_MINUTE
+from tests.conftest import connect, running_club
 from tests.console_helpers import ConsoleUser, csrf_of
 from tests.oauth_helpers import hidden
 from tests.test_oauth_flow import REDIRECT_URI, pkce, register

@@ -11,11 +11,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from server.access import entry_persona, visible_tools
-from server.manifest.loading import ManifestError, parse_manifest
 from server.cli.operations import findings as cli_findings
+from server.manifest.loading import ManifestError, parse_manifest
 from tests.conftest import connect, manifest_copy, running_club, tool_names
-from tests.test_manifest import BASE
 from tests.test_e2e_lanes import GUEST, MEMBER, PRINCIPAL
+from tests.test_manifest import BASE
 
 AGENTS = """
 agents:

@@ -18,7 +18,6 @@ import re
 import time
 import traceback
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio.from_thread

@@ -11,8 +11,8 @@ import pytest
 from starlette.requests import Request
 
 from server.heap import HeapKeeper
-from server.http.request_state import RequestState
 from server.http.relay import Relay
+from server.http.request_state import RequestState
 
 INIT = {
     "jsonrpc": "2.0",

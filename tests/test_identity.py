@@ -7,14 +7,12 @@ from datetime import timedelta
 
 import pytest
 
-from server.identity import principals
-from server.cli import demo
-from server.identity import mandates
-from server.identity import tokens
 from server.access import Access
+from server.cli import demo
+from server.identity import mandates, principals, tokens
 from server.identity.credentials import CredentialRejected
-from server.identity.resolver import Resolver
 from server.identity.mandates import MandateError, SigningKey
+from server.identity.resolver import Resolver
 from server.manifest.loading import load_manifest
 from tests.store_dump import store_dump
 from tests.test_e2e_lanes import GUEST, member_tools_within

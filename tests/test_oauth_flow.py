@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
-import json
 import hashlib
+import json
 import secrets
 
 import httpx2
@@ -15,8 +15,8 @@ from mcp.client.streamable_http import streamable_http_client
 from server.identity import principals as club_ops
 from tests.conftest import tool_names
 from tests.oauth_helpers import REDIRECT_URI, Browser, MemoryStorage, oauth_provider
-from tests.test_e2e_lanes import MEMBER
 from tests.store_dump import store_dump
+from tests.test_e2e_lanes import MEMBER
 
 STRICT = "?guest=no"  # this connection refuses the guest lane, so a missing credential is a 401
 

@@ -8,8 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from server.identity import mandates
-from server.identity import principals
+from server.identity import mandates, principals
 from server.identity.mandates import MandateError, MandateStatus
 
 

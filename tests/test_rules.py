@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from server import tools as registry
-from server.chokepoint.context_sources import ContextSources
-from dataclasses import replace
-
 from server.access import Caller
+from server.chokepoint.context_sources import ContextSources
+from server.chokepoint.rulebook import RuleBook
+from server.chokepoint.rules import RuleDecl, RuleError
 from server.identity.mandates import MandateStatus
 from server.identity.resolver import Identity
 from server.manifest.loading import parse_manifest
-from server.chokepoint.rulebook import RuleBook
-from server.chokepoint.rules import RuleDecl, RuleError
 from server.store.opening import open_db
 
 MANIFEST = """

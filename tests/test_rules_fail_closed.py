@@ -25,8 +25,8 @@ from server.manifest.loading import default_manifest_path
 from server.store import records
 from server.store.database import now
 from server.store.opening import open_db
-from server.tools.registry import REGISTRY, Args, ToolContext
 from server.tools.refunds import RefundRequest
+from server.tools.registry import REGISTRY, Args, ToolContext
 from tests.conftest import LiveServer, bound_socket, connect, make_settings, running_club
 from tests.console_helpers import ConsoleUser
 from tests.test_cli import run

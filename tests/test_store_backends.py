@@ -11,17 +11,16 @@ import pytest
 
 from server.errors import ConfigError
 from server.identity import mandates, tokens
-from server.identity.credentials import digest
 from server.identity import principals as club_ops
+from server.identity.credentials import digest
 from server.identity.mandates import SigningKey
 from server.manifest.loading import load_manifest
 from server.store import principals as principal_rows
 from server.store import tokens as token_rows
 from server.store.database import Taken, write
-from server.store.migrations import migrate, require_current, schema_version
+from server.store.migrations import SCHEMA_VERSION, migrate, require_current, schema_version
 from server.store.opening import open_db
 from server.store.postgres import PostgresDatabase, translate
-from server.store.migrations import SCHEMA_VERSION
 from tests.conftest import connect, running_club
 
 

@@ -15,14 +15,13 @@ import contextlib
 import json
 
 import mcp_types as types
+from _uvicorn import arguments, serve
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 from starlette.routing import Route
-
-from _uvicorn import arguments, serve
 
 PAYLOAD = {"lane": "guest"}
 

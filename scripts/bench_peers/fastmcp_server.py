@@ -25,12 +25,11 @@ import json
 import time
 from pathlib import Path
 
+from _uvicorn import arguments, serve
 from fastmcp import FastMCP
 from fastmcp.server.auth import AccessToken, TokenVerifier, require_scopes
 from fastmcp.server.dependencies import get_access_token
 from fastmcp.tools import Tool
-
-from _uvicorn import arguments, serve
 
 ISSUER = "http://127.0.0.1/bench-issuer"
 PUBLIC_TOOL_SCOPE = "club:read"

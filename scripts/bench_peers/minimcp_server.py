@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 
-from minimcp import MiniMCP, StreamableHTTPTransport
-
 from _uvicorn import arguments, serve
+from minimcp import MiniMCP, StreamableHTTPTransport
 
 PAYLOAD = {"lane": "guest"}
 

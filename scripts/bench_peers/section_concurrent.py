@@ -155,7 +155,7 @@ def concurrent(args, wrk: str, loop: str, http_impl: str, loop_why: str, work: P
         for contender in contenders:
             contender.stop()
 
-    print(f"\nMedians over clean runs (a run with any error is left out and counted here)")
+    print("\nMedians over clean runs (a run with any error is left out and counted here)")
     print(
         f"{'connections':>11}  {'contender':<12} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9}  clean/runs"
     )

@@ -10,7 +10,6 @@ from server.identity.credentials import AccessClaims
 from server.identity.mandates import MandateStatus
 from server.identity.resolver import Identity
 
-
 ANSWERS_KEPT = 64  # a few pure tools over a few revisions; guests' only while rules change
 
 

@@ -11,7 +11,6 @@ from server.access.lanes import GUEST, MEMBER, effective_scopes, grantable_scope
 from server.identity.resolver import Identity, Resolver
 from server.manifest.schema import Manifest, as_text
 
-
 CALLERS_KEPT = 100_000  # callers kept by token digest, as many as the resolver keeps chains
 
 

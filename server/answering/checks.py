@@ -27,7 +27,6 @@ from server.answering.commitments import commits
 from server.answering.prices import quotes_price
 from server.answering.text import fold, invisible, lookalikes
 
-
 # --- instructions and links ---------------------------------------------------------------------
 
 INSTRUCTIONS = re.compile(

@@ -13,7 +13,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-
 Escalation = Literal["outside_mandate", "commitment"]
 Refusal = Literal["sends_data", "instructions", "tools"]
 

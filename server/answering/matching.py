@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 import re
 import threading
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from collections.abc import Sequence
 import json
 import logging
 import os
@@ -40,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -47,9 +47,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from server.answering import sandbox
+from server.answering.calls import answer_line, probe_line
 from server.answering.config import AnswererConfig
 from server.answering.contract import Note, ScopedRequest, Selection, Terms
-from server.answering.calls import answer_line, probe_line
 
 log = logging.getLogger("parley.answering.pool")
 

@@ -3,6 +3,6 @@
 Imports: answering, identity, access, manifest, store, errors.
 """
 
-from server.asking.escalations import AlreadyDecided, AskError, Asked, Escalations, NoSuchEscalation
+from server.asking.escalations import AlreadyDecided, Asked, AskError, Escalations, NoSuchEscalation
 
 __all__ = ["AlreadyDecided", "AskError", "Asked", "Escalations", "NoSuchEscalation"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import NamedTuple
 
 import anyio
 import mcp_types as types

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 import cel
+
 from server.errors import ParleyError
 from server.manifest.schema import Binding, RuleDecl
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
 from datetime import timedelta
+from typing import Any
 
 from server.access import default_scopes
 from server.identity import mandates, principals, tokens

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 import getpass
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 
 from server.access import default_scopes, lane_of, token_scopes_allowed

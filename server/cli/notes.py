@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from server.asking import briefing
 from server.cli.context import Context, add_json, err, listing
-from server.store.database import Row
 from server.identity import principals
+from server.store.database import Row
 
 
 def _concerns(row: Row, handle: str) -> str:

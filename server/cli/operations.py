@@ -16,12 +16,11 @@ from server.chokepoint.chokepoint import Catalogues
 from server.chokepoint.rulebook import manifest_rule_problems
 from server.cli import demo, doctor
 from server.cli.announce import announce_when_answering, drop_early_banner
+from server.cli.context import Context, UsageError, add_json, command, emit_json, err
 from server.cli.rules import store_findings, stored_rule_findings
+from server.cluster.keyfolder import check_cluster, cluster_record
 from server.http import request_log
 from server.http.head_limit import BoundedHead
-from server.cli.context import Context, UsageError, add_json, command, emit_json, err
-from server.cluster.keyfolder import check_cluster, cluster_record
-from server.store.migrations import migrate
 from server.manifest.check import Finding, check
 from server.manifest.schema import Manifest, Problem
 from server.oauth.keys import KeyRing
@@ -29,6 +28,7 @@ from server.router import plan as route
 from server.router import vocabulary
 from server.router.reader import LANGUAGES
 from server.settings import Settings
+from server.store.migrations import migrate
 
 
 def _rule_problems(manifest: Manifest) -> list[Problem]:

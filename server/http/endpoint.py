@@ -13,9 +13,6 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import mcp_types as types
-from mcp_types import methods
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic import BaseModel
 from mcp.server._otel import (
     OpenTelemetryMiddleware,
 )  # the SDK's docs: drop it from `middleware` to opt out
@@ -23,15 +20,17 @@ from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-
 from mcp.shared.exceptions import MCPError
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from opentelemetry import trace
+from pydantic import BaseModel
 
 from server import __version__
 from server.access import Caller
 from server.chokepoint.chokepoint import Chokepoint
-from server.http.request_state import caller_of, state_of
 from server.http.live import INBOX_URI, LiveSessions, connection_of
+from server.http.request_state import caller_of, state_of
 from server.manifest.schema import Manifest
 
 log = logging.getLogger("parley.mcp")

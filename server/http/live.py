@@ -18,9 +18,8 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from mcp.server.context import ServerRequestContext
 from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
@@ -28,6 +27,7 @@ from mcp.server.subscriptions import (
     ResourceUpdated,
     ToolsListChanged,
 )
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from server.access import Access, Caller
 from server.identity.credentials import CredentialRejected

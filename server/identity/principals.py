@@ -6,11 +6,10 @@ A principal's *agents* hold tokens and act for them; they are not the manifest's
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity.passwords import hash_password

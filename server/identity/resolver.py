@@ -33,7 +33,6 @@ from server.store import chains
 from server.store import tokens as token_rows
 from server.store.database import Database, now, parse_time, revision
 
-
 TOUCH_EVERY = 60.0  # seconds between writes of one token's last use
 wall_clock = time.time  # epoch seconds: what a remembered chain's expiry is checked against
 

@@ -7,11 +7,10 @@ and `parley serve` can say exactly where to look. The default club travels insid
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections import Counter
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError

@@ -3,11 +3,10 @@ revocation and JWKS, plus the consent page where a principal picks the agent and
 
 from __future__ import annotations
 
-import anyio
-
 import json
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -17,9 +16,6 @@ from server.http.ratelimit import budget, retry_after_header
 from server.identity import mandates
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
-from server.store import agents as agent_rows
-from server.store import principals as principal_rows
-from server.store.agents import AgentRow
 from server.oauth.authlib_api import AuthorizationCodeGrant, OAuth2Error
 from server.oauth.authorization import (
     BodyJsonRequest,
@@ -28,6 +24,9 @@ from server.oauth.authorization import (
     ParleyAuthorizationServer,
     canonical_resource,
 )
+from server.store import agents as agent_rows
+from server.store import principals as principal_rows
+from server.store.agents import AgentRow
 from server.web.pages import Pages
 
 MAX_BODY = 64 * 1024

@@ -19,8 +19,9 @@ takes only a value the turn names from that list (a handle the caller can see), 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from decimal import Decimal
-from typing import Callable, Iterable, Literal, TypeGuard
+from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param, takes

@@ -5,8 +5,8 @@ checked once, here, from the caller's mapping: the planner reads typed fields, n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 ON_UNREAD = ("refuse", "model", "ask", "answer")
 

@@ -8,8 +8,9 @@ tool takes it is declined whole.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, cast
+from typing import cast
 
 from server.router import lexicon as lx
 from server.router.binding import Binder
@@ -19,8 +20,8 @@ from server.router.compute import arithmetic
 from server.router.context import Awaiting, Context
 from server.router.model import (
     Act,
-    Frame,
     FormModel,
+    Frame,
     Guidance,
     Handoff,
     Language,

@@ -14,9 +14,13 @@ from functools import lru_cache
 from server.router import lexicon as lx
 from server.router.tokens import (
     Token as Token,
-    fold as fold,
-    tokenize,
 )  # re-exported: reader.Token, reader.fold
+from server.router.tokens import (
+    fold as fold,
+)
+from server.router.tokens import (
+    tokenize,
+)
 
 LANGUAGES = ("en", "pt-BR")
 

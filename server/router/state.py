@@ -7,7 +7,8 @@ empty base class. Binder (binding.py) sets every attribute in its __init__ and d
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Literal, TypeAlias, TypeGuard, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypeGuard, TypeVar
 
 if TYPE_CHECKING:
     from server.router.catalogue import CatalogueTool, Param

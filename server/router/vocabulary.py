@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from importlib import resources
 from dataclasses import dataclass, field
 from functools import cached_property
+from importlib import resources
 from pathlib import Path
 from typing import cast
 

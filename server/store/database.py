@@ -11,7 +11,6 @@ import abc
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Protocol, TypeAlias
 
 from server.errors import ConfigError, Conflict, ParleyError

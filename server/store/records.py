@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from server.store.database import Database, Row
 
-
 NOTE_COLUMNS = "id, topic, text, visibility, updated_at, status, relay, written_by, reviewed_at"
 
 

@@ -6,10 +6,8 @@ from datetime import timedelta
 
 from pydantic import Field
 
-from server.identity import principals
-from server.identity import mandates
-from server.identity import tokens
 from server.access import default_scopes, visible_tools
+from server.identity import mandates, principals, tokens
 from server.store import records
 from server.store.database import now, write
 from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool

@@ -6,8 +6,7 @@ from datetime import timedelta
 
 from pydantic import Field
 
-from server.identity import principals
-from server.identity import mandates
+from server.identity import mandates, principals
 from server.identity.mandates import MandateError
 from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool
 

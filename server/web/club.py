@@ -4,7 +4,6 @@ for stewards, the club's defaults; the password) and, for stewards, Applicants (
 from __future__ import annotations
 
 import anyio
-
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response

@@ -27,13 +27,13 @@ from server.store import console as console_rows
 from server.store import records
 from server.store import week as week_rows
 from server.store.database import now, parse_time
+from server.web import mandate_review
 from server.web.agents import AgentPages
 from server.web.club import ClubPages
 from server.web.connect import connection
 from server.web.frame import Frame, path_id
-from server.web.notes import NotePages
-from server.web import mandate_review
 from server.web.members import MemberPages
+from server.web.notes import NotePages
 from server.web.week import picture
 
 REASONS = {

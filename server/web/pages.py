@@ -9,17 +9,16 @@ the keys folder, never in the database.
 
 from __future__ import annotations
 
-import anyio
-
 import os
 import secrets
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import anyio
 from markupsafe import Markup, escape
-from starlette.middleware import Middleware
 from starlette.datastructures import FormData
+from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
