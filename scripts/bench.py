@@ -280,7 +280,10 @@ def bench_router(rounds: int) -> None:
     turns = []
     for entry in entries:
         languages = entry["l"] if isinstance(entry["l"], list) else [entry["l"]] * len(entry["t"])
-        turns += [(turn, language, entry.get("x")) for turn, language in zip(entry["t"], languages)]
+        turns += [
+            (turn, language, entry.get("x"))
+            for turn, language in zip(entry["t"], languages, strict=True)
+        ]
     for turn, language, context in turns:  # warm-up
         plan(turn, catalogue, language, vocabularies[language], context)
     samples = []
@@ -293,7 +296,8 @@ def bench_router(rounds: int) -> None:
     elapsed = clock.perf_counter() - started_all
     fig = summary(samples)
     print(
-        f"\nRouter: {len(turns)} corpus turns x {rounds} rounds against a {len(catalogue.tools)}-tool catalogue, one core"
+        f"\nRouter: {len(turns)} corpus turns x {rounds} rounds"
+        f" against a {len(catalogue.tools)}-tool catalogue, one core"
     )
     print(
         f"plans/s {len(samples) / elapsed:,.0f}   p50 {fig['p50_ms'] * 1000:.1f} µs   p99 {fig['p99_ms'] * 1000:.1f} µs"

@@ -440,7 +440,9 @@ async def test_a_refresh_token_sent_to_both_processes_at_once_is_spent_once(clus
             }
             statuses: list[int] = []
 
-            async def spend(node: Node) -> None:
+            async def spend(
+                node: Node, statuses: list[int] = statuses, form: dict[str, str] = form
+            ) -> None:
                 statuses.append(
                     (await http.post(node.base + "/oauth/token", data=form)).status_code
                 )

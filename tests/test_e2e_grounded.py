@@ -105,7 +105,7 @@ async def test_what_an_asker_reads_on_every_path_is_parleys_words_or_approved_no
 
 async def test_a_planted_injection_waits_is_flagged_and_rejected(tmp_path, store_env):
     model = Model(
-        lambda system, question: '{"notes": ["%s"]}' % note_ids(system)[-1]
+        lambda system, question: f'{{"notes": ["{note_ids(system)[-1]}"]}}'
     )  # quotes the last note
     with (
         model_endpoint(model) as url,

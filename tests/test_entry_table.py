@@ -150,12 +150,12 @@ def test_tools_check_warns_with_lines(tmp_path):
         )
 
     assert (
-        f"warning: line {line_of('authenticated: false, claims')}: entry row 3 can never match: a guest carries no claims"
-        in findings
+        f"warning: line {line_of('authenticated: false, claims')}: entry row 3 can never match:"
+        " a guest carries no claims" in findings
     )
     assert (
-        f"warning: line {line_of('  applicant:', after='agents:')}: agent 'applicant' can never be selected: no reachable entry row names it"
-        in findings
+        f"warning: line {line_of('  applicant:', after='agents:')}: agent 'applicant' can never be"
+        " selected: no reachable entry row names it" in findings
     )
     assert (
         f"warning: line {line_of('  orphan:')}: knowledge base 'orphan' is declared but no agent uses it"

@@ -620,7 +620,9 @@ def test_jsonrpc_garbage_over_raw_http(fuzz_club, oauth_token, tap, kind):
                 ):
                     verdicts.rpc(
                         f"[{kind}] {label} {where}",
-                        lambda: http.post(fuzz_club.url, content=body_of(body), headers=headers),
+                        lambda body=body, headers=headers: http.post(
+                            fuzz_club.url, content=body_of(body), headers=headers
+                        ),
                         notification=notification,
                         garbage=label not in WELL_FORMED,
                     )
@@ -629,7 +631,7 @@ def test_jsonrpc_garbage_over_raw_http(fuzz_club, oauth_token, tap, kind):
                 mark = tap.mark()
                 response = verdicts.rpc(
                     label,
-                    lambda: http.post(
+                    lambda name=name: http.post(
                         fuzz_club.url, json=call_tool(name), headers=rpc_headers(token, session)
                     ),
                 )

@@ -184,7 +184,8 @@ def test_a_mandate_copied_from_another_principal_does_not_verify_for_this_one(wo
         [ana.id],
     ).fetchone()
     db.execute(
-        "INSERT INTO mandates (principal_id, version, body, signature, key_id, created_at) VALUES (?, 99, ?, ?, ?, 'x')",
+        "INSERT INTO mandates (principal_id, version, body, signature, key_id, created_at)"
+        " VALUES (?, 99, ?, ?, ?, 'x')",
         [bruno.id, body, sig, kid],
     )
     caller = resolver.from_header(bearer(minted.member.token))

@@ -70,7 +70,10 @@ def inspect(node: Path, url: str, method: str, era: str, home: Path, token: str 
     result = subprocess.run(
         command, check=False, capture_output=True, text=True, timeout=90, cwd=TS, env=env
     )
-    shown = f"{method} ({era}): exit {result.returncode}\nstdout: {result.stdout[:2000]}\nstderr: {result.stderr[:2000]}"
+    shown = (
+        f"{method} ({era}): exit {result.returncode}\n"
+        f"stdout: {result.stdout[:2000]}\nstderr: {result.stderr[:2000]}"
+    )
     assert result.returncode == 0, shown
     assert result.stderr.strip() == "", shown
     output = json.loads(result.stdout)

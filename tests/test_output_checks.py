@@ -51,7 +51,7 @@ def test_corpus_error_rates():
 @pytest.mark.parametrize("language", ["en", "pt-BR"])
 def test_parleys_framing_of_a_quoted_note_is_harmless(language):
     for template in ("quoted", "unquoted"):
-        for lang, texts in CORPUS["pass"].items():
+        for texts in CORPUS["pass"].values():
             for text in texts[:10]:
                 body = TEXT[language]["note"].format(text=text, id="12", date="2026-11-02")
                 findings = TEXT[language][template].format(who="ana", body=body)

@@ -64,7 +64,8 @@ async def test_a_rule_that_fails_to_evaluate_blocks_the_call_and_records_only_it
     db = desk.db()
     columns = [c[1] for c in db.execute("PRAGMA table_info(audit)").fetchall()]
     rows = [
-        dict(zip(columns, row)) for row in db.execute("SELECT * FROM audit ORDER BY id").fetchall()
+        dict(zip(columns, row, strict=True))
+        for row in db.execute("SELECT * FROM audit ORDER BY id").fetchall()
     ]
     refunds = (
         db.execute("SELECT COUNT(*) FROM refunds").fetchone()[0]

@@ -2,9 +2,9 @@
 
 A lowlevel `mcp.server.lowlevel.Server` behind a `StreamableHTTPSessionManager` mounted in
 Starlette: stateful sessions, SSE responses as the SDK's default (or `--json` for plain JSON
-answers, as Parley's endpoint now answers), DNS-rebinding protection for loopback. It lists the tool definitions Parley listed
-to a member (read from a JSON file the bench saved) and answers `whoami` with a small fixed
-payload. Imports nothing from Parley: run it with any python that has the `mcp` SDK 2.x.
+answers, as Parley's endpoint now answers), DNS-rebinding protection for loopback. It lists the
+tool definitions Parley listed to a member (read from a JSON file the bench saved) and answers
+`whoami` with a small fixed payload. Imports nothing from Parley: run it with any python that has the `mcp` SDK 2.x.
 
 Usage: python bare_server.py --port P --tools tools.json [--json] [--loop asyncio] [--http h11]
 """

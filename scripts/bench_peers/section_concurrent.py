@@ -165,9 +165,11 @@ def concurrent(args, wrk: str, loop: str, http_impl: str, loop_why: str, work: P
             mine = [r for r in runs if r.contender == contender.name and r.connections == conns]
             clean = [r for r in mine if r.clean]
             medians[(contender.name, conns)] = median_or_none([r.rps for r in clean])
+            rps = fmt(median_or_none([r.rps for r in clean]), 1)
+            p50 = fmt(median_or_none([r.p50_ms for r in clean]), 2)
+            p99 = fmt(median_or_none([r.p99_ms for r in clean]), 2)
             print(
-                f"{conns:>11}  {contender.name:<12} {fmt(median_or_none([r.rps for r in clean]), 1):>9} "
-                f"{fmt(median_or_none([r.p50_ms for r in clean]), 2):>9} {fmt(median_or_none([r.p99_ms for r in clean]), 2):>9}"
+                f"{conns:>11}  {contender.name:<12} {rps:>9} {p50:>9} {p99:>9}"
                 f"  {len(clean)}/{len(mine)}"
             )
     present = {c.name for c in ready}

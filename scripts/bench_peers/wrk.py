@@ -123,7 +123,7 @@ def wrk_run(
     finally:
         for session in sessions if owned else []:
             close_session(contender.port, session, first)
-    line = next((l for l in done.stdout.splitlines() if l.startswith("BENCHJSON ")), None)
+    line = next((out for out in done.stdout.splitlines() if out.startswith("BENCHJSON ")), None)
     if line is None:
         raise RuntimeError(
             f"wrk printed no result ({done.returncode}): {done.stdout[-500:]} {done.stderr[-500:]}"

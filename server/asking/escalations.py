@@ -3,8 +3,9 @@
 This side holds the store: it verifies the member's mandate, hands the answering agent only the
 approved notes that mandate reveals to this asker, composes the answer from the notes the agent
 chose (`answering.grounding`: the notes' own words, nothing the agent wrote), records the thread,
-and files an escalation in the member's queue, with the notes the member should look at. The member answers, declines, or widens the mandate to cover
-the topic; the outcome lands in the asker's inbox thread and live sessions hear of it.
+and files an escalation in the member's queue, with the notes the member should look at. The
+member answers, declines, or widens the mandate to cover the topic; the outcome lands in the
+asker's inbox thread and live sessions hear of it.
 """
 
 from __future__ import annotations

@@ -176,7 +176,7 @@ def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> RefreshTok
         )  # read to the end before COMMIT: RETURNING rows belong to the statement
         columns = [d[0] for d in cursor.description]
     # RETURNING * of the table
-    return cast(RefreshTokenRow, dict(zip(columns, rows[0]))) if rows else None
+    return cast(RefreshTokenRow, dict(zip(columns, rows[0], strict=True))) if rows else None
 
 
 def add_refresh_token(db: Database, row: dict[str, object]) -> None:

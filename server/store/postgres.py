@@ -209,7 +209,7 @@ class PostgresDatabase(Database):
     def query(self, sql: str, params: Params = None) -> Iterator[Row]:
         rows = self.execute(sql, params)
         names = [column[0] for column in rows.description or ()]
-        return iter([dict(zip(names, row)) for row in rows.fetchall()])
+        return iter([dict(zip(names, row, strict=True)) for row in rows.fetchall()])
 
     def insert(self, table: str, row: Mapping[str, object]) -> int:
         if not re.fullmatch(r"\w+", table) or not all(

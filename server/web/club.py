@@ -1,5 +1,6 @@
-"""Console: Settings (the router's language and what it does with a twice-unread turn, per member and,
-for stewards, the club's defaults; the password) and, for stewards, Applicants (admit, or decline with a reason the applicant reads)."""
+"""Console: Settings (the router's language and what it does with a twice-unread turn, per member
+and, for stewards, the club's defaults; the password) and, for stewards, Applicants (admit, or
+decline with a reason the applicant reads)."""
 
 from __future__ import annotations
 
@@ -113,7 +114,8 @@ class ClubPages(Frame):
                 me,
                 title="Go back to the club's defaults?",
                 lines=[
-                    f"Your own choice is forgotten. From their next conversation your agents read messages in {language}.",
+                    "Your own choice is forgotten. From their next conversation your agents read"
+                    f" messages in {language}.",
                     f"A message nothing could read, even after asking to rephrase: {ON_UNREAD[club['on_unread']]}",
                     "When a steward changes the club's defaults, yours follow.",
                 ],

@@ -92,10 +92,12 @@ def layout(
     agents: list[str], tools: list[ToolFacts], sources: list[str], selected: str | None
 ) -> Graph:
     height = TOP + max(len(agents), len(tools), len(sources), 1) * ROW + 8
-    agent_nodes = [Node("agent", name, y) for name, y in zip(agents, _column(len(agents), height))]
+    agent_nodes = [
+        Node("agent", name, y) for name, y in zip(agents, _column(len(agents), height), strict=True)
+    ]
     server = Node("server", "parley", _column(1, height)[0])
     tool_nodes = []
-    for facts, y in zip(tools, _column(len(tools), height)):
+    for facts, y in zip(tools, _column(len(tools), height), strict=True):
         marks = [f"{{}} {facts.in_force}"] if facts.in_force else []
         marks += [f"+{facts.drafts} draft"] if facts.drafts else []
         marks += [f"−{facts.removals} at publish"] if facts.removals else []
@@ -112,7 +114,8 @@ def layout(
             )
         )
     source_nodes = {
-        name: Node("source", name, y) for name, y in zip(sources, _column(len(sources), height))
+        name: Node("source", name, y)
+        for name, y in zip(sources, _column(len(sources), height), strict=True)
     }
     edges = [
         Edge(node.x + node.width, node.middle, server.x, server.middle) for node in agent_nodes
@@ -122,7 +125,7 @@ def layout(
         for node in tool_nodes
         if not node.idle
     ]
-    for facts, node in zip(tools, tool_nodes):
+    for facts, node in zip(tools, tool_nodes, strict=True):
         for source in facts.sources:
             target = source_nodes[source]
             edges.append(

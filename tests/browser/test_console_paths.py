@@ -194,7 +194,7 @@ def _luminance(rgb: tuple[float, float, float]) -> float:
 def seen(colour: list[float], back: list[float]) -> tuple[float, float, float]:
     """A colour as it shows over its background: a translucent ring is blended first (the 1.47:1 ring was one)."""
     alpha = colour[3] if len(colour) == 4 else 1.0
-    r, g, b = (alpha * c + (1 - alpha) * k for c, k in zip(colour[:3], back[:3]))
+    r, g, b = (alpha * c + (1 - alpha) * k for c, k in zip(colour[:3], back[:3], strict=True))
     return r, g, b
 
 
@@ -213,7 +213,8 @@ RING = """() => {
     if (colour.length === 4 ? colour[3] > 0 : colour.length === 3) { back = colour; break; }
     behind = behind.parentElement;
   }
-  return {what: node.tagName + (node.type ? "[" + node.type + "]" : "") + " " + (node.name || node.textContent || "").trim().slice(0, 30),
+  const label = (node.name || node.textContent || "").trim().slice(0, 30);
+  return {what: node.tagName + (node.type ? "[" + node.type + "]" : "") + " " + label,
           style: style.outlineStyle, width: parseFloat(style.outlineWidth), ring: rgb(style.outlineColor),
           back: back, body: node === document.body};
 }"""
