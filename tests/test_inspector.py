@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_e2e_lanes import GUEST, MEMBER
+from tests.access.test_e2e_lanes import GUEST, MEMBER
 
 TS = Path(__file__).resolve().parent / "ts"
 # `npx @modelcontextprotocol/inspector --cli …` runs this file (the package's `inspector` bin).

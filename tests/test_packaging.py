@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from tests.access.test_e2e_lanes import GUEST
 from tests.conftest import bound_socket, connect, tool_names
-from tests.test_e2e_lanes import GUEST
 
 ROOT = Path(__file__).resolve().parent.parent
 

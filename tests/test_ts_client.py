@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.test_e2e_lanes import APPLICANT, MEMBER
+from tests.access.test_e2e_lanes import APPLICANT, MEMBER
 
 SCRIPT = Path(__file__).resolve().parent / "ts" / "oauth_client.mjs"
 

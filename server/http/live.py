@@ -51,7 +51,7 @@ def connection_of(ctx: ServerRequestContext) -> Connection | None:
 
     SDK 2.3 builds a fresh `ServerSession` per request and exposes the connection (whose
     standalone stream carries server-initiated notifications) only as a private attribute;
-    tests/test_e2e_live_changes.py fails if an SDK upgrade moves it.
+    tests/http/test_e2e_live_changes.py fails if an SDK upgrade moves it.
     """
     connection = getattr(ctx.session, "_connection", None)
     return connection if isinstance(connection, Connection) else None

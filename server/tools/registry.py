@@ -162,7 +162,7 @@ def tool(
         input_model = hints.get(params[1]) if len(params) == 2 else None
         output_model = hints.get("return")
         description = inspect.cleandoc(func.__doc__ or "")
-        # What every tool needs, refused at import with what to fix (tests/test_tools_complete.py
+        # What every tool needs, refused at import with what to fix (tests/tools/test_tools_complete.py
         # checks the same of the registry, and what the registry cannot see: manifest and tests).
         if not (isinstance(input_model, type) and issubclass(input_model, Args)):
             raise TypeError(

@@ -15,8 +15,8 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from tests.browser.conftest import CHROMIUM, FLAGS, SHOTS, looked_at, sign_in
+from tests.chokepoint.test_e2e_rules import desk  # noqa: F401 - the refund desk with its HR and orders APIs
 from tests.conftest import connect
-from tests.test_e2e_rules import desk  # noqa: F401 - the refund desk with its HR and orders APIs
 
 OPERATORS = {
     "text": ["is", "is not", "is one of", "starts with"],
