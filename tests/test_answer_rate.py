@@ -74,6 +74,23 @@ def test_the_corpus_is_what_the_issue_asks_for() -> None:
         assert len(in_split(items, "holdout")) == len(items) // 3
 
 
+def test_the_fresh_held_out_set_is_new_and_answered_by_one_note_each() -> None:
+    """Written after the corpus's held-out third had been looked at: new questions of the same members,
+    half English half Portuguese, each answered by one existing note, and some that none answers."""
+    answerable = [q for q in CORPUS.fresh if q.note is not None]
+    assert len(answerable) >= 60
+    assert Counter(q.language for q in answerable) == {"en": 44, "pt-BR": 44}
+    assert sum(q.note is None for q in CORPUS.fresh) >= 10
+    known = {
+        member: {note_id for note_id, _, _ in member_notes}
+        for member, member_notes in CORPUS.notes.items()
+    }
+    assert all(q.note in known[q.member] for q in answerable)
+    seen = {q.text.casefold() for q in CORPUS.questions}
+    assert not [q.text for q in CORPUS.fresh if q.text.casefold() in seen]
+    assert len({q.text for q in CORPUS.fresh}) == len(CORPUS.fresh)
+
+
 @pytest.mark.parametrize("split", SPLITS)
 def test_the_matcher_quotes_one_note(figures: dict[str, Figures], split: str) -> None:
     measured = figures[split]
