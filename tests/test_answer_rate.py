@@ -190,5 +190,6 @@ def test_the_same_question_selects_the_same_notes() -> None:
     first = selections()
     matching._index.cache_clear()
     meaning._note_vectors.cache_clear()
+    meaning._text_vector.cache_clear()
     assert selections() == first
     assert sum(bool(found.chosen) for found in first) > len(first) // 2

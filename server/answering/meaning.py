@@ -13,7 +13,7 @@ clearly apart from the member's other notes (see `matching.match`).
 
 The model is loaded on first use (about a second, about 130 MB), not at import: a process that never
 matches a question never pays for it; the confined worker loads it before it confines itself
-(`warm`). Vectors of a set of notes are cached per their content. BLAS runs on one thread (the
+(`warm`). Vectors are cached per text (a note's, a question's), each encoded alone. BLAS runs on one thread (the
 server's cores belong to requests), and one encoding runs at a time.
 """
 
@@ -68,9 +68,20 @@ def note_text(topic: str, text: str) -> str:
     return f"{topic}: {text}"
 
 
+@lru_cache(maxsize=4096)
+def _text_vector(text: str) -> Vectors:
+    """One text's vector, encoded alone: a batch's float sums depend on its other texts (by ~1e-7),
+    so a text encoded alone has the same vector whatever was asked before it. A note's vector is
+    cached per its text (a note edited or added is the only one encoded again); a question's too, so
+    a question asked again costs no encoding."""
+    vector: Vectors = _encode([text])[0]
+    vector.flags.writeable = False
+    return vector
+
+
 @lru_cache(maxsize=64)
 def _note_vectors(notes: tuple[tuple[str, str, str], ...]) -> Vectors:
-    return _encode([note_text(topic, text) for _, topic, text in notes])
+    return np.stack([_text_vector(note_text(topic, text)) for _, topic, text in notes])
 
 
 def similarities(question: str, notes: Sequence[tuple[str, str, str]]) -> list[float]:
@@ -78,7 +89,7 @@ def similarities(question: str, notes: Sequence[tuple[str, str, str]]) -> list[f
     if not notes:
         return []
     vectors = _note_vectors(tuple(notes))
-    asked = _encode([question])[0]
+    asked = _text_vector(question)
     return [float(value) for value in vectors @ asked]
 
 

@@ -326,8 +326,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
       words are never clearly ahead of a runner-up and nearly every question asks the encoder: the
       worst case for the encoder's share, not a member's briefing;
     - each member's own notes (14 to 16), every question asked of its member, as the corpus asks them.
-    For each: the share of questions that asked the sentence encoder, the whole match, and the match
-    with the encoder left out (the words, the subjects and the question's kind alone)."""
+    For each: the share of questions that asked the sentence encoder, the whole match (every question
+    encoded anew: its cached vector is forgotten before each match), the match with the question's
+    vector already cached (what selection costs once the question is encoded), and the match with the
+    encoder left out (the words, the subjects and the question's kind alone)."""
     import time
 
     from server.answering import matching, meaning
@@ -353,13 +355,17 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
             f"p99 {timings[int(len(timings) * 0.99)] * 1e3:.3f} ms"
         )
 
-    def timed(notes_of: Callable[[Question], list[tuple[str, str, str]]]) -> tuple[str, float]:
+    def timed(
+        notes_of: Callable[[Question], list[tuple[str, str, str]]], encoded: bool = False
+    ) -> tuple[str, float]:
         for q in corpus.questions:  # builds every index and note vector once
             matching.match(q.text, q.language, notes_of(q))
         cpu, wall = [], []
         asked_encoder[0] = 0
         for _ in range(rounds):
             for q in corpus.questions:
+                if not encoded:  # the question's vector forgotten (the notes' stay cached)
+                    meaning._text_vector.cache_clear()
                 start, start_cpu = time.perf_counter(), time.thread_time()
                 matching.match(q.text, q.language, notes_of(q))
                 cpu.append(time.thread_time() - start_cpu)
@@ -379,6 +385,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
                 f"match over {title}, {rounds * len(corpus.questions)} questions, "
                 f"{share:.2f} asking the encoder: {whole}"
             )
+            lines.append(
+                f"match over {title}, the question already encoded: "
+                f"{timed(notes_of, encoded=True)[0]}"
+            )
         by_meaning = matching._by_meaning
         matching._by_meaning = lambda *args: None  # words alone
         try:
@@ -390,6 +400,7 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
         meaning.similarities = similarities
     encoder = []
     for q in corpus.questions:  # the encoder alone, as the matcher asks it
+        meaning._text_vector.cache_clear()
         start_cpu = time.thread_time()
         similarities(q.text, repeated)
         encoder.append(time.thread_time() - start_cpu)
