@@ -43,6 +43,7 @@ are indexed once, whatever the number of questions.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import threading
@@ -297,7 +298,10 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
     if not notes:
         return Match((), ())
     score, coverage = assess(question, notes)
-    order = sorted(range(len(notes)), key=lambda i: (-score[i], notes[i][0]))
+    # the first few only (what is decided on, and the candidates), in O(n): ties go to the lower id
+    order = heapq.nsmallest(
+        max(CANDIDATES, 2), range(len(notes)), key=lambda i: (-score[i], notes[i][0])
+    )
     candidates = tuple(notes[i][0] for i in order[:CANDIDATES] if score[i] > 0)
     best = order[0]
     runner_up = score[order[1]] if len(order) > 1 else 0.0
@@ -360,10 +364,9 @@ def _by_meaning(
     if len(notes) < AGREED_AMONG:
         return None
     similarity = meaning.similarities(question, notes)
-    ranked = sorted(range(len(notes)), key=lambda i: (-similarity[i], i))
-    nearest, runner_up = ranked[0], ranked[1]
-    mean = sum(similarity) / len(similarity)
-    spread = math.sqrt(sum((value - mean) ** 2 for value in similarity) / len(similarity))
+    nearest, runner_up = heapq.nsmallest(2, range(len(notes)), key=lambda i: (-similarity[i], i))
+    mean = math.fsum(similarity) / len(similarity)
+    spread = math.sqrt(math.fsum((value - mean) ** 2 for value in similarity) / len(similarity))
     if similarity[nearest] >= AGREED_SIMILARITY:
         if nearest == best and coverage >= AGREED_COVERAGE:
             return best

@@ -92,7 +92,8 @@ def similarities(question: str, notes: Sequence[tuple[str, str, str]]) -> list[f
     asked = _text_vector(question)
     # row by row, not a matrix product: BLAS blocks a product by the matrix's size, so a note's
     # cosine would shift (~1e-9) with the number of notes beside it
-    return [float(value) for value in (vectors * asked).sum(axis=1)]
+    found: list[float] = (vectors * asked).sum(axis=1).tolist()
+    return found
 
 
 def warm() -> None:
