@@ -1,7 +1,7 @@
 """The answer rate of an answering agent on the paraphrase corpus (issue #33): does it quote the note
 that answers a question asked in other words, and keep quiet when no note does?
 
-Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|all] [--mistakes]
+Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|fresh|all] [--mistakes]
        scripts/answer-rate --speed      (the matcher's p50 and p99: 200 notes, and each member's own)
 
 An answerer is either
@@ -13,7 +13,8 @@ An answerer is either
   the answerer is built from.
 The mandate's topics do not block here: every note of the member is revealable to the asker, so the
 figures measure understanding, not the mandate. The held-out third (every third entry of each list,
-see the corpus header) is scored only with `--split holdout` or `all`.
+see the corpus header) is scored only with `--split holdout` or `all`; the fresh held-out set
+(paraphrase_fresh.yaml, written after that third had been looked at) only with `--split fresh` or `all`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from typing import Any
 import yaml
 
 CORPUS = Path(__file__).with_name("paraphrase_corpus.yaml")
-SPLITS = ("tuning", "holdout", "all")
+FRESH = Path(__file__).with_name("paraphrase_fresh.yaml")
+SPLITS = ("tuning", "holdout", "fresh", "all")
 
 
 @dataclass(frozen=True)
@@ -49,35 +51,54 @@ class Corpus:
     questions: list[Question]
     commitments: list[Question]
     false_friends: list[Question]
+    fresh: list[Question]  # the fresh held-out set: questions only, of the same members
 
 
 def _held_out(index: int) -> bool:
     return index % 3 == 2
 
 
-def load(path: Path = CORPUS) -> Corpus:
+def load(path: Path = CORPUS, fresh: Path = FRESH) -> Corpus:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    fresh_data = yaml.safe_load(fresh.read_text(encoding="utf-8"))
     notes = {
         member: [(n["id"], n["topic"], n["text"]) for n in body["notes"]]
         for member, body in data["members"].items()
     }
     names = {member: body["name"] for member, body in data["members"].items()}
 
-    def questions(key: str) -> list[Question]:
+    def questions(key: str, source: dict[str, Any] = data) -> list[Question]:
         return [
             Question(q.get("member", ""), q.get("note"), q["lang"], q["q"], _held_out(i))
-            for i, q in enumerate(data[key])
+            for i, q in enumerate(source[key])
         ]
 
     return Corpus(
-        notes, names, questions("questions"), questions("commitments"), questions("false_friends")
+        notes,
+        names,
+        questions("questions"),
+        questions("commitments"),
+        questions("false_friends"),
+        questions("questions", fresh_data),
     )
 
 
 def in_split(items: Sequence[Question], split: str) -> list[Question]:
+    """The corpus's entries of a split; `fresh` has none of them (see `questions_of`)."""
     if split == "all":
         return list(items)
+    if split == "fresh":
+        return []
     return [q for q in items if q.held_out == (split == "holdout")]
+
+
+def questions_of(corpus: Corpus, split: str) -> list[Question]:
+    """The questions of a split: the corpus's two parts, the fresh set, or all three."""
+    if split == "fresh":
+        return list(corpus.fresh)
+    if split == "all":
+        return list(corpus.questions) + list(corpus.fresh)
+    return in_split(corpus.questions, split)
 
 
 # --- answerers: each turns (question, language, member's notes) into (quoted note ids, escalation) ---
@@ -218,7 +239,7 @@ def measure(
     """The figures of an answerer and of a question screen (the new one unless told) on one split."""
     screen = screen or new_screen()
     figures = Figures()
-    for q in in_split(corpus.questions, split):
+    for q in questions_of(corpus, split):
         quoted, reason = answerer(
             q.text, q.language, corpus.names[q.member], corpus.notes[q.member]
         )
@@ -285,11 +306,13 @@ def report(figures: Figures, title: str) -> str:
         f"  answerable {figures.answerable}: right {figures.right_rate:.3f} ({figures.right}), "
         f"wrong {figures.wrong_rate:.3f} ({figures.wrong}), unanswered {figures.unanswered}",
         f"  right by language: en {figures.language_rate('en'):.3f}, pt-BR {figures.language_rate('pt-BR'):.3f}",
-        f"  unanswerable {figures.unanswerable}: answered {figures.unanswerable_rate:.3f} ({figures.unanswerable_answered})",
+        f"  unanswerable {figures.unanswerable}: "
+        f"answered {figures.unanswerable_rate:.3f} ({figures.unanswerable_answered})",
         f"  notes quoted per answer: median {figures.median_quoted:g}, "
         f"max {max(figures.quoted_counts, default=0)}, "
         f"answers quoting more than one {sum(n > 1 for n in figures.quoted_counts)}",
-        f"  answerable escalated as commitments: {figures.commitment_escalation_rate:.3f} ({figures.escalated_as_commitment})",
+        f"  answerable escalated as commitments: "
+        f"{figures.commitment_escalation_rate:.3f} ({figures.escalated_as_commitment})",
         f"  commitment requests escalated: {figures.commitments_escalated}/{figures.commitments}; "
         f"false friends fired: {len(figures.false_friends_fired)}/{figures.false_friends}",
     ]
@@ -303,8 +326,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
       words are never clearly ahead of a runner-up and nearly every question asks the encoder: the
       worst case for the encoder's share, not a member's briefing;
     - each member's own notes (14 to 16), every question asked of its member, as the corpus asks them.
-    For each: the share of questions that asked the sentence encoder, the whole match, and the match
-    with the encoder left out (the words, the subjects and the question's kind alone)."""
+    For each: the share of questions that asked the sentence encoder, the whole match (every question
+    encoded anew: its cached vector is forgotten before each match), the match with the question's
+    vector already cached (what selection costs once the question is encoded), and the match with the
+    encoder left out (the words, the subjects and the question's kind alone)."""
     import time
 
     from server.answering import matching, meaning
@@ -330,13 +355,17 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
             f"p99 {timings[int(len(timings) * 0.99)] * 1e3:.3f} ms"
         )
 
-    def timed(notes_of: Callable[[Question], list[tuple[str, str, str]]]) -> tuple[str, float]:
+    def timed(
+        notes_of: Callable[[Question], list[tuple[str, str, str]]], encoded: bool = False
+    ) -> tuple[str, float]:
         for q in corpus.questions:  # builds every index and note vector once
             matching.match(q.text, q.language, notes_of(q))
         cpu, wall = [], []
         asked_encoder[0] = 0
         for _ in range(rounds):
             for q in corpus.questions:
+                if not encoded:  # the question's vector forgotten (the notes' stay cached)
+                    meaning._text_vector.cache_clear()
                 start, start_cpu = time.perf_counter(), time.thread_time()
                 matching.match(q.text, q.language, notes_of(q))
                 cpu.append(time.thread_time() - start_cpu)
@@ -356,6 +385,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
                 f"match over {title}, {rounds * len(corpus.questions)} questions, "
                 f"{share:.2f} asking the encoder: {whole}"
             )
+            lines.append(
+                f"match over {title}, the question already encoded: "
+                f"{timed(notes_of, encoded=True)[0]}"
+            )
         by_meaning = matching._by_meaning
         matching._by_meaning = lambda *args: None  # words alone
         try:
@@ -367,11 +400,19 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
         meaning.similarities = similarities
     encoder = []
     for q in corpus.questions:  # the encoder alone, as the matcher asks it
+        meaning._text_vector.cache_clear()
         start_cpu = time.thread_time()
         similarities(q.text, repeated)
         encoder.append(time.thread_time() - start_cpu)
     lines.append(f"the sentence encoder alone, when asked: CPU {quantiles(encoder)}")
     return "\n".join(lines)
+
+
+_PART = {
+    "tuning": "tuning two-thirds",
+    "holdout": "held-out third",
+    "fresh": "fresh held-out set",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -396,13 +437,13 @@ def main(argv: list[str] | None = None) -> int:
         print(speed(corpus))
         return 0
     answerer = resolve(args.answerer)
-    splits = ("tuning", "holdout") if args.split == "all" else (args.split,)
+    splits = ("tuning", "holdout", "fresh") if args.split == "all" else (args.split,)
     for split in splits:
         figures = measure(answerer, corpus, split, screen_of(args.answerer))
         print(
             report(
                 figures,
-                f"{args.answerer} on the {split} {'third' if split == 'holdout' else 'two-thirds'}",
+                f"{args.answerer} on the {_PART[split]}",
             )
         )
         if args.mistakes:

@@ -1,6 +1,6 @@
 """The answer rate on the paraphrase corpus (issue #33): the matcher and the commitment screen, wired into
 the deterministic answerer, against what that answerer did before, on the tuning two-thirds and on the
-held-out third.
+held-out third, and on the fresh held-out set written after that third had been looked at.
 
 Run with -s to see the figures (the same as `scripts/answer-rate --answerer matcher --split all`)."""
 
@@ -22,7 +22,7 @@ from tests.answering.answer_rate import (
 )
 
 CORPUS = load()
-SPLITS = ("tuning", "holdout")
+SPLITS = ("tuning", "holdout", "fresh")
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +45,12 @@ def wired() -> dict[str, Figures]:
 
 
 # What the deterministic answerer did on this corpus before #33 (picking notes by topic names and shared
-# words, screening with the router's reader): `scripts/answer-rate --split all` at commit 46d28ee.
+# words, screening with the router's reader): `scripts/answer-rate --split all` at commit 46d28ee; on the
+# fresh set (written later), the matcher as it stood before it (`--answerer matcher` at 8fa5d9f).
 BEFORE = {
     "tuning": {"right": 23, "wrong": 8, "unanswerable_answered": 0, "commitments_escalated": 21},
     "holdout": {"right": 11, "wrong": 2, "unanswerable_answered": 1, "commitments_escalated": 13},
+    "fresh": {"right": 55, "wrong": 5, "unanswerable_answered": 2, "commitments_escalated": 0},
 }
 
 
@@ -74,6 +76,23 @@ def test_the_corpus_is_what_the_issue_asks_for() -> None:
         assert len(in_split(items, "holdout")) == len(items) // 3
 
 
+def test_the_fresh_held_out_set_is_new_and_answered_by_one_note_each() -> None:
+    """Written after the corpus's held-out third had been looked at: new questions of the same members,
+    half English half Portuguese, each answered by one existing note, and some that none answers."""
+    answerable = [q for q in CORPUS.fresh if q.note is not None]
+    assert len(answerable) >= 60
+    assert Counter(q.language for q in answerable) == {"en": 44, "pt-BR": 44}
+    assert sum(q.note is None for q in CORPUS.fresh) >= 10
+    known = {
+        member: {note_id for note_id, _, _ in member_notes}
+        for member, member_notes in CORPUS.notes.items()
+    }
+    assert all(q.note in known[q.member] for q in answerable)
+    seen = {q.text.casefold() for q in CORPUS.questions}
+    assert not [q.text for q in CORPUS.fresh if q.text.casefold() in seen]
+    assert len({q.text for q in CORPUS.fresh}) == len(CORPUS.fresh)
+
+
 @pytest.mark.parametrize("split", SPLITS)
 def test_the_matcher_quotes_one_note(figures: dict[str, Figures], split: str) -> None:
     measured = figures[split]
@@ -90,6 +109,12 @@ def test_the_matcher_quotes_one_note(figures: dict[str, Figures], split: str) ->
         pytest.param(
             "holdout",
             marks=pytest.mark.xfail(strict=True, reason="unanswerable answered 0.083 held out"),
+        ),
+        # 2 of 14: "has ravi ever worked with kubernetes?" -> his AWS and Terraform note; "O Ravi é
+        # casado?" -> where he lives ("casado" shares the Portuguese stem of "casa", a home)
+        pytest.param(
+            "fresh",
+            marks=pytest.mark.xfail(strict=True, reason="unanswerable answered 0.143 fresh"),
         ),
     ],
 )
@@ -108,6 +133,12 @@ def test_the_matcher_answers_no_unanswerable_question(
         pytest.param(
             "holdout",
             marks=pytest.mark.xfail(strict=True, reason="wrong note 0.045 on the held-out third"),
+        ),
+        # 5 of 88, among them "what city does lucia live in?" -> "I lived in Madrid" (the words
+        # share "live"; the note that says where she is based speaks of neither)
+        pytest.param(
+            "fresh",
+            marks=pytest.mark.xfail(strict=True, reason="wrong note 0.057 on the fresh set"),
         ),
     ],
 )
@@ -130,15 +161,16 @@ def test_the_deterministic_answerer_answers_more_than_before(
 ) -> None:
     assert wired[split].right > BEFORE[split]["right"]
     assert wired[split].unanswerable_answered <= BEFORE[split]["unanswerable_answered"]
-    assert wired[split].commitments_escalated > BEFORE[split]["commitments_escalated"]
+    if wired[split].commitments:  # the fresh set has questions only
+        assert wired[split].commitments_escalated > BEFORE[split]["commitments_escalated"]
 
 
 @pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.xfail(
     strict=True,
     reason="#33's target is not reached: the deterministic matcher "
-    "answers 0.81 of the tuning questions and 0.68 held out, Portuguese and "
-    "English 11 points apart on each (see the figures printed); the model "
+    "answers 0.86 of the tuning questions (English 0.82, Portuguese 0.90), 0.71 "
+    "held out and 0.66 on the fresh set (see the figures printed); the model "
     "answerer chooses by meaning",
 )
 def test_the_matcher_reaches_the_issues_answer_rate(
@@ -149,7 +181,20 @@ def test_the_matcher_reaches_the_issues_answer_rate(
     assert abs(measured.language_rate("en") - measured.language_rate("pt-BR")) <= 0.05
 
 
-@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize(
+    "split",
+    [
+        "tuning",
+        "holdout",
+        # 3 of 88 answerable questions escalated as commitments: "Which day does Ravi block off from
+        # calls?", "Will Lúcia sign a non-disclosure agreement?", "em quanto tempo a lucia traduz 10
+        # mil palavras?" (the screen reads a schedule, a signature and an amount there)
+        pytest.param(
+            "fresh",
+            marks=pytest.mark.xfail(strict=True, reason="0.034 escalated as commitments, fresh"),
+        ),
+    ],
+)
 def test_the_screen_escalates_every_commitment_and_no_false_friend(
     figures: dict[str, Figures], split: str
 ) -> None:
@@ -167,11 +212,13 @@ def test_the_same_question_selects_the_same_notes() -> None:
 
     def selections() -> list[matching.Match]:
         return [
-            matching.match(q.text, q.language, CORPUS.notes[q.member]) for q in CORPUS.questions
+            matching.match(q.text, q.language, CORPUS.notes[q.member])
+            for q in CORPUS.questions + CORPUS.fresh
         ]
 
     first = selections()
     matching._index.cache_clear()
     meaning._note_vectors.cache_clear()
+    meaning._text_vector.cache_clear()
     assert selections() == first
     assert sum(bool(found.chosen) for found in first) > len(first) // 2

@@ -251,3 +251,34 @@ def test_the_sentence_encoders_nearest_note_is_quoted_when_it_stands_apart(monke
     assert match(asked, "en", LUCIA).chosen == ("l01",)
     monkeypatch.setattr(matching, "NEAREST_APART", 3.0)
     assert match(asked, "en", LUCIA).chosen == ()
+
+
+def test_a_clear_lead_on_the_questions_rarer_words_is_answered(monkeypatch) -> None:
+    """Both questions have one word of two that the note speaks to; in the first it is the rarer one
+    ("zone", not "time"), in the near miss it is the commoner ("testing", not "penetration"). Weighing
+    words by rarity answers the first and leaves the second to the principal; without that gate the
+    first escalates too."""
+    from server.answering import matching, meaning
+
+    assert meaning.rarity("zone") > meaning.rarity("time")
+    assert meaning.rarity("penetration") > meaning.rarity("testing")
+    answered, near_miss = "What time zone is Ravi in?", "does ravi do penetration testing?"
+    assert match(answered, "en", RAVI).chosen == ("r06",)
+    assert match(near_miss, "en", RAVI).chosen == ()
+    monkeypatch.setattr(matching, "RARE_COVERAGE", 1.01)  # no question reaches it
+    assert match(answered, "en", RAVI).chosen == ()
+
+
+def test_a_notes_vector_does_not_depend_on_the_notes_asked_with_it() -> None:
+    """The same note, asked about among different sets of notes and after other questions, has the
+    same cosine to the bit: each text is encoded alone, so what came before changes nothing."""
+    from server.answering import meaning
+
+    question = "Onde a Lúcia mora?"
+    meaning._text_vector.cache_clear()
+    meaning._note_vectors.cache_clear()
+    alone = [meaning.similarities(question, [note])[0] for note in LUCIA]
+    meaning._text_vector.cache_clear()
+    meaning._note_vectors.cache_clear()
+    among = meaning.similarities(question, RAVI + LUCIA + ANA)[len(RAVI) : len(RAVI) + len(LUCIA)]
+    assert alone == among
