@@ -160,7 +160,10 @@ PHRASES = re.compile(
             r"^(?:deal|done)\b(?! (?:with|for|by)\b)",
             r"\b(?:it'?s|it is|that'?s|that is) a deal\b",
             r"\b(?:you|we|you'?ve|we'?ve) (?:have |got |have got )?(?:a|yourself a) deal\b",
-            r"\b(?:done deal|deal done|consider it done|count (?:me|us|her|him) in|you can count on (?:her|him|me|us))\b",
+            (
+                r"\b(?:done deal|deal done|consider it done|count (?:me|us|her|him) in|you can count"
+                r" on (?:her|him|me|us))\b"
+            ),
             r"\bsee you\b(?: (?:on|this|next|at|then|there|soon))?",
             r"\b(?:will|'ll|shall) be there\b",
             r"\b(?:you'?re|you are) (?:booked|confirmed|all set|hired)\b",
@@ -173,10 +176,17 @@ PHRASES = re.compile(
             r"\b(?:that|this|it) (?:works|suits) for (?:her|him|me|us|you)\b",
             r"\bworks for (?:her|him|me|us)\b",
             r"\b(?:let'?s|lets) (?:do it|go with|go ahead|lock)\b",
-            r"\b(?:[\w]+'s|she is|he is|i'?m|i am|we'?re|we are|they'?re) (?:in|all set|good to go)$|\b(?:all set|good to go) for\b",
-            r"\b(?:slot|date|time|spot|job|gig|room|place|seat|table|booking|commission|project|it|that|this)(?:'s| is) yours\b",
+            (
+                r"\b(?:[\w]+'s|she is|he is|i'?m|i am|we'?re|we are|they'?re) (?:in|all set|good to"
+                r" go)$|\b(?:all set|good to go) for\b"
+            ),
+            (
+                r"\b(?:slot|date|time|spot|job|gig|room|place|seat|table|booking|commission|project"
+                r"|it|that|this)(?:'s| is) yours\b"
+            ),
             r"\b(?:é|e) (?:sua|seu|de vocês|de voces)$|\bes (?:tuy[oa]|suy[oa])$",
-            r"\b(?:says?|said|saying) yes\b|\b(?:diz|disse|dizendo|falou|respondeu) sim\b|\b(?:dice|dijo|diciendo) (?:que )?sí\b"
+            r"\b(?:says?|said|saying) yes\b|\b(?:diz|disse|dizendo|falou|respondeu) sim\b"
+            r"|\b(?:dice|dijo|diciendo) (?:que )?sí\b"
             r"|\b(?:dice|dijo) que si(?= a\b|$)",
             r"\b(?:go ahead|on board)\b",
             r"^(?:ok|okay|sure|great|perfect|perfeito|otimo|ótimo|certo|claro|vale|dale|beleza|perfecto|genial)[ ,!]+"
@@ -198,10 +208,16 @@ PHRASES = re.compile(
             r"\b(?:sim|claro),? (?:eu )?(?:aceito|topo|concordo|confirmo)\b",
             r"\bde acordo\b(?! (?:com|a|ao)\b)",
             r"\b(?:nos vemos|te vejo|a gente se vê|a gente se ve)\b",
-            r"\b(?:vai estar|estará|estara|estarei|vou estar|estaré|estare|va a estar|voy a estar) (?:lá|la|aí|ai|allí|alli|ahí|ahi|allá|alla)\b",
+            (
+                r"\b(?:vai estar|estará|estara|estarei|vou estar|estaré|estare|va a estar|voy a"
+                r" estar) (?:lá|la|aí|ai|allí|alli|ahí|ahi|allá|alla)\b"
+            ),
             r"\b(?:está|esta|estou|estamos|tá|ta|fica|ficou|estão|estao) de acordo\b",
             r"^(?:até|ate) " + _DAY + r"!?$",
-            r"\b(?:reserva|agendamento|marcação|marcacao|reunião|reuniao|horário|horario) (?:feita|feito|hecha|hecho|confirmad[oa]|garantid[oa])\b",
+            (
+                r"\b(?:reserva|agendamento|marcação|marcacao|reunião|reuniao|horário|horario)"
+                r" (?:feita|feito|hecha|hecho|confirmad[oa]|garantid[oa])\b"
+            ),
             # Spanish
             r"^(?:hecho|trato hecho|cerrado|vale|de acuerdo|perfecto|listo)$",
             r"\btrato (?:hecho|cerrado)\b",
@@ -295,7 +311,8 @@ _PAST_TIME = re.compile(
     r"\w+ (?:years|months|weeks|days) ago|in the past|back (?:in|then)|previously|once|"
     r"(?:ano|mês|mes|semestre|verão|verao) passad[oa]|semana passada|no passado|anteriormente|há \d+ anos|ha \d+ anos|"
     r"(?:año|mes|verano) pasad[oa]|semana pasada|en el pasado|hace \d+ (?:años|anos|meses)|hace (?:unos|varios) años)\b"
-    r"|\b(?:in|em|en|since|desde|during|durante|of|de) (?:\w+ )?(?:19\d\d|20\d\d)\b|(?<![\d,.])(?:19\d\d|20\d\d)(?![\d,.])"
+    r"|\b(?:in|em|en|since|desde|during|durante|of|de) (?:\w+ )?(?:19\d\d|20\d\d)\b"
+    r"|(?<![\d,.])(?:19\d\d|20\d\d)(?![\d,.])"
 )
 _THIS_YEAR = datetime.date.today().year
 _PAST_FORM = re.compile(
@@ -325,7 +342,8 @@ _IN_PERSON = re.compile(
 )
 _MODAL_NEED = re.compile(
     r"\b(?:must|has to|have to|needs? to|would need to|will need to|would have to|should|"
-    r"tem que|precisa|precisaria|deve|deveria|terá que|teria que|necesitaría|necesitaria|tiene que|debe|necesita|tendrá que|tendría que|"
+    r"tem que|precisa|precisaria|deve|deveria|terá que|teria que|necesitaría|necesitaria|tiene"
+    r" que|debe|necesita|tendrá que|tendría que|"
     r"hay que)\b"
 )
 _HABITUAL = re.compile(

@@ -35,7 +35,8 @@ MONEY = re.compile(
     rf"|\b{_CODE}\s?(?:{_NUM})"
     rf"|\b(?:{_NUMBER_WORD}[\s-]+(?:e |y |and )?)+(?:de )?{_MONEY_WORD}\b"
     rf"|(?<![\w.,])(?:{_NUM}){_SCALE}\s?(?:/|per|an?|por|ao|al|a la|la|cada|the)\s?{_RATE_UNIT}\b"
-    rf"|\b(?:for|por|pelo|pela|a cambio de)\s(?:about |around |roughly |cerca de |uns |unos |unas )?(?!(?:19|20)\d\d\b)(?:{_NUM})(?![\d.,]*\s?(?:%|[a-z]))"
+    rf"|\b(?:for|por|pelo|pela|a cambio de)\s(?:about |around |roughly |cerca de |uns |unos "
+    rf"|unas )?(?!(?:19|20)\d\d\b)(?:{_NUM})(?![\d.,]*\s?(?:%|[a-z]))"
     r"|\b(?:for free|free of charge|at no (?:cost|charge)|no charge|de graça|de graca|gratuitamente|sem custo|"
     r"sin costo|sin cargo|a custo zero|pro bono|gratis)\b"
 )
