@@ -75,6 +75,10 @@ class Planner:
     # --- one clause ------------------------------------------------------------------------
 
     def clause(self, clause: Clause, reading: Reading, done: list[Step]) -> Outcome:
+        if reading.definition:
+            # "what is a mandate?": asks what such a thing is, which no tool's call answers
+            step = Step(kind="unread", decided_by="unread: meaning")
+            return Outcome(step, "unread", "Defer", self.say.meaning())
         span = clause_span(clause)
         action = clause.verb.action if clause.verb else None
         found = things(clause.tokens, self.language, self.vocabulary, span)
@@ -308,7 +312,6 @@ class Planner:
         destination = [t for t in reading.destination if t in clause.tokens]
         if destination and action in lx.SEND_ACTIONS:
             return self._decline(destination)
-        unread = Step(kind="unread", decided_by="unread: no tool")
         if past_question and known:
             step = Step(kind="unread", decided_by="unread: past tense")
             return Outcome(
@@ -321,7 +324,7 @@ class Planner:
             ]
             lemma = self._lemma(clause) if clause.verb else None
             return Outcome(
-                unread,
+                Step(kind="unread", decided_by="unread: no tool"),
                 "unmet_action",
                 "None",
                 self.say.unmet_action(actors, token.text, lemma),
@@ -331,7 +334,7 @@ class Planner:
         if doers and things:
             thing = next((t for t, _ in things), None)
             return Outcome(
-                unread,
+                Step(kind="unread", decided_by="unread: no tool"),
                 "unmet_object",
                 "None",
                 self.say.unmet_object(doers, thing.text if thing else ""),

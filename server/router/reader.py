@@ -71,6 +71,38 @@ class Reading:
     destination: list[Token] = field(default_factory=list)
     pointed: bool = False
     operators: list[str] = field(default_factory=list)
+    definition: bool = False  # "what is a mandate?": what a kind of thing is, not one of them
+
+
+# "what is a mandate?", "o que é um mandato?": the openers of a question asking what a kind of thing
+# is; the thing follows bare or with an indefinite article, in lowercase words alone
+_DEFINITION_OPENERS = {
+    "en": (("what", "is"), ("what", "are")),
+    "pt-BR": (("o", "que", "e"), ("o", "que", "sao"), ("que", "e")),
+}
+_INDEFINITE = {"en": frozenset({"a", "an"}), "pt-BR": frozenset({"um", "uma", "uns", "umas"})}
+
+
+def _definition(tokens: list[Token], language: str) -> bool:
+    """A question of what a kind of thing is: its opener, then one to three lowercase words after
+    at most an indefinite article, then nothing but its mark. "What is the weather?", "what are my
+    orders?" and "what is Bitcoin?" ask for one thing (an article, an owner, a name)."""
+    body = tokens
+    if body and body[-1].kind == "punct" and body[-1].norm in ("?", "."):
+        body = body[:-1]
+    if any(t.kind != "word" for t in body):
+        return False
+    norms = tuple(t.norm for t in body)
+    opener = next((o for o in _DEFINITION_OPENERS[language] if norms[: len(o)] == o), None)
+    if opener is None:
+        return False
+    rest = body[len(opener) :]
+    if rest and rest[0].norm in _INDEFINITE[language]:
+        rest = rest[1:]
+    function, times = lx.FUNCTION_WORDS[language], lx.TIME_WORDS[language]
+    return 1 <= len(rest) <= 3 and all(
+        t.text.islower() and t.norm not in function and t.norm not in times for t in rest
+    )
 
 
 def _verb_index(language: str) -> dict[str, tuple[str, str]]:
@@ -367,7 +399,16 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         tense=tense,
         frame=frame,
     )
-    return Reading(language, tokens, clauses, form, destination, bool(pointers), operators)
+    return Reading(
+        language,
+        tokens,
+        clauses,
+        form,
+        destination,
+        bool(pointers),
+        operators,
+        frame == "question" and _definition(tokens, language),
+    )
 
 
 def _operators(words: list[str], language: str) -> list[str]:

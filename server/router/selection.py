@@ -13,6 +13,8 @@ own qualifiers it leaves unnamed (estimate_roof_weight): that is a question of k
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from server.router import lexicon as lx
 from server.router.catalogue import CatalogueTool
 from server.router.names import singular
@@ -146,25 +148,23 @@ class TurnWords:
         self.nouns = [noun for _, noun in found]
         self.set = set(self.nouns)
         self.words = [w for noun in self.nouns for w in noun.split()]
-        self._initials: set[str] | None = None
+        self._initials: tuple[str, str] | None = None
+        self._sorted: list[str] | None = None
+        self._stems: dict[str, list[str]] | None = None
         self._compounds: _Compounds | None = None
         self._named: dict[
             str, bool
         ] = {}  # a word of a tool's name, once per clause: tools share words
 
-    def initials(self) -> set[str]:
-        """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
+    def initials(self) -> tuple[str, str]:
+        """Abbreviations the turn spells out: "greatest common divisor" is gcd. The first letters of
+        its nouns' words and of all its words, each as one string: an abbreviation is a run of them."""
         if self._initials is None:
-            initials = set()
-            # "greatest common divisor" is gcd; "return on investment" is roi, small words and all
-            for words in (self.words, [t.norm for t in self.tokens if t.kind == "word"]):
-                letters = [w[0] for w in words if w]
-                initials |= {
-                    "".join(letters[i : i + n])
-                    for n in (2, 3, 4)
-                    for i in range(len(letters) - n + 1)
-                }
-            self._initials = initials
+            words = [t.norm for t in self.tokens if t.kind == "word"]
+            self._initials = (
+                "".join(w[0] for w in self.words if w),
+                "".join(w[0] for w in words if w),
+            )
         return self._initials
 
     def modifier(self, head: str) -> str | None:
@@ -213,15 +213,34 @@ class TurnWords:
         return named
 
     def _names(self, word: str) -> bool:
-        if len(word) >= 4 and any(
-            w.startswith(word) and len(w) <= len(word) + 5 for w in self.words
-        ):
+        if len(word) >= 4 and self._prefixes(word):
             return True  # hypot in "hypotenuse", electric in "electricity"
-        if len(word) >= 7 and any(stem_shared(word, w) for w in self.words):
+        if len(word) >= 7 and any(stem_shared(word, w) for w in self._stem(word[:7])):
             return True  # "availability" in "available", "projection" in "projected"
         if len(word) >= 6 and word in self.compounds():
             return True  # "timezone" in "time zone", "geodistance" in "distance"
-        return 2 <= len(word) <= 4 and word in self.initials()
+        return 2 <= len(word) <= 4 and any(word in letters for letters in self.initials())
+
+    def _prefixes(self, word: str) -> bool:
+        """Whether a word of the turn starts with this one and is at most five letters longer."""
+        if self._sorted is None:
+            self._sorted = sorted(set(self.words))
+        ordered = self._sorted
+        i = bisect_left(ordered, word)
+        while i < len(ordered) and ordered[i].startswith(word):
+            if len(ordered[i]) <= len(word) + 5:
+                return True
+            i += 1
+        return False
+
+    def _stem(self, start: str) -> list[str]:
+        """The turn's words that begin with these seven letters (stem_shared needs as many)."""
+        if self._stems is None:
+            self._stems = {}
+            for w in self.words:
+                if len(w) >= 7:
+                    self._stems.setdefault(w[:7], []).append(w)
+        return self._stems.get(start, [])
 
     def compounds(self) -> set[str]:
         """Two of the turn's words written as one ("time zone": timezone), and the longer words a

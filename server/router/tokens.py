@@ -81,35 +81,23 @@ def _variants() -> dict[tuple[str, ...], re.Pattern[str]]:
 _TOKENIZERS = _variants()
 
 
-# A character each optional pattern cannot match without, checked before its own search (most turns have none).
-_FIRST_NEED = {
-    "email": "@",
-    "url": "://",
-    "handle": "@",
-    "domain": ".",
-    "money": ("$", "€", "£"),
-    "named_date": None,
-}
-
-
-def _may(kind: str, turn: str, digits: bool) -> bool:
-    need = _FIRST_NEED[kind]
-    if need is None:
-        return digits and _NEEDS[kind].search(turn) is not None
-    if isinstance(need, tuple):
-        return any(n in turn for n in need)
-    return need in turn and _NEEDS[kind].search(turn) is not None
-
-
 _OPTIONAL = tuple(_NEEDS)
 _BY_FLAGS = {
     tuple(kind in kinds for kind in _OPTIONAL): pattern for kinds, pattern in _TOKENIZERS.items()
 }
+# The patterns a turn may need, in _OPTIONAL's order, read from the characters each cannot match
+# without (a plain character test first: most turns have no "@", "://", "$" or domain)
+if _OPTIONAL != ("email", "url", "named_date", "handle", "domain", "money"):
+    raise ImportError(f"_token_pattern reads the optional patterns in another order: {_OPTIONAL}")
+_DOMAIN_NEEDS, _NAMED_DATE_NEEDS = _NEEDS["domain"], _NEEDS["named_date"]
 
 
 def _token_pattern(turn: str) -> re.Pattern[str]:
-    digits = _DIGIT.search(turn) is not None
-    return _BY_FLAGS[tuple(_may(kind, turn, digits) for kind in _OPTIONAL)]
+    at = "@" in turn
+    domain = "." in turn and _DOMAIN_NEEDS.search(turn) is not None
+    money = "$" in turn or "€" in turn or "£" in turn
+    named_date = _DIGIT.search(turn) is not None and _NAMED_DATE_NEEDS.search(turn) is not None
+    return _BY_FLAGS[(at, "://" in turn, named_date, at, domain, money)]
 
 
 _TOKEN = _tokenizer(tuple(kind for kind, _, _ in _PATTERNS))
