@@ -87,6 +87,8 @@ def _definition(tokens: list[Token], language: str) -> bool:
     """A question of what a kind of thing is: its opener, then one to three lowercase words after
     at most an indefinite article, then nothing but its mark. "What is the weather?", "what are my
     orders?" and "what is Bitcoin?" ask for one thing (an article, an owner, a name)."""
+    if len(tokens) > 8:
+        return False  # an opener of at most three words, an article, three words and a mark
     body = tokens
     if body and body[-1].kind == "punct" and body[-1].norm in ("?", "."):
         body = body[:-1]
@@ -115,6 +117,11 @@ def _verb_index(language: str) -> dict[str, tuple[str, str]]:
 
 
 _VERBS = {language: _verb_index(language) for language in LANGUAGES}
+# The first words of two-word verbs (look up, hand off): only these are tried as a pair
+_PAIR_FIRSTS = {
+    language: frozenset(form.split(" ")[0] for form in verbs if " " in form)
+    for language, verbs in _VERBS.items()
+}
 
 
 @lru_cache(maxsize=64)
@@ -127,10 +134,28 @@ def _openers_by_first_word(openers: tuple[str, ...]) -> dict[str, tuple[tuple[st
     return {first: tuple(found) for first, found in index.items()}
 
 
+# The grammar's own opener tables, indexed at import: a turn's lookups hash no table
+_INDEXED = {
+    id(table): (table, _openers_by_first_word(table))
+    for tables in (
+        lx.MEANING_OPENERS,
+        lx.HOWTO_OPENERS,
+        lx.ORDERING_OPENERS,
+        lx.QUESTION_OPENERS,
+    )
+    for table in tables.values()
+}
+
+
 def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
     """The longest opener the words begin with, word for word."""
     if not words:
         return None
+    indexed = _INDEXED.get(id(openers))
+    if indexed is not None and indexed[0] is openers and " " not in words[0]:
+        # an opener's first word is the turn's first word, joined text or not
+        if words[0] not in indexed[1]:
+            return None
     if " " in "".join(words[:6]):  # a quoted phrase among the first words: compare the joined text
         joined = " ".join(words)
         for opener in sorted(openers, key=len, reverse=True):
@@ -146,6 +171,7 @@ def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
 def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None:
     """The clause's main verb: the first verb form, preferring one right after a modal or auxiliary."""
     verbs = _VERBS[language]
+    pair_firsts = _PAIR_FIRSTS[language]
     words = [t.norm if t.kind == "word" else None for t in tokens]
     function = lx.FUNCTION_WORDS[language]
     first_content = next(
@@ -161,7 +187,7 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
         if word is None:
             continue
         # two-word verbs first (look up, hand off, look for)
-        if i + 1 < len(words) and words[i + 1]:
+        if word in pair_firsts and i + 1 < len(words) and words[i + 1]:
             pair = f"{word} {words[i + 1]}"
             if pair in verbs:
                 action, tense = verbs[pair]
@@ -219,10 +245,16 @@ _SPLITTERS = {
 }
 
 
+_SPLITTER_FIRSTS = {
+    language: frozenset(parts[0] for parts in splitters)
+    for language, splitters in _SPLITTERS.items()
+}
+
+
 def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     """Split on 'and'/'e' (then, depois) only where a new verb follows: one clause per step."""
     splitters = _SPLITTERS[language]
-    firsts = {parts[0] for parts in splitters}
+    firsts = _SPLITTER_FIRSTS[language]
     clauses: list[Clause] = []
     start = 0
     i = 0
@@ -411,11 +443,17 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     )
 
 
+_PADDED_OPERATORS = {
+    language: tuple((f" {phrase} ", op) for phrase, op in table.items())
+    for language, table in lx.COMPUTE_OPERATORS.items()
+}
+
+
 def _operators(words: list[str], language: str) -> list[str]:
     found = []
     joined = " " + " ".join(words) + " "
-    for phrase, op in lx.COMPUTE_OPERATORS[language].items():
-        if f" {phrase} " in joined:
+    for padded, op in _PADDED_OPERATORS[language]:
+        if padded in joined:
             found.append(op)
     for symbol in ("+", "*", "/"):
         if f" {symbol} " in joined:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from server.router import lexicon as lx
-from server.router.catalogue import CatalogueTool
+from server.router.catalogue import Catalogue, CatalogueTool
 from server.router.names import singular
 from server.router.reader import Clause, Token
 from server.router.vocabulary import Vocabulary
@@ -111,6 +111,16 @@ def compatible(action: str | None, tool: CatalogueTool) -> bool:
     if lx.ACTIONS.get(action) == "read" and not tool.writes:
         return True
     return tool.action in CLOSE.get(action, {action})
+
+
+def reaching(catalogue: Catalogue, action: str | None) -> tuple[CatalogueTool, ...]:
+    """The catalogue's tools an action reaches (compatible), once per catalogue and action."""
+    found = catalogue.reached.get(action)
+    if found is None:
+        found = catalogue.reached[action] = tuple(
+            t for t in catalogue.tools if compatible(action, t)
+        )
+    return found
 
 
 def stem_shared(a: str, b: str) -> bool:
