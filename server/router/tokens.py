@@ -34,7 +34,9 @@ _PATTERNS = (
     (
         "named_date",
         rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
-        r"(?i)\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)[a-zç]*\.?\s+\d",
+        # (a month's first letter looked for first: most places fail there at once)
+        r"(?i)(?=[jfmasond])\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)"
+        r"[a-zç]*\.?\s+\d",
     ),
     ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
     ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
@@ -64,7 +66,9 @@ def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern[str]:
     order = [p for p in _PATTERNS if p[0] in kinds]
     if not _LETTER_STARTS & set(kinds):
         order.sort(key=lambda p: p[0] != "word")  # no other pattern starts at a letter: same tokens
-    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order), re.UNICODE)
+    # no token starts at a space: "(?=\S)" fails there at once, before any pattern is tried
+    alternatives = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order)
+    return re.compile(rf"(?=\S)(?:{alternatives})", re.UNICODE)
 
 
 def _variants() -> dict[tuple[str, ...], re.Pattern[str]]:
