@@ -107,7 +107,10 @@ def _placed(tokens: list[Token], language: str) -> bool:
             j += 1
         if j < len(tokens) and _proper(tokens[j], tokens[j - 1], language):
             return True
-    return any(a.kind == "number" and _proper(b, a, language) for a, b in zip(tokens, tokens[1:]))
+    return any(
+        a.kind == "number" and _proper(b, a, language)
+        for a, b in zip(tokens, tokens[1:], strict=False)
+    )
 
 
 def _named_which(
@@ -148,7 +151,7 @@ def _offers(
     kinds = {t.kind for t in tokens}
     words = {t.norm for t in tokens if t.kind == "word"}
     text = " ".join(t.norm for t in tokens)
-    proper = any(_proper(t, b, language) for b, t in zip(tokens, tokens[1:]))
+    proper = any(_proper(t, b, language) for b, t in zip(tokens, tokens[1:], strict=False))
     which: bool | None = None
     days = (
         lx.TIME_WORDS[language] | lx.MONTHS

@@ -57,7 +57,7 @@ def things(
     # numbers is arithmetic ("394 times 213"): never the thing asked about
     words = [
         t
-        for t, before, after in zip(tokens, [None, *tokens[:-1]], [*tokens[1:], None])
+        for t, before, after in zip(tokens, [None, *tokens[:-1]], [*tokens[1:], None], strict=False)
         if t.kind == "word"
         and t.index not in verb_span
         and not (
@@ -128,7 +128,7 @@ def stem_shared(a: str, b: str) -> bool:
     if len(a) < 7 or len(b) < 7 or a[:7] != b[:7]:
         return False
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1
@@ -256,7 +256,7 @@ class TurnWords:
         """Two of the turn's words written as one ("time zone": timezone), and the longer words a
         tool may prefix ("distance" ends "geodistance")."""
         if self._compounds is None:
-            pairs = {a + b for a, b in zip(self.words, self.words[1:])}
+            pairs = {a + b for a, b in zip(self.words, self.words[1:], strict=False)}
             self._compounds = _Compounds(pairs, [w for w in self.words if len(w) >= 5])
         return self._compounds
 
