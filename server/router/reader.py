@@ -327,7 +327,7 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         tense = "past"
     if language == "en" and words[:1] in (["did"], ["has"], ["have"], ["was"], ["were"]):
         tense = "past"
-    if any(w in lx.FUTURE_AUXILIARIES[language] for w in words) and tense != "past":
+    if tense != "past" and not lx.FUTURE_AUXILIARIES[language].isdisjoint(words):
         tense = "future"
     if tense == "future" and first_verb is None:
         tense = "present"
@@ -335,10 +335,9 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     roles: dict[str, str] = {}
     destination = [t for t in tokens if t.kind in ("email", "url")]
     preps = lx.DESTINATION_PREPS[language]
-    for i in range(len(tokens) - 1):
-        if tokens[i].norm not in preps:
+    for token, nxt in zip(tokens, tokens[1:], strict=False):
+        if token.norm not in preps:
             continue
-        nxt = tokens[i + 1]
         if nxt.kind in ("email", "url", "handle") or (
             nxt.kind == "word" and nxt.text[:1].isupper()
         ):
@@ -346,10 +345,11 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
                 destination.append(nxt)
     if destination:
         roles["destination"] = " ".join(t.text for t in destination)
-    times = [t for t in tokens if t.kind == "word" and t.norm in lx.TIME_WORDS[language]]
-    for i in range(len(tokens) - 1):
-        if tokens[i].norm in ("at", "as", "às") and tokens[i + 1].kind in ("number", "decimal"):
-            times.append(tokens[i + 1])
+    time_words = lx.TIME_WORDS[language]
+    times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
+    for token, nxt in zip(tokens, tokens[1:], strict=False):
+        if token.norm in ("at", "as", "às") and nxt.kind in ("number", "decimal"):
+            times.append(nxt)
     if times:
         roles["time"] = " ".join(t.text for t in times)
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
@@ -378,7 +378,6 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         function = function | {
             w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()
         }
-    time_words = lx.TIME_WORDS[language]
     content = [
         t
         for t in tokens[start:]
