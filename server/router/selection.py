@@ -140,12 +140,14 @@ class _Compounds(set[str]):
 
     def __init__(self, pairs: set[str], longer: list[str]):
         super().__init__(pairs)
-        self.longer = longer
+        self.longer = frozenset(longer)
 
     def __contains__(self, word: object) -> bool:
-        return set.__contains__(self, word) or any(
-            isinstance(word, str) and word.endswith(w) and len(word) - len(w) >= 2
-            for w in self.longer
+        if set.__contains__(self, word):
+            return True
+        # a longer word of the turn ends it, two letters or more after its start: its endings looked up
+        return isinstance(word, str) and any(
+            word[k:] in self.longer for k in range(2, len(word) - 4)
         )
 
 
