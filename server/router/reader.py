@@ -457,7 +457,9 @@ def _operators(words: list[str], language: str) -> list[str]:
     for symbol in ("+", "*", "/"):
         if f" {symbol} " in joined:
             found.append(symbol)
-    if _TIMES.search(joined):  # "3 x 4" multiplies; the x of "x = 3" is a variable's name
+    if " x " in joined and _TIMES.search(
+        joined
+    ):  # "3 x 4" multiplies; the x of "x = 3" is a variable's name
         found.append("*")
     return found
 
