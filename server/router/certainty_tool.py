@@ -18,7 +18,7 @@ schema and the turn:
 from __future__ import annotations
 
 from server.router import lexicon as lx
-from server.router.catalogue import CatalogueTool
+from server.router.catalogue import CatalogueTool, Param
 from server.router.names import singular
 from server.router.tokens import Token
 
@@ -39,6 +39,15 @@ VALUE_KINDS = frozenset(
     }
 )
 _NUMBER_KINDS = frozenset({"number", "decimal", "money"})
+# The token kinds in which a link or an address parameter's value is written (by its name's last word)
+_ADDRESS_KINDS = {
+    "url": frozenset({"url", "domain"}),
+    "uri": frozenset({"url", "domain"}),
+    "link": frozenset({"url", "domain"}),
+    "webhook": frozenset({"url", "domain"}),
+    "endpoint": frozenset({"url", "domain"}),
+    "email": frozenset({"email"}),
+}
 _TIME_KINDS = frozenset({"date", "ordinal", "number"})
 _CLOCK = frozenset({"am", "pm"})
 _ENDS = frozenset({".", "!", "?"})
@@ -143,6 +152,11 @@ def _named_which(
     return False
 
 
+def _written_as(param: Param) -> frozenset[str] | None:
+    """The token kinds a link or address parameter's value is written in, by its name's last word."""
+    return _ADDRESS_KINDS.get(param.words[-1]) if param.words else None
+
+
 def _offers(
     tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]], language: str
 ) -> bool:
@@ -171,6 +185,12 @@ def _offers(
         elif param.kind == "time" or param.date_format:
             if kinds & _TIME_KINDS or words & days:
                 return True
+        elif param.kind == "destination" and (written := _written_as(param)):
+            # a link or an address is offered only as one: a name, a number or a word that says
+            # which thing is meant is no URL
+            if kinds & written:
+                return True
+            continue
         elif param.type in ("number", "integer") or param.kind in ("amount", "count"):
             if kinds & _NUMBER_KINDS:
                 return True
