@@ -196,7 +196,12 @@ def _offers(
                 return True
         elif proper or kinds & VALUE_KINDS:
             return True
-        if param.required and param.type == "string" and param.kind != "time" and not param.enum:
+        if (  # a word saying which thing is meant, in words: no time, and no identifier
+            param.required
+            and param.type == "string"
+            and param.kind not in ("time", "identifier")
+            and not param.enum
+        ):
             if which is None:
                 which = _named_which(tokens, found, tool, language)
             if which:

@@ -1,6 +1,7 @@
 """A link or an address is offered only as one: a turn that gives names and numbers but no link does
 not offer a value for a tool's required URL, so a tool reached by a reading verb with nothing else is
-only guessed at (certainty_tool.py); a turn with a link reaches it. Turns are invented."""
+only guessed at (certainty_tool.py); a turn with a link reaches it. Likewise an identifier is not
+offered by a plain word after the thing ("the invoice paper"). Turns are invented."""
 
 from __future__ import annotations
 
@@ -64,3 +65,25 @@ def test_a_link_is_offered(turn):
     result, first = _first(turn)
     assert first.selection.tool == "get_response", result.guidance.render
     assert first.selection.arguments.get("url") or "url" in first.selection.missing
+
+
+INVOICES = [
+    {
+        "name": "get_invoice",
+        "description": "Retrieve one invoice by its identifier.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["invoice_id"],
+            "properties": {"invoice_id": {"type": "string", "description": "The invoice's id."}},
+        },
+    }
+]
+
+
+def test_a_plain_word_after_the_thing_is_no_identifier():
+    """ "get the invoice paper": a word that says which invoice in words is no id for it."""
+    vocabulary = parse({"language": "en"})
+    result = plan("get the invoice paper", Catalogue.from_declarations(INVOICES), "en", vocabulary)
+    assert result.steps[0].decided_by == "unread: tool unsure", result.guidance.render
+    result = plan("get invoice A-113", Catalogue.from_declarations(INVOICES), "en", vocabulary)
+    assert result.steps[0].selection.tool == "get_invoice", result.guidance.render
