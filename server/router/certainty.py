@@ -74,6 +74,16 @@ class CertaintyBinding(BindingState):
         before = self.by_index.get(token.index - 1)
         return before is None or before.norm not in (".", "!", "?")
 
+    def _counts_next(self, token: Token) -> bool:
+        """A number right before a plural noun counts it ("10 times", "3 tickets"): it is no id."""
+        after = self.by_index.get(token.index + 1)
+        return (
+            self._content(after)
+            and not after.glued
+            and after.norm.isalpha()
+            and singular(after.norm) != after.norm
+        )
+
     def _counts_other(self, token: Token, param: Param) -> bool:
         """Whether a lone number and the noun after it qualify the tool's thing as one modifier that
         the parameter does not name: "a three star hotel" is not number_of_rooms."""
