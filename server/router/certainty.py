@@ -18,6 +18,7 @@ from server.router.selection import stem_shared
 from server.router.state import BindingState
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
+_LEFT_KINDS = frozenset({"quoted", "date", *NUMERIC})  # values a parameter should have taken
 MONTHS = lx.MONTHS
 OF = frozenset({"of", "de", "do", "da", "dos", "das"})
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -153,11 +154,7 @@ class CertaintyBinding(BindingState):
     def values_left(self) -> None:
         """A value the turn gives that no parameter took (a quoted text, a date) while parameters that
         could take it are still free: the plan would run without something the turn asked, so it asks."""
-        left = [
-            t
-            for t in self.tokens
-            if t.index not in self.used and t.kind in ("quoted", "date", *NUMERIC)
-        ]
+        left = [t for t in self.tokens if t.kind in _LEFT_KINDS and t.index not in self.used]
         if not left:
             return
         for token in left:

@@ -52,7 +52,10 @@ TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "past", "proximo",
 
 def opens(token: Token) -> bool:
     """Whether a token can open a whole value: not a word that starts in lowercase with no digit."""
-    return not (token.kind == "word" and token.text[:1].islower() and not _DIGIT.search(token.text))
+    text = token.text
+    return not (
+        token.kind == "word" and text[:1].islower() and (text.isalpha() or not _DIGIT.search(text))
+    )
 
 
 def _initial(token: Token | None, glued: bool = False) -> bool:
