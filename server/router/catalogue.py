@@ -91,8 +91,6 @@ class Param:
     formats: tuple[
         str, ...
     ] = ()  # the shapes its description asks values in (formats.py); () for any
-    # each enum value's words and the same singular, read once when the catalogue is built
-    enum_words: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -287,12 +285,6 @@ def _percent(text: str) -> str | None:
     return None
 
 
-def value_words(value: str) -> tuple[frozenset[str], frozenset[str]]:
-    """A listed value's words, and the same singular: how a turn names it (kinds.py)."""
-    parts = frozenset(split_words(fold(value)))
-    return parts, frozenset(singular(w) for w in parts)
-
-
 def _param(name: str, schema: JSONObject, required: bool) -> Param:
     kind, noun = _kind(name, schema)
     items = _object(schema.get("items"))
@@ -323,7 +315,6 @@ def _param(name: str, schema: JSONObject, required: bool) -> Param:
         date_format=dated,
         formats=formats,
         example_values=_example_values(description) if not enum else (),
-        enum_words=tuple(value_words(str(v)) for v in enum),
     )
 
 

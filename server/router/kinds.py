@@ -6,9 +6,10 @@ for text. A mixin of binding.Binder.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from server.router import lexicon as lx
-from server.router.catalogue import Param, value_words
+from server.router.catalogue import Param
 from server.router.names import singular, split_words
 from server.router.reader import Token, fold
 from server.router.rows import ARTICLES
@@ -39,21 +40,17 @@ INCLUDERS = frozenset(
 )
 
 
-def _enum_words(param: Param) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
-    """Each enum value's words and the same singular: read when the catalogue was built."""
-    if len(param.enum_words) == len(param.enum):
-        return param.enum_words
-    return tuple(value_words(v) for v in param.enum)
+@lru_cache(maxsize=8192)
+def _parts(value: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A value's words, and the same singular: read once per value, not once per turn."""
+    parts = frozenset(split_words(fold(value)))
+    return parts, frozenset(singular(w) for w in parts)
 
 
-def _named_values(param: Param, words: set[str], small: set[str]) -> list[str]:
-    """The enum values the turn names by all their words ("gluten free", "Wi-Fi"); a small word as
-    typed."""
-    return [
-        value
-        for value, (parts, singulars) in zip(param.enum, _enum_words(param), strict=True)
-        if parts and (parts <= words or singulars <= words or value in small)
-    ]
+def _named(value: str, words: set[str], small: set[str]) -> bool:
+    """Whether the turn names a value by all its words ("gluten free", "Wi-Fi"); a small word as typed."""
+    parts, singulars = _parts(value)
+    return bool(parts) and (parts <= words or singulars <= words or value in small)
 
 
 DURATION_WORDS = frozenset(
@@ -129,10 +126,7 @@ class KindBinding(BindingState):
         small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
         for param in self.free("choice"):
-            named = _named_values(param, words, small)
-            if same:
-                named += [v for v in param.enum if v not in named and fold(v) in same]
-                named = [v for v in param.enum if v in named]  # in the enum's order, as before
+            named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
             if len(named) == 1:
                 token = next(
                     (t for t in self.tokens if t.norm in split_words(fold(named[0]))), None
@@ -142,7 +136,7 @@ class KindBinding(BindingState):
                 self.unsure.add(param.name)
         for param in [p for p in self.free("array") if p.enum]:
             # a list whose items are named values: the ones the turn names, in the order it names them
-            named = _named_values(param, words, small)
+            named = [v for v in param.enum if _named(v, words, small)]
             tokens = [t for t in typed if any(_shares(t, v) for v in named)]
             if named and tokens:
                 order = {
