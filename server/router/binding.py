@@ -272,7 +272,10 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                     and nxt.kind == "number"
                     and nxt.index not in self.used
                 ):
-                    self.put(param, nxt.text, "turn", nxt)
+                    if self._counts_next(nxt):
+                        self.unsure.add(param.name)  # "service 10 times": a count, not service 10
+                    else:
+                        self.put(param, nxt.text, "turn", nxt)
                     break
 
     def numbers(self) -> None:
@@ -301,9 +304,12 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             unit = self.by_index.get(token.index + 1)
             if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm", "o'clock"):
                 continue  # 11 PM is a time of day, not a number
-            best = self._best(self.left_label(token), numeric)
+            takers = numeric
+            if self._counts_next(token):
+                takers = [p for p in numeric if p.kind != "identifier"]
+            best = self._best(self.left_label(token), takers)
             if best is None:
-                best = self._best(self.right_label(token), numeric)
+                best = self._best(self.right_label(token), takers)
             if best is None:
                 # by description, less words that several describe ("hotel" of a three star hotel: no room)
                 label = [

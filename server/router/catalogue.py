@@ -481,6 +481,10 @@ class Catalogue:
     nouns: frozenset[str] = field(
         default=frozenset(), compare=False
     )  # every tool's thing and identifier nouns
+    # the tools each verb's action reaches, filled on first use (selection.compatible decides)
+    reached: dict[str | None, tuple[CatalogueTool, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         # computed once per catalogue, when it is built, not on each turn planned against it

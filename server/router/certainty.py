@@ -18,6 +18,7 @@ from server.router.selection import stem_shared
 from server.router.state import BindingState
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
+_LEFT_KINDS = frozenset({"quoted", "date", *NUMERIC})  # values a parameter should have taken
 MONTHS = lx.MONTHS
 OF = frozenset({"of", "de", "do", "da", "dos", "das"})
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -73,6 +74,16 @@ class CertaintyBinding(BindingState):
             return False
         before = self.by_index.get(token.index - 1)
         return before is None or before.norm not in (".", "!", "?")
+
+    def _counts_next(self, token: Token) -> bool:
+        """A number right before a plural noun counts it ("10 times", "3 tickets"): it is no id."""
+        after = self.by_index.get(token.index + 1)
+        return (
+            self._content(after)
+            and not after.glued
+            and after.norm.isalpha()
+            and singular(after.norm) != after.norm
+        )
 
     def _counts_other(self, token: Token, param: Param) -> bool:
         """Whether a lone number and the noun after it qualify the tool's thing as one modifier that
@@ -143,11 +154,7 @@ class CertaintyBinding(BindingState):
     def values_left(self) -> None:
         """A value the turn gives that no parameter took (a quoted text, a date) while parameters that
         could take it are still free: the plan would run without something the turn asked, so it asks."""
-        left = [
-            t
-            for t in self.tokens
-            if t.index not in self.used and t.kind in ("quoted", "date", *NUMERIC)
-        ]
+        left = [t for t in self.tokens if t.kind in _LEFT_KINDS and t.index not in self.used]
         if not left:
             return
         for token in left:

@@ -18,7 +18,7 @@ schema and the turn:
 from __future__ import annotations
 
 from server.router import lexicon as lx
-from server.router.catalogue import CatalogueTool
+from server.router.catalogue import CatalogueTool, Param
 from server.router.names import singular
 from server.router.tokens import Token
 
@@ -39,6 +39,15 @@ VALUE_KINDS = frozenset(
     }
 )
 _NUMBER_KINDS = frozenset({"number", "decimal", "money"})
+# The token kinds in which a link or an address parameter's value is written (by its name's last word)
+_ADDRESS_KINDS = {
+    "url": frozenset({"url", "domain"}),
+    "uri": frozenset({"url", "domain"}),
+    "link": frozenset({"url", "domain"}),
+    "webhook": frozenset({"url", "domain"}),
+    "endpoint": frozenset({"url", "domain"}),
+    "email": frozenset({"email"}),
+}
 _TIME_KINDS = frozenset({"date", "ordinal", "number"})
 _CLOCK = frozenset({"am", "pm"})
 _ENDS = frozenset({".", "!", "?"})
@@ -107,7 +116,10 @@ def _placed(tokens: list[Token], language: str) -> bool:
             j += 1
         if j < len(tokens) and _proper(tokens[j], tokens[j - 1], language):
             return True
-    return any(a.kind == "number" and _proper(b, a, language) for a, b in zip(tokens, tokens[1:]))
+    return any(
+        a.kind == "number" and _proper(b, a, language)
+        for a, b in zip(tokens, tokens[1:], strict=False)
+    )
 
 
 def _named_which(
@@ -140,6 +152,11 @@ def _named_which(
     return False
 
 
+def _written_as(param: Param) -> frozenset[str] | None:
+    """The token kinds a link or address parameter's value is written in, by its name's last word."""
+    return _ADDRESS_KINDS.get(param.words[-1]) if param.words else None
+
+
 def _offers(
     tool: CatalogueTool, tokens: list[Token], found: list[tuple[Token, str]], language: str
 ) -> bool:
@@ -148,7 +165,7 @@ def _offers(
     kinds = {t.kind for t in tokens}
     words = {t.norm for t in tokens if t.kind == "word"}
     text = " ".join(t.norm for t in tokens)
-    proper = any(_proper(t, b, language) for b, t in zip(tokens, tokens[1:]))
+    proper = any(_proper(t, b, language) for b, t in zip(tokens, tokens[1:], strict=False))
     which: bool | None = None
     days = (
         lx.TIME_WORDS[language] | lx.MONTHS
@@ -168,12 +185,23 @@ def _offers(
         elif param.kind == "time" or param.date_format:
             if kinds & _TIME_KINDS or words & days:
                 return True
+        elif param.kind == "destination" and (written := _written_as(param)):
+            # a link or an address is offered only as one: a name, a number or a word that says
+            # which thing is meant is no URL
+            if kinds & written:
+                return True
+            continue
         elif param.type in ("number", "integer") or param.kind in ("amount", "count"):
             if kinds & _NUMBER_KINDS:
                 return True
         elif proper or kinds & VALUE_KINDS:
             return True
-        if param.required and param.type == "string" and param.kind != "time" and not param.enum:
+        if (  # a word saying which thing is meant, in words: no time, and no identifier
+            param.required
+            and param.type == "string"
+            and param.kind not in ("time", "identifier")
+            and not param.enum
+        ):
             if which is None:
                 which = _named_which(tokens, found, tool, language)
             if which:

@@ -69,7 +69,7 @@ def _evaluate(parts: list[str]) -> str:
         raise ValueError("not an expression")
     values = [Decimal(parts[0])]
     ops: list[str] = []
-    for op, raw in zip(parts[1::2], parts[2::2]):
+    for op, raw in zip(parts[1::2], parts[2::2], strict=False):
         number = Decimal(raw)
         if op == "%of":
             values[-1] = values[-1] * number / 100
@@ -81,7 +81,7 @@ def _evaluate(parts: list[str]) -> str:
         else:
             raise ValueError(op)
     total = values[0]
-    for op, number in zip(ops, values[1:]):
+    for op, number in zip(ops, values[1:], strict=False):
         total = total + number if op == "+" else total - number
     text = format(total.normalize(), "f")
     return text

@@ -113,12 +113,16 @@ class KindBinding(BindingState):
         if not any(p.enum and p.kind in ("choice", "array") for p in self.free()):
             return
         typed = [t for t in self.tokens if t.kind == "word"]
-        words = {
-            w
-            for t in typed
-            for w in (t.norm, singular(t.norm), *split_words(t.norm))
-            if w not in self.function
-        }
+        words: set[str] = set()
+        for t in typed:
+            norm = t.norm
+            # a word of letters alone splits into itself (norm is lowercase: no camelCase)
+            parts = (
+                (norm, singular(norm))
+                if norm.isalpha()
+                else (norm, singular(norm), *split_words(norm))
+            )
+            words.update(w for w in parts if w not in self.function)
         small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
         for param in self.free("choice"):

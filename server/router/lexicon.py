@@ -94,7 +94,8 @@ EN_VERBS: dict[str, dict[str, str]] = {
             **_en("view"), **_en("tell", "told", "told"), **_en("describe"), **_en("arrive"),
             **_en("come", "came", "come"), "look up": "present", "looked up": "past",
             "pull up": "present", **_en("retrieve"), **_en("provide"), **_en("obtain"), **_en("report")},
-    "compute": {**_en("calculate"), **_en("compute"), **_en("estimate"), **_en("predict"), **_en("forecast", "forecast"),
+    "compute": {**_en("calculate"), **_en("compute"), **_en("estimate"), **_en("predict"),
+                **_en("forecast", "forecast"),
                 **_en("convert"), **_en("solve"), **_en("determine"), **_en("evaluate"), **_en("analyze"),
                 **_en("analyse"), **_en("generate"), **_en("simulate"), **_en("assess", third="assesses"),
                 **_en("compare"), **_en("recommend"), **_en("suggest"), **_en("translate"), **_en("summarize"),
@@ -109,17 +110,21 @@ EN_VERBS: dict[str, dict[str, str]] = {
     "charge": {**_en("charge"), **_en("bill")},
     "refund": {**_en("refund"), **_en("reimburse")},
     "send": {**_en("send", "sent", "sent"), **_en("mail"), **_en("email"), **_en("forward"), **_en("share"),
-             **_en("post"), **_en("upload"), **_en("export"), **_en("leak"), **_en("transmit", "transmitted", ing="transmitting")},
+             **_en("post"), **_en("upload"), **_en("export"), **_en("leak"),
+             **_en("transmit", "transmitted", ing="transmitting")},
     "add": {**_en("add"), **_en("create"), **_en("log", "logged", ing="logging"), **_en("record"), **_en("note"),
             **_en("submit", "submitted", ing="submitting"), **_en("register")},
-    "update": {**_en("update"), **_en("change"), **_en("edit"), **_en("modify", "modified", third="modifies", ing="modifying"),
-               **_en("set", "set", "set", ing="setting"), **_en("rename"), **_en("amend"), **_en("narrow"), **_en("widen"),
+    "update": {**_en("update"), **_en("change"), **_en("edit"),
+               **_en("modify", "modified", third="modifies", ing="modifying"),
+               **_en("set", "set", "set", ing="setting"), **_en("rename"), **_en("amend"), **_en("narrow"),
+               **_en("widen"),
                **_en("make", "made", "made")},
     "delete": {**_en("delete"), **_en("remove"), **_en("erase"), **_en("drop", "dropped", ing="dropping"),
                **_en("wipe"), **_en("destroy")},
     "cancel": {**_en("cancel", "cancelled", ing="cancelling"), "canceled": "past", "canceling": "present",
                **_en("void")},
-    "hand off": {"hand off": "present", "handed off": "past", "hand over": "present", **_en("transfer", "transferred", ing="transferring"),
+    "hand off": {"hand off": "present", "handed off": "past", "hand over": "present",
+                 **_en("transfer", "transferred", ing="transferring"),
                  **_en("escalate")},
     "ask": {**_en("ask")},
     "book": {**_en("book"), **_en("schedule"), **_en("reserve")},
@@ -155,7 +160,8 @@ def _pt_er(stem: str, kind: str = "er") -> dict[str, str]:
     forms = {
         stem + kind: "present", stem + "e": "present", stem + "a": "present", stem + "o": "present",
         stem + "em": "present", stem + "endo" if v == "e" else stem + "indo": "present",
-        stem + ("eu" if v == "e" else "iu"): "past", stem + "i": "past", stem + ("eram" if v == "e" else "iram"): "past",
+        stem + ("eu" if v == "e" else "iu"): "past", stem + "i": "past",
+        stem + ("eram" if v == "e" else "iram"): "past",
         stem + "ia": "past", stem + "ido": "past", stem + "ida": "past", stem + "idos": "past",
         stem + v + "ra": "future", stem + v + "rei": "future", stem + v + "ria": "future",
     }
@@ -164,7 +170,8 @@ def _pt_er(stem: str, kind: str = "er") -> dict[str, str]:
 
 PT_VERBS: dict[str, dict[str, str]] = {
     "get": {**_pt_ar("mostr"), **_pt_er("exib", "ir"), **_pt_ar("consult", "consult"), **_pt_er("abr", "ir"),
-            **_pt_ar("pux", "pux"), "ver": "present", "veja": "present", "ve": "present", "viu": "past", "visto": "past",
+            **_pt_ar("pux", "pux"), "ver": "present", "veja": "present", "ve": "present",
+            "viu": "past", "visto": "past",
             **_pt_ar("apresent"), **_pt_ar("fal"), **_pt_ar("cont"), **_pt_er("descrev"), **_pt_ar("cheg", "chegu"),
             "traga": "present", "traz": "present", "trazer": "present", "trouxe": "past", **_pt_ar("recuper"),
             **_pt_er("fornec"), **_pt_ar("inform"), "obter": "present", "obtenha": "present", "obtem": "present",
@@ -178,10 +185,12 @@ PT_VERBS: dict[str, dict[str, str]] = {
                 "sugerir": "present", "sugere": "present", "sugeriu": "past"},
     "reply": {**_pt_er("respond")},
     "list": {**_pt_ar("list")},
-    "search": {**_pt_ar("localiz"), **_pt_ar("busc", "busqu"), **_pt_ar("procur"), **_pt_ar("pesquis"), **_pt_ar("ach", "ach"),
+    "search": {**_pt_ar("localiz"), **_pt_ar("busc", "busqu"), **_pt_ar("procur"), **_pt_ar("pesquis"),
+               **_pt_ar("ach", "ach"),
                "encontre": "present", "encontrar": "present", "encontra": "present", "encontrou": "past"},
     "read": {"ler": "present", "leia": "present", "le": "present", "leu": "past", "lido": "past", "lida": "past"},
-    "check": {**_pt_ar("acompanh"), **_pt_ar("verific", "verifiqu"), **_pt_ar("confer", "confer"), **_pt_ar("cheq", "chequ")},
+    "check": {**_pt_ar("acompanh"), **_pt_ar("verific", "verifiqu"), **_pt_ar("confer", "confer"),
+              **_pt_ar("cheq", "chequ")},
     "charge": {**_pt_ar("cobr"), **_pt_ar("fatur")},
     "refund": {**_pt_ar("reembols"), **_pt_ar("estorn"), **_pt_er("devolv")},
     "send": {**_pt_ar("envi"), **_pt_ar("mand"), **_pt_ar("compartilh"), **_pt_ar("encaminh"), **_pt_ar("export"),
@@ -248,7 +257,8 @@ FUNCTION_WORDS = {
                        "me mim meu minha meus minhas seu sua seus suas nosso nossa dele dela isso isto este esta esse "
                        "essa aquele aquela estes estas esses essas que qual quais quem como quando onde porque se nao "
                        "sim eu voce vc tu ele ela nos eles elas lhe por favor pf pfv agora ja tambem so ai la aqui "
-                       "foi e ser estar esta sao ha tem tenho ter pode poderia consegue conseguiria quanto quanta quantos "
+                       "foi e ser estar esta sao ha tem tenho ter pode poderia consegue conseguiria "
+                       "quanto quanta quantos "
                        "quantas dele dela deles delas nele nela disso desse dessa deste desta algum alguma".split()),
 }
 
@@ -284,7 +294,8 @@ MEANING_OPENERS = {
 }
 
 ORDERING_OPENERS = {
-    "en": ("i want", "i'd like", "i would like", "give me", "get me", "i need", "can i have", "could i have", "i'll have"),
+    "en": ("i want", "i'd like", "i would like", "give me", "get me", "i need", "can i have",
+           "could i have", "i'll have"),
     "pt-BR": ("quero", "queria", "gostaria de", "me ve", "me da", "me de", "preciso de", "eu quero", "eu queria"),
 }
 
@@ -312,7 +323,8 @@ TIME_WORDS = {
                      "friday", "saturday", "sunday", "morning", "afternoon", "evening", "week", "month", "year",
                      "noon", "midnight", "pm", "am", "weekend"}),
     "pt-BR": frozenset({"hoje", "amanha", "ontem", "agora", "segunda", "terca", "quarta", "quinta", "sexta", "sabado",
-                        "domingo", "manha", "tarde", "noite", "semana", "mes", "ano", "meio-dia", "horas", "hora", "h"}),
+                        "domingo", "manha", "tarde", "noite", "semana", "mes", "ano", "meio-dia",
+                        "horas", "hora", "h"}),
 }
 
 # Words that name a day without its date: a turn with a date and one of these says when in two ways
@@ -350,7 +362,8 @@ MAGNITUDES = {"thousand": 10 ** 3, "million": 10 ** 6, "millions": 10 ** 6, "bil
               "bilhao": 10 ** 9, "bilhoes": 10 ** 9, "trilhao": 10 ** 12, "trilhoes": 10 ** 12}
 
 # Month names of both languages, folded.
-MONTHS = frozenset("january february march april may june july august september october november december janeiro fevereiro "
+MONTHS = frozenset("january february march april may june july august september october november december "
+                   "janeiro fevereiro "
           "marco abril maio junho julho agosto setembro outubro novembro dezembro".split())
 
 INFORMAL = {"pt-BR": {"vc": "voce", "vcs": "voces", "pq": "porque", "q": "que", "tb": "tambem", "tbm": "tambem",

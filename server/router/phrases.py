@@ -40,8 +40,8 @@ NAME_LINKS = frozenset({"of", "de", "do", "da", "dos", "das"})
 # Words that open a new phrase after a name: prepositions and participles ("Sydney to Melbourne using").
 OPENERS = {"en": frozenset({"using", "via", "during", "within", "near", "through", "between", "after", "before",
                             "since", "until", "till", "over", "under", "per", "without", "located", "based",
-                            "avoiding", "including", "excluding", "starting", "ending", "versus", "vs", "against", "toward",
-                            "towards", "across", "beside", "besides", "except", "like", "unlike"}),
+                            "avoiding", "including", "excluding", "starting", "ending", "versus", "vs", "against",
+                            "toward", "towards", "across", "beside", "besides", "except", "like", "unlike"}),
            "pt-BR": frozenset({"usando", "via", "durante", "perto", "entre", "apos", "antes", "desde", "ate", "sem",
                                "incluindo", "excluindo", "evitando", "contra", "sobre", "pelo", "pela"})}
 PARTICIPLES = {"en": ("ing",), "pt-BR": ("ando", "endo", "indo")}
@@ -52,7 +52,10 @@ TIME_MODIFIERS = frozenset({"next", "this", "last", "coming", "past", "proximo",
 
 def opens(token: Token) -> bool:
     """Whether a token can open a whole value: not a word that starts in lowercase with no digit."""
-    return not (token.kind == "word" and token.text[:1].islower() and not _DIGIT.search(token.text))
+    text = token.text
+    return not (
+        token.kind == "word" and text[:1].islower() and (text.isalpha() or not _DIGIT.search(text))
+    )
 
 
 def _initial(token: Token | None, glued: bool = False) -> bool:
@@ -141,8 +144,10 @@ class PhraseBinding(BindingState):
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
                 and after.norm not in lx.TIME_WORDS[self.language] \
                 and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]) \
-                and self.noun(after) not in (*self.tool.nouns, *self.tool.adjectives):  # "Amazon stock": a name, then the tool's thing
-            return None  # "British pounds" runs on; "Melbourne using", "York avoiding" open a new phrase
+                and self.noun(after) not in (*self.tool.nouns, *self.tool.adjectives):
+            # "British pounds" runs on ("Amazon stock": a name, then the tool's thing);
+            # "Melbourne using", "York avoiding" open a new phrase
+            return None
         return run
 
     def _tool_word(self, token: Token) -> bool:
@@ -228,7 +233,7 @@ class PhraseBinding(BindingState):
             lists = [named] if isinstance(named, Param) else [p for p in lists if p.required]
         if len(lists) != 1 or len(runs) < 2:
             return
-        for a, b in zip(runs, runs[1:]):
+        for a, b in zip(runs, runs[1:], strict=False):
             between = [self.by_index[i] for i in range(a[-1].index + 1, b[0].index)]
             if not between and b[0].index == a[-1].index + 2:
                 continue  # the comma that parted them
@@ -352,7 +357,7 @@ class PhraseBinding(BindingState):
         quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
         if not len(quotes) == len(text_params) == 1:  # beyond one quote for one parameter, order is no guide
             text_params = [p for p in text_params if p.name in _QUOTE_ORDER or p.name in TEXT_NAMES]
-        for param, token in zip(text_params, quotes):
+        for param, token in zip(text_params, quotes, strict=False):
             self.put(param, token.text, "turn", token)
 
     def names(self) -> None:
@@ -376,7 +381,7 @@ class PhraseBinding(BindingState):
         words = self.remainder(after) if takers else []
         if not words:
             return
-        whole = all(b.index - a.index == 1 for a, b in zip(words, words[1:]))
+        whole = all(b.index - a.index == 1 for a, b in zip(words, words[1:], strict=False))
         if not whole or (takers[0].name in SHORT_TEXT and len(words) > 4):
             # "latest [news] on Bitcoin [in US]": words with holes, or a sentence for a keyword
             self.unsure.add(takers[0].name)
@@ -389,7 +394,8 @@ class PhraseBinding(BindingState):
         function = self.function | {"please", "por", "favor", "for", "sobre", "about"}
         tool_words = set(self.tool.nouns) | set(split_words(self.tool.name))
         mapped = {token.index for token, noun in self.things if noun in tool_words}
-        words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle") and t.index not in self.used
+        words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle")
+                 and t.index not in self.used
                  and t.index not in mapped and t.index > after]
         while words and words[0].norm in function and words[0].norm not in WH_WORDS \
                 and not (len(words) > 1 and f"{words[0].norm} {words[1].norm}" == "o que"):

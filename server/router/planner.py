@@ -19,20 +19,12 @@ from server.router.certainty_tool import tool_unsure
 from server.router.compute import arithmetic
 from server.router.context import Awaiting, Context
 from server.router.model import (
-    Act,
-    FormModel,
-    Frame,
-    Guidance,
     Handoff,
     Language,
     Next,
     PlanOutcome,
-    Polarity,
-    Role,
-    RoleName,
     Selection,
     Step,
-    Tense,
     TurnPlan,
 )
 from server.router.model import Outcome as OutcomeKind
@@ -43,8 +35,8 @@ from server.router.selection import (
     TurnWords,
     by_purpose,
     clause_span,
-    compatible,
     rank,
+    reaching,
     things,
 )
 from server.router.vocabulary import Vocabulary
@@ -75,6 +67,10 @@ class Planner:
     # --- one clause ------------------------------------------------------------------------
 
     def clause(self, clause: Clause, reading: Reading, done: list[Step]) -> Outcome:
+        if reading.definition:
+            # "what is a mandate?": asks what such a thing is, which no tool's call answers
+            step = Step(kind="unread", decided_by="unread: meaning")
+            return Outcome(step, "unread", "Defer", self.say.meaning())
         span = clause_span(clause)
         action = clause.verb.action if clause.verb else None
         found = things(clause.tokens, self.language, self.vocabulary, span)
@@ -101,7 +97,7 @@ class Planner:
             # "what's in my inbox?", "meu perfil": a read of the thing named
             by_action = [t for t in tools if not t.writes]
         else:
-            by_action = [t for t in tools if compatible(action, t)]
+            by_action = list(reaching(self.catalogue, action))
             if not by_action and action == "give" and form.frame == "ordering":
                 # "give me a recipe": with nothing here that gives, a request to be told, read
                 by_action = [t for t in tools if not t.writes]
@@ -308,7 +304,6 @@ class Planner:
         destination = [t for t in reading.destination if t in clause.tokens]
         if destination and action in lx.SEND_ACTIONS:
             return self._decline(destination)
-        unread = Step(kind="unread", decided_by="unread: no tool")
         if past_question and known:
             step = Step(kind="unread", decided_by="unread: past tense")
             return Outcome(
@@ -321,17 +316,17 @@ class Planner:
             ]
             lemma = self._lemma(clause) if clause.verb else None
             return Outcome(
-                unread,
+                Step(kind="unread", decided_by="unread: no tool"),
                 "unmet_action",
                 "None",
                 self.say.unmet_action(actors, token.text, lemma),
                 evidence=token.text,
             )
-        doers = [t for t in self.catalogue.tools if compatible(action, t)]
+        doers = list(reaching(self.catalogue, action))
         if doers and things:
             thing = next((t for t, _ in things), None)
             return Outcome(
-                unread,
+                Step(kind="unread", decided_by="unread: no tool"),
                 "unmet_object",
                 "None",
                 self.say.unmet_object(doers, thing.text if thing else ""),
@@ -472,28 +467,31 @@ class Planner:
         else:
             render = lead.render
         form = reading.form
-        return TurnPlan(
-            outcome=verdict,
-            language=self.language,
-            steps=[o.step for o in outcomes],
-            guidance=Guidance(
-                outcome=lead.outcome,
-                next=lead.next,
-                render=render,
-                evidence=lead.evidence,
-                handoff=lead.handoff if verdict == "unread" else None,
-            ),
-            declined_because=declined.declined_because if declined else None,
-            form=FormModel(
-                # the reader writes these as text; pydantic checks each against its Literal here
-                act=cast(Act, form.act),
-                predicate=form.predicate,
-                roles=[Role(role=cast(RoleName, r), text=t) for r, t in sorted(form.roles.items())],
-                polarity=cast(Polarity, form.polarity),
-                tense=cast(Tense, form.tense),
-                frame=cast(Frame, form.frame),
-            ),
-            vocabulary_digest=self.vocabulary.digest,
+        # one validation of the whole plan: pydantic checks each nested value against its Literal
+        # (the reader writes act, tense, frame and roles as text) without a model built per part
+        return TurnPlan.model_validate(
+            {
+                "outcome": verdict,
+                "language": self.language,
+                "steps": [o.step for o in outcomes],
+                "guidance": {
+                    "outcome": lead.outcome,
+                    "next": lead.next,
+                    "render": render,
+                    "evidence": lead.evidence,
+                    "handoff": lead.handoff if verdict == "unread" else None,
+                },
+                "declined_because": declined.declined_because if declined else None,
+                "form": {
+                    "act": form.act,
+                    "predicate": form.predicate,
+                    "roles": [{"role": r, "text": t} for r, t in sorted(form.roles.items())],
+                    "polarity": form.polarity,
+                    "tense": form.tense,
+                    "frame": form.frame,
+                },
+                "vocabulary_digest": self.vocabulary.digest,
+            }
         )
 
     def _reply(self, reading: Reading) -> Outcome:

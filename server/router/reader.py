@@ -71,6 +71,40 @@ class Reading:
     destination: list[Token] = field(default_factory=list)
     pointed: bool = False
     operators: list[str] = field(default_factory=list)
+    definition: bool = False  # "what is a mandate?": what a kind of thing is, not one of them
+
+
+# "what is a mandate?", "o que é um mandato?": the openers of a question asking what a kind of thing
+# is; the thing follows bare or with an indefinite article, in lowercase words alone
+_DEFINITION_OPENERS = {
+    "en": (("what", "is"), ("what", "are")),
+    "pt-BR": (("o", "que", "e"), ("o", "que", "sao"), ("que", "e")),
+}
+_INDEFINITE = {"en": frozenset({"a", "an"}), "pt-BR": frozenset({"um", "uma", "uns", "umas"})}
+
+
+def _definition(tokens: list[Token], language: str) -> bool:
+    """A question of what a kind of thing is: its opener, then one to three lowercase words after
+    at most an indefinite article, then nothing but its mark. "What is the weather?", "what are my
+    orders?" and "what is Bitcoin?" ask for one thing (an article, an owner, a name)."""
+    if len(tokens) > 8:
+        return False  # an opener of at most three words, an article, three words and a mark
+    body = tokens
+    if body and body[-1].kind == "punct" and body[-1].norm in ("?", "."):
+        body = body[:-1]
+    if any(t.kind != "word" for t in body):
+        return False
+    norms = tuple(t.norm for t in body)
+    opener = next((o for o in _DEFINITION_OPENERS[language] if norms[: len(o)] == o), None)
+    if opener is None:
+        return False
+    rest = body[len(opener) :]
+    if rest and rest[0].norm in _INDEFINITE[language]:
+        rest = rest[1:]
+    function, times = lx.FUNCTION_WORDS[language], lx.TIME_WORDS[language]
+    return 1 <= len(rest) <= 3 and all(
+        t.text.islower() and t.norm not in function and t.norm not in times for t in rest
+    )
 
 
 def _verb_index(language: str) -> dict[str, tuple[str, str]]:
@@ -83,6 +117,11 @@ def _verb_index(language: str) -> dict[str, tuple[str, str]]:
 
 
 _VERBS = {language: _verb_index(language) for language in LANGUAGES}
+# The first words of two-word verbs (look up, hand off): only these are tried as a pair
+_PAIR_FIRSTS = {
+    language: frozenset(form.split(" ")[0] for form in verbs if " " in form)
+    for language, verbs in _VERBS.items()
+}
 
 
 @lru_cache(maxsize=64)
@@ -95,10 +134,28 @@ def _openers_by_first_word(openers: tuple[str, ...]) -> dict[str, tuple[tuple[st
     return {first: tuple(found) for first, found in index.items()}
 
 
+# The grammar's own opener tables, indexed at import: a turn's lookups hash no table
+_INDEXED = {
+    id(table): (table, _openers_by_first_word(table))
+    for tables in (
+        lx.MEANING_OPENERS,
+        lx.HOWTO_OPENERS,
+        lx.ORDERING_OPENERS,
+        lx.QUESTION_OPENERS,
+    )
+    for table in tables.values()
+}
+
+
 def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
     """The longest opener the words begin with, word for word."""
     if not words:
         return None
+    indexed = _INDEXED.get(id(openers))
+    if indexed is not None and indexed[0] is openers and " " not in words[0]:
+        # an opener's first word is the turn's first word, joined text or not
+        if words[0] not in indexed[1]:
+            return None
     if " " in "".join(words[:6]):  # a quoted phrase among the first words: compare the joined text
         joined = " ".join(words)
         for opener in sorted(openers, key=len, reverse=True):
@@ -114,6 +171,7 @@ def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
 def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None:
     """The clause's main verb: the first verb form, preferring one right after a modal or auxiliary."""
     verbs = _VERBS[language]
+    pair_firsts = _PAIR_FIRSTS[language]
     words = [t.norm if t.kind == "word" else None for t in tokens]
     function = lx.FUNCTION_WORDS[language]
     first_content = next(
@@ -129,7 +187,7 @@ def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None
         if word is None:
             continue
         # two-word verbs first (look up, hand off, look for)
-        if i + 1 < len(words) and words[i + 1]:
+        if word in pair_firsts and i + 1 < len(words) and words[i + 1]:
             pair = f"{word} {words[i + 1]}"
             if pair in verbs:
                 action, tense = verbs[pair]
@@ -187,10 +245,16 @@ _SPLITTERS = {
 }
 
 
+_SPLITTER_FIRSTS = {
+    language: frozenset(parts[0] for parts in splitters)
+    for language, splitters in _SPLITTERS.items()
+}
+
+
 def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     """Split on 'and'/'e' (then, depois) only where a new verb follows: one clause per step."""
     splitters = _SPLITTERS[language]
-    firsts = {parts[0] for parts in splitters}
+    firsts = _SPLITTER_FIRSTS[language]
     clauses: list[Clause] = []
     start = 0
     i = 0
@@ -263,7 +327,7 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         tense = "past"
     if language == "en" and words[:1] in (["did"], ["has"], ["have"], ["was"], ["were"]):
         tense = "past"
-    if any(w in lx.FUTURE_AUXILIARIES[language] for w in words) and tense != "past":
+    if tense != "past" and not lx.FUTURE_AUXILIARIES[language].isdisjoint(words):
         tense = "future"
     if tense == "future" and first_verb is None:
         tense = "present"
@@ -271,10 +335,9 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     roles: dict[str, str] = {}
     destination = [t for t in tokens if t.kind in ("email", "url")]
     preps = lx.DESTINATION_PREPS[language]
-    for i in range(len(tokens) - 1):
-        if tokens[i].norm not in preps:
+    for token, nxt in zip(tokens, tokens[1:], strict=False):
+        if token.norm not in preps:
             continue
-        nxt = tokens[i + 1]
         if nxt.kind in ("email", "url", "handle") or (
             nxt.kind == "word" and nxt.text[:1].isupper()
         ):
@@ -282,10 +345,11 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
                 destination.append(nxt)
     if destination:
         roles["destination"] = " ".join(t.text for t in destination)
-    times = [t for t in tokens if t.kind == "word" and t.norm in lx.TIME_WORDS[language]]
-    for i in range(len(tokens) - 1):
-        if tokens[i].norm in ("at", "as", "às") and tokens[i + 1].kind in ("number", "decimal"):
-            times.append(tokens[i + 1])
+    time_words = lx.TIME_WORDS[language]
+    times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
+    for token, nxt in zip(tokens, tokens[1:], strict=False):
+        if token.norm in ("at", "as", "às") and nxt.kind in ("number", "decimal"):
+            times.append(nxt)
     if times:
         roles["time"] = " ".join(t.text for t in times)
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
@@ -314,7 +378,6 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         function = function | {
             w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()
         }
-    time_words = lx.TIME_WORDS[language]
     content = [
         t
         for t in tokens[start:]
@@ -367,19 +430,36 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         tense=tense,
         frame=frame,
     )
-    return Reading(language, tokens, clauses, form, destination, bool(pointers), operators)
+    return Reading(
+        language,
+        tokens,
+        clauses,
+        form,
+        destination,
+        bool(pointers),
+        operators,
+        frame == "question" and _definition(tokens, language),
+    )
+
+
+_PADDED_OPERATORS = {
+    language: tuple((f" {phrase} ", op) for phrase, op in table.items())
+    for language, table in lx.COMPUTE_OPERATORS.items()
+}
 
 
 def _operators(words: list[str], language: str) -> list[str]:
     found = []
     joined = " " + " ".join(words) + " "
-    for phrase, op in lx.COMPUTE_OPERATORS[language].items():
-        if f" {phrase} " in joined:
+    for padded, op in _PADDED_OPERATORS[language]:
+        if padded in joined:
             found.append(op)
     for symbol in ("+", "*", "/"):
         if f" {symbol} " in joined:
             found.append(symbol)
-    if _TIMES.search(joined):  # "3 x 4" multiplies; the x of "x = 3" is a variable's name
+    if " x " in joined and _TIMES.search(
+        joined
+    ):  # "3 x 4" multiplies; the x of "x = 3" is a variable's name
         found.append("*")
     return found
 

@@ -37,7 +37,7 @@ def sequences(params: list[Param]) -> list[list[Param]]:
     found = []
     for row in rows.values():
         row.sort(key=lambda item: item[0])
-        steps = [b[0] - a[0] for a, b in zip(row, row[1:])]
+        steps = [b[0] - a[0] for a, b in zip(row, row[1:], strict=False)]
         if len(row) > 1 and all(step == 1 for step in steps):
             found.append([p for _, p in row])
     return found
@@ -132,7 +132,7 @@ class RowBinding(BindingState):
         row = fits[0]
         if any(p.required and p not in row for p in params):
             return False
-        for param, token in zip(row, values):
+        for param, token in zip(row, values, strict=False):
             self._number(param, token)
         return True
 

@@ -13,8 +13,10 @@ own qualifiers it leaves unnamed (estimate_roof_weight): that is a question of k
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from server.router import lexicon as lx
-from server.router.catalogue import CatalogueTool
+from server.router.catalogue import Catalogue, CatalogueTool
 from server.router.names import singular
 from server.router.reader import Clause, Token
 from server.router.vocabulary import Vocabulary
@@ -53,25 +55,28 @@ def things(
     objects, operators = OBJECT_PRONOUNS[language], lx.COMPUTE_OPERATORS[language]
     # a word right before an object pronoun is a verb ("help me", "assist us"), and an operator between two
     # numbers is arithmetic ("394 times 213"): never the thing asked about
-    words = [
-        t
-        for t, before, after in zip(tokens, [None, *tokens[:-1]], [*tokens[1:], None])
-        if t.kind == "word"
-        and t.index not in verb_span
-        and not (
+    words = []
+    last = len(tokens) - 1
+    for i, t in enumerate(tokens):
+        if t.kind != "word" or t.index in verb_span:
+            continue
+        after = tokens[i + 1] if i < last else None
+        if (
             after is not None
             and after.norm in objects
             and after.index == t.index + 1
             and t.norm not in objects
-        )
-        and not (
+        ):
+            continue
+        if (
             t.norm in operators
-            and before is not None
+            and i > 0
             and after is not None
-            and before.kind in ("number", "decimal")
+            and tokens[i - 1].kind in ("number", "decimal")
             and after.kind in ("number", "decimal")
-        )
-    ]
+        ):
+            continue
+        words.append(t)
     if not vocabulary.nouns:
         return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
@@ -111,12 +116,22 @@ def compatible(action: str | None, tool: CatalogueTool) -> bool:
     return tool.action in CLOSE.get(action, {action})
 
 
+def reaching(catalogue: Catalogue, action: str | None) -> tuple[CatalogueTool, ...]:
+    """The catalogue's tools an action reaches (compatible), once per catalogue and action."""
+    found = catalogue.reached.get(action)
+    if found is None:
+        found = catalogue.reached[action] = tuple(
+            t for t in catalogue.tools if compatible(action, t)
+        )
+    return found
+
+
 def stem_shared(a: str, b: str) -> bool:
     """Two words of one stem: a common start of seven letters or more, at most three short of the shorter."""
     if len(a) < 7 or len(b) < 7 or a[:7] != b[:7]:
         return False
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1
@@ -128,12 +143,14 @@ class _Compounds(set[str]):
 
     def __init__(self, pairs: set[str], longer: list[str]):
         super().__init__(pairs)
-        self.longer = longer
+        self.longer = frozenset(longer)
 
     def __contains__(self, word: object) -> bool:
-        return set.__contains__(self, word) or any(
-            isinstance(word, str) and word.endswith(w) and len(word) - len(w) >= 2
-            for w in self.longer
+        if set.__contains__(self, word):
+            return True
+        # a longer word of the turn ends it, two letters or more after its start: its endings looked up
+        return isinstance(word, str) and any(
+            word[k:] in self.longer for k in range(2, len(word) - 4)
         )
 
 
@@ -146,25 +163,23 @@ class TurnWords:
         self.nouns = [noun for _, noun in found]
         self.set = set(self.nouns)
         self.words = [w for noun in self.nouns for w in noun.split()]
-        self._initials: set[str] | None = None
+        self._initials: tuple[str, str] | None = None
+        self._sorted: list[str] | None = None
+        self._stems: dict[str, list[str]] | None = None
         self._compounds: _Compounds | None = None
         self._named: dict[
             str, bool
         ] = {}  # a word of a tool's name, once per clause: tools share words
 
-    def initials(self) -> set[str]:
-        """Abbreviations the turn spells out: "greatest common divisor" is gcd."""
+    def initials(self) -> tuple[str, str]:
+        """Abbreviations the turn spells out: "greatest common divisor" is gcd. The first letters of
+        its nouns' words and of all its words, each as one string: an abbreviation is a run of them."""
         if self._initials is None:
-            initials = set()
-            # "greatest common divisor" is gcd; "return on investment" is roi, small words and all
-            for words in (self.words, [t.norm for t in self.tokens if t.kind == "word"]):
-                letters = [w[0] for w in words if w]
-                initials |= {
-                    "".join(letters[i : i + n])
-                    for n in (2, 3, 4)
-                    for i in range(len(letters) - n + 1)
-                }
-            self._initials = initials
+            words = [t.norm for t in self.tokens if t.kind == "word"]
+            self._initials = (
+                "".join(w[0] for w in self.words if w),
+                "".join(w[0] for w in words if w),
+            )
         return self._initials
 
     def modifier(self, head: str) -> str | None:
@@ -213,21 +228,40 @@ class TurnWords:
         return named
 
     def _names(self, word: str) -> bool:
-        if len(word) >= 4 and any(
-            w.startswith(word) and len(w) <= len(word) + 5 for w in self.words
-        ):
+        if len(word) >= 4 and self._prefixes(word):
             return True  # hypot in "hypotenuse", electric in "electricity"
-        if len(word) >= 7 and any(stem_shared(word, w) for w in self.words):
+        if len(word) >= 7 and any(stem_shared(word, w) for w in self._stem(word[:7])):
             return True  # "availability" in "available", "projection" in "projected"
         if len(word) >= 6 and word in self.compounds():
             return True  # "timezone" in "time zone", "geodistance" in "distance"
-        return 2 <= len(word) <= 4 and word in self.initials()
+        return 2 <= len(word) <= 4 and any(word in letters for letters in self.initials())
+
+    def _prefixes(self, word: str) -> bool:
+        """Whether a word of the turn starts with this one and is at most five letters longer."""
+        if self._sorted is None:
+            self._sorted = sorted(set(self.words))
+        ordered = self._sorted
+        i = bisect_left(ordered, word)
+        while i < len(ordered) and ordered[i].startswith(word):
+            if len(ordered[i]) <= len(word) + 5:
+                return True
+            i += 1
+        return False
+
+    def _stem(self, start: str) -> list[str]:
+        """The turn's words that begin with these seven letters (stem_shared needs as many)."""
+        if self._stems is None:
+            self._stems = {}
+            for w in self.words:
+                if len(w) >= 7:
+                    self._stems.setdefault(w[:7], []).append(w)
+        return self._stems.get(start, [])
 
     def compounds(self) -> set[str]:
         """Two of the turn's words written as one ("time zone": timezone), and the longer words a
         tool may prefix ("distance" ends "geodistance")."""
         if self._compounds is None:
-            pairs = {a + b for a, b in zip(self.words, self.words[1:])}
+            pairs = {a + b for a, b in zip(self.words, self.words[1:], strict=False)}
             self._compounds = _Compounds(pairs, [w for w in self.words if len(w) >= 5])
         return self._compounds
 

@@ -33,8 +33,10 @@ _PATTERNS = (
     ),
     (
         "named_date",
-        rf"\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
-        r"(?i)\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)[a-zç]*\.?\s+\d",
+        rf"(?i:(?=[jfmasond]))\b(?i:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b",
+        # (a month's first letter looked for first: most places fail there at once)
+        r"(?i)(?=[jfmasond])\b(?:jan|feb|fev|mar|apr|abr|may|mai|jun|jul|aug|ago|sep|set|oct|out|nov|dec|dez)"
+        r"[a-zç]*\.?\s+\d",
     ),
     ("handle", r"@[a-z][a-z0-9_-]{1,31}", r"@"),
     ("domain", r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b(?!\.\w)", r"\.[a-z]{2}"),
@@ -62,9 +64,16 @@ _LETTER_STARTS = frozenset({"email", "url", "domain", "money", "named_date"})
 
 def _tokenizer(kinds: tuple[str, ...]) -> re.Pattern[str]:
     order = [p for p in _PATTERNS if p[0] in kinds]
-    if not _LETTER_STARTS & set(kinds):
-        order.sort(key=lambda p: p[0] != "word")  # no other pattern starts at a letter: same tokens
-    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order), re.UNICODE)
+    # Where a letter is, only the letter-start patterns and the word can match; elsewhere the word
+    # cannot. So the word is tried right after the last letter-start pattern this turn needs (first,
+    # where it needs none), all else in its order: the same tokens, fewer patterns tried per word.
+    word = [p for p in order if p[0] == "word"]
+    order = [p for p in order if p[0] != "word"]
+    last = max((i for i, p in enumerate(order) if p[0] in _LETTER_STARTS), default=-1)
+    order[last + 1 : last + 1] = word
+    # no token starts at a space: "(?=\S)" fails there at once, before any pattern is tried
+    alternatives = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in order)
+    return re.compile(rf"(?=\S)(?:{alternatives})", re.UNICODE)
 
 
 def _variants() -> dict[tuple[str, ...], re.Pattern[str]]:
@@ -81,35 +90,27 @@ def _variants() -> dict[tuple[str, ...], re.Pattern[str]]:
 _TOKENIZERS = _variants()
 
 
-# A character each optional pattern cannot match without, checked before its own search (most turns have none).
-_FIRST_NEED = {
-    "email": "@",
-    "url": "://",
-    "handle": "@",
-    "domain": ".",
-    "money": ("$", "€", "£"),
-    "named_date": None,
-}
-
-
-def _may(kind: str, turn: str, digits: bool) -> bool:
-    need = _FIRST_NEED[kind]
-    if need is None:
-        return digits and _NEEDS[kind].search(turn) is not None
-    if isinstance(need, tuple):
-        return any(n in turn for n in need)
-    return need in turn and _NEEDS[kind].search(turn) is not None
-
-
 _OPTIONAL = tuple(_NEEDS)
 _BY_FLAGS = {
     tuple(kind in kinds for kind in _OPTIONAL): pattern for kinds, pattern in _TOKENIZERS.items()
 }
+# The patterns a turn may need, in _OPTIONAL's order, read from the characters each cannot match
+# without (a plain character test first: most turns have no "@", "://", "$" or domain)
+if _OPTIONAL != ("email", "url", "named_date", "handle", "domain", "money"):
+    raise ImportError(f"_token_pattern reads the optional patterns in another order: {_OPTIONAL}")
+_DOMAIN_NEEDS, _NAMED_DATE_NEEDS = _NEEDS["domain"], _NEEDS["named_date"]
+_SPACE_DIGIT = re.compile(r"\s\d")
 
 
 def _token_pattern(turn: str) -> re.Pattern[str]:
-    digits = _DIGIT.search(turn) is not None
-    return _BY_FLAGS[tuple(_may(kind, turn, digits) for kind in _OPTIONAL)]
+    at = "@" in turn
+    domain = "." in turn and _DOMAIN_NEEDS.search(turn) is not None
+    money = "$" in turn or "€" in turn or "£" in turn
+    # a named date needs a space before a digit ("March 8"): looked for before the month's pattern
+    named_date = (
+        _SPACE_DIGIT.search(turn) is not None and _NAMED_DATE_NEEDS.search(turn) is not None
+    )
+    return _BY_FLAGS[(at, "://" in turn, named_date, at, domain, money)]
 
 
 _TOKEN = _tokenizer(tuple(kind for kind, _, _ in _PATTERNS))

@@ -20,7 +20,7 @@ def cases():
     for number, entry in enumerate(ENTRIES):
         turns = entry["t"]
         languages = entry["l"] if isinstance(entry["l"], list) else [entry["l"]] * len(turns)
-        for turn, language in zip(turns, languages):
+        for turn, language in zip(turns, languages, strict=False):
             yield pytest.param(entry, turn, language, id=f"{number}:{language}:{turn[:40]}")
 
 
@@ -52,7 +52,7 @@ def test_corpus(entry, turn, language):
     assert result.outcome == entry["o"], result.model_dump()
     if "s" in entry:
         assert len(result.steps) == len(entry["s"]), [s.model_dump() for s in result.steps]
-        for step, spec in zip(result.steps, entry["s"]):
+        for step, spec in zip(result.steps, entry["s"], strict=False):
             kind, rule, tool, args, sources = (part.strip() for part in spec.split("|"))
             assert step.kind == kind
             if rule.endswith("*"):

@@ -40,9 +40,11 @@ def test_the_seeds_store_examples_in_portuguese():
         "'mostre o pedido 4411': run",
         "  tool | tool: admission | get_order | {'order_id': '4411'} | from {'order_id': 'turn'}",
         "'cobre o pedido 4411 em 40,00': run",
-        "  tool | tool: derived | charge_card | {'amount': '40,00', 'order_id': '4411'} | from {'amount': 'turn', 'order_id': 'turn'}",
+        "  tool | tool: derived | charge_card | {'amount': '40,00', 'order_id': '4411'} "
+        "| from {'amount': 'turn', 'order_id': 'turn'}",
         "'cobre 40,00 do pedido 4411': run",
-        "  tool | tool: derived | charge_card | {'amount': '40,00', 'order_id': '4411'} | from {'amount': 'turn', 'order_id': 'turn'}",
+        "  tool | tool: derived | charge_card | {'amount': '40,00', 'order_id': '4411'} "
+        "| from {'amount': 'turn', 'order_id': 'turn'}",
         "'cobre o pedido 4411': ask",
         "  ask | ask: incomplete | charge_card | {'order_id': '4411'} | from {'order_id': 'turn'}",
         "  says: Posso charge card, mas preciso de amount.",
@@ -71,9 +73,11 @@ def test_the_seeds_store_examples_in_english():
         "'show order 4411': run",
         "  tool | tool: admission | get_order | {'order_id': '4411'} | from {'order_id': 'turn'}",
         "'charge order 4411 40.00': run",
-        "  tool | tool: derived | charge_card | {'amount': '40.00', 'order_id': '4411'} | from {'amount': 'turn', 'order_id': 'turn'}",
+        "  tool | tool: derived | charge_card | {'amount': '40.00', 'order_id': '4411'} "
+        "| from {'amount': 'turn', 'order_id': 'turn'}",
         "'charge 40.00 to order 4411': run",
-        "  tool | tool: derived | charge_card | {'amount': '40.00', 'order_id': '4411'} | from {'amount': 'turn', 'order_id': 'turn'}",
+        "  tool | tool: derived | charge_card | {'amount': '40.00', 'order_id': '4411'} "
+        "| from {'amount': 'turn', 'order_id': 'turn'}",
         "'charge order 4411': ask",
         "  ask | ask: incomplete | charge_card | {'order_id': '4411'} | from {'order_id': 'turn'}",
         "  says: I can charge card, but I need amount.",
