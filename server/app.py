@@ -30,6 +30,7 @@ from server.http.endpoint import build_mcp_server, session_manager
 from server.http.gate import Gate
 from server.http.health import Health
 from server.http.in_thread import InThread
+from server.http.lean import LeanExchange
 from server.http.live import LiveSessions
 from server.http.ratelimit import budget
 from server.http.request_state import caller_of
@@ -215,10 +216,14 @@ def build(settings: Settings | None = None) -> Parley:
     quota = SessionQuota(
         settings.max_sessions, lambda session: session in manager._server_instances
     )
-    gate = Gate(
+    # A plain JSON-answered request goes the lean way (server.http.lean), anything else the SDK's.
+    sdk_way = (
         manager.handle_request
         if settings.stateless
-        else SessionShares(manager.handle_request, quota),
+        else SessionShares(manager.handle_request, quota)
+    )
+    gate = Gate(
+        LeanExchange(manager, sdk_way),
         access,
         metadata_url,
         manifest,
