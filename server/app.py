@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import anyio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -27,6 +28,7 @@ from server.errors import ConfigError
 from server.heap import kept
 from server.http.edge import PlainText
 from server.http.endpoint import build_mcp_server, session_manager
+from server.http.front import FrontDoor
 from server.http.gate import Gate
 from server.http.health import Health
 from server.http.in_thread import InThread
@@ -336,6 +338,8 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/", root),
             Mount("", app=PlainText(browser if not shared else InThread(browser))),
         ],
+        # /mcp straight to the gate (server.http.front); the route above stays for everything that lists routes
+        middleware=[Middleware(FrontDoor, path="/mcp", to=gate)],
         lifespan=lifespan,
     )
     return Parley(settings, manifest, db, key, access, chokepoint, live, app, escalations)
