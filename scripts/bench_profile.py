@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -85,24 +85,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def server_pid(spy: subprocess.Popen) -> int:
-    """The process py-spy started: its child."""
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == spy.pid:
-                return int(entry.name)
-    raise SystemExit("py-spy started no process")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=10)
-    parser.add_argument("--rate", type=int, default=400, help="py-spy samples a second")
+    parser.add_argument("--rate", type=int, default=250, help="py-spy samples a second")
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
     spy = shutil.which("py-spy") or str(http.VENV / "bin" / "py-spy")
@@ -116,31 +103,29 @@ def main() -> int:
         env, token = http.prepare_store(work / "full", manifest)
         full = http.parley_contender("full", work / "full", env, token, loop, http_impl)
         raw = work / "stacks.txt"
-        full.argv = [
-            spy,
-            "record",
-            "--format",
-            "raw",
-            "--rate",
-            str(args.rate),
-            "--nonblocking",
-            "-o",
-            str(raw),
-            "--",
-            *full.argv,
-        ]
         full.start()
         full.wait_up()
         assert full.proc is not None
-        pid = server_pid(full.proc)
+        pid = full.proc.pid  # the console script runs the server in its own process
         wrk_run(wrk, full, args.connections, 2, 1, work)  # warm-up
-        before = cpu_seconds(pid)
-        started = time.monotonic()
-        run = wrk_run(wrk, full, args.connections, args.seconds, 1, work)
-        cpu = cpu_seconds(pid) - before
-        wall = time.monotonic() - started
-        full.proc.send_signal(2)  # py-spy writes its file on SIGINT
-        full.proc.wait(60)
+        # sampled from a moment after the sessions are open until the run ends: the run only
+        seconds = max(1, round(args.seconds)) - 1
+        command = [spy, "record", "--format", "raw", "--rate", str(args.rate), "--nonblocking"]
+        command += ["--pid", str(pid), "--duration", str(seconds), "-o", str(raw)]
+        with (work / "py-spy.log").open("w") as spy_log:
+            sampler = threading.Timer(
+                0.5,
+                lambda: samplers.append(subprocess.Popen(command, stdout=spy_log, stderr=spy_log)),
+            )
+            samplers: list[subprocess.Popen[bytes]] = []
+            before = cpu_seconds(pid)
+            sampler.start()
+            run = wrk_run(wrk, full, args.connections, args.seconds, 1, work)
+            cpu = cpu_seconds(pid) - before
+            sampler.join()
+            for process in samplers:
+                process.wait(60)
+        full.stop()
         counts: collections.Counter[str] = collections.Counter()
         for line in raw.read_text().splitlines():
             stack, _, number = line.rpartition(" ")
@@ -150,7 +135,7 @@ def main() -> int:
         requests = run.detail["requests"]
         print(
             f"whoami at {args.connections} connections: {run.rps:.0f} req/s, errors {run.errors}; "
-            f"server CPU {cpu:.2f} s over {wall:.1f} s (samples cover warm-up too: shares only)"
+            f"server CPU {cpu:.2f} s over the run; samples from {seconds} s of it"
         )
         print(f"CPU a request: {cpu / requests * 1e6:.0f} µs; {total} samples")
         print(f"{'step':<32} {'share':>7} {'µs/request':>11}")
