@@ -83,20 +83,53 @@ _STATEFUL = TransportContext(
 )  # the loop dispatcher's, JSON mode
 _STATELESS = TransportContext(kind="streamable-http", can_send_request=False)
 _JSON = (b"content-type", b"application/json")
+# the headers the transport judges a POST by (Host, Origin, Content-Type, Accept), and all it reads
+_JUDGED = (b"host", b"origin", b"content-type", b"accept")
+_READ = frozenset((*_JUDGED, b"mcp-protocol-version", b"mcp-session-id", b"content-length"))
 
 
-@dataclass
 class _Dispatch:
     """The request's dispatch context, as the SDK's dispatcher makes it for a JSON-answered POST:
     no back-channel (a server request raises `NoBackChannelError`), and its notifications and
     progress dropped (the transport drops whatever is tied to a request in JSON mode)."""
 
-    transport: TransportContext
-    request_id: RequestId
-    message_metadata: ServerMessageMetadata
-    progress_token: ProgressToken | None = None
-    cancel_requested: anyio.Event = field(default_factory=anyio.Event)
-    can_send_request: bool = False
+    __slots__ = (
+        "transport",
+        "request_id",
+        "message_metadata",
+        "progress_token",
+        "cancelled",
+        "_event",
+    )
+    can_send_request = False
+
+    def __init__(
+        self,
+        transport: TransportContext,
+        request_id: RequestId,
+        message_metadata: ServerMessageMetadata,
+        progress_token: ProgressToken | None,
+    ):
+        self.transport = transport
+        self.request_id = request_id
+        self.message_metadata = message_metadata
+        self.progress_token = progress_token
+        self.cancelled = False  # the client cancelled it
+        self._event: anyio.Event | None = None
+
+    @property
+    def cancel_requested(self) -> anyio.Event:
+        """Set once the client cancelled the request; made when a handler first asks for it."""
+        if self._event is None:
+            self._event = anyio.Event()
+            if self.cancelled:
+                self._event.set()
+        return self._event
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self._event is not None:
+            self._event.set()
 
     async def send_raw_request(
         self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
@@ -152,6 +185,7 @@ class LeanExchange:
         self.sdk_way = sdk_way
         self.security = TransportSecurityMiddleware(manager.security_settings)
         self._sessions: dict[str, _Session] = {}
+        self._verdicts: dict[tuple[bytes | None, ...], bool] = {}
         # first in the chain: it notes each session's connection as the SDK opens it, and hands a
         # client's cancellation on to requests served here
         self.server.middleware.insert(0, self._watch)
@@ -200,7 +234,7 @@ class LeanExchange:
             return
         flight = session.in_flight.get(coerce_request_id(request_id))
         if flight is not None:
-            flight.dispatch.cancel_requested.set()
+            flight.dispatch.cancel()
             flight.scope.cancel()
 
     async def _take(self, scope: Scope, receive: Receive) -> _Exchange | Receive:
@@ -208,39 +242,58 @@ class LeanExchange:
         manager = self.manager
         if scope["method"] != "POST" or not manager.json_response or manager._task_group is None:
             return receive
-        version = sid = declared = None
+        first: dict[bytes, bytes] = {}  # each header's first value: the one the SDK reads
         for name, value in scope["headers"]:
-            if name == b"mcp-protocol-version" and version is None:
-                version = value.decode("latin-1")
-            elif name == b"mcp-session-id" and sid is None:
-                sid = value.decode("latin-1")
-            elif name == b"content-length" and declared is None:
-                declared = value
-        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            if name in _READ and name not in first:
+                first[name] = value
+        version = first.get(b"mcp-protocol-version")
+        if version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
             return receive
-        if (
-            declared is not None
-            and declared.isdigit()
-            and int(declared) > manager.max_request_body_size
-        ):
+        if _declared_too_large(first.get(b"content-length"), manager.max_request_body_size):
             return receive
+        sid = first.get(b"mcp-session-id")
         session = None
         if not manager.stateless:
-            session = self._session(scope, sid)
+            session = self._session(scope, None if sid is None else sid.decode("latin-1"))
             if session is None:
                 return receive
+        if not await self._headers_pass(first):
+            return receive
         body, receive = await self._body(receive)
         if body is None:
-            return receive
-        request = Request(scope, receive)
-        if await self.security.validate_request(request, is_post=True) is not None:
-            return receive
-        if not check_accept_headers(request)[0] or not _json_content(request):
             return receive
         message = _request_in(body)
         if message is None:
             return receive
-        return _Exchange(request, message, version, None if manager.stateless else sid, session)
+        return _Exchange(
+            Request(scope, receive),
+            message,
+            None if version is None else version.decode("latin-1"),
+            None if manager.stateless or sid is None else sid.decode("latin-1"),
+            session,
+        )
+
+    async def _headers_pass(self, first: dict[bytes, bytes]) -> bool:
+        """Whether the transport accepts these headers: Host and Origin (the SDK's own
+        `TransportSecurityMiddleware`), Content-Type (it and the transport's own rule) and Accept
+        (the SDK's `check_accept_headers`). The SDK's functions judge each combination once; the
+        verdict is kept, as it depends on nothing else."""
+        key = tuple(first.get(name) for name in _JUDGED)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            headers = [
+                (name, value) for name, value in zip(_JUDGED, key, strict=True) if value is not None
+            ]
+            request = Request({"type": "http", "headers": headers})
+            verdict = (
+                await self.security.validate_request(request, is_post=True) is None
+                and check_accept_headers(request)[0]
+                and _json_content(request)
+            )
+            if len(self._verdicts) >= 256:
+                self._verdicts.clear()
+            self._verdicts[key] = verdict
+        return verdict
 
     def _session(self, scope: Scope, sid: str | None) -> _Session | None:
         """The session this request names, if the SDK would serve the request on it as it stands."""
@@ -366,7 +419,7 @@ async def _answer(
         finally:
             if landed is not None:
                 landed()
-        if dispatch.cancel_requested.is_set():
+        if dispatch.cancelled:
             return None
         return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
     except Exception as exc:
@@ -374,9 +427,19 @@ async def _answer(
         if error is None:
             sdk_log.exception("handler for %r raised", message.method)
             error = ErrorData(code=0, message=str(exc))  # the dispatcher's own mapping
-        if dispatch.cancel_requested.is_set():
+        if dispatch.cancelled:
             return None
         return JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
+
+
+def _declared_too_large(declared: bytes | None, limit: int) -> bool:
+    """The SDK's body limit on a declared Content-Length (`RequestBodyLimitMiddleware`)."""
+    if declared is None:
+        return False
+    try:
+        return int(declared.decode("latin-1")) > limit
+    except ValueError:
+        return False
 
 
 def _json_content(request: Request) -> bool:
