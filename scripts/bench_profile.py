@@ -66,8 +66,8 @@ STEPS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("uvicorn: run and send", ("uvicorn/",)),
-    ("anyio (no caller above)", ("anyio/",)),
-    ("event loop (no caller above)", ("asyncio/", "uvloop", "selectors")),
+    ("anyio: scopes, streams, tasks", ("anyio/",)),
+    ("event loop", ("asyncio/", "uvloop", "selectors")),
 ]
 
 

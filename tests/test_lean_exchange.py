@@ -403,3 +403,66 @@ def test_a_request_whose_session_ends_under_it_is_answered_as_the_sdk_answers_it
     assert served == sdk
     assert served["status"] == 500
     assert served["body"]["error"]["message"] == "Session terminated before the request completed"
+
+
+@pytest.fixture(scope="module")
+def stateless_ways(tmp_path_factory) -> Iterator[Ways]:
+    """A server in stateless mode (as several processes on PostgreSQL run): no session at all."""
+    folder = tmp_path_factory.mktemp("lean-stateless")
+    manifest = manifest_copy(folder, roomy_limits)
+    with running_club(folder, manifest=manifest, env={"PARLEY_SESSIONS": "stateless"}) as club:
+        ways = Ways(club)
+        try:
+            yield ways
+        finally:
+            ways.close()
+
+
+STATELESS_CASES: list[tuple[str, dict[str, str | None], bytes, bool]] = [
+    ("whoami", {}, WHOAMI, True),
+    (
+        "a session header, which stateless serving ignores",
+        {"mcp-session-id": "f" * 32},
+        WHOAMI,
+        True,
+    ),
+    ("no version header", {"mcp-protocol-version": None}, WHOAMI, True),
+    ("an unknown method", {}, rpc("nope/nothing", {}), True),
+    (
+        "initialize",
+        {},
+        rpc(
+            "initialize",
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "x", "version": "1"},
+            },
+        ),
+        False,
+    ),
+    ("Accept SSE only", {"accept": "text/event-stream"}, WHOAMI, False),
+    (
+        "a notification",
+        {},
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+        False,
+    ),
+    ("a 2026-07-28 version header", {"mcp-protocol-version": "2026-07-28"}, WHOAMI, False),
+]
+
+
+@pytest.mark.parametrize("case", STATELESS_CASES, ids=[case[0] for case in STATELESS_CASES])
+def test_stateless_requests_are_answered_as_the_sdk_answers_them(
+    stateless_ways: Ways, case
+) -> None:
+    _, changes, body, lean = case
+    headers = stateless_ways.headers(stateless_ways.club.tokens.member.token)
+    for name, value in changes.items():
+        if value is None:
+            headers.pop(name, None)
+        else:
+            headers[name] = value
+    served, reached, sdk = stateless_ways.both(headers, body)
+    assert served == sdk
+    assert reached == (0 if lean else 1), "served lean" if reached == 0 else "went the SDK's way"
