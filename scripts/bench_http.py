@@ -45,6 +45,7 @@ sys.path.insert(
 )  # bench_peers, when imported from elsewhere
 
 # The names the other benches (bench_cluster, bench_main_job, bench_slow_asks, profile_ask) use as `http.X`.
+from bench_peers.client import call, check_contender, close_session, open_session  # noqa: E402,F401
 from bench_peers.contender import (  # noqa: E402,F401
     PARLEY,
     PEERS,
@@ -69,9 +70,14 @@ from bench_peers.contender_parley import (  # noqa: E402,F401
 )
 from bench_peers.section_concurrent import ORDER, RATIO_PEERS, concurrent, peer_contenders  # noqa: E402,F401
 from bench_peers.section_scale import scale  # noqa: E402
-from bench_peers.wrk import (
+from bench_peers.wrk import (  # noqa: E402,F401
+    Run,
     ensure_wrk,
-)  # noqa: E402,F401
+    fmt,
+    median_or_none,
+    run_line,
+    wrk_run,
+)
 
 
 def main() -> int:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import anyio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -27,9 +28,11 @@ from server.errors import ConfigError
 from server.heap import kept
 from server.http.edge import PlainText
 from server.http.endpoint import build_mcp_server, session_manager
+from server.http.front import FrontDoor
 from server.http.gate import Gate
 from server.http.health import Health
 from server.http.in_thread import InThread
+from server.http.lean import LeanExchange
 from server.http.live import LiveSessions
 from server.http.ratelimit import budget
 from server.http.request_state import caller_of
@@ -215,10 +218,14 @@ def build(settings: Settings | None = None) -> Parley:
     quota = SessionQuota(
         settings.max_sessions, lambda session: session in manager._server_instances
     )
-    gate = Gate(
+    # A plain JSON-answered request goes the lean way (server.http.lean), anything else the SDK's.
+    sdk_way = (
         manager.handle_request
         if settings.stateless
-        else SessionShares(manager.handle_request, quota),
+        else SessionShares(manager.handle_request, quota)
+    )
+    gate = Gate(
+        LeanExchange(manager, sdk_way),
         access,
         metadata_url,
         manifest,
@@ -331,6 +338,8 @@ def build(settings: Settings | None = None) -> Parley:
             Route("/", root),
             Mount("", app=PlainText(browser if not shared else InThread(browser))),
         ],
+        # /mcp straight to the gate (server.http.front); the route above stays for everything that lists routes
+        middleware=[Middleware(FrontDoor, path="/mcp", to=gate)],
         lifespan=lifespan,
     )
     return Parley(settings, manifest, db, key, access, chokepoint, live, app, escalations)

@@ -64,7 +64,10 @@ def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -
         f"{manifest.club.name}. You are in the {caller.lane.upper()} lane: {caller.why}.\n"
         f"You see {len(caller.tools)} of {total} tools; effective scopes: {scopes}."
     )
-    tail = f"{lane.description} {lane.how_to_leave}\nCall whoami whenever the tools you see are fewer than you expected."
+    tail = (
+        f"{lane.description} {lane.how_to_leave}\n"
+        "Call whoami whenever the tools you see are fewer than you expected."
+    )
     return "\n".join(part for part in (head, persona, tail) if part)
 
 
