@@ -27,7 +27,7 @@ It answers as the transport would: the result or the JSON-RPC error the dispatch
 cancelled with `notifications/cancelled`, a 500 `Session terminated before the request completed`
 when the session ends under it; the same headers. Server-initiated messages tied to the request
 are dropped, as the transport drops them in JSON mode; the connection's standalone stream is the
-session's own. tests/test_lean_exchange.py sends each case both ways and compares the answers.
+session's own. tests/http/test_lean_exchange.py sends each case both ways and compares the answers.
 """
 
 from __future__ import annotations
