@@ -155,6 +155,10 @@ def rpc(method: str, params: Any = None, ident: Any = 7) -> bytes:
 
 
 WHOAMI = rpc("tools/call", {"name": "whoami", "arguments": {}})
+INITIALIZE = rpc(
+    "initialize",
+    {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
+)
 
 # (case, header changes (None: remove), body, served lean)
 CASES: list[tuple[str, dict[str, str | None], bytes, bool]] = [
@@ -188,14 +192,7 @@ CASES: list[tuple[str, dict[str, str | None], bytes, bool]] = [
     (
         "the initialize handshake again",
         {},
-        rpc(
-            "initialize",
-            {
-                "protocolVersion": LEGACY,
-                "capabilities": {},
-                "clientInfo": {"name": "x", "version": "1"},
-            },
-        ),
+        INITIALIZE,
         False,
     ),
     ("a 2026-07-28 version header", {"mcp-protocol-version": "2026-07-28"}, WHOAMI, False),
@@ -431,14 +428,7 @@ STATELESS_CASES: list[tuple[str, dict[str, str | None], bytes, bool]] = [
     (
         "initialize",
         {},
-        rpc(
-            "initialize",
-            {
-                "protocolVersion": LEGACY,
-                "capabilities": {},
-                "clientInfo": {"name": "x", "version": "1"},
-            },
-        ),
+        INITIALIZE,
         False,
     ),
     ("Accept SSE only", {"accept": "text/event-stream"}, WHOAMI, False),
