@@ -124,9 +124,11 @@ async def test_an_installed_wheel_serves_the_default_club_from_an_empty_folder(i
                     break
             except httpx2.HTTPError:
                 pass
-            assert server.poll() is None and time.monotonic() < deadline, (
-                server.stdout.read() if server.stdout else ""
-            )
+            if server.poll() is not None or time.monotonic() >= deadline:
+                # its output ends only with it: stop it first, or reading waits for ever
+                server.kill()
+                output = server.communicate(timeout=20)[0]
+                raise AssertionError(f"the installed server was not ready within 30 s: {output}")
             time.sleep(0.1)
         async with connect(url, None) as guest:
             assert await tool_names(guest) == GUEST

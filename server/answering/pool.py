@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import logging
 import os
@@ -50,6 +51,7 @@ from server.answering import sandbox
 from server.answering.calls import answer_line, probe_line
 from server.answering.config import AnswererConfig
 from server.answering.contract import Note, ScopedRequest, Selection, Terms
+from server.answering.readiness import verdict
 
 log = logging.getLogger("parley.answering.pool")
 
@@ -72,7 +74,9 @@ class WorkerFailed(Exception):
 class _Worker:
     """One worker process and the pipes to it. Used by one thread at a time (the pool's slot)."""
 
-    def __init__(self, config: AnswererConfig, allow_probe: bool):
+    def __init__(self, config: AnswererConfig, allow_probe: bool, retry: bool = False):
+        self.retry = retry  # started after its slot's last worker failed to start
+        self.failed = False  # seen to fail to start (`AnswererPool.readiness`), not yet replaced
         root = str(
             Path(__file__).resolve().parents[2]
         )  # the directory holding the `server` package
@@ -188,6 +192,20 @@ class _Worker:
                 )
             self.report = report
         return self.report
+
+    def started(self) -> bool:
+        """Whether its ready line came, read without waiting (by its slot's holder); one that failed
+        to start is killed and marked `failed`, its stderr's tail logged."""
+        try:
+            if self.report is None and b"\n" not in self.buffer:
+                self._took(self.proc.stdout.fileno())  # type: ignore[union-attr]
+            return self.report is not None or (b"\n" in self.buffer and bool(self.ready(0.0)))
+        except WorkerFailed as exc:
+            self.failed = True
+            self.kill()
+            tail = " | ".join(list(self.stderr)[-5:])
+            log.warning("answering worker %s failed to start (%s): %s", self.pid, exc, tail)
+            return False
 
     def call(self, line: bytes, deadline: float) -> Message:
         self._write(line)
@@ -361,28 +379,23 @@ class AnswererPool:
             if slot[0] is None and not self._closed:
                 slot[0] = _Worker(self.config, self.allow_probe)
 
-    def warm(self) -> None:
-        """Start every worker and wait until each is ready, slot by slot (a slot in use waits for
-        its call), so no ask pays for a start; one that fails to start is replaced by the next call."""
-        self.start()
+    def readiness(self) -> str | None:
+        """None when this pool can answer, else why not (`readiness.verdict`). Never waits: the
+        workers of slots free right now have their ready lines read if they came. One that failed
+        to start is left to the next call to replace (a broken configuration would otherwise start
+        a worker at every probe)."""
         taken: list[list[_Worker | None]] = []
+        with contextlib.suppress(queue.Empty):
+            while len(taken) < self.size:
+                taken.append(self._slots.get_nowait())
         try:
-            while len(taken) < self.size and not self._closed:
-                taken.append(slot := self._slots.get(timeout=self.startup_timeout))
-                if slot[0] is not None and slot[0].report is None:
-                    try:
-                        self._started(slot[0].ready(time.monotonic() + self.startup_timeout))
-                    except WorkerFailed as exc:
-                        log.warning("answering worker %s did not start (%s)", slot[0].pid, exc)
-                        slot[0].kill()
-                        slot[0] = None
-        except queue.Empty:
-            log.warning(
-                "answering workers busy for %.0f s; the rest start on first use",
-                self.startup_timeout,
-            )
-        finally:
             for slot in taken:
+                worker = slot[0]
+                if worker is not None and not worker.failed and worker.started():
+                    self._started(worker.report or {})
+            return verdict([slot[0] for slot in self._all])
+        finally:
+            for slot in reversed(taken):  # back in the order they were taken: warmest first
                 self._slots.put(slot)
 
     def pids(self) -> list[int]:
@@ -411,9 +424,10 @@ class AnswererPool:
         try:
             worker = slot[0]
             if worker is None or worker.proc.poll() is not None:
+                retry = worker is not None and worker.report is None
                 if worker is not None:
                     worker.kill()
-                worker = slot[0] = _Worker(self.config, self.allow_probe)
+                worker = slot[0] = _Worker(self.config, self.allow_probe, retry)
             try:
                 self._started(worker.ready(time.monotonic() + self.startup_timeout))
                 return worker.call(line, time.monotonic() + budget)
@@ -422,8 +436,9 @@ class AnswererPool:
                 tail = " | ".join(list(worker.stderr)[-5:])
                 if tail:
                     log.warning("answering worker %s said: %s", worker.pid, tail)
+                retry = worker.report is None  # it failed to start: its replacement is a retry
                 slot[0] = (
-                    None if self._closed else _Worker(self.config, self.allow_probe)
+                    None if self._closed else _Worker(self.config, self.allow_probe, retry)
                 )  # its replacement
                 raise
         finally:

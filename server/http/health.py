@@ -1,7 +1,8 @@
 """Liveness and readiness, for a balancer or an orchestrator. `/livez`: this process answers.
 `/readyz` (and `/healthz`, its older name): it can serve, meaning its store answers within
-STORE_DEADLINE, its change listener is connected (PostgreSQL), and its answering pool has a live
-worker or can start one. Not ready is a 503 whose JSON body names each problem."""
+STORE_DEADLINE, its change listener is connected (PostgreSQL), and its answering pool has a worker
+that is ready or starting (they start with the server): every worker having failed to start is not
+ready. Not ready is a 503 whose JSON body names each problem."""
 
 from __future__ import annotations
 
@@ -36,12 +37,6 @@ def _running(pid: int) -> bool:
         return True
 
 
-def answering_alive(pool: AnswererPool) -> bool:
-    """Workers start on first use: none started yet is ready; started ones, at least one must run."""
-    pids = pool.pids()
-    return not pids or any(_running(pid) for pid in pids)
-
-
 class Health:
     def __init__(
         self,
@@ -71,8 +66,9 @@ class Health:
             found["store"] = str(exc)
         if self.listening is not None and not self.listening():
             found["change_listener"] = "not connected to PostgreSQL (reconnecting)"
-        if not answering_alive(self.pool):
-            found["answering"] = "no answering worker is alive"
+        answering = await anyio.to_thread.run_sync(self.pool.readiness)  # may start a worker
+        if answering is not None:
+            found["answering"] = answering
         return found
 
     def sample(self) -> None:

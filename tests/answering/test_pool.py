@@ -308,14 +308,6 @@ async def test_a_confined_worker_matches_by_meaning_as_the_server_does(pools, mo
     assert await pools().answer(asked, terms, notes) == Selection(notes=("a05",))
 
 
-def test_a_warmed_pool_has_every_worker_ready_before_the_first_ask(pools):
-    pool = pools(size=2)
-    assert pool.pids() == []  # nothing runs before it is asked to start
-    pool.warm()
-    assert len(pool.pids()) == 2 and pool.isolation() is not None
-    assert pool._idle_slot() is not None  # an ask now finds a ready worker: no start in its time
-
-
 async def test_the_server_starts_its_answering_workers_before_any_ask(club):
     import httpx2
 
