@@ -13,6 +13,9 @@ schema and the turn:
 - the turn carries a value at all: a number, date, quoted text, link, a capitalised name, a day,
   or a word naming *which* of the tool's things it means ("a recipe for feijoada", "member zed");
 - the turn's verb is the tool's own writing action ("apply", "book"): a request to do that one thing.
+
+A tool the turn reaches only through the thing one of its parameters reads (assign_courier through
+parcel_id, for "show me the parcel in Lisbon") is meant only when the turn's value for it is bound.
 """
 
 from __future__ import annotations
@@ -237,13 +240,19 @@ def tool_unsure(
     action: str | None,
     verb: set[int],
     language: str,
+    through_value: bool = False,
 ) -> bool:
     """Whether a tool that needs values is only guessed at: the turn names the kind of thing it does,
-    by a reading verb or none, and gives nothing the tool reads (see the module's docstring)."""
+    by a reading verb or none, and gives nothing the tool reads (see the module's docstring).
+    through_value: the tool was reached by a thing one of its parameters reads, not by its own."""
     if not any(p.required and p.kind != "flag" for p in tool.params):
         return False
     if action is not None and lx.ACTIONS.get(action) != "read" and action == tool.action:
         return False
+    if through_value:
+        # "the parcel" reaches assign_courier only through parcel_id: with that value unbound, the
+        # turn names what the tool reads by, not what it does, and a name elsewhere in it is no sign
+        return True
     if _names_only_the_tool(tool, tokens, found, action, verb, language):
         return False
     return not _offers(tool, tokens, found, language)

@@ -144,6 +144,7 @@ class Planner:
         verb_only = [
             t for t in by_action if not t.nouns and t.action in CLOSE.get(action or "", {action})
         ]
+        through_value = False
         if admission:
             chosen, rule = admission, rule or "tool: admission"
         elif not derived and action is not None and len(verb_only) == 1 and len(by_action) == 1:
@@ -151,6 +152,7 @@ class Planner:
             chosen, rule = verb_only, rule or "tool: derived"
         elif derived:
             chosen, rule = derived, rule or "tool: derived"
+            through_value = True
         elif (
             not found
             and len(by_action) == 1
@@ -231,7 +233,11 @@ class Planner:
                 self.say.howto(tool, missing),
             )
         if missing and "turn" not in sources.values():
-            if tool_unsure(tool, clause.tokens, found, action, span, self.language):
+            # a tool reached only through a value it reads ("the parcel" for assign_courier's parcel_id),
+            # with none of the turn's values bound, is not shown to be what the turn asks for
+            if through_value or tool_unsure(
+                tool, clause.tokens, found, action, span, self.language
+            ):
                 # the turn names the kind of thing the tool does and none of the values it reads: which
                 # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
                 step = Step(kind="unread", decided_by="unread: tool unsure")

@@ -112,3 +112,48 @@ def test_the_same_in_portuguese_through_the_vocabulary(turn, verdict):
     vocabulary = parse({"language": "pt-BR", "nouns": {"balsa": "ferry", "balsas": "ferry"}})
     result = plan(turn, Catalogue.from_declarations(FERRIES), "pt-BR", vocabulary)
     assert result.outcome == verdict, result.guidance.render
+
+
+COURIERS = [
+    {
+        "name": "assign_courier",
+        "description": "Assign a courier to deliver a parcel.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["parcel_id", "courier_name"],
+            "properties": {
+                "parcel_id": {"type": "string", "description": "The parcel's identifier."},
+                "courier_name": {
+                    "type": "string",
+                    "description": "Who delivers it, such as 'Ana'.",
+                },
+            },
+        },
+    },
+    {
+        "name": "list_depots",
+        "description": "List the depots.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+]
+
+
+@pytest.mark.parametrize("turn", ["show me the parcel in Lisbon", "find a parcel sent from Porto"])
+def test_a_tool_reached_through_a_value_it_reads_is_unsure_without_that_value(turn):
+    # the turn names a parcel, which assign_courier reads by, not what it does (assign): with no value
+    # of the turn bound, a name elsewhere in it does not make the tool meant
+    result = plan(turn, Catalogue.from_declarations(COURIERS), "en", EMPTY)
+    assert (result.outcome, result.steps[0].decided_by) == ("unread", "unread: tool unsure")
+
+
+@pytest.mark.parametrize(
+    "turn, bound",
+    [
+        ("find the parcel P-4411", {"parcel_id": "P-4411"}),
+        ("find parcel 4411 for Ana", {"parcel_id": "4411", "courier_name": "Ana"}),
+    ],
+)
+def test_a_tool_reached_through_a_value_it_reads_is_asked_or_run_with_that_value(turn, bound):
+    result = plan(turn, Catalogue.from_declarations(COURIERS), "en", EMPTY)
+    step = result.steps[0]
+    assert step.selection.tool == "assign_courier" and dict(step.selection.arguments) == bound
