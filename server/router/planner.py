@@ -172,6 +172,13 @@ class Planner:
 
         if len(chosen) > 1:
             chosen = self._prefer_by_adjective(chosen, clause) or chosen
+        if len(chosen) > 1 and all(
+            tool_unsure(t, clause.tokens, found, action, span, self.language) for t in chosen
+        ):
+            # a tie among tools the turn names only the kind of ("I would like a ferry"), giving none
+            # of the values any of them reads: offering a choice would be a guess that one is meant
+            step = Step(kind="unread", decided_by="unread: tool unsure")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unsure_among(chosen))
         if len(chosen) > 1:
             names = sorted(t.name for t in chosen)
             step = Step(kind="ask", decided_by="ask: ambiguous", selection=Selection(choices=names))

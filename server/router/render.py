@@ -11,6 +11,7 @@ _TEXT = {
         "resolved": "Ready: {tool}{args}.",
         "incomplete": "I can {tool}, but I need {missing}.",
         "unsure": "Nothing here does that with what you said. If you mean to {tool}, say {missing}.",
+        "unsure_among": "Nothing here does that with what you said. If you mean to {tools}, say which, and {missing}.",
         "ambiguous": "Which do you mean: {choices}?",
         "unmet_action": 'I can {verbs} "{thing}", but nothing here can {verb} that.',
         "unmet_action_noverb": 'I can {verbs} "{thing}", but not what you wanted done with it.',
@@ -34,6 +35,7 @@ _TEXT = {
         "resolved": "Pronto: {tool}{args}.",
         "incomplete": "Posso {tool}, mas preciso de {missing}.",
         "unsure": "Nada aqui faz isso com o que você disse. Se quer {tool}, diga {missing}.",
+        "unsure_among": "Nada aqui faz isso com o que você disse. Se quer {tools}, diga qual, e {missing}.",
         "ambiguous": "Qual você quer dizer: {choices}?",
         "unmet_action": 'Posso {verbs} "{thing}", mas nada aqui consegue {verb} isso.',
         "unmet_action_noverb": 'Posso {verbs} "{thing}", mas não o que você pediu.',
@@ -74,6 +76,14 @@ class Renderer:
 
     def unsure(self, tool: CatalogueTool, missing: list[str]) -> str:
         return self.text["unsure"].format(tool=tool.display, missing=self._join(missing, "and"))
+
+    def unsure_among(self, tools: list[CatalogueTool]) -> str:
+        """Several tools the turn names only the kind of: which one, and what each needs."""
+        needed = dict.fromkeys(p.name for t in tools for p in t.params if p.required)
+        return self.text["unsure_among"].format(
+            tools=self._join(sorted(t.display for t in tools)),
+            missing=self._join(list(needed), "and"),
+        )
 
     def ambiguous(self, tools: list[CatalogueTool]) -> str:
         return self.text["ambiguous"].format(choices=self._join(sorted(t.display for t in tools)))

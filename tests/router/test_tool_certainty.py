@@ -157,3 +157,57 @@ def test_a_tool_reached_through_a_value_it_reads_is_asked_or_run_with_that_value
     result = plan(turn, Catalogue.from_declarations(COURIERS), "en", EMPTY)
     step = result.steps[0]
     assert step.selection.tool == "assign_courier" and dict(step.selection.arguments) == bound
+
+
+def _crossing(name: str, description: str) -> dict:
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "required": ["from_port", "to_port", "sailing_date"],
+            "properties": {
+                "from_port": {"type": "string", "description": "The port of departure."},
+                "to_port": {"type": "string", "description": "The port of arrival."},
+                "sailing_date": {"type": "string", "description": "The day, as YYYY-MM-DD."},
+            },
+        },
+    }
+
+
+CROSSINGS = [
+    _crossing("Ferries_1_FindOutboundFerry", "Find ferries for a one-way crossing."),
+    _crossing("Ferries_1_FindReturnFerry", "Find ferries for a crossing and the way back."),
+]
+
+
+@pytest.mark.parametrize("turn", ["I would like a ferry", "I need a ferry"])
+def test_a_tie_among_tools_the_turn_gives_no_value_for_is_not_offered_as_a_choice(turn):
+    result = plan(turn, Catalogue.from_declarations(CROSSINGS), "en", EMPTY)
+    step = result.steps[0]
+    assert (result.outcome, step.decided_by, step.selection.choices) == (
+        "unread",
+        "unread: tool unsure",
+        [],
+    )
+    # the reply names both and what they need, so the person can say which with its values
+    assert "FindOutboundFerry or Ferries 1 FindReturnFerry, say which" in result.guidance.render
+    assert "from_port, sailing_date and to_port" in result.guidance.render
+
+
+@pytest.mark.parametrize("turn", ["find me a ferry from Lisbon", "find a ferry on 2026-05-02"])
+def test_a_tie_with_a_value_of_theirs_is_still_asked_about(turn):
+    result = plan(turn, Catalogue.from_declarations(CROSSINGS), "en", EMPTY)
+    assert result.steps[0].selection.choices == sorted(t["name"] for t in CROSSINGS)
+
+
+@pytest.mark.parametrize(
+    "turn, verdict",
+    [("eu queria uma balsa", "unread"), ("encontre uma balsa de Lisboa", "ask")],
+)
+def test_the_tie_in_portuguese(turn, verdict):
+    vocabulary = parse({"language": "pt-BR", "nouns": {"balsa": "ferry", "balsas": "ferry"}})
+    result = plan(turn, Catalogue.from_declarations(CROSSINGS), "pt-BR", vocabulary)
+    assert result.outcome == verdict, result.guidance.render
+    if verdict == "unread":
+        assert "diga qual, e from_port, sailing_date e to_port" in result.guidance.render
