@@ -240,11 +240,7 @@ class Planner:
                 self.say.howto(tool, missing),
             )
         if missing and "turn" not in sources.values():
-            # a tool reached only through a value it reads ("the parcel" for assign_courier's parcel_id),
-            # with none of the turn's values bound, is not shown to be what the turn asks for
-            if through_value or tool_unsure(
-                tool, clause.tokens, found, action, span, self.language
-            ):
+            if tool_unsure(tool, clause.tokens, found, action, span, self.language, through_value):
                 # the turn names the kind of thing the tool does and none of the values it reads: which
                 # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
                 step = Step(kind="unread", decided_by="unread: tool unsure")

@@ -211,3 +211,29 @@ def test_the_tie_in_portuguese(turn, verdict):
     assert result.outcome == verdict, result.guidance.render
     if verdict == "unread":
         assert "diga qual, e from_port, sailing_date e to_port" in result.guidance.render
+
+
+CANCELLING = [
+    {
+        "name": "cancel_booking",
+        "description": "Cancel a booking made for an order.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["order_id", "seats"],
+            "properties": {
+                "order_id": {"type": "string", "description": "The order's identifier."},
+                "seats": {"type": "integer", "description": "How many seats."},
+            },
+        },
+    },
+    COURIERS[1],
+]
+
+
+@pytest.mark.parametrize("turn", ["cancel the order", "please cancel my order"])
+def test_the_tools_own_writing_action_through_a_value_it_reads_is_still_asked(turn):
+    # cancel_booking reached through order_id; the verb is its own action: a request to do that
+    result = plan(turn, Catalogue.from_declarations(CANCELLING), "en", EMPTY)
+    step = result.steps[0]
+    assert (result.outcome, step.selection.tool) == ("ask", "cancel_booking")
+    assert step.selection.missing == ["order_id", "seats"]
