@@ -14,6 +14,7 @@ do them (nothing in `server/` is changed for this):
   record                   Escalations._record's own work: the thread, its messages, the commit
   record (await)           the same, as the loop waited for it (when it takes a thread hop)
   chokepoint               Chokepoint.call for ask: validation, rules, the tool, the audit record
+  lean serve               LeanExchange._serve, by tool: the server's whole answer after the body is read
   request (client)         the whole request as the client saw it
 
     .venv/bin/python scripts/profile_ask.py [--requests 400]
@@ -71,6 +72,7 @@ def instrument() -> None:
     from server.answering import pool
     from server.asking import escalations
     from server.chokepoint import chokepoint
+    from server.http import lean
 
     Escalations = escalations.Escalations
     Escalations._prepare = timed("prepare", Escalations._prepare, False)
@@ -92,6 +94,17 @@ def instrument() -> None:
             STAMPS[f"chokepoint {name}"].append((time.perf_counter() - started) * 1000)
 
     chokepoint.Chokepoint.call = call
+    serve = lean.LeanExchange._serve
+
+    async def serve_timed(self, exchange, send):  # what the server spends beyond the chokepoint
+        started = time.perf_counter()
+        try:
+            return await serve(self, exchange, send)
+        finally:
+            tool = (exchange.message.params or {}).get("name", exchange.message.method)
+            STAMPS[f"lean serve {tool}"].append((time.perf_counter() - started) * 1000)
+
+    lean.LeanExchange._serve = serve_timed
     run_sync = anyio.to_thread.run_sync
 
     async def hop(function, *args, **kwargs):  # the loop's wait for a worker thread, by what it ran

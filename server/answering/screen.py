@@ -168,8 +168,10 @@ def classify(question: str, language: str) -> tuple[Refusal | None, Escalation |
     return None, None
 
 
-_COMMIT_RE = [re.compile(p) for p in _COMMIT]
-_PRICE_RE = [re.compile(p) for p in _PRICE]
+# Each list as one alternation: it matches where any of its patterns does (none uses a backreference),
+# in one pass over the text instead of one a pattern.
+_COMMIT_RE = re.compile("|".join(f"(?:{p})" for p in _COMMIT))
+_PRICE_RE = re.compile("|".join(f"(?:{p})" for p in _PRICE))
 # "alguma reserva com", "una reserva sobre": a reservation as a qualm, a noun after its determiner
 _QUALM = re.compile(r"\b(uma|alguma|nenhuma|sua|minha|una|alguna|ninguna|su|mi)\s+reserva\b")
 _REFLEXIVE = re.compile(r"\bcobra\w*\s+(?:muito\s+)?de\s+si\b|\bse cobra\b")
@@ -180,9 +182,9 @@ _PAST_QUESTION = re.compile(r"^(?:did|has|have|had|was|were)\b")
 
 
 def _commitment(text: str) -> bool:
-    if _PAST_QUESTION.search(text) and not any(p.search(text) for p in _PRICE_RE):
+    if _PAST_QUESTION.search(text) and not _PRICE_RE.search(text):
         return False
     text = _QUALM.sub(r"\1 ressalva", text)
-    if any(p.search(text) for p in _COMMIT_RE):
+    if _COMMIT_RE.search(text):
         return True
-    return any(p.search(text) for p in _PRICE_RE) and not _REFLEXIVE.search(text)
+    return bool(_PRICE_RE.search(text)) and not _REFLEXIVE.search(text)

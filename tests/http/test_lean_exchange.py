@@ -10,6 +10,7 @@ reach the SDK, which answers it in its own words.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -456,3 +457,33 @@ def test_stateless_requests_are_answered_as_the_sdk_answers_them(
     served, reached, sdk = stateless_ways.both(headers, body)
     assert served == sdk
     assert reached == (0 if lean else 1), "served lean" if reached == 0 else "went the SDK's way"
+
+
+def test_a_lean_request_yields_to_the_loop_once_its_body_is_read(ways: Ways) -> None:
+    """Fairness: between reading a request and serving it, the loop gets a turn (a callback
+    scheduled right after the read has run when serving starts), so requests read in the same
+    turn are all read before any is served."""
+    lean = ways.lean
+    seen: list[bool] = []
+    take, serve = lean._take, lean._serve
+
+    async def taking(scope: Scope, receive: Receive) -> Any:
+        taken = await take(scope, receive)
+        turned = [False]
+        asyncio.get_running_loop().call_soon(turned.__setitem__, 0, True)
+        lean._turned = turned  # type: ignore[attr-defined]
+        return taken
+
+    async def serving(exchange: Any, send: Send) -> None:
+        seen.append(lean._turned[0])  # type: ignore[attr-defined]
+        await serve(exchange, send)
+
+    token = ways.club.tokens.member.token
+    session = ways.open_session(token)
+    lean._take, lean._serve = taking, serving  # type: ignore[method-assign]
+    try:
+        served, reached = ways.send(ways.headers(token, session), WHOAMI)
+    finally:
+        del lean._take, lean._serve
+    assert served["status"] == 200 and reached == 0
+    assert seen == [True]
