@@ -73,10 +73,14 @@ def load(path: Path = CORPUS, fresh: Path = FRESH) -> Corpus:
             for i, q in enumerate(source[key])
         ]
 
+    more = [  # tuning_more: tuning data only, never held out
+        Question(q["member"], q["note"], q["lang"], q["q"], False)
+        for q in data.get("tuning_more", ())
+    ]
     return Corpus(
         notes,
         names,
-        questions("questions"),
+        questions("questions") + more,
         questions("commitments"),
         questions("false_friends"),
         questions("questions", fresh_data),
