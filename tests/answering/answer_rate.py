@@ -1,7 +1,7 @@
 """The answer rate of an answering agent on the paraphrase corpus (issue #33): does it quote the note
 that answers a question asked in other words, and keep quiet when no note does?
 
-Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|fresh|all] [--mistakes]
+Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|fresh|more|all] [--mistakes]
        scripts/answer-rate --speed      (the matcher's p50 and p99: 200 notes, and each member's own)
 
 An answerer is either
@@ -15,6 +15,8 @@ The mandate's topics do not block here: every note of the member is revealable t
 figures measure understanding, not the mandate. The held-out third (every third entry of each list,
 see the corpus header) is scored only with `--split holdout` or `all`; the fresh held-out set
 (paraphrase_fresh.yaml, written after that third had been looked at) only with `--split fresh` or `all`.
+The tuning split also holds the later tuning questions (the corpus's `tuning_more`, never held out);
+`--split more` scores them alone.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import yaml
 
 CORPUS = Path(__file__).with_name("paraphrase_corpus.yaml")
 FRESH = Path(__file__).with_name("paraphrase_fresh.yaml")
-SPLITS = ("tuning", "holdout", "fresh", "all")
+SPLITS = ("tuning", "holdout", "fresh", "more", "all")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Corpus:
     commitments: list[Question]
     false_friends: list[Question]
     fresh: list[Question]  # the fresh held-out set: questions only, of the same members
+    more: list[Question]  # more tuning questions, written later (`tuning_more`): tuning only
 
 
 def _held_out(index: int) -> bool:
@@ -80,6 +83,10 @@ def load(path: Path = CORPUS, fresh: Path = FRESH) -> Corpus:
         questions("commitments"),
         questions("false_friends"),
         questions("questions", fresh_data),
+        [  # tuning data only: never held out, whatever its position
+            Question(q["member"], q["note"], q["lang"], q["q"], False)
+            for q in data.get("tuning_more", ())
+        ],
     )
 
 
@@ -87,7 +94,7 @@ def in_split(items: Sequence[Question], split: str) -> list[Question]:
     """The corpus's entries of a split; `fresh` has none of them (see `questions_of`)."""
     if split == "all":
         return list(items)
-    if split == "fresh":
+    if split in ("fresh", "more"):
         return []
     return [q for q in items if q.held_out == (split == "holdout")]
 
@@ -96,8 +103,12 @@ def questions_of(corpus: Corpus, split: str) -> list[Question]:
     """The questions of a split: the corpus's two parts, the fresh set, or all three."""
     if split == "fresh":
         return list(corpus.fresh)
+    if split == "more":
+        return list(corpus.more)
     if split == "all":
-        return list(corpus.questions) + list(corpus.fresh)
+        return list(corpus.questions) + list(corpus.more) + list(corpus.fresh)
+    if split == "tuning":
+        return in_split(corpus.questions, split) + list(corpus.more)
     return in_split(corpus.questions, split)
 
 
@@ -409,9 +420,10 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
 
 
 _PART = {
-    "tuning": "tuning two-thirds",
+    "tuning": "tuning two-thirds and the later tuning questions",
     "holdout": "held-out third",
     "fresh": "fresh held-out set",
+    "more": "later tuning questions alone",
 }
 
 

@@ -16,6 +16,7 @@ from tests.answering.answer_rate import (
     load,
     matcher_answerer,
     measure,
+    questions_of,
     report,
     resolve,
     screen_of,
@@ -91,6 +92,26 @@ def test_the_fresh_held_out_set_is_new_and_answered_by_one_note_each() -> None:
     seen = {q.text.casefold() for q in CORPUS.questions}
     assert not [q.text for q in CORPUS.fresh if q.text.casefold() in seen]
     assert len({q.text for q in CORPUS.fresh}) == len(CORPUS.fresh)
+
+
+def test_the_later_tuning_questions_are_tuning_data_only() -> None:
+    """`tuning_more`: new questions of the same members, half English half Portuguese, each answered
+    by one existing note or by none; scored with the tuning split, never held out, and none repeats
+    a question of the corpus or of the fresh set."""
+    answerable = [q for q in CORPUS.more if q.note is not None]
+    assert Counter(q.language for q in CORPUS.more) == {"en": 26, "pt-BR": 26}
+    assert sum(q.note is None for q in CORPUS.more) >= 5
+    known = {
+        member: {note_id for note_id, _, _ in member_notes}
+        for member, member_notes in CORPUS.notes.items()
+    }
+    assert all(q.note in known[q.member] for q in answerable)
+    seen = {q.text.casefold() for q in CORPUS.questions + CORPUS.fresh}
+    assert not [q.text for q in CORPUS.more if q.text.casefold() in seen]
+    tuning, held_out = questions_of(CORPUS, "tuning"), questions_of(CORPUS, "holdout")
+    assert all(q in tuning and q not in held_out for q in CORPUS.more)
+    assert questions_of(CORPUS, "more") == CORPUS.more
+    assert len(held_out) == len(CORPUS.questions) // 3
 
 
 @pytest.mark.parametrize("split", SPLITS)
