@@ -47,6 +47,42 @@ def counts(port: int) -> tuple[float, float]:
     return statements, calls
 
 
+def _cpu_seconds(root: int) -> float:
+    """CPU time so far of a process and every descendant (from /proc; 0 where it cannot be read)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    family, grown = {root}, True
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in family} - family
+        grown = bool(more)
+        family |= more
+    return sum(times.get(pid, 0.0) for pid in family)
+
+
+def wait_quiet(roots: list[int], limit: float = 120.0) -> float:
+    """Wait until the contenders' processes (with their answering workers, which load their models
+    once started) use under a tenth of a core between two looks a second apart; the seconds waited."""
+    started = time.monotonic()
+    before = sum(_cpu_seconds(root) for root in roots)
+    while time.monotonic() - started < limit:
+        time.sleep(1.0)
+        now = sum(_cpu_seconds(root) for root in roots)
+        if now - before < 0.1:
+            break
+        before = now
+    return time.monotonic() - started
+
+
 def postgres_store(
     work: Path, manifest: Path, demo_output: list[str] | None = None
 ) -> tuple[dict[str, str], str, Path]:
@@ -150,6 +186,8 @@ def main() -> int:
         for contender in contenders:
             http.check_contender(contender)
             print(f"  {contender.name:<8} {contender.label}")
+        roots = [c.proc.pid for c in contenders if c.proc is not None]
+        print(f"  (the servers and their answering workers quiet after {wait_quiet(roots):.1f} s)")
         for contender in contenders:
             for method in METHODS:
                 http.wrk_run(
