@@ -47,22 +47,62 @@ async def test_on_postgresql_a_guests_request_is_one_round_trip_and_every_call_i
         postgres.drop(url)
 
 
+async def _access_token(club) -> tuple[str, str]:
+    """An access token the club's own authorization server issued (through its pages), and its client."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        client = await register(http, club.live.base)
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, client["client_id"], challenge))
+        redeemed = await redeem(http, club.live.base, client["client_id"], code, verifier)
+        return redeemed.json()["access_token"], client["client_id"]
+
+
 async def test_on_postgresql_an_oauth_tokens_request_is_one_round_trip_and_every_call_is_audited(
     postgres, tmp_path
 ):
     url = postgres.new_database()
     try:
         with running_club(tmp_path, env={"PARLEY_DATABASE_URL": url}) as club:
-            async with httpx2.AsyncClient(timeout=30) as http:
-                client = await register(http, club.live.base)
-                verifier, challenge = pkce()
-                code = code_of(await authorize(club, http, client["client_id"], challenge))
-                redeemed = await redeem(http, club.live.base, client["client_id"], code, verifier)
-                access = redeemed.json()["access_token"]
+            access, _ = await _access_token(club)
             made, requests = await _whoami_trips(club.url, access, "member")
             assert requests >= 20 and made == requests, (made, requests)
             db = club.db()
             rows = db.execute("SELECT count(*) FROM audit WHERE tool = 'whoami'").fetchone()[0]
             assert rows == 21
+    finally:
+        postgres.drop(url)
+
+
+async def test_on_postgresql_a_remembered_oauth_token_is_refused_on_the_request_after_its_grant_is_revoked(
+    postgres, tmp_path
+):
+    """The grant is kept per revision, and revoking it moves the revision: no request in between."""
+    url = postgres.new_database()
+    try:
+        with running_club(tmp_path, env={"PARLEY_DATABASE_URL": url}) as club:
+            access, client_id = await _access_token(club)
+            async with connect(club.url, access) as client:
+                for _ in range(3):  # seen, then answered from what the resolver keeps
+                    assert not (await client.call_tool("whoami", {})).is_error
+            assert club.live.parley.access.resolver.remembered(f"Bearer {access}") is not None
+            headers = {
+                "Authorization": f"Bearer {access}",
+                "Accept": "application/json, text/event-stream",
+            }
+            async with httpx2.AsyncClient(timeout=30) as http:
+                revoked = await http.post(
+                    club.live.base + "/oauth/revoke",
+                    data={
+                        "token": access,
+                        "token_type_hint": "access_token",
+                        "client_id": client_id,
+                    },
+                )
+                assert revoked.status_code == 200
+                probe = await http.post(
+                    club.url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}
+                )
+            assert probe.status_code == 401
+            assert "grant was revoked" in probe.json()["error_description"]
     finally:
         postgres.drop(url)
