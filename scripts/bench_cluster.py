@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_http as http  # noqa: E402 - the shared wrk driver and contenders
+import bench_trips  # noqa: E402 - round trips by credential
 
 METHODS = {"call": "tools/call whoami", "list": "tools/list"}
 _SAMPLE = re.compile(
@@ -46,8 +47,47 @@ def counts(port: int) -> tuple[float, float]:
     return statements, calls
 
 
-def postgres_store(work: Path, manifest: Path) -> tuple[dict[str, str], str, Path]:
-    """A throwaway PostgreSQL with the demo club: the env to serve it, the member's token, its folder."""
+def _cpu_seconds(root: int) -> float:
+    """CPU time so far of a process and every descendant (from /proc; 0 where it cannot be read)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    family, grown = {root}, True
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in family} - family
+        grown = bool(more)
+        family |= more
+    return sum(times.get(pid, 0.0) for pid in family)
+
+
+def wait_quiet(roots: list[int], limit: float = 120.0) -> float:
+    """Wait until the contenders' processes (with their answering workers, which load their models
+    once started) use under a tenth of a core between two looks a second apart; the seconds waited."""
+    started = time.monotonic()
+    before = sum(_cpu_seconds(root) for root in roots)
+    while time.monotonic() - started < limit:
+        time.sleep(1.0)
+        now = sum(_cpu_seconds(root) for root in roots)
+        if now - before < 0.1:
+            break
+        before = now
+    return time.monotonic() - started
+
+
+def postgres_store(
+    work: Path, manifest: Path, demo_output: list[str] | None = None
+) -> tuple[dict[str, str], str, Path]:
+    """A throwaway PostgreSQL with the demo club: the env to serve it, the member's token, its folder
+    (and `parley demo`'s output appended to `demo_output`: its passwords)."""
     folder = Path(
         tempfile.mkdtemp(prefix="parley-bench-pg-")
     )  # its own: the server runs as another user
@@ -90,6 +130,8 @@ def postgres_store(work: Path, manifest: Path) -> tuple[dict[str, str], str, Pat
     )
     if demo.returncode != 0:
         raise SystemExit(f"parley demo failed: {demo.stderr[-1000:]}")
+    if demo_output is not None:
+        demo_output.append(demo.stdout)
     return env, http.parse_member_token(demo.stdout), folder
 
 
@@ -118,7 +160,8 @@ def main() -> int:
         manifest = http.bench_manifest(work)
         env, token = http.prepare_store(work / "sqlite", manifest)
         sqlite = http.parley_contender("full", work / "sqlite", env, token, loop, http_impl)
-        pg_env, pg_token, pg_folder = postgres_store(work, manifest)
+        demo_output: list[str] = []
+        pg_env, pg_token, pg_folder = postgres_store(work, manifest, demo_output)
         pg = http.parley_contender(
             "full-pg",
             work,
@@ -143,6 +186,8 @@ def main() -> int:
         for contender in contenders:
             http.check_contender(contender)
             print(f"  {contender.name:<8} {contender.label}")
+        roots = [c.proc.pid for c in contenders if c.proc is not None]
+        print(f"  (the servers and their answering workers quiet after {wait_quiet(roots):.1f} s)")
         for contender in contenders:
             for method in METHODS:
                 http.wrk_run(
@@ -179,6 +224,17 @@ def main() -> int:
                         flush=True,
                     )
                     time.sleep(0.5)
+        # bruno is a member in the demo club, with an agent to grant to
+        password = bench_trips.demo_password(demo_output[0], "bruno")
+        by_credential = {
+            "bearer": pg_token,
+            "OAuth": bench_trips.oauth_token(pg.port, "bruno", password),
+            "guest": None,
+        }
+        per_credential = {
+            name: bench_trips.trips_per_whoami(pg.port, token)
+            for name, token in by_credential.items()
+        }
     finally:
         for contender in contenders:
             contender.stop()
@@ -224,6 +280,11 @@ def main() -> int:
         print(
             f"round trips per whoami = {trips[0] / trips[1]:.3f}   ({trips[0]:.0f} statements to PostgreSQL for "
             f"{trips[1]:.0f} whoami calls, counted by parley_store_statements_total across the workers)"
+        )
+    for name, trips_each in per_credential.items():
+        print(
+            f"round trips per whoami ({name}, 100 sequential calls) = {trips_each[0]:.3f} serving "
+            f"the requests, {trips_each[1]:.3f} with the background's"
         )
     whoami = {
         name: statistics.median(

@@ -52,6 +52,14 @@ class Caller:
     answers: KeptAnswers = field(
         default_factory=KeptAnswers, init=False, repr=False, compare=False, hash=False
     )
+    # a guest's: the store's revision read with its budget (`Access.guest_at`); a verified caller's
+    # is its identity's
+    guest_revision: int | None = field(default=None, compare=False)
+
+    @property
+    def revision(self) -> int | None:
+        """The store's revision this request's caller was resolved at, when it was read already."""
+        return self.identity.revision if self.identity is not None else self.guest_revision
 
     # who is calling, read through: guests have none of it
     @property

@@ -3,6 +3,7 @@ computed for every request from what the resolver verified."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from server.access.caller import Caller
@@ -32,9 +33,18 @@ class Access:
             tuple(visible_tools(manifest, frozenset(), False, persona)),
             persona,
         )
+        self._guest_at = self._guest
 
     def guest(self) -> Caller:
         return self._guest
+
+    def guest_at(self, revision: int) -> Caller:
+        """The guest caller for a request that read the store's revision with its budget: one
+        object a revision (so guests still share their kept answers), swapped whole."""
+        kept = self._guest_at
+        if kept.guest_revision != revision:
+            kept = self._guest_at = dataclasses.replace(self._guest, guest_revision=revision)
+        return kept
 
     def from_header(self, authorization: str | None) -> Caller:
         """The caller for a request's Authorization header; raises CredentialRejected when it fails."""

@@ -129,8 +129,7 @@ class Chokepoint:
         return caller.answers.results.get((name, self.rulebook.in_force))
 
     def _remember(self, caller: Caller, name: str, result: types.CallToolResult) -> None:
-        identity = caller.identity
-        if identity is not None and identity.revision != self.rulebook.in_force:
+        if caller.revision is not None and caller.revision != self.rulebook.in_force:
             return  # resolved at another revision than the rules were read at: answer afresh next time
         caller.answers.keep(name, self.rulebook.in_force, result)
 
@@ -175,7 +174,7 @@ class Chokepoint:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
             # the rules in force for this request: the revision its credential was resolved at, read once
-            known = caller.identity.revision if caller.identity is not None else None
+            known = caller.revision
             if not self.offload:
                 self.rulebook.refresh(known)
             elif not self.rulebook.current_at(known):

@@ -2,8 +2,8 @@
 
 No credential → the guest lane, on the address's budget; a credential that verifies → its
 caller, on the token's budget; a credential that fails → refused, and it spends the address's
-guest budget so that guessing is throttled too. On PostgreSQL (a shared budget) a token the resolver remembers
-costs one round trip: the statement that spends its budget also reads the revision it is resolved
+guest budget so that guessing is throttled too. On PostgreSQL (a shared budget) a guest, and a token the resolver
+remembers, cost one round trip: the statement that spends its budget also reads the revision it is resolved
 at and writes the audit rows earlier requests let go of.
 """
 
@@ -30,6 +30,16 @@ class Admitter:
         self.guest_limiter = guest_limiter
         self.token_limiter = token_limiter
         self.shared_budget = token_limiter if isinstance(token_limiter, SharedBudget) else None
+        self.shared_guest = guest_limiter if isinstance(guest_limiter, SharedBudget) else None
+
+    def guest_in_one(self, state: RequestState) -> bool:
+        """Whether this request is a guest's whose budget is shared: its statement reads the
+        revision too (and may carry audit rows), so the rules need no statement of their own."""
+        return (
+            self.shared_guest is not None
+            and state.authorization is None
+            and not state.refuses_guest
+        )
 
     def remembered(self, state: RequestState) -> str | None:
         """The digest of a token whose chain the resolver keeps, when its budget is shared: such a
@@ -55,6 +65,13 @@ class Admitter:
             except CredentialRejected as exc:
                 return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
             return Admission(caller, None, wait)
+        if carry is not None and self.guest_in_one(state) and self.shared_guest is not None:
+            statement, values = carry.statement()
+            wait, current = self.shared_guest.take_reading_revision(
+                f"guest:{state.address}", statement, values
+            )
+            carry.written = True
+            return Admission(self.access.guest_at(current), None, wait)
         try:
             caller = self.access.from_header(state.authorization)
         except CredentialRejected as exc:

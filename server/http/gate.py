@@ -109,7 +109,8 @@ class Gate:
         the budget's statement can carry them."""
         authorization = state.authorization
         remembered = self.admitter.remembered(state)
-        carry = self.audit.carry() if remembered is not None else None
+        one = remembered is not None or self.admitter.guest_in_one(state)
+        carry = self.audit.carry() if one else None
         try:
             if self.offload or (authorization is not None and authorization.count(".") >= 2):
                 return await anyio.to_thread.run_sync(self.admitter.admit, state, remembered, carry)

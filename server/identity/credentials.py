@@ -67,4 +67,5 @@ class AccessClaims:
 
 
 class TokenVerifier(Protocol):
-    def verify(self, token: str) -> AccessClaims: ...
+    # `revision`: the store's revision the request has read already, if it has
+    def verify(self, token: str, revision: int | None = None) -> AccessClaims: ...

@@ -145,6 +145,9 @@ class Resolver:
             object(),
         )  # (revision, its token), swapped whole
         self.cache_limit = cache_limit
+        # OAuth access tokens' resolved grants by token digest, as `_chains`: (generation, identity,
+        # the mandate's expiry in epoch seconds); the token's own expiry is checked on every use
+        self._grants: dict[str, tuple[object, Identity, float | None]] = {}
 
     def _touch(self, token_hash: str, entry: _Remembered, moment: float) -> None:
         """Stamp a token's last use, at most once a minute a token: a write, not one per request."""
@@ -198,7 +201,9 @@ class Resolver:
         if token.count(".") == 2:
             if self.verifier is None:
                 raise CredentialRejected("this server accepts no OAuth access tokens")
-            return self.from_claims(self.verifier.verify(token), digest(token), current)
+            if current is None:
+                current = revision(self.db)
+            return self.from_claims(self.verifier.verify(token, current), digest(token), current)
         raise CredentialRejected("unknown token")
 
     def remembered(self, authorization: str | None) -> str | None:
@@ -209,10 +214,22 @@ class Resolver:
             token = bearer_token(authorization)
         except CredentialRejected:
             return None
-        if token is None or not token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
+        if token is None:
             return None
-        token_hash = digest(token)
-        return token_hash if token_hash in self._chains else None
+        if token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
+            token_hash = digest(token)
+            return token_hash if token_hash in self._chains else None
+        if token.count(".") == 2 and self.verifier is not None:
+            token_hash = digest(token)
+            return token_hash if token_hash in self._grants else None
+        return None
+
+    def _generation_at(self, current: int) -> object:
+        """This revision's generation: a fresh one when the revision moved."""
+        state = self._generation
+        if state[0] != current:
+            state = self._generation = (current, object())
+        return state[1]
 
     def again(self, identity: Identity) -> Identity:
         """Re-resolve what was presented, as the next request would."""
@@ -225,10 +242,7 @@ class Resolver:
     def from_hash(self, token_hash: str, current: int | None = None) -> Identity:
         if current is None:
             current = revision(self.db)
-        state = self._generation
-        if state[0] != current:
-            state = self._generation = (current, object())
-        generation = state[1]
+        generation = self._generation_at(current)
         entry = self._chains.get(token_hash)
         # kept while nothing changed, until the token or the mandate expires (then resolved afresh,
         # which refuses it with its reason)
@@ -277,6 +291,26 @@ class Resolver:
             raise CredentialRejected(f"token asks for unknown scope(s): {', '.join(unknown)}")
         if current is None:
             current = revision(self.db)
+        generation = self._generation_at(current)
+        kept = self._grants.get(token_hash) if token_hash is not None else None
+        # the grant, agent and principal as read at this revision (any change to them moves it),
+        # with these very claims (a token's digest names its claims), until the mandate expires
+        if kept is not None and kept[0] is generation and kept[1].claims == claims:
+            if kept[2] is None or kept[2] > wall_clock():
+                return kept[1]
+        identity = self._from_grant(claims, token_hash, current)
+        # an outside issuer's subject bindings do not move the revision: those are read every time
+        if token_hash is not None and self.embedded_issuer:
+            if len(self._grants) >= self.cache_limit:
+                self._grants.clear()
+            body = identity.mandate.body
+            ends = _epoch(body.expires_at) if identity.mandate.valid and body is not None else None
+            self._grants[token_hash] = (generation, identity, ends)
+        return identity
+
+    def _from_grant(self, claims: AccessClaims, token_hash: str | None, current: int) -> Identity:
+        """An OAuth token's party read from the store: its grant (embedded issuer) or its bound
+        subject (an outside issuer)."""
         if self.embedded_issuer:
             if claims.family is None:
                 raise CredentialRejected("token has no 'sid' claim")

@@ -79,13 +79,16 @@ class KeyRing:
             raise ValueError(f"oauth-{kid}.pem is not an EC private key")
         return SigningKey(kid, private)
 
-    def index_signature(self) -> tuple[int, int, int] | None:
-        """Changes when the index file is rewritten (a rotation) or the store's revision moves (a retirement)."""
+    def index_signature(self, revision: int | None = None) -> tuple[int, int, int] | None:
+        """Changes when the index file is rewritten (a rotation) or the store's revision moves (a
+        retirement). `revision`: the store's, when the request has read it already (no second read)."""
         try:
             stat = self._index().stat()
         except FileNotFoundError:
             return None
-        return (stat.st_mtime_ns, stat.st_ino, self.db.revision() if self.db is not None else 0)
+        if revision is None:
+            revision = self.db.revision() if self.db is not None else 0
+        return (stat.st_mtime_ns, stat.st_ino, revision)
 
     def _write_index(self) -> None:
         tmp = self._index().with_suffix(".tmp")

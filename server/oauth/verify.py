@@ -64,7 +64,8 @@ def keys_of(jwks: JWKS) -> list[Mapping[str, object]]:
 
 
 class KeySource(Protocol):
-    def jwks(self, refresh: bool = False) -> JWKS: ...
+    # `revision`: the store's revision this request has read already, for a source that checks it
+    def jwks(self, refresh: bool = False, revision: int | None = None) -> JWKS: ...
 
 
 class RingSource:
@@ -75,9 +76,9 @@ class RingSource:
         self._cached: JWKS | None = None
         self._seen: tuple[int, int, int] | None = None
 
-    def jwks(self, refresh: bool = False) -> JWKS:
+    def jwks(self, refresh: bool = False, revision: int | None = None) -> JWKS:
         # Another process (the CLI) may rotate or retire keys: the key index's stat says when.
-        seen = self.ring.index_signature()
+        seen = self.ring.index_signature(revision)
         if refresh or seen != self._seen:
             self.ring.reload()
             self._seen = seen
@@ -92,7 +93,7 @@ class FileSource:
         self.path = Path(path)
         self._cached: JWKS | None = None
 
-    def jwks(self, refresh: bool = False) -> JWKS:
+    def jwks(self, refresh: bool = False, revision: int | None = None) -> JWKS:
         if self._cached is None or refresh:
             self._cached = json.loads(self.path.read_text())
         return self._cached
@@ -112,7 +113,7 @@ class UrlSource:
         self._fetched = 0.0
         self._lock = threading.Lock()
 
-    def jwks(self, refresh: bool = False) -> JWKS:
+    def jwks(self, refresh: bool = False, revision: int | None = None) -> JWKS:
         with self._lock:
             age = time.monotonic() - self._fetched
             stale = self._cached is None or age > self.ttl or (refresh and age > self.min_refresh)
@@ -147,9 +148,9 @@ class AccessTokenVerifier:
         self._parsed: dict[tuple[str, str], jwt.PyJWK] = {}
         self._verified: OrderedDict[str, tuple[AccessClaims, str | None]] = OrderedDict()
 
-    def _key(self, kid: str | None, alg: str) -> jwt.PyJWK:
+    def _key(self, kid: str | None, alg: str, revision: int | None) -> jwt.PyJWK:
         for refresh in (False, True):
-            jwks = self.keys.jwks(refresh=refresh)
+            jwks = self.keys.jwks(refresh=refresh, revision=revision)
             if refresh:
                 self._parsed.clear()
             elif kid is not None and (kid, alg) in self._parsed:
@@ -168,25 +169,26 @@ class AccessTokenVerifier:
                 return key
         raise CredentialRejected("token signed with an unknown key")
 
-    def verify(self, token: str) -> AccessClaims:
+    def verify(self, token: str, revision: int | None = None) -> AccessClaims:
         """Verify once per distinct token: the cache key is the whole token's digest, so a changed
-        byte misses it; expiry is re-checked by the caller on every use."""
+        byte misses it; expiry is re-checked by the caller on every use. `revision`: the store's,
+        when the request has read it already (whether a key was retired is judged at it)."""
         fingerprint = hashlib.sha256(token.encode()).hexdigest()
         cached = self._verified.get(fingerprint)
         if cached is not None:
             claims, kid = cached
-            if any(jwk.get("kid") == kid for jwk in keys_of(self.keys.jwks())):
+            if any(jwk.get("kid") == kid for jwk in keys_of(self.keys.jwks(revision=revision))):
                 self._verified.move_to_end(fingerprint)
                 return claims
             del self._verified[fingerprint]  # its key was retired: verify afresh, which now fails
             self._parsed.clear()
-        claims, kid = self._verify(token)
+        claims, kid = self._verify(token, revision)
         self._verified[fingerprint] = (claims, kid)
         if len(self._verified) > VERIFIED_CACHE:
             self._verified.popitem(last=False)
         return claims
 
-    def _verify(self, token: str) -> tuple[AccessClaims, str | None]:
+    def _verify(self, token: str, revision: int | None) -> tuple[AccessClaims, str | None]:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -194,7 +196,7 @@ class AccessTokenVerifier:
         alg = header.get("alg")
         if alg not in self.algorithms:
             raise CredentialRejected(f"token algorithm '{alg}' is not allowed")
-        key = self._key(header.get("kid"), alg)
+        key = self._key(header.get("kid"), alg, revision)
         try:
             claims = jwt.decode(
                 token,

@@ -332,13 +332,15 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
     club, backend, monkeypatch
 ):
     """On PostgreSQL every step of a tools/call that reads or writes the store (the rules in force,
-    the handler, the audit row) runs in a worker thread: the loop serving every connection never waits."""
+    the handler, the audit row: written on its own or carried by a later request's statement) runs
+    in a worker thread: the loop serving every connection never waits."""
     from server.chokepoint import audit
 
     chokepoint = club.live.parley.chokepoint
     assert chokepoint.offload
     seen: list[tuple[str, threading.Thread]] = []
     refresh, insert = chokepoint.rulebook.refresh, audit.audit_rows.insert
+    carried = audit.audit_rows.statement
 
     def watched_refresh(known=None):
         seen.append(("rules", threading.current_thread()))
@@ -349,11 +351,18 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
         return insert(*args, **kwargs)
 
     monkeypatch.setattr(chokepoint.rulebook, "refresh", watched_refresh)
+
+    def watched_statement(*args, **kwargs):
+        seen.append(("audit", threading.current_thread()))
+        return carried(*args, **kwargs)
+
     monkeypatch.setattr(audit.audit_rows, "insert", watched_insert)
+    monkeypatch.setattr(audit.audit_rows, "statement", watched_statement)
     _slow_tool(chokepoint, "about_club", 0.0, blocking=False, seen=seen)
-    async with connect(
-        club.url, None
-    ) as guest:  # a guest: no revision known, so the rules are read
+    async with connect(club.url, None) as guest:
+        db = club.db()  # the revision moves: the rules in force are read again for the next call
+        db.execute("UPDATE principals SET status = status WHERE handle = 'ana'")
+        db.close()
         assert not (await guest.call_tool("about_club", {})).is_error
     club.settled()  # the audit row is written just after the answer
     assert {step for step, _ in seen} == {"rules", "handler", "audit"}, seen
