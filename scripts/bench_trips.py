@@ -10,23 +10,18 @@ and the last one's are written by the background writer).
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
 import json
 import re
-import secrets
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
-import httpx2
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench_peers.client import call, open_session  # noqa: E402
 
-from tests.oauth_helpers import REDIRECT_URI, Browser  # noqa: E402 - the test suite's own browser
+from tests.oauth_helpers import oauth_access_token  # noqa: E402 - through the real pages
 
 
 def demo_password(demo_output: str, handle: str) -> str:
@@ -37,55 +32,13 @@ def demo_password(demo_output: str, handle: str) -> str:
     return match.group(1)
 
 
-async def _oauth_token(port: int, handle: str, password: str) -> str:
-    base = f"http://127.0.0.1:{port}"
-    async with httpx2.AsyncClient(timeout=30) as http:
-        resource = (await http.get(base + "/.well-known/oauth-protected-resource/mcp")).json()
-        client = (
-            await http.post(
-                base + "/oauth/register",
-                json={
-                    "client_name": "bench",
-                    "redirect_uris": [REDIRECT_URI],
-                    "grant_types": ["authorization_code", "refresh_token"],
-                    "token_endpoint_auth_method": "none",
-                },
-            )
-        ).json()
-        verifier = secrets.token_urlsafe(48)
-        digest = hashlib.sha256(verifier.encode()).digest()
-        challenge = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-        params = {
-            "response_type": "code",
-            "client_id": client["client_id"],
-            "redirect_uri": REDIRECT_URI,
-            "state": "bench",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "resource": resource["resource"],
-        }
-        url = str(httpx2.URL(base + "/oauth/authorize", params=params))
-        location = await Browser(handle, password).visit(url)
-        if location is None:
-            raise SystemExit("the authorization server did not redirect with a code")
-        code = httpx2.URL(location).params["code"]
-        redeemed = await http.post(
-            base + "/oauth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "client_id": client["client_id"],
-                "redirect_uri": REDIRECT_URI,
-                "code_verifier": verifier,
-            },
-        )
-        token: str = redeemed.json()["access_token"]
-        return token
-
-
 def oauth_token(port: int, handle: str, password: str) -> str:
     """An access token the server's embedded authorization server issued to `handle`'s agent."""
-    return asyncio.run(_oauth_token(port, handle, password))
+    base = f"http://127.0.0.1:{port}"
+    with urllib.request.urlopen(f"{base}/.well-known/oauth-protected-resource/mcp") as answer:
+        resource = json.loads(answer.read())["resource"]
+    token: str = asyncio.run(oauth_access_token(base, resource, handle, password))["access_token"]
+    return token
 
 
 _SAMPLE = re.compile(

@@ -3,15 +3,11 @@ JSON-RPC answers read from JSON or SSE bodies, and an OAuth access token obtaine
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import re
-import secrets
 import sqlite3
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 from hypothesis import strategies as st
@@ -19,8 +15,6 @@ from hypothesis.internal.conjecture import utils as conjecture_utils
 from hypothesis_jsonschema import _from_schema as jsonschema_strategies
 from hypothesis_jsonschema import from_schema as _from_schema
 from jsonschema import Draft202012Validator
-
-from tests.oauth_helpers import REDIRECT_URI, Browser
 
 MB = 1024 * 1024
 ACCEPT = "application/json, text/event-stream"
@@ -257,56 +251,3 @@ def describe(response: httpx2.Response, limit: int = 600) -> str:
         f"body[:200]={body!r} -> {response.status_code} {response.headers.get('content-type', '')} "
         f"{response.text[:limit]!r}"
     )
-
-
-# --- an OAuth access token through the real pages -----------------------------------------------
-
-
-def pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = (
-        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    )
-    return verifier, challenge
-
-
-async def oauth_access_token(base: str, resource: str, handle: str, password: str) -> dict:
-    """Register a public client, sign in and consent as `handle`, redeem the code: the token response."""
-    async with httpx2.AsyncClient(timeout=30) as http:
-        registered = await http.post(
-            base + "/oauth/register",
-            json={
-                "client_name": "fuzz",
-                "redirect_uris": [REDIRECT_URI],
-                "grant_types": ["authorization_code", "refresh_token"],
-                "token_endpoint_auth_method": "none",
-            },
-        )
-        assert registered.status_code == 201, registered.text
-        client_id = registered.json()["client_id"]
-        verifier, challenge = pkce()
-        params = {
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": REDIRECT_URI,
-            "state": "fuzz",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "resource": resource,
-        }
-        browser = Browser(handle, password)
-        location = await browser.visit(str(httpx2.URL(base + "/oauth/authorize", params=params)))
-        assert location, browser.refusal
-        code = parse_qs(urlsplit(location).query)["code"][0]
-        token = await http.post(
-            base + "/oauth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "client_id": client_id,
-                "redirect_uri": REDIRECT_URI,
-                "code_verifier": verifier,
-            },
-        )
-        assert token.status_code == 200, token.text
-        return {**token.json(), "client_id": client_id}

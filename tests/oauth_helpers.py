@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
+import secrets
 from html import unescape
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -134,3 +137,56 @@ def oauth_provider(
         redirect_handler=redirect_handler,
         callback_handler=callback_handler,
     )
+
+
+# --- an OAuth access token through the real pages -----------------------------------------------
+
+
+def pkce() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    )
+    return verifier, challenge
+
+
+async def oauth_access_token(base: str, resource: str, handle: str, password: str) -> dict:
+    """Register a public client, sign in and consent as `handle`, redeem the code: the token response."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        registered = await http.post(
+            base + "/oauth/register",
+            json={
+                "client_name": "parley-tests",
+                "redirect_uris": [REDIRECT_URI],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "token_endpoint_auth_method": "none",
+            },
+        )
+        assert registered.status_code == 201, registered.text
+        client_id = registered.json()["client_id"]
+        verifier, challenge = pkce()
+        params = {
+            "response_type": "code",
+            "client_id": client_id,
+            "redirect_uri": REDIRECT_URI,
+            "state": "tests",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "resource": resource,
+        }
+        browser = Browser(handle, password)
+        location = await browser.visit(str(httpx2.URL(base + "/oauth/authorize", params=params)))
+        assert location, browser.refusal
+        code = parse_qs(urlsplit(location).query)["code"][0]
+        token = await http.post(
+            base + "/oauth/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "client_id": client_id,
+                "redirect_uri": REDIRECT_URI,
+                "code_verifier": verifier,
+            },
+        )
+        assert token.status_code == 200, token.text
+        return {**token.json(), "client_id": client_id}

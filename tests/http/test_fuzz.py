@@ -42,13 +42,11 @@ from tests.fuzz_helpers import (
     is_rpc_error,
     nested_dict,
     nested_list,
-    oauth_access_token,
-    pkce,
     rpc_messages,
     store_dump,
     validator,
 )
-from tests.oauth_helpers import REDIRECT_URI
+from tests.oauth_helpers import REDIRECT_URI, oauth_access_token, pkce
 
 LEGACY_VERSION = "2025-11-25"
 INTERNAL_ERROR = -32603

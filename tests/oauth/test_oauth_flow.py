@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
-import secrets
 
 import httpx2
 import pytest
@@ -15,7 +12,7 @@ from mcp.client.streamable_http import streamable_http_client
 from server.identity import principals as club_ops
 from tests.access.test_e2e_lanes import MEMBER
 from tests.conftest import tool_names
-from tests.oauth_helpers import REDIRECT_URI, Browser, MemoryStorage, oauth_provider
+from tests.oauth_helpers import REDIRECT_URI, Browser, MemoryStorage, oauth_provider, pkce
 from tests.store_dump import store_dump
 
 STRICT = "?guest=no"  # this connection refuses the guest lane, so a missing credential is a 401
@@ -74,14 +71,6 @@ async def test_full_flow_discovery_to_revocation(club):
         )
         assert after.status_code == 401
         assert "grant was revoked" in after.json()["error_description"]
-
-
-def pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = (
-        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    )
-    return verifier, challenge
 
 
 async def register(http: httpx2.AsyncClient, base: str, **extra) -> dict:
