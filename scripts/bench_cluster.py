@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,23 +26,6 @@ import bench_http as http  # noqa: E402 - the shared wrk driver and contenders
 import bench_trips  # noqa: E402 - round trips by credential
 
 METHODS = {"call": "tools/call whoami", "list": "tools/list"}
-_SAMPLE = re.compile(
-    r"^(parley_store_statements_total|parley_tool_call_seconds_count)\{([^}]*)\} (\S+)$", re.M
-)
-
-
-def counts(port: int) -> tuple[float, float]:
-    """From Parley's own /metrics (every worker's, added up): round trips to PostgreSQL so far (requests'
-    and the background's: the audit writer, the live sessions' poll) and whoami calls answered."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
-        text = answer.read().decode()
-    statements = calls = 0.0
-    for name, labels, value in _SAMPLE.findall(text):
-        if name == "parley_store_statements_total":
-            statements += float(value)
-        elif 'tool="whoami"' in labels:
-            calls += float(value)
-    return statements, calls
 
 
 def _cpu_seconds(root: int) -> float:
@@ -203,7 +184,7 @@ def main() -> int:
             for method in METHODS:
                 for contender in contenders[shift:] + contenders[:shift]:
                     measured = contender is pg and method == "call"
-                    before = counts(pg.port) if measured else (0.0, 0.0)
+                    before = bench_trips.counts(pg.port) if measured else (0.0, 0.0, 0.0)
                     run = http.wrk_run(
                         wrk,
                         contender,
@@ -215,9 +196,9 @@ def main() -> int:
                         method=method,
                     )
                     if measured:
-                        after = counts(pg.port)
-                        trips[0] += after[0] - before[0]
-                        trips[1] += after[1] - before[1]
+                        after = bench_trips.counts(pg.port)  # all statements, whoami calls
+                        trips[0] += after[1] - before[1]
+                        trips[1] += after[2] - before[2]
                     runs.append((contender.name, method, round_number, run))
                     print(
                         f"round {round_number} {METHODS[method]:<18} {contender.name:<8} {http.run_line(run)}",

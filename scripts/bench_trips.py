@@ -47,8 +47,9 @@ _SAMPLE = re.compile(
 
 
 def counts(port: int) -> tuple[float, float, float]:
-    """From /metrics, every worker's added up: statements made serving requests, all statements
-    (the background's too: the audit writer, the health probe a scrape makes), whoami calls."""
+    """From Parley's own /metrics, every worker's added up: statements to PostgreSQL made serving
+    requests, all statements (the background's too: the audit writer, the live sessions' poll, the
+    health probe a scrape makes), and whoami calls answered."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
         text = answer.read().decode()
     request = every = calls = 0.0
@@ -90,10 +91,4 @@ def trips_per_whoami(port: int, token: str | None, calls: int = 100) -> tuple[fl
 
 
 if __name__ == "__main__":  # a quick look at a running server: port [token]
-    from bench_cluster import counts
-
-    print(
-        json.dumps(
-            trips_per_whoami(int(sys.argv[1]), sys.argv[2] if sys.argv[2:] else None, counts)
-        )
-    )
+    print(json.dumps(trips_per_whoami(int(sys.argv[1]), sys.argv[2] if sys.argv[2:] else None)))
