@@ -66,7 +66,8 @@ class Health:
             found["store"] = str(exc)
         if self.listening is not None and not self.listening():
             found["change_listener"] = "not connected to PostgreSQL (reconnecting)"
-        answering = await anyio.to_thread.run_sync(self.pool.readiness)  # may start a worker
+        # off the loop: it takes the free slots from their queue (never waits, never starts a worker)
+        answering = await anyio.to_thread.run_sync(self.pool.readiness)
         if answering is not None:
             found["answering"] = answering
         return found
