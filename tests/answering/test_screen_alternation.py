@@ -5,16 +5,15 @@ on the tuned part of the paraphrase corpus (its held-out third is left out) and 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.answering import screen
 from server.answering.normalised import normalise
+from tests.answering.answer_rate import in_split, load
 
-CORPUS = yaml.safe_load((Path(__file__).parent / "paraphrase_corpus.yaml").read_text())
+CORPUS = load()
 WORDS = sorted(
     {
         word
@@ -24,15 +23,10 @@ WORDS = sorted(
 )
 
 
-def _tuned(entries: list[dict[str, str]]) -> list[str]:
-    """The entries' questions, without the held-out third (index i with i % 3 == 2)."""
-    return [entry["q"] for index, entry in enumerate(entries) if index % 3 != 2]
-
-
 TEXTS = [
-    " ".join(normalise(text).split())
-    for section in ("questions", "commitments", "false_friends")
-    for text in _tuned(CORPUS[section])
+    " ".join(normalise(question.text).split())
+    for part in (CORPUS.questions, CORPUS.commitments, CORPUS.false_friends)
+    for question in in_split(part, "tuning")
 ]
 
 

@@ -6,6 +6,7 @@ reads the revision and carries the audit rows), as a remembered Parley token's d
 from __future__ import annotations
 
 import httpx2
+import pytest
 
 from tests.conftest import connect, running_club
 from tests.oauth.test_oauth_flow import authorize, code_of, pkce, redeem, register
@@ -32,21 +33,6 @@ async def _whoami_trips(url: str, token: str | None, lane: str) -> tuple[float, 
     return made, requests
 
 
-async def test_on_postgresql_a_guests_request_is_one_round_trip_and_every_call_is_audited(
-    postgres, tmp_path
-):
-    url = postgres.new_database()
-    try:
-        with running_club(tmp_path, env={"PARLEY_DATABASE_URL": url}) as club:
-            made, requests = await _whoami_trips(club.url, None, "guest")
-            assert requests >= 20 and made == requests, (made, requests)
-            db = club.db()
-            rows = db.execute("SELECT count(*) FROM audit WHERE tool = 'whoami'").fetchone()[0]
-            assert rows == 21  # not one lost, not one written twice
-    finally:
-        postgres.drop(url)
-
-
 async def _access_token(club) -> tuple[str, str]:
     """An access token the club's own authorization server issued (through its pages), and its client."""
     async with httpx2.AsyncClient(timeout=30) as http:
@@ -57,18 +43,22 @@ async def _access_token(club) -> tuple[str, str]:
         return redeemed.json()["access_token"], client["client_id"]
 
 
-async def test_on_postgresql_an_oauth_tokens_request_is_one_round_trip_and_every_call_is_audited(
-    postgres, tmp_path
+@pytest.mark.parametrize("credential", ["guest", "oauth"])
+async def test_on_postgresql_a_whoami_is_one_round_trip_and_every_call_is_audited(
+    credential, postgres, tmp_path
 ):
     url = postgres.new_database()
     try:
         with running_club(tmp_path, env={"PARLEY_DATABASE_URL": url}) as club:
-            access, _ = await _access_token(club)
-            made, requests = await _whoami_trips(club.url, access, "member")
+            if credential == "guest":
+                token, lane = None, "guest"
+            else:
+                token, lane = (await _access_token(club))[0], "member"
+            made, requests = await _whoami_trips(club.url, token, lane)
             assert requests >= 20 and made == requests, (made, requests)
             db = club.db()
             rows = db.execute("SELECT count(*) FROM audit WHERE tool = 'whoami'").fetchone()[0]
-            assert rows == 21
+            assert rows == 21  # not one lost, not one written twice
     finally:
         postgres.drop(url)
 
