@@ -150,20 +150,39 @@ def pkce() -> tuple[str, str]:
     return verifier, challenge
 
 
+async def register(http: httpx2.AsyncClient, base: str, **extra) -> dict:
+    response = await http.post(
+        base + "/oauth/register",
+        json={
+            "client_name": "raw",
+            "redirect_uris": [REDIRECT_URI],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_method": "none",
+            **extra,
+        },
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+async def redeem(http, base, client_id, code, verifier, redirect_uri=REDIRECT_URI, **extra):
+    return await http.post(
+        base + "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": client_id,
+            "redirect_uri": redirect_uri,
+            "code_verifier": verifier,
+            **extra,
+        },
+    )
+
+
 async def oauth_access_token(base: str, resource: str, handle: str, password: str) -> dict:
     """Register a public client, sign in and consent as `handle`, redeem the code: the token response."""
     async with httpx2.AsyncClient(timeout=30) as http:
-        registered = await http.post(
-            base + "/oauth/register",
-            json={
-                "client_name": "parley-tests",
-                "redirect_uris": [REDIRECT_URI],
-                "grant_types": ["authorization_code", "refresh_token"],
-                "token_endpoint_auth_method": "none",
-            },
-        )
-        assert registered.status_code == 201, registered.text
-        client_id = registered.json()["client_id"]
+        client_id = (await register(http, base))["client_id"]
         verifier, challenge = pkce()
         params = {
             "response_type": "code",
@@ -178,15 +197,6 @@ async def oauth_access_token(base: str, resource: str, handle: str, password: st
         location = await browser.visit(str(httpx2.URL(base + "/oauth/authorize", params=params)))
         assert location, browser.refusal
         code = parse_qs(urlsplit(location).query)["code"][0]
-        token = await http.post(
-            base + "/oauth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "client_id": client_id,
-                "redirect_uri": REDIRECT_URI,
-                "code_verifier": verifier,
-            },
-        )
+        token = await redeem(http, base, client_id, code, verifier)
         assert token.status_code == 200, token.text
         return {**token.json(), "client_id": client_id}

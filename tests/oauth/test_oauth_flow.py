@@ -12,7 +12,15 @@ from mcp.client.streamable_http import streamable_http_client
 from server.identity import principals as club_ops
 from tests.access.test_e2e_lanes import MEMBER
 from tests.conftest import tool_names
-from tests.oauth_helpers import REDIRECT_URI, Browser, MemoryStorage, oauth_provider, pkce
+from tests.oauth_helpers import (
+    REDIRECT_URI,
+    Browser,
+    MemoryStorage,
+    oauth_provider,
+    pkce,
+    redeem,
+    register,
+)
 from tests.store_dump import store_dump
 
 STRICT = "?guest=no"  # this connection refuses the guest lane, so a missing credential is a 401
@@ -73,21 +81,6 @@ async def test_full_flow_discovery_to_revocation(club):
         assert "grant was revoked" in after.json()["error_description"]
 
 
-async def register(http: httpx2.AsyncClient, base: str, **extra) -> dict:
-    response = await http.post(
-        base + "/oauth/register",
-        json={
-            "client_name": "raw",
-            "redirect_uris": [REDIRECT_URI],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "token_endpoint_auth_method": "none",
-            **extra,
-        },
-    )
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
 async def authorize(
     club,
     http,
@@ -127,20 +120,6 @@ def code_of(location: str) -> str:
     assert "code" in query, location
     assert query["state"] == ["st4te"]
     return query["code"][0]
-
-
-async def redeem(http, base, client_id, code, verifier, redirect_uri=REDIRECT_URI, **extra):
-    return await http.post(
-        base + "/oauth/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "client_id": client_id,
-            "redirect_uri": redirect_uri,
-            "code_verifier": verifier,
-            **extra,
-        },
-    )
 
 
 async def test_code_is_single_use_and_bound_to_verifier_and_redirect(club):
