@@ -63,6 +63,19 @@ def asked(question: str) -> str | None:
     return (present[0][2] or None) if present else None
 
 
+def is_open(question: str) -> bool:
+    """Whether the question asks for a value (it has an interrogative: what, which, where, how long,
+    qual, onde, quanto...) rather than for a yes or a no. An open question names what it wants to
+    know ("which country does he live in?"): a note on that subject answers it whatever it says. A
+    yes-or-no question names a value ("has he lived in the US?"): a note on the subject may still
+    not answer it (it says Lisbon). Portuguese "que" also joins clauses; such a question counts as
+    open."""
+    folded = normalise(question)
+    return OTHER.search(folded) is not None or any(
+        cue.search(folded) is not None for cue, _ in KINDS.values()
+    )
+
+
 @lru_cache(maxsize=4096)
 def holds(kind: str, text: str) -> bool:
     """Whether a note's text holds an answer of that kind."""

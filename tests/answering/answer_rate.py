@@ -3,6 +3,7 @@ that answers a question asked in other words, and keep quiet when no note does?
 
 Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|fresh|more|all] [--mistakes]
        scripts/answer-rate --speed      (the matcher's p50 and p99: 200 notes, and each member's own)
+       scripts/answer-rate --fit-open-gate   (refits the matcher's open-question gate on the tuning split)
 
 An answerer is either
 - `deterministic` (today's `server.answering.deterministic.answer`), or any `module:function` with the
@@ -443,7 +444,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time the matcher over 200 notes and over each member's own notes instead",
     )
+    parser.add_argument(
+        "--fit-open-gate",
+        action="store_true",
+        help="refit the matcher's open-question gate on the tuning split (fit_open_gate.py)",
+    )
     args = parser.parse_args(argv)
+    if args.fit_open_gate:
+        from tests.answering.fit_open_gate import main as fit_open_gate
+
+        return fit_open_gate()
     corpus = load()
     if args.speed:
         print(speed(corpus))

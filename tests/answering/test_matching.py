@@ -250,6 +250,8 @@ def test_the_sentence_encoders_nearest_note_is_quoted_when_it_stands_apart(monke
     asked = "which language pairs does lucia work between?"
     assert match(asked, "en", LUCIA).chosen == ("l01",)
     monkeypatch.setattr(matching, "NEAREST_APART", 3.0)
+    # the open-question gate, asked after it, would take the words' best (her booth partner's note)
+    monkeypatch.setattr(matching, "OPEN_MARGIN", 2.0)
     assert match(asked, "en", LUCIA).chosen == ()
 
 
@@ -266,6 +268,8 @@ def test_a_clear_lead_on_the_questions_rarer_words_is_answered(monkeypatch) -> N
     assert match(answered, "en", RAVI).chosen == ("r06",)
     assert match(near_miss, "en", RAVI).chosen == ()
     monkeypatch.setattr(matching, "RARE_COVERAGE", 1.01)  # no question reaches it
+    assert match(answered, "en", RAVI).chosen == ("r06",)  # the open-question gate, asked after it
+    monkeypatch.setattr(matching, "OPEN_MARGIN", 2.0)
     assert match(answered, "en", RAVI).chosen == ()
 
 
@@ -282,3 +286,37 @@ def test_a_notes_vector_does_not_depend_on_the_notes_asked_with_it() -> None:
     meaning._note_vectors.cache_clear()
     among = meaning.similarities(question, RAVI + LUCIA + ANA)[len(RAVI) : len(RAVI) + len(LUCIA)]
     assert alone == among
+
+
+def test_an_open_question_clearly_ahead_on_its_words_is_answered(monkeypatch) -> None:
+    """An open question names what it asks about: "which country" is answered by the note the words
+    put clearly first, the encoder placing it well above Ravi's other notes. A yes-or-no question
+    names a value instead: "has he lived in the US?" stands as far ahead on the same note, which says
+    Lisbon, and stays with the principal. Without the open gate the first escalates too."""
+    from server.answering import kinds, matching
+
+    assert kinds.is_open("which country does ravi live in now?")
+    assert kinds.is_open("Onde o Ravi trabalhou antes de ser freela?")
+    assert not kinds.is_open("o ravi já morou nos estados unidos?")
+    assert not kinds.is_open("does ravi do penetration testing?")
+    answered, near_miss = (
+        "which country does ravi live in now?",
+        "o ravi já morou nos estados unidos?",
+    )
+    assert match(answered, "en", RAVI).chosen == ("r06",)
+    assert match(near_miss, "pt-BR", RAVI).chosen == ()
+    monkeypatch.setattr(matching, "OPEN_MARGIN", 2.0)  # no margin reaches it
+    assert match(answered, "en", RAVI).chosen == ()
+
+
+def test_the_open_gate_is_what_its_fitting_script_fits_on_the_tuning_split() -> None:
+    """`scripts/answer-rate --fit-open-gate` refits OPEN_MARGIN and OPEN_NOT_BELOW on the tuning
+    split alone; the constants in the matcher are the ones it fits, and they add right answers there
+    and nothing wrong."""
+    from server.answering import matching
+    from tests.answering.fit_open_gate import fit, points
+
+    found = points(load())
+    margin, z, most = fit(found)
+    assert (matching.OPEN_MARGIN, matching.OPEN_NOT_BELOW) == (margin, z)
+    assert most > 0
