@@ -152,6 +152,9 @@ class Match:
 # --- text as people read it ----------------------------------------------------------------------
 
 # Function words of both languages (folded): they say how a question is asked, not what about.
+# Negations too (not, don't, não, nem, nunca): they say a sentence's polarity, not its subject ("Não
+# entrego código sem testes" is about testing); a refusal is named by its verb (`concepts`: refuse,
+# avoid, recusa, evita, turn down).
 STOPWORDS = frozenset(
     """
 a an the of for to with and or but please me my mine our your yours his her hers their its it this that these
@@ -168,6 +171,7 @@ poderia consegue quanto quanta quantos quantas nele nela disso desse dessa deste
 algumas costuma costumam exatamente mesmo mesma coisa coisas alguem algo ta to vai vou sera seria faz fazer
 work works worked working trabalha trabalhar trabalho trabalhou go goes went use uses used usa usar need needs
 precisa tipo make makes made fazem feito fez way pode sabe know take takes usually normalmente
+not never nor don doesn didn isn won wont nao nem nunca
 """.split()
 )
 
