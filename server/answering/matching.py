@@ -151,11 +151,13 @@ class Match:
 
 # --- text as people read it ----------------------------------------------------------------------
 
-# Function words of both languages (folded): they say how a question is asked, not what about.
-# Negations too (not, don't, não, nem, nunca): they say a sentence's polarity, not its subject ("Não
-# entrego código sem testes" is about testing); a refusal is named by its verb (`concepts`: refuse,
-# avoid, recusa, evita, turn down).
-STOPWORDS = frozenset(
+# Function words of each language (folded): they say how a question is asked, not what about. A
+# text drops its own language's (`text_language`): "os" is an article in Portuguese and an
+# operating system in English ("what machine and OS does he use?"). Negations too (not, don't,
+# não, nem, nunca): they say a sentence's polarity, not its subject ("Não entrego código sem
+# testes" is about testing); a refusal is named by its verb (`concepts`: refuse, avoid, recusa,
+# evita, turn down).
+_EN_STOPWORDS = frozenset(
     """
 a an the of for to with and or but please me my mine our your yours his her hers their its it this that these
 those much many whether is are be been being was were do does did doing done can could would will shall should
@@ -163,29 +165,56 @@ may might must i you we he she they them us him in on at by from about into as a
 whose how when where why there here up out just also than then so if no yes have has had am i'm i've i'd
 it's what's don't doesn't there's does ever usually actually exactly really kind sort stuff thing things get
 got like someone something anything anyone else own herself himself themselves yourself one ones would'
-o os as um uma uns umas de do da dos das no na nos nas em para pra pro por pelo pela pelos pelas com e ou mas
+""".split()
+)
+_PT_STOPWORDS = frozenset(
+    """
+a o os as um uma uns umas de do da dos das no na nos nas em para pra pro por pelo pela pelos pelas com e ou mas
 me mim meu minha meus minhas seu sua seus suas nosso nossa dele dela deles delas isso isto este esta esse essa
 aquele aquela estes estas esses essas que qual quais quem como quando onde porque se sim eu voce vc tu ele
 ela eles elas lhe favor pf pfv agora ja tambem so ai la aqui foi ser estar esta sao ha tem tenho ter pode
 poderia consegue quanto quanta quantos quantas nele nela disso desse dessa deste desta algum alguma alguns
 algumas costuma costumam exatamente mesmo mesma coisa coisas alguem algo ta to vai vou sera seria faz fazer
+""".split()
+)
+# words dropped in either language: light verbs ("work", "use", "faz") and negations
+_BOTH_STOPWORDS = frozenset(
+    """
 work works worked working trabalha trabalhar trabalho trabalhou go goes went use uses used usa usar need needs
 precisa tipo make makes made fazem feito fez way pode sabe know take takes usually normalmente
 not never nor don doesn didn isn won wont nao nem nunca
 """.split()
 )
-
+STOPWORDS = _EN_STOPWORDS | _PT_STOPWORDS | _BOTH_STOPWORDS
+_STOPWORDS_OF = {
+    "en": _EN_STOPWORDS | _BOTH_STOPWORDS,
+    "pt": _PT_STOPWORDS | _BOTH_STOPWORDS,
+    "": STOPWORDS,
+}
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+def text_language(text: str) -> str:
+    """ "en" or "pt" by which language's own function words the text has more of ("" on a tie): what
+    is a function word in one language may be a content word in the other ("OS" and the article
+    "os"; "a" and "as" are in both lists, so they decide nothing)."""
+    found = _WORD.findall(normalise(text))
+    en = sum(w in _EN_STOPWORDS and w not in _PT_STOPWORDS for w in found)
+    pt = sum(w in _PT_STOPWORDS and w not in _EN_STOPWORDS for w in found)
+    return "en" if en > pt else "pt" if pt > en else ""
+
+
 _STEMMERS = (snowballstemmer.stemmer("english"), snowballstemmer.stemmer("portuguese"))
 _STEM_LOCK = threading.Lock()  # snowballstemmer's stemmers keep state between calls
 
 
 def words(text: str, names: frozenset[str] = frozenset()) -> list[str]:
-    """The content words of a text, normalised; the asked-about member's own names are not content."""
+    """The content words of a text, normalised, less its language's function words (both
+    languages' when it is not clear which it is in); the asked-about member's own names are not
+    content."""
+    stop = _STOPWORDS_OF[text_language(text)]
     return [
-        w
-        for w in _WORD.findall(normalise(text))
-        if len(w) > 1 and w not in STOPWORDS and w not in names
+        w for w in _WORD.findall(normalise(text)) if len(w) > 1 and w not in stop and w not in names
     ]
 
 
