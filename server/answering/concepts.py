@@ -59,8 +59,8 @@ GROUPS: dict[str, str] = {
     "sozinha sozinho",
     "illustration": "illustration illustrator illustrations ilustracao ilustracoes ilustrar ilustradora ilustrador "
     "desenhos desenho drawing draw pictures imagens",
-    "refusal": "refuse refuses recusa recusar avoid avoids evita evito decline declines turn turns down "
-    "pega pego reject ethics etica",
+    "refusal": "refuse refuses recusa recusar avoid avoids evita evito decline declines turn turns down won't wont "
+    "pega pego reject ethics etica not nao never nunca don doesn won",
     "vice": "tobacco cigarro cigarette cigarettes tabaco betting apostas aposta casino cassino gambling weapons armas "
     "arma crypto bitcoin cripto trading ads anuncio anuncios tracking rastreamento",
     "files": "deliverables entregaveis assets vector vetorial svg psd indd files arquivos arquivo source editable "

@@ -337,19 +337,6 @@ def test_a_word_a_subject_lists_is_not_joined_by_its_stem_to_other_forms() -> No
     assert work > history
 
 
-def test_a_negation_is_not_a_refusal() -> None:
-    """ "Não" says a sentence's polarity, not its subject: a note on testing that says "não" does not
-    answer what work she turns down; the note that names its refusal by its verb does."""
-    from server.answering.matching import scores
-
-    notes = [
-        ("n1", "values", "I avoid gambling clients."),
-        ("n2", "practice", "Não publico código sem revisão."),
-    ]
-    values, practice = scores("Que tipo de trabalho ela recusa?", notes)
-    assert practice == 0.0 < values
-
-
 def test_a_text_drops_its_own_languages_function_words() -> None:
     """ "os" is the Portuguese article and, in English, an operating system: an English question
     keeps it (and finds the note on her computer); a Portuguese text drops it."""
