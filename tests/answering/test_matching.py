@@ -320,3 +320,35 @@ def test_the_open_gate_is_what_its_fitting_script_fits_on_the_tuning_split() -> 
     margin, z, most = fit(found)
     assert (matching.OPEN_MARGIN, matching.OPEN_NOT_BELOW) == (margin, z)
     assert most > 0
+
+
+def test_a_word_a_subject_lists_is_not_joined_by_its_stem_to_other_forms() -> None:
+    """ "living" is listed as an occupation; its English stem "live" is also that of "lived", a past
+    address. Read by its group and its own form, "for a living" goes to the note on what she does,
+    not to where she once lived."""
+    from server.answering.matching import _word_terms, scores
+
+    assert "live" not in _word_terms("living")
+    notes = [
+        ("n1", "history", "I lived in Porto for ten years."),
+        ("n2", "work", "Sou tradutora e revisora."),
+    ]
+    history, work = scores("what does she do for a living?", notes)
+    assert work > history
+
+
+def test_a_text_drops_its_own_languages_function_words() -> None:
+    """ "os" is the Portuguese article and, in English, an operating system: an English question
+    keeps it (and finds the note on her computer); a Portuguese text drops it."""
+    from server.answering.matching import scores, text_language, words
+
+    assert text_language("what machine and OS does she use?") == "en"
+    assert text_language("Entrego os arquivos abertos") == "pt"
+    assert "os" in words("what machine and OS does she use?")
+    assert "os" not in words("Entrego os arquivos abertos ao cliente.")
+    notes = [
+        ("n1", "setup", "Trabalho num notebook com Linux."),
+        ("n2", "files", "Entrego os arquivos abertos ao cliente."),
+    ]
+    setup, files = scores("what OS does she run?", notes)
+    assert files == 0.0 < setup
