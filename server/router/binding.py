@@ -24,18 +24,19 @@ from decimal import Decimal
 from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
-from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param, takes
+from server.router.catalogue import TEXT_NAMES, CatalogueTool, Param, takes
 from server.router.certainty import OF, CertaintyBinding
 from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE, KindBinding
 from server.router.names import singular
-from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
+from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding, joined
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
 from server.router.selection import stem_shared
 from server.router.state import Claim, Senses
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
+_DIGIT = re.compile(r"\d")
 TIME_MODIFIERS = frozenset(
     {"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado", "passada"}
 )
@@ -79,12 +80,25 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self.placed: list[str] = []
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
-        self._phrases: dict[
-            int, list[Token] | None
-        ] = {}  # phrase() by start index; it reads no binding
-        self.openers = [
-            t for t in tokens if opens(t)
-        ]  # the tokens a name, code or quote can start at
+        # phrase() by start index (it reads no binding), and the tokens a name, code or quote can
+        # start at. None opens at a word that starts in lowercase with no digit (phrases.opens,
+        # written out), at the turn's first word, or at a token that is neither a word nor a value
+        # written whole (a number, a punctuation mark): their phrase is None from the start
+        self._phrases: dict[int, list[Token] | None] = {}
+        self.openers: list[Token] = []
+        first_word = self.first_word
+        for t in tokens:
+            kind, text = t.kind, t.text
+            if kind == "word":
+                if t.index == first_word or (
+                    text[:1].islower() and (text.isalpha() or not _DIGIT.search(text))
+                ):
+                    self._phrases[t.index] = None
+                    continue
+            elif kind not in WHOLE_VALUES:
+                self._phrases[t.index] = None
+                continue
+            self.openers.append(t)
         self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
         self._free: tuple[int, list[Param]] | None = None
         self.nouns = {
@@ -150,7 +164,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 len(self.arguments),
                 [p for p in self.tool.params if p.name not in self.arguments],
             )
-        return self._free[1] if kind is None else [p for p in self._free[1] if p.kind == kind]
+        if kind is None:
+            return self._free[1]
+        if kind not in self.tool.by_kind:
+            return []  # the tool has no parameter of this kind (the common case, decided at once)
+        return [p for p in self._free[1] if p.kind == kind]
 
     # --- labels -------------------------------------------------------------------------------
 
@@ -496,10 +514,6 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     def named_but_unbound(self) -> None:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
-        words = {
-            singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used
-        }
-        tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(self.tool.namespace)
         if self.names_left():
             # a name the turn gives that no parameter took: it may belong where another one went
             self.unsure.update(
@@ -515,13 +529,19 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 for p in self.free()
                 if p.type == "string" and p.kind in ("text", "choice") and p.name not in TEXT_NAMES
             )
-        units = any(
+        free = self.free()
+        if not free:
+            return
+        words = {
+            singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used
+        }
+        # "4 inches": read only for a tool with a parameter named for a unit
+        units = "unit" in self.tool.param_words and any(
             t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens
         )
-        for param in self.free():
-            own = [
-                w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words
-            ]
+        unbound_words = self.tool.unbound_words
+        for param in free:
+            own = unbound_words[param.name]
             if own and all(w in words for w in own):
                 self.unsure.add(param.name)
             elif param.kind == "flag" and any(w in words for w in own if w not in FLAG_NOISE):

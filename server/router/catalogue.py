@@ -110,6 +110,42 @@ class CatalogueTool:
         None  # the thing its description says it acts on ("Discover therapists in …")
     )
 
+    # What the binder reads of the tool on every turn, derived once when the tool is built
+    # (__post_init__): its things (nouns and qualifiers), its own words (those and its namespace),
+    # its name's words, its parameters' words, each parameter's own words (unbound_words) and its
+    # parameters by kind (Binder.free)
+    things: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    own: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    name_words: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    param_words: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    unbound_words: dict[str, tuple[str, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    by_kind: dict[str, tuple[Param, ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        things = frozenset((*self.nouns, *self.adjectives))
+        own = things | frozenset(self.namespace)
+        by_kind: dict[str, list[Param]] = {}
+        for param in self.params:
+            by_kind.setdefault(param.kind, []).append(param)
+        derived = {
+            "things": things,
+            "own": own,
+            "name_words": frozenset(split_words(self.name)),
+            "param_words": frozenset(w for p in self.params for w in p.words),
+            # a parameter's words that name it rather than the tool (binding.named_but_unbound)
+            "unbound_words": {
+                p.name: tuple(
+                    w for w in p.words if w not in GENERIC and len(w) > 2 and w not in own
+                )
+                for p in self.params
+            },
+            "by_kind": {kind: tuple(params) for kind, params in by_kind.items()},
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
     @property
     def display(self) -> str:
         return self.name.replace("_", " ")

@@ -47,6 +47,15 @@ def _parts(value: str) -> tuple[frozenset[str], frozenset[str]]:
     return parts, frozenset(singular(w) for w in parts)
 
 
+@lru_cache(maxsize=8192)
+def _forms(norm: str) -> tuple[str, ...]:
+    """A turn's word, singular too, and the parts of a hyphenated one ("Wi-Fi": wi, fi): once per word.
+    A word of letters alone splits into itself (norm is lowercase: no camelCase)."""
+    if norm.isalpha():
+        return (norm, singular(norm))
+    return (norm, singular(norm), *split_words(norm))
+
+
 def _named(value: str, words: set[str], small: set[str]) -> bool:
     """Whether the turn names a value by all its words ("gluten free", "Wi-Fi"); a small word as typed."""
     parts, singulars = _parts(value)
@@ -115,22 +124,18 @@ class KindBinding(BindingState):
         typed = [t for t in self.tokens if t.kind == "word"]
         words: set[str] = set()
         for t in typed:
-            norm = t.norm
-            # a word of letters alone splits into itself (norm is lowercase: no camelCase)
-            parts = (
-                (norm, singular(norm))
-                if norm.isalpha()
-                else (norm, singular(norm), *split_words(norm))
-            )
-            words.update(w for w in parts if w not in self.function)
+            words.update(_forms(t.norm))
+        words -= self.function
         small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
         for param in self.free("choice"):
-            named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
+            if same:
+                named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
+            else:
+                named = [v for v in param.enum if _named(v, words, small)]
             if len(named) == 1:
-                token = next(
-                    (t for t in self.tokens if t.norm in split_words(fold(named[0]))), None
-                )
+                parts = split_words(fold(named[0]))
+                token = next((t for t in self.tokens if t.norm in parts), None)
                 self.put(param, named[0], "turn", *([token] if token else []))
             elif named:
                 self.unsure.add(param.name)

@@ -9,7 +9,7 @@ import re
 
 from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, Param
-from server.router.names import singular, split_words
+from server.router.names import singular
 from server.router.reader import Token
 from server.router.state import BindingState
 
@@ -35,6 +35,8 @@ CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codi
 WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
                       "onde", "quem", "qual", "quais", "porque"})
 _DIGIT = re.compile(r"\d")
+# Tokens that are a whole value by themselves: a phrase of one token
+WHOLE_VALUES = frozenset({"quoted", "domain", "email", "url", "handle"})
 # Small words inside a name: "Museum of Art", "São José dos Campos".
 NAME_LINKS = frozenset({"of", "de", "do", "da", "dos", "das"})
 # Words that open a new phrase after a name: prepositions and participles ("Sydney to Melbourne using").
@@ -95,7 +97,7 @@ class PhraseBinding(BindingState):
         token = self.by_index.get(start)
         if token is None:
             return None
-        if token.kind in ("quoted", "domain", "email", "url", "handle"):
+        if token.kind in WHOLE_VALUES:
             return [token]
         if token.kind != "word" or token.index == self.first_word:
             return None
@@ -144,7 +146,7 @@ class PhraseBinding(BindingState):
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
                 and after.norm not in lx.TIME_WORDS[self.language] \
                 and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]) \
-                and self.noun(after) not in (*self.tool.nouns, *self.tool.adjectives):
+                and self.noun(after) not in self.tool.things:
             # "British pounds" runs on ("Amazon stock": a name, then the tool's thing);
             # "Melbourne using", "York avoiding" open a new phrase
             return None
@@ -152,8 +154,7 @@ class PhraseBinding(BindingState):
 
     def _tool_word(self, token: Token) -> bool:
         """A word of the tool's own name: "Amazon stock" is a name, then the thing the tool is about."""
-        words = (*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace)
-        return singular(token.norm) in words
+        return singular(token.norm) in self.tool.own
 
     def _inside_name(self, token: Token) -> bool:
         before = self.by_index.get(token.index - 1)
@@ -183,7 +184,7 @@ class PhraseBinding(BindingState):
         as a number alone goes to the one numeric parameter. Never where another could take it."""
         if not any(p.required and p.type == "string" and p.kind in ("text", "name") for p in self.free()):
             return
-        own = {w for p in self.tool.params for w in p.words}
+        own = self.tool.param_words
         runs = [run for run in self.runs_left()  # "the Population Density": the tool's own words, capitalised
                 if not all(self._tool_word(t) or singular(t.norm) in own for t in run if t.kind == "word")]
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
@@ -392,8 +393,8 @@ class PhraseBinding(BindingState):
         """The words left once the verb, the tool's nouns and the bound values are taken, from the
         first content word after the verb on (a wh-word opens a question and stays)."""
         function = self.function | {"please", "por", "favor", "for", "sobre", "about"}
-        tool_words = set(self.tool.nouns) | set(split_words(self.tool.name))
-        mapped = {token.index for token, noun in self.things if noun in tool_words}
+        nouns, name_words = self.tool.nouns, self.tool.name_words
+        mapped = {token.index for token, noun in self.things if noun in nouns or noun in name_words}
         words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle")
                  and t.index not in self.used
                  and t.index not in mapped and t.index > after]

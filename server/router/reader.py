@@ -258,7 +258,12 @@ def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     clauses: list[Clause] = []
     start = 0
     i = 0
-    while i < len(tokens):
+    # only a splitter's first word or a semicolon can part the clause: those places alone are read,
+    # in order, each at most once (a split goes on after the splitter's words)
+    for at in [k for k, t in enumerate(tokens) if t.norm in firsts or t.norm == ";"]:
+        if at < i:
+            continue
+        i = at
         token = tokens[i]
         matched = None
         for parts in splitters if token.norm in firsts else ():
@@ -335,9 +340,9 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     roles: dict[str, str] = {}
     destination = [t for t in tokens if t.kind in ("email", "url")]
     preps = lx.DESTINATION_PREPS[language]
-    for token, nxt in zip(tokens, tokens[1:], strict=False):
-        if token.norm not in preps:
-            continue
+    last = len(tokens) - 1
+    for k in [k for k, t in enumerate(tokens) if t.norm in preps and k < last]:
+        nxt = tokens[k + 1]
         if nxt.kind in ("email", "url", "handle") or (
             nxt.kind == "word" and nxt.text[:1].isupper()
         ):
@@ -347,9 +352,9 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         roles["destination"] = " ".join(t.text for t in destination)
     time_words = lx.TIME_WORDS[language]
     times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
-    for token, nxt in zip(tokens, tokens[1:], strict=False):
-        if token.norm in ("at", "as", "às") and nxt.kind in ("number", "decimal"):
-            times.append(nxt)
+    for k in [k for k, t in enumerate(tokens) if t.norm in _AT and k < last]:
+        if tokens[k + 1].kind in ("number", "decimal"):
+            times.append(tokens[k + 1])
     if times:
         roles["time"] = " ".join(t.text for t in times)
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
@@ -442,6 +447,7 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     )
 
 
+_AT = frozenset({"at", "as", "às"})  # a time of day follows: "at 9"
 _PADDED_OPERATORS = {
     language: tuple((f" {phrase} ", op) for phrase, op in table.items())
     for language, table in lx.COMPUTE_OPERATORS.items()
