@@ -100,6 +100,9 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 continue
             self.openers.append(t)
         self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
+        self.kinds = {
+            t.kind for t in tokens
+        }  # to skip a pass whose kinds of value it does not have
         self._free: tuple[int, list[Param]] | None = None
         self.nouns = {
             token.index: noun for token, noun in things
@@ -304,6 +307,8 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             if p.type in ("number", "integer") or p.kind in ("amount", "count", "identifier")
         ]
         values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
+        if not values:
+            return  # no number left: nothing below binds or doubts a parameter
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
@@ -434,7 +439,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         """A date to a date parameter; the turn's time words (next month, tomorrow at 9, 12pm) to
         the one time parameter; two time parameters and one time are asked about."""
         params = self.free("time")
-        dates = [t for t in self.tokens if t.kind == "date" and t.index not in self.used]
+        dates = (
+            [t for t in self.tokens if t.kind == "date" and t.index not in self.used]
+            if "date" in self.kinds
+            else []
+        )
         if len(dates) == 1:
             dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
             if len(dated) == 1:
@@ -448,14 +457,16 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 else:
                     self.put(dated[0], value, "turn", dates[0])
                 params = [p for p in params if p is not dated[0]]
-        months = [
-            t
-            for t in self.tokens
-            if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used
-        ]
-        for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
-            if len(months) == 1:
-                self.put(param, months[0].text, "turn", months[0])
+        words = self.tool.param_words
+        if ("month" in words or "mes" in words) and not self.norms.isdisjoint(lx.MONTHS):
+            months = [
+                t
+                for t in self.tokens
+                if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used
+            ]
+            for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
+                if len(months) == 1:
+                    self.put(param, months[0].text, "turn", months[0])
         if not params:
             return
         value, tokens = self.time_text()

@@ -122,6 +122,7 @@ class CatalogueTool:
         default_factory=dict, compare=False, repr=False
     )
     by_kind: dict[str, tuple[Param, ...]] = field(default_factory=dict, compare=False, repr=False)
+    enums: bool = field(default=False, compare=False, repr=False)  # a choice or a list has an enum
 
     def __post_init__(self) -> None:
         things = frozenset((*self.nouns, *self.adjectives))
@@ -142,6 +143,7 @@ class CatalogueTool:
                 for p in self.params
             },
             "by_kind": {kind: tuple(params) for kind, params in by_kind.items()},
+            "enums": any(p.enum and p.kind in ("choice", "array") for p in self.params),
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)

@@ -119,12 +119,12 @@ class KindBinding(BindingState):
         """An enum value the turn names, by its words or a word of the same sense; two named is unsure."""
         # the turn's words, singular too, and the parts of hyphenated ones ("Wi-Fi": wi, fi); a value that
         # is one of the language's small words ("A", "no") is only named as typed
-        if not any(p.enum and p.kind in ("choice", "array") for p in self.free()):
+        if not self.tool.enums or not any(
+            p.enum and p.kind in ("choice", "array") for p in self.free()
+        ):
             return
         typed = [t for t in self.tokens if t.kind == "word"]
-        words: set[str] = set()
-        for t in typed:
-            words.update(_forms(t.norm))
+        words = {w for t in typed for w in _forms(t.norm)}
         words -= self.function
         small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
@@ -256,7 +256,7 @@ class KindBinding(BindingState):
             for p in self.free()
             if p.type == "string" and p.kind in ("text", "name", "identifier")
         ]
-        if not params:
+        if not params or self.kinds.isdisjoint(("number", "ordinal")):
             return
         claimed: dict[str, list[Token]] = {}
         for token in self.tokens:

@@ -298,8 +298,8 @@ class PhraseBinding(BindingState):
         roles = PREPOSITIONS[self.language]
         placed: list[str] = []
         found: dict[str, list[list[Token]]] = {}
-        for token in self.tokens:
-            role = roles.get(token.norm) if token.kind == "word" else None
+        for token in [t for t in self.tokens if t.norm in roles and t.kind == "word"]:
+            role = roles[token.norm]
             if role:
                 run = self.phrase(token.index + 1)
                 if run and not all(t.index in self.used for t in run):  # "in Celsius" a unit took is no place

@@ -295,8 +295,8 @@ def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     return result or [Clause([], None)]
 
 
-def _frame(words: list[str], tokens: list[Token], language: str) -> str:
-    if _starts(words, lx.MEANING_OPENERS[language]):
+def _frame(words: list[str], tokens: list[Token], language: str, meaning: bool) -> str:
+    if meaning:
         return "question"
     if _starts(words, lx.HOWTO_OPENERS[language]):
         return "howto"
@@ -321,7 +321,8 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     words = [t.norm for t in tokens if t.kind != "punct"]
     clauses = split_clauses(tokens, language)
     first_verb = next((c.verb for c in clauses if c.verb is not None), None)
-    frame = _frame(words, tokens, language)
+    meaning = bool(_starts(words, lx.MEANING_OPENERS[language]))  # read once, for frame and act
+    frame = _frame(words, tokens, language, meaning)
     negations = lx.NEGATIONS[language]
     negated = not negations.isdisjoint(words) or (
         "n't" in "".join(words) and any(w.endswith("n't") for w in words)
@@ -426,7 +427,7 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
                         tail.append(t)
                 roles["qualifier"] = " ".join(t.text for t in tail)
                 break
-    act = _act(first_verb, frame, words, language, awaiting, bool(content) or bool(quantities))
+    act = _act(first_verb, frame, meaning, awaiting)
     form = Form(
         act=act,
         predicate=first_verb.action if first_verb else None,
@@ -473,15 +474,8 @@ def _operators(words: list[str], language: str) -> list[str]:
 _TIMES = re.compile(r" -?\d[\d.,]* x -?\d")
 
 
-def _act(
-    verb: Verb | None,
-    frame: str,
-    words: list[str],
-    language: str,
-    awaiting: bool,
-    has_content: bool,
-) -> str:
-    if _starts(words, lx.MEANING_OPENERS[language]):
+def _act(verb: Verb | None, frame: str, meaning: bool, awaiting: bool) -> str:
+    if meaning:
         return "meaning"
     if frame == "howto":
         return "howto"

@@ -22,6 +22,8 @@ RANGES = {
         {("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"), ("da", "a")}
     ),
 }
+# The words between two labels and their two values: "base and height as 6 and 10"
+_BEFORE_VALUES = frozenset({"as", "are", "were", "of", "=", ":", "como", "sao", "de"})
 _NUMBERED = re.compile(r"(.*?)_?(\d)")
 
 
@@ -204,9 +206,7 @@ class RowBinding(BindingState):
         in the same order. Returns the values' indexes and their parameters (both labels must name one)."""
         found: dict[int, Param] = {}
         joins = ("and", "e", ",")
-        for token in self.tokens:
-            if token.norm not in ("as", "are", "were", "of", "=", ":", "como", "sao", "de"):
-                continue
+        for token in [t for t in self.tokens if t.norm in _BEFORE_VALUES]:
             first = self.by_index.get(token.index + 1)
             k = (
                 3 if self._content(self.by_index.get(token.index + 2)) else 2
