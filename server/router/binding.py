@@ -169,7 +169,7 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             )
         if kind is None:
             return self._free[1]
-        if kind not in self.tool.by_kind:
+        if kind not in self.tool.kinds:
             return []  # the tool has no parameter of this kind (the common case, decided at once)
         return [p for p in self._free[1] if p.kind == kind]
 
@@ -550,9 +550,10 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         units = "unit" in self.tool.param_words and any(
             t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens
         )
-        unbound_words = self.tool.unbound_words
-        for param in free:
-            own = unbound_words[param.name]
+        # (no value is taken back before certain(): the free parameters are those with no argument)
+        for param, own in zip(self.tool.params, self.tool.unbound_words, strict=True):
+            if param.name in self.arguments:
+                continue
             if own and all(w in words for w in own):
                 self.unsure.add(param.name)
             elif param.kind == "flag" and any(w in words for w in own if w not in FLAG_NOISE):

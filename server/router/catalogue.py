@@ -112,37 +112,32 @@ class CatalogueTool:
 
     # What the binder reads of the tool on every turn, derived once when the tool is built
     # (__post_init__): its things (nouns and qualifiers), its own words (those and its namespace),
-    # its name's words, its parameters' words, each parameter's own words (unbound_words) and its
-    # parameters by kind (Binder.free)
-    things: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
-    own: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
-    name_words: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
-    param_words: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
-    unbound_words: dict[str, tuple[str, ...]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    by_kind: dict[str, tuple[Param, ...]] = field(default_factory=dict, compare=False, repr=False)
-    enums: bool = field(default=False, compare=False, repr=False)  # a choice or a list has an enum
+    # its name's words, its parameters' words, each parameter's own words (unbound_words, in the
+    # order of params), the kinds of its parameters (Binder.free) and whether a choice or a list
+    # has an enum. Tuples of text, not sets: a catalogue lives long, and the collector keeps
+    # walking every set and dict it holds
+    things: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    own: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    name_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    param_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    unbound_words: tuple[tuple[str, ...], ...] = field(default=(), compare=False, repr=False)
+    kinds: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    enums: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        things = frozenset((*self.nouns, *self.adjectives))
-        own = things | frozenset(self.namespace)
-        by_kind: dict[str, list[Param]] = {}
-        for param in self.params:
-            by_kind.setdefault(param.kind, []).append(param)
+        things = tuple(dict.fromkeys((*self.nouns, *self.adjectives)))
+        own = tuple(dict.fromkeys((*things, *self.namespace)))
         derived = {
             "things": things,
             "own": own,
-            "name_words": frozenset(split_words(self.name)),
-            "param_words": frozenset(w for p in self.params for w in p.words),
+            "name_words": tuple(dict.fromkeys(split_words(self.name))),
+            "param_words": tuple(dict.fromkeys(w for p in self.params for w in p.words)),
             # a parameter's words that name it rather than the tool (binding.named_but_unbound)
-            "unbound_words": {
-                p.name: tuple(
-                    w for w in p.words if w not in GENERIC and len(w) > 2 and w not in own
-                )
+            "unbound_words": tuple(
+                tuple(w for w in p.words if w not in GENERIC and len(w) > 2 and w not in own)
                 for p in self.params
-            },
-            "by_kind": {kind: tuple(params) for kind, params in by_kind.items()},
+            ),
+            "kinds": tuple(dict.fromkeys(p.kind for p in self.params)),
             "enums": any(p.enum and p.kind in ("choice", "array") for p in self.params),
         }
         for name, value in derived.items():
