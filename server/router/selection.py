@@ -55,29 +55,28 @@ def things(
     objects, operators = OBJECT_PRONOUNS[language], lx.COMPUTE_OPERATORS[language]
     # a word right before an object pronoun is a verb ("help me", "assist us"), and an operator between two
     # numbers is arithmetic ("394 times 213"): never the thing asked about
-    # (the places either can be are found first: most turns have neither)
+    words = []
     last = len(tokens) - 1
-    skipped = {
-        i - 1
-        for i, after in enumerate(tokens)
-        if after.norm in objects
-        and i > 0
-        and after.index == tokens[i - 1].index + 1
-        and tokens[i - 1].norm not in objects
-    }
-    skipped.update(
-        i
-        for i, t in enumerate(tokens)
-        if t.norm in operators
-        and 0 < i < last
-        and tokens[i - 1].kind in ("number", "decimal")
-        and tokens[i + 1].kind in ("number", "decimal")
-    )
-    words = [
-        t
-        for i, t in enumerate(tokens)
-        if t.kind == "word" and t.index not in verb_span and i not in skipped
-    ]
+    for i, t in enumerate(tokens):
+        if t.kind != "word" or t.index in verb_span:
+            continue
+        after = tokens[i + 1] if i < last else None
+        if (
+            after is not None
+            and after.norm in objects
+            and after.index == t.index + 1
+            and t.norm not in objects
+        ):
+            continue
+        if (
+            t.norm in operators
+            and i > 0
+            and after is not None
+            and tokens[i - 1].kind in ("number", "decimal")
+            and after.kind in ("number", "decimal")
+        ):
+            continue
+        words.append(t)
     if not vocabulary.nouns:
         return [(w, singular(w.norm)) for w in words if w.norm not in function]
     i = 0
