@@ -525,22 +525,25 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     def named_but_unbound(self) -> None:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
-        if self.names_left():
-            # a name the turn gives that no parameter took: it may belong where another one went
-            self.unsure.update(
-                p.name
-                for p in self.free()
-                if p.type in ("string", "array") and p.kind not in ("choice", "flag", "time")
-            )
-            self.unsure.update(name for name in self.placed if not self.free())
-        if self._means_left():
-            # "by using a public transportation", "de trem": a way of doing it that no parameter took
-            self.unsure.update(
-                p.name
-                for p in self.free()
-                if p.type == "string" and p.kind in ("text", "choice") and p.name not in TEXT_NAMES
-            )
         free = self.free()
+        # (the turn is read for a name or a means left only where a parameter could be doubted for it)
+        named = [
+            p.name
+            for p in free
+            if p.type in ("string", "array") and p.kind not in ("choice", "flag", "time")
+        ]
+        if (named or (self.placed and not free)) and self.names_left():
+            # a name the turn gives that no parameter took: it may belong where another one went
+            self.unsure.update(named)
+            self.unsure.update(name for name in self.placed if not free)
+        means = [
+            p.name
+            for p in free
+            if p.type == "string" and p.kind in ("text", "choice") and p.name not in TEXT_NAMES
+        ]
+        if means and self._means_left():
+            # "by using a public transportation", "de trem": a way of doing it that no parameter took
+            self.unsure.update(means)
         if not free:
             return
         words = {

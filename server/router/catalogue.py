@@ -114,7 +114,7 @@ class CatalogueTool:
     # (__post_init__): its things (nouns and qualifiers), its own words (those and its namespace),
     # its name's words, its parameters' words, each parameter's own words (unbound_words, in the
     # order of params), the kinds of its parameters (Binder.free) and whether a choice or a list
-    # has an enum. Tuples of text, not sets: a catalogue lives long, and the collector keeps
+    # has an enum, lists known values or gives examples. Tuples of text, not sets: a catalogue lives long, and the collector keeps
     # walking every set and dict it holds
     things: tuple[str, ...] = field(default=(), compare=False, repr=False)
     own: tuple[str, ...] = field(default=(), compare=False, repr=False)
@@ -123,6 +123,8 @@ class CatalogueTool:
     unbound_words: tuple[tuple[str, ...], ...] = field(default=(), compare=False, repr=False)
     kinds: tuple[str, ...] = field(default=(), compare=False, repr=False)
     enums: bool = field(default=False, compare=False, repr=False)
+    knows: bool = field(default=False, compare=False, repr=False)  # a parameter knows or lists values
+    exemplified: bool = field(default=False, compare=False, repr=False)  # one gives one-word examples
 
     def __post_init__(self) -> None:
         things = tuple(dict.fromkeys((*self.nouns, *self.adjectives)))
@@ -139,6 +141,8 @@ class CatalogueTool:
             ),
             "kinds": tuple(dict.fromkeys(p.kind for p in self.params)),
             "enums": any(p.enum and p.kind in ("choice", "array") for p in self.params),
+            "knows": any(p.known or p.listed for p in self.params),
+            "exemplified": any(p.example_values for p in self.params),
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)

@@ -113,6 +113,8 @@ class CertaintyBinding(BindingState):
     def examples(self) -> None:
         """A word of the turn that the description gives as one of its parameter's examples ("a simple
         piano melody", "e.g. 'Piano'"): that parameter's value, where one word names one parameter."""
+        if not self.tool.exemplified:
+            return
         tool_words = self.tool.own
         claimed: list[tuple[Param, list[Token]]] = []
         for param in self.free():

@@ -97,6 +97,8 @@ class KindBinding(BindingState):
 
     def known_values(self) -> None:
         """A parameter with values the application knows takes only one of them, named in the turn."""
+        if not self.known and not self.tool.knows:
+            return
         for param in self.free():
             known = self.known.get(param.name) or param.known or param.listed
             if not known:
@@ -199,6 +201,8 @@ class KindBinding(BindingState):
 
     def units(self) -> None:
         """A parameter named for the unit takes the one unit the turn writes after its values."""
+        if "unit" not in self.tool.param_words:
+            return
         for param in self.free():
             if (
                 param.words == ("unit",)
@@ -230,6 +234,8 @@ class KindBinding(BindingState):
     def durations(self) -> None:
         """ "for the last 2 weeks", "nos últimos 3 meses": a number and a unit of time, as written, for the
         one text parameter named for a span of time (duration, period, timeframe)."""
+        if DURATION_WORDS.isdisjoint(self.tool.param_words):
+            return
         params = [
             p
             for p in self.free()
@@ -279,6 +285,8 @@ class KindBinding(BindingState):
 
     def years(self) -> None:
         """ "in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
+        if "year" not in self.tool.param_words and "ano" not in self.tool.param_words:
+            return  # no parameter is named year
         params = [
             p for p in self.free() if p.name.lower() in ("year", "ano")
         ]  # not "years", a count

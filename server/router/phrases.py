@@ -73,6 +73,8 @@ def joined(run: list[Token]) -> str:
         text += ("" if i == 0 or token.norm == "," or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
                  else " ") + token.text
     return text
+_ROLE_WORDS = LOCATION_WORDS | ORIGIN_WORDS | TARGET_WORDS
+_PLACE_KINDS = frozenset({"text", "name", "destination", "time"})
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
 
@@ -297,6 +299,9 @@ class PhraseBinding(BindingState):
         """Phrases after the prepositions a parameter's name implies: in X, from X, to X."""
         roles = PREPOSITIONS[self.language]
         placed: list[str] = []
+        if not any(p.type == "string" and p.kind in _PLACE_KINDS and not _ROLE_WORDS.isdisjoint(p.words)
+                   for p in self.free()):
+            return placed  # no parameter is named for a place, a start or an end
         found: dict[str, list[list[Token]]] = {}
         for token in [t for t in self.tokens if t.norm in roles and t.kind == "word"]:
             role = roles[token.norm]
@@ -322,6 +327,8 @@ class PhraseBinding(BindingState):
         """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple",
         "reference sequence 'AGTC'"; the parameter named most fully takes it, a tie is asked about."""
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
+        if not params:
+            return  # no label can name a parameter: nothing is claimed or doubted
         claimed: dict[str, list[list[Token]]] = {}
         for token in self.openers:
             if token.index in self.used:
@@ -354,6 +361,8 @@ class PhraseBinding(BindingState):
         self.settle(params, claimed, self._string)
 
     def quoted(self) -> None:  # quoted texts to the parameters that take text by name (title, message …)
+        if "quoted" not in self.kinds:
+            return
         text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
         quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
         if not len(quotes) == len(text_params) == 1:  # beyond one quote for one parameter, order is no guide
