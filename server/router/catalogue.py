@@ -113,9 +113,9 @@ class CatalogueTool:
     # What the binder reads of the tool on every turn, derived once when the tool is built
     # (__post_init__): its things (nouns and qualifiers), its own words (those and its namespace),
     # its name's words, its parameters' words, each parameter's own words (unbound_words, in the
-    # order of params), the kinds of its parameters (Binder.free) and whether a choice or a list
-    # has an enum, lists known values or gives examples. Tuples of text, not sets: a catalogue lives long, and the collector keeps
-    # walking every set and dict it holds
+    # order of params), the kinds of its parameters (Binder.free), and whether a choice or a list
+    # has an enum, a parameter knows or lists values, one gives examples. Tuples of text, not
+    # sets: a catalogue lives long, and the collector keeps walking every set and dict it holds
     things: tuple[str, ...] = field(default=(), compare=False, repr=False)
     own: tuple[str, ...] = field(default=(), compare=False, repr=False)
     name_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
