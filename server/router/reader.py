@@ -361,7 +361,8 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
     if quantities:
         roles["quantity"] = " ".join(t.text for t in quantities)
-    pointers = [t for t in tokens if t.kind == "word" and t.norm in lx.POINTERS[language]]
+    pointer_words = lx.POINTERS[language]
+    pointers = [t for t in tokens if t.kind == "word" and t.norm in pointer_words]
     if pointers:
         roles["pointed"] = pointers[0].text
     operators = _operators(words, language)
