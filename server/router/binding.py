@@ -81,24 +81,20 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
         # phrase() by start index (it reads no binding), and the tokens a name, code or quote can
-        # start at. None opens at a word that starts in lowercase with no digit (phrases.opens,
-        # written out), at the turn's first word, or at a token that is neither a word nor a value
-        # written whole (a number, a punctuation mark): their phrase is None from the start
+        # start at: a value written whole, or a word other than the turn's first that does not
+        # start in lowercase with no digit (phrases.opens, written out)
         self._phrases: dict[int, list[Token] | None] = {}
-        self.openers: list[Token] = []
         first_word = self.first_word
-        for t in tokens:
-            kind, text = t.kind, t.text
-            if kind == "word":
-                if t.index == first_word or (
-                    text[:1].islower() and (text.isalpha() or not _DIGIT.search(text))
-                ):
-                    self._phrases[t.index] = None
-                    continue
-            elif kind not in WHOLE_VALUES:
-                self._phrases[t.index] = None
-                continue
-            self.openers.append(t)
+        self.openers = [
+            t
+            for t in tokens
+            if t.kind in WHOLE_VALUES
+            or (
+                t.kind == "word"
+                and t.index != first_word
+                and not (t.text[:1].islower() and (t.text.isalpha() or not _DIGIT.search(t.text)))
+            )
+        ]
         self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
         self.kinds = {
             t.kind for t in tokens

@@ -123,8 +123,12 @@ class CatalogueTool:
     unbound_words: tuple[tuple[str, ...], ...] = field(default=(), compare=False, repr=False)
     kinds: tuple[str, ...] = field(default=(), compare=False, repr=False)
     enums: bool = field(default=False, compare=False, repr=False)
-    knows: bool = field(default=False, compare=False, repr=False)  # a parameter knows or lists values
-    exemplified: bool = field(default=False, compare=False, repr=False)  # one gives one-word examples
+    knows: bool = field(
+        default=False, compare=False, repr=False
+    )  # a parameter knows or lists values
+    exemplified: bool = field(
+        default=False, compare=False, repr=False
+    )  # one gives one-word examples
 
     def __post_init__(self) -> None:
         things = tuple(dict.fromkeys((*self.nouns, *self.adjectives)))
