@@ -113,7 +113,8 @@ class CatalogueTool:
     # What the binder reads of the tool on every turn, derived once when the tool is built
     # (__post_init__): its things (nouns and qualifiers), its own words (those and its namespace),
     # its name's words, its parameters' words, each parameter's own words (unbound_words, in the
-    # order of params), the kinds of its parameters (Binder.free), and whether a choice or a list
+    # order of params), the kinds of its parameters (Binder.free) and the things its identifiers
+    # name (the planner's derived tools), and whether a choice or a list
     # has an enum, a parameter knows or lists values, one gives examples. Tuples of text, not
     # sets: a catalogue lives long, and the collector keeps walking every set and dict it holds
     things: tuple[str, ...] = field(default=(), compare=False, repr=False)
@@ -122,6 +123,7 @@ class CatalogueTool:
     param_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
     unbound_words: tuple[tuple[str, ...], ...] = field(default=(), compare=False, repr=False)
     kinds: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    param_nouns: tuple[str, ...] = field(default=(), compare=False, repr=False)
     enums: bool = field(default=False, compare=False, repr=False)
     knows: bool = field(
         default=False, compare=False, repr=False
@@ -144,6 +146,7 @@ class CatalogueTool:
                 for p in self.params
             ),
             "kinds": tuple(dict.fromkeys(p.kind for p in self.params)),
+            "param_nouns": tuple(dict.fromkeys(p.noun for p in self.params if p.noun)),
             "enums": any(p.enum and p.kind in ("choice", "array") for p in self.params),
             "knows": any(p.known or p.listed for p in self.params),
             "exemplified": any(p.example_values for p in self.params),
