@@ -156,18 +156,18 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 self.unsure.add(param.name)
 
     def free(self, kind: str | None = None) -> list[Param]:
-        if self._free is None or self._free[0] != len(
-            self.arguments
-        ):  # recomputed only after a value is put
-            self._free = (
+        """The parameters with no value yet (of one kind), recomputed only after a value is put."""
+        free = self._free
+        if free is None or free[0] != len(self.arguments):
+            free = self._free = (
                 len(self.arguments),
                 [p for p in self.tool.params if p.name not in self.arguments],
             )
         if kind is None:
-            return self._free[1]
+            return free[1]
         if kind not in self.tool.kinds:
             return []  # the tool has no parameter of this kind (the common case, decided at once)
-        return [p for p in self._free[1] if p.kind == kind]
+        return [p for p in free[1] if p.kind == kind]
 
     # --- labels -------------------------------------------------------------------------------
 

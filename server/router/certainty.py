@@ -156,6 +156,8 @@ class CertaintyBinding(BindingState):
     def values_left(self) -> None:
         """A value the turn gives that no parameter took (a quoted text, a date) while parameters that
         could take it are still free: the plan would run without something the turn asked, so it asks."""
+        if self.kinds.isdisjoint(_LEFT_KINDS):
+            return
         left = [t for t in self.tokens if t.kind in _LEFT_KINDS and t.index not in self.used]
         if not left:
             return

@@ -177,6 +177,7 @@ class KindBinding(BindingState):
                         [singular(t.norm) for t in self.tokens[i : i + len(param.words)]]
                         == list(param.words)
                         for i in range(len(self.tokens))
+                        if singular(self.tokens[i].norm) == param.words[0]  # where it starts
                     )
                 )
                 if before is not None and before.norm in NEGATORS:
