@@ -297,14 +297,14 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     def numbers(self) -> None:
         """Numbers to the parameters their labels name; a lone number to a lone numeric parameter."""
+        values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
+        if not values:
+            return  # no number left: nothing below binds or doubts a parameter
         numeric = [
             p
             for p in self.free()
             if p.type in ("number", "integer") or p.kind in ("amount", "count", "identifier")
         ]
-        values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
-        if not values:
-            return  # no number left: nothing below binds or doubts a parameter
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)

@@ -184,7 +184,10 @@ class PhraseBinding(BindingState):
     def lone_name(self) -> None:
         """One name left for one parameter that must have a name: "the stock price of Amazon" —
         as a number alone goes to the one numeric parameter. Never where another could take it."""
-        if not any(p.required and p.type == "string" and p.kind in ("text", "name") for p in self.free()):
+        for p in self.free():  # (a loop, not any(): no generator for the common case, none)
+            if p.required and p.type == "string" and p.kind in ("text", "name"):
+                break
+        else:
             return
         own = self.tool.param_words
         runs = [run for run in self.runs_left()  # "the Population Density": the tool's own words, capitalised
