@@ -242,20 +242,22 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     @staticmethod
     def _overlap(label: list[str], words: Iterable[str]) -> int:
-        return sum(
-            1
-            for w in label
-            if w in words
-            or (
-                len(w) >= 4
-                and any(
-                    x.startswith(w)
-                    or stem_shared(x, w)
-                    or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
-                    for x in words
-                )
-            )
-        )  # "accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure
+        """How many of the label's words name one of these: as it is, by its start or its stem
+        ("accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure)."""
+        n = 0
+        for w in label:
+            if w in words:
+                n += 1
+            elif len(w) >= 4:
+                for x in words:
+                    if (
+                        x.startswith(w)
+                        or stem_shared(x, w)
+                        or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
+                    ):
+                        n += 1
+                        break
+        return n
 
     def _best(
         self, label: list[str], params: list[Param], describe: bool = False
@@ -265,11 +267,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             return None
         scores = []
         for param in params:
-            words = param.described if describe else set(param.words)
+            words = param.described if describe else param.words
             score = self._overlap(label, words)
             if score:
                 # "reference sequence" names reference_sequence before sequence; "sequence" the reverse
-                scores.append(((score, 0 if describe else score - len(words)), param))
+                scores.append(((score, 0 if describe else score - len(set(words))), param))
         if not scores:
             return None
         top = max(s for s, _ in scores)
