@@ -95,10 +95,9 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 and not (t.text[:1].islower() and (t.text.isalpha() or not _DIGIT.search(t.text)))
             )
         ]
-        self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
-        self.kinds = {
-            t.kind for t in tokens
-        }  # to skip a pass whose kinds of value it does not have
+        # to skip a pass whose words, or whose kinds of value, the turn does not have
+        self.norms = {t.norm for t in tokens}
+        self.kinds = {t.kind for t in tokens}
         self._free: tuple[int, list[Param]] | None = None
         self.nouns = {
             token.index: noun for token, noun in things
