@@ -110,13 +110,13 @@ class CatalogueTool:
         None  # the thing its description says it acts on ("Discover therapists in …")
     )
 
-    # What the binder reads of the tool on every turn, derived once when the tool is built
-    # (__post_init__): its things (nouns and qualifiers), its own words (those and its namespace),
-    # its name's words, its parameters' words, each parameter's own words (unbound_words, in the
-    # order of params), the kinds of its parameters (Binder.free) and the things its identifiers
-    # name (the planner's derived tools), and whether a choice or a list
-    # has an enum, a parameter knows or lists values, one gives examples. Tuples of text, not
-    # sets: a catalogue lives long, and the collector keeps walking every set and dict it holds
+    # What the binder and the planner read of the tool on every turn, derived once when the tool
+    # is built (__post_init__): its things (nouns and qualifiers), its own words (those and its
+    # namespace), its name's words, its parameters' words, each parameter's own words (in the order
+    # of params), its parameters' kinds (Binder.free), the things its identifiers name (derived
+    # tools); whether a choice or a list has an enum, a parameter knows or lists values, one gives
+    # one-word examples. Tuples of text, not sets: a catalogue lives long, and the collector keeps
+    # walking every set and dict it holds
     things: tuple[str, ...] = field(default=(), compare=False, repr=False)
     own: tuple[str, ...] = field(default=(), compare=False, repr=False)
     name_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
@@ -125,12 +125,8 @@ class CatalogueTool:
     kinds: tuple[str, ...] = field(default=(), compare=False, repr=False)
     param_nouns: tuple[str, ...] = field(default=(), compare=False, repr=False)
     enums: bool = field(default=False, compare=False, repr=False)
-    knows: bool = field(
-        default=False, compare=False, repr=False
-    )  # a parameter knows or lists values
-    exemplified: bool = field(
-        default=False, compare=False, repr=False
-    )  # one gives one-word examples
+    knows: bool = field(default=False, compare=False, repr=False)
+    exemplified: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         things = tuple(dict.fromkeys((*self.nouns, *self.adjectives)))
