@@ -22,7 +22,7 @@ from typing import TypeAlias
 from server.router import lexicon as lx
 from server.router.dates import date_format
 from server.router.formats import value_formats
-from server.router.names import parse_name, singular, split_words
+from server.router.names import name_words, parse_name, singular, split_words
 from server.router.tokens import Token, fold
 
 # A tool's declaration as JSON data (MCP's tools/list): name, description, inputSchema
@@ -129,20 +129,22 @@ class CatalogueTool:
     exemplified: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        things = tuple(dict.fromkeys((*self.nouns, *self.adjectives)))
-        own = tuple(dict.fromkeys((*things, *self.namespace)))
+        # (read by membership alone: a tuple the tool already holds is reused where it says the
+        # same, so a catalogue built keeps few more objects for the collector to count)
+        things = (*self.nouns, *self.adjectives) if self.adjectives else self.nouns
+        own = (*things, *self.namespace) if self.namespace else things
+        params = self.params
         derived = {
             "things": things,
             "own": own,
-            "name_words": tuple(dict.fromkeys(split_words(self.name))),
-            "param_words": tuple(dict.fromkeys(w for p in self.params for w in p.words)),
-            # a parameter's words that name it rather than the tool (binding.named_but_unbound)
-            "unbound_words": tuple(
-                tuple(w for w in p.words if w not in GENERIC and len(w) > 2 and w not in own)
-                for p in self.params
+            "name_words": name_words(self.name),
+            "param_words": (
+                params[0].words if len(params) == 1 else tuple(w for p in params for w in p.words)
             ),
-            "kinds": tuple(dict.fromkeys(p.kind for p in self.params)),
-            "param_nouns": tuple(dict.fromkeys(p.noun for p in self.params if p.noun)),
+            # a parameter's words that name it rather than the tool (binding.named_but_unbound)
+            "unbound_words": tuple(_unbound(p.words, own) for p in params),
+            "kinds": tuple(dict.fromkeys(p.kind for p in params)),
+            "param_nouns": tuple(p.noun for p in params if p.noun),
             "enums": any(p.enum and p.kind in ("choice", "array") for p in self.params),
             "knows": any(p.known or p.listed for p in self.params),
             "exemplified": any(p.example_values for p in self.params),
@@ -156,6 +158,12 @@ class CatalogueTool:
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
+
+
+def _unbound(words: tuple[str, ...], own: tuple[str, ...]) -> tuple[str, ...]:
+    """A parameter's words that name it rather than the tool: not generic, not short, not the tool's."""
+    kept = tuple(w for w in words if w not in GENERIC and len(w) > 2 and w not in own)
+    return words if kept == words else kept
 
 
 def takes(param: Param, token: Token) -> bool:

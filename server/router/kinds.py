@@ -47,15 +47,6 @@ def _parts(value: str) -> tuple[frozenset[str], frozenset[str]]:
     return parts, frozenset(singular(w) for w in parts)
 
 
-@lru_cache(maxsize=8192)
-def _forms(norm: str) -> tuple[str, ...]:
-    """A turn's word, singular too, and the parts of a hyphenated one ("Wi-Fi": wi, fi): once per word.
-    A word of letters alone splits into itself (norm is lowercase: no camelCase)."""
-    if norm.isalpha():
-        return (norm, singular(norm))
-    return (norm, singular(norm), *split_words(norm))
-
-
 def _named(value: str, words: set[str], small: set[str]) -> bool:
     """Whether the turn names a value by all its words ("gluten free", "Wi-Fi"); a small word as typed."""
     parts, singulars = _parts(value)
@@ -126,8 +117,14 @@ class KindBinding(BindingState):
         ):
             return
         typed = [t for t in self.tokens if t.kind == "word"]
-        words = {w for t in typed for w in _forms(t.norm)}
-        words -= self.function
+        words: set[str] = set()
+        for t in typed:
+            norm = t.norm
+            words.add(norm)
+            words.add(singular(norm))
+            if not norm.isalpha():  # a word of letters alone splits into itself (no camelCase)
+                words.update(split_words(norm))
+        words -= self.function  # (no small word is one of the turn's words)
         small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
         for param in self.free("choice"):
