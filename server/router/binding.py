@@ -24,18 +24,19 @@ from decimal import Decimal
 from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
-from server.router.catalogue import GENERIC, TEXT_NAMES, CatalogueTool, Param, takes
+from server.router.catalogue import TEXT_NAMES, CatalogueTool, Param, takes
 from server.router.certainty import OF, CertaintyBinding
 from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE, KindBinding
 from server.router.names import singular
-from server.router.phrases import CONNECTORS, PhraseBinding, joined, opens
+from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding, joined
 from server.router.reader import Reading, Token
 from server.router.rows import RowBinding
 from server.router.selection import stem_shared
 from server.router.state import Claim, Senses
 
 NUMERIC = ("number", "decimal", "money", "ordinal")
+_DIGIT = re.compile(r"\d")
 TIME_MODIFIERS = frozenset(
     {"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado", "passada"}
 )
@@ -79,13 +80,24 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         self.placed: list[str] = []
         self.by_index = {t.index: t for t in tokens}
         self.first_word = next((t.index for t in tokens if t.kind == "word"), -1)
-        self._phrases: dict[
-            int, list[Token] | None
-        ] = {}  # phrase() by start index; it reads no binding
+        # phrase() by start index (it reads no binding), and the tokens a name, code or quote can
+        # start at: a value written whole, or a word other than the turn's first that does not
+        # start in lowercase with no digit (phrases.opens, written out)
+        self._phrases: dict[int, list[Token] | None] = {}
+        first_word = self.first_word
         self.openers = [
-            t for t in tokens if opens(t)
-        ]  # the tokens a name, code or quote can start at
-        self.norms = {t.norm for t in tokens}  # to skip a pass whose words the turn does not have
+            t
+            for t in tokens
+            if t.kind in WHOLE_VALUES
+            or (
+                t.kind == "word"
+                and t.index != first_word
+                and not (t.text[:1].islower() and (t.text.isalpha() or not _DIGIT.search(t.text)))
+            )
+        ]
+        # to skip a pass whose words, or whose kinds of value, the turn does not have
+        self.norms = {t.norm for t in tokens}
+        self.kinds = {t.kind for t in tokens}
         self._free: tuple[int, list[Param]] | None = None
         self.nouns = {
             token.index: noun for token, noun in things
@@ -143,14 +155,18 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 self.unsure.add(param.name)
 
     def free(self, kind: str | None = None) -> list[Param]:
-        if self._free is None or self._free[0] != len(
-            self.arguments
-        ):  # recomputed only after a value is put
-            self._free = (
+        """The parameters with no value yet (of one kind), recomputed only after a value is put."""
+        free = self._free
+        if free is None or free[0] != len(self.arguments):
+            free = self._free = (
                 len(self.arguments),
                 [p for p in self.tool.params if p.name not in self.arguments],
             )
-        return self._free[1] if kind is None else [p for p in self._free[1] if p.kind == kind]
+        if kind is None:
+            return free[1]
+        if kind not in self.tool.kinds:
+            return []  # the tool has no parameter of this kind (the common case, decided at once)
+        return [p for p in free[1] if p.kind == kind]
 
     # --- labels -------------------------------------------------------------------------------
 
@@ -225,20 +241,22 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     @staticmethod
     def _overlap(label: list[str], words: Iterable[str]) -> int:
-        return sum(
-            1
-            for w in label
-            if w in words
-            or (
-                len(w) >= 4
-                and any(
-                    x.startswith(w)
-                    or stem_shared(x, w)
-                    or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
-                    for x in words
-                )
-            )
-        )  # "accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure
+        """How many of the label's words name one of these: as it is, by its start or its stem
+        ("accelerated at 4": acceleration; "atmospheric pressure" names atm_pressure)."""
+        n = 0
+        for w in label:
+            if w in words:
+                n += 1
+            elif len(w) >= 4:
+                for x in words:
+                    if (
+                        x.startswith(w)
+                        or stem_shared(x, w)
+                        or (3 <= len(x) <= 4 < len(w) - 3 and w.startswith(x))
+                    ):
+                        n += 1
+                        break
+        return n
 
     def _best(
         self, label: list[str], params: list[Param], describe: bool = False
@@ -248,11 +266,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
             return None
         scores = []
         for param in params:
-            words = param.described if describe else set(param.words)
+            words = param.described if describe else param.words
             score = self._overlap(label, words)
             if score:
                 # "reference sequence" names reference_sequence before sequence; "sequence" the reverse
-                scores.append(((score, 0 if describe else score - len(words)), param))
+                scores.append(((score, 0 if describe else score - len(set(words))), param))
         if not scores:
             return None
         top = max(s for s, _ in scores)
@@ -280,12 +298,14 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     def numbers(self) -> None:
         """Numbers to the parameters their labels name; a lone number to a lone numeric parameter."""
+        values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
+        if not values:
+            return  # no number left: nothing below binds or doubts a parameter
         numeric = [
             p
             for p in self.free()
             if p.type in ("number", "integer") or p.kind in ("amount", "count", "identifier")
         ]
-        values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
@@ -416,7 +436,11 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
         """A date to a date parameter; the turn's time words (next month, tomorrow at 9, 12pm) to
         the one time parameter; two time parameters and one time are asked about."""
         params = self.free("time")
-        dates = [t for t in self.tokens if t.kind == "date" and t.index not in self.used]
+        dates = (
+            [t for t in self.tokens if t.kind == "date" and t.index not in self.used]
+            if "date" in self.kinds
+            else []
+        )
         if len(dates) == 1:
             dated = [p for p in params if {"date", "day", "data", "dia"} & set(p.words)] or params
             if len(dated) == 1:
@@ -430,14 +454,16 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 else:
                     self.put(dated[0], value, "turn", dates[0])
                 params = [p for p in params if p is not dated[0]]
-        months = [
-            t
-            for t in self.tokens
-            if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used
-        ]
-        for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
-            if len(months) == 1:
-                self.put(param, months[0].text, "turn", months[0])
+        words = self.tool.param_words
+        if ("month" in words or "mes" in words) and not self.norms.isdisjoint(lx.MONTHS):
+            months = [
+                t
+                for t in self.tokens
+                if t.kind == "word" and t.norm in lx.MONTHS and t.index not in self.used
+            ]
+            for param in [p for p in self.free() if "month" in p.words or "mes" in p.words]:
+                if len(months) == 1:
+                    self.put(param, months[0].text, "turn", months[0])
         if not params:
             return
         value, tokens = self.time_text()
@@ -496,32 +522,38 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
 
     def named_but_unbound(self) -> None:
         """A parameter the turn names by its own words whose value was not bound is asked for."""
+        free = self.free()
+        # (the turn is read for a name or a means left only where a parameter could be doubted for it)
+        named = [
+            p.name
+            for p in free
+            if p.type in ("string", "array") and p.kind not in ("choice", "flag", "time")
+        ]
+        if (named or (self.placed and not free)) and self.names_left():
+            # a name the turn gives that no parameter took: it may belong where another one went
+            self.unsure.update(named)
+            self.unsure.update(name for name in self.placed if not free)
+        means = [
+            p.name
+            for p in free
+            if p.type == "string" and p.kind in ("text", "choice") and p.name not in TEXT_NAMES
+        ]
+        if means and self._means_left():
+            # "by using a public transportation", "de trem": a way of doing it that no parameter took
+            self.unsure.update(means)
+        if not free:
+            return
         words = {
             singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used
         }
-        tool_words = set(self.tool.nouns) | set(self.tool.adjectives) | set(self.tool.namespace)
-        if self.names_left():
-            # a name the turn gives that no parameter took: it may belong where another one went
-            self.unsure.update(
-                p.name
-                for p in self.free()
-                if p.type in ("string", "array") and p.kind not in ("choice", "flag", "time")
-            )
-            self.unsure.update(name for name in self.placed if not self.free())
-        if self._means_left():
-            # "by using a public transportation", "de trem": a way of doing it that no parameter took
-            self.unsure.update(
-                p.name
-                for p in self.free()
-                if p.type == "string" and p.kind in ("text", "choice") and p.name not in TEXT_NAMES
-            )
-        units = any(
+        # "4 inches": read only for a tool with a parameter named for a unit
+        units = "unit" in self.tool.param_words and any(
             t.kind in NUMERIC and self._content(self.by_index.get(t.index + 1)) for t in self.tokens
         )
-        for param in self.free():
-            own = [
-                w for w in param.words if w not in GENERIC and len(w) > 2 and w not in tool_words
-            ]
+        # (no value is taken back before certain(): the free parameters are those with no argument)
+        for param, own in zip(self.tool.params, self.tool.unbound_words, strict=True):
+            if param.name in self.arguments:
+                continue
             if own and all(w in words for w in own):
                 self.unsure.add(param.name)
             elif param.kind == "flag" and any(w in words for w in own if w not in FLAG_NOISE):

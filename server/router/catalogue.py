@@ -22,7 +22,7 @@ from typing import TypeAlias
 from server.router import lexicon as lx
 from server.router.dates import date_format
 from server.router.formats import value_formats
-from server.router.names import parse_name, singular, split_words
+from server.router.names import name_words, parse_name, singular, split_words
 from server.router.tokens import Token, fold
 
 # A tool's declaration as JSON data (MCP's tools/list): name, description, inputSchema
@@ -110,12 +110,60 @@ class CatalogueTool:
         None  # the thing its description says it acts on ("Discover therapists in …")
     )
 
+    # What the binder and the planner read of the tool on every turn, derived once when the tool
+    # is built (__post_init__): its things (nouns and qualifiers), its own words (those and its
+    # namespace), its name's words, its parameters' words, each parameter's own words (in the order
+    # of params), its parameters' kinds (Binder.free), the things its identifiers name (derived
+    # tools); whether a choice or a list has an enum, a parameter knows or lists values, one gives
+    # one-word examples. Tuples of text, not sets: a catalogue lives long, and the collector keeps
+    # walking every set and dict it holds
+    things: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    own: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    name_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    param_words: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    unbound_words: tuple[tuple[str, ...], ...] = field(default=(), compare=False, repr=False)
+    kinds: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    param_nouns: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    enums: bool = field(default=False, compare=False, repr=False)
+    knows: bool = field(default=False, compare=False, repr=False)
+    exemplified: bool = field(default=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # (read by membership alone: a tuple the tool already holds is reused where it says the
+        # same, so a catalogue built keeps few more objects for the collector to count)
+        things = (*self.nouns, *self.adjectives) if self.adjectives else self.nouns
+        own = (*things, *self.namespace) if self.namespace else things
+        params = self.params
+        derived = {
+            "things": things,
+            "own": own,
+            "name_words": name_words(self.name),
+            "param_words": (
+                params[0].words if len(params) == 1 else tuple(w for p in params for w in p.words)
+            ),
+            # a parameter's words that name it rather than the tool (binding.named_but_unbound)
+            "unbound_words": tuple(_unbound(p.words, own) for p in params),
+            "kinds": tuple(dict.fromkeys(p.kind for p in params)),
+            "param_nouns": tuple(p.noun for p in params if p.noun),
+            "enums": any(p.enum and p.kind in ("choice", "array") for p in self.params),
+            "knows": any(p.known or p.listed for p in self.params),
+            "exemplified": any(p.example_values for p in self.params),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
     @property
     def display(self) -> str:
         return self.name.replace("_", " ")
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
+
+
+def _unbound(words: tuple[str, ...], own: tuple[str, ...]) -> tuple[str, ...]:
+    """A parameter's words that name it rather than the tool: not generic, not short, not the tool's."""
+    kept = tuple(w for w in words if w not in GENERIC and len(w) > 2 and w not in own)
+    return words if kept == words else kept
 
 
 def takes(param: Param, token: Token) -> bool:

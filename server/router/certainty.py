@@ -96,7 +96,7 @@ class CertaintyBinding(BindingState):
             or after.norm in lx.NAME_ADJECTIVES
             or after.norm in lx.EVALUATIVES
             or then is None
-            or singular(then.norm) not in (*self.tool.nouns, *self.tool.adjectives)
+            or singular(then.norm) not in self.tool.things
         ):
             return False
         noun = self.noun(after)
@@ -113,7 +113,9 @@ class CertaintyBinding(BindingState):
     def examples(self) -> None:
         """A word of the turn that the description gives as one of its parameter's examples ("a simple
         piano melody", "e.g. 'Piano'"): that parameter's value, where one word names one parameter."""
-        tool_words = {*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace}
+        if not self.tool.exemplified:
+            return
+        tool_words = self.tool.own
         claimed: list[tuple[Param, list[Token]]] = []
         for param in self.free():
             if param.type != "string" or not param.example_values:
@@ -154,6 +156,8 @@ class CertaintyBinding(BindingState):
     def values_left(self) -> None:
         """A value the turn gives that no parameter took (a quoted text, a date) while parameters that
         could take it are still free: the plan would run without something the turn asked, so it asks."""
+        if self.kinds.isdisjoint(_LEFT_KINDS):
+            return
         left = [t for t in self.tokens if t.kind in _LEFT_KINDS and t.index not in self.used]
         if not left:
             return
@@ -200,23 +204,24 @@ class CertaintyBinding(BindingState):
         if not self.tool.nouns:
             return
         head = self.tool.nouns[0]
-        named = [t for t in self.tokens if t.kind == "word" and singular(t.norm) == head]
+        first = head[0]  # a word and its singular start alike (names.singular): a cheap test first
+        named = [
+            t
+            for t in self.tokens
+            if t.kind == "word" and t.norm[:1] == first and singular(t.norm) == head
+        ]
         if not named:
             return
-        own = {
-            *self.tool.nouns,
-            *self.tool.adjectives,
-            *self.tool.namespace,
-            *split_words(self.tool.name),
-            *(w for p in self.tool.params for w in p.words),
-        }
+        tool = self.tool
         for token in named:
             before = self.by_index.get(token.index - 1)
             if (
                 not self._content(before)
                 or before.index in self.used
                 or before.index <= self.first_word
-                or singular(before.norm) in own
+                or singular(before.norm) in tool.own
+                or singular(before.norm) in tool.name_words
+                or singular(before.norm) in tool.param_words
                 or before.norm in lx.NAME_ADJECTIVES
                 or before.norm in lx.EVALUATIVES
                 or not before.norm.isalpha()

@@ -86,6 +86,8 @@ WHICH_PREPOSITIONS = {
     "pt-BR": frozenset({"de", "do", "da", "sobre", "chamado", "chamada"}),
 }
 _ARTICLES = frozenset({"the", "a", "an", "o", "os", "as"})
+# Words that say when, a time of day's am and pm aside ("I am": am is a time only after a number)
+_DAYS = {language: (times | lx.MONTHS) - _CLOCK for language, times in lx.TIME_WORDS.items()}
 
 
 def _proper(token: Token, before: Token | None, language: str) -> bool:
@@ -168,11 +170,9 @@ def _offers(
     kinds = {t.kind for t in tokens}
     words = {t.norm for t in tokens if t.kind == "word"}
     text = " ".join(t.norm for t in tokens)
-    proper = any(_proper(t, b, language) for b, t in zip(tokens, tokens[1:], strict=False))
+    proper: bool | None = None  # read where a parameter asks (a pair of tokens at a time)
     which: bool | None = None
-    days = (
-        lx.TIME_WORDS[language] | lx.MONTHS
-    ) - _CLOCK  # "I am": am is a time only after a number
+    days = _DAYS[language]
     for param in tool.params:
         if param.kind == "flag":
             continue
@@ -197,8 +197,13 @@ def _offers(
         elif param.type in ("number", "integer") or param.kind in ("amount", "count"):
             if kinds & _NUMBER_KINDS:
                 return True
-        elif proper or kinds & VALUE_KINDS:
-            return True
+        else:
+            if proper is None:
+                proper = any(
+                    _proper(t, b, language) for b, t in zip(tokens, tokens[1:], strict=False)
+                )
+            if proper or kinds & VALUE_KINDS:
+                return True
         if (  # a word saying which thing is meant, in words: no time, and no identifier
             param.required
             and param.type == "string"

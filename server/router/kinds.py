@@ -88,6 +88,8 @@ class KindBinding(BindingState):
 
     def known_values(self) -> None:
         """A parameter with values the application knows takes only one of them, named in the turn."""
+        if not self.known and not self.tool.knows:
+            return
         for param in self.free():
             known = self.known.get(param.name) or param.known or param.listed
             if not known:
@@ -110,27 +112,29 @@ class KindBinding(BindingState):
         """An enum value the turn names, by its words or a word of the same sense; two named is unsure."""
         # the turn's words, singular too, and the parts of hyphenated ones ("Wi-Fi": wi, fi); a value that
         # is one of the language's small words ("A", "no") is only named as typed
-        if not any(p.enum and p.kind in ("choice", "array") for p in self.free()):
+        if not self.tool.enums or not any(
+            p.enum and p.kind in ("choice", "array") for p in self.free()
+        ):
             return
         typed = [t for t in self.tokens if t.kind == "word"]
         words: set[str] = set()
         for t in typed:
             norm = t.norm
-            # a word of letters alone splits into itself (norm is lowercase: no camelCase)
-            parts = (
-                (norm, singular(norm))
-                if norm.isalpha()
-                else (norm, singular(norm), *split_words(norm))
-            )
-            words.update(w for w in parts if w not in self.function)
+            words.add(norm)
+            words.add(singular(norm))
+            if not norm.isalpha():  # a word of letters alone splits into itself (no camelCase)
+                words.update(split_words(norm))
+        words -= self.function  # (no small word is one of the turn's words)
         small = {t.text for t in typed if t.norm in self.function}
         same = {fold(means) for _, (means, positive) in senses if positive}
         for param in self.free("choice"):
-            named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
+            if same:
+                named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
+            else:
+                named = [v for v in param.enum if _named(v, words, small)]
             if len(named) == 1:
-                token = next(
-                    (t for t in self.tokens if t.norm in split_words(fold(named[0]))), None
-                )
+                parts = split_words(fold(named[0]))
+                token = next((t for t in self.tokens if t.norm in parts), None)
                 self.put(param, named[0], "turn", *([token] if token else []))
             elif named:
                 self.unsure.add(param.name)
@@ -170,6 +174,7 @@ class KindBinding(BindingState):
                         [singular(t.norm) for t in self.tokens[i : i + len(param.words)]]
                         == list(param.words)
                         for i in range(len(self.tokens))
+                        if singular(self.tokens[i].norm) == param.words[0]  # where it starts
                     )
                 )
                 if before is not None and before.norm in NEGATORS:
@@ -194,6 +199,8 @@ class KindBinding(BindingState):
 
     def units(self) -> None:
         """A parameter named for the unit takes the one unit the turn writes after its values."""
+        if "unit" not in self.tool.param_words:
+            return
         for param in self.free():
             if (
                 param.words == ("unit",)
@@ -225,6 +232,8 @@ class KindBinding(BindingState):
     def durations(self) -> None:
         """ "for the last 2 weeks", "nos últimos 3 meses": a number and a unit of time, as written, for the
         one text parameter named for a span of time (duration, period, timeframe)."""
+        if DURATION_WORDS.isdisjoint(self.tool.param_words):
+            return
         params = [
             p
             for p in self.free()
@@ -251,7 +260,7 @@ class KindBinding(BindingState):
             for p in self.free()
             if p.type == "string" and p.kind in ("text", "name", "identifier")
         ]
-        if not params:
+        if not params or self.kinds.isdisjoint(("number", "ordinal")):
             return
         claimed: dict[str, list[Token]] = {}
         for token in self.tokens:
@@ -274,6 +283,8 @@ class KindBinding(BindingState):
 
     def years(self) -> None:
         """ "in 2020", "no ano de 1999": a year, to the one parameter named for a year."""
+        if "year" not in self.tool.param_words and "ano" not in self.tool.param_words:
+            return  # no parameter is named year
         params = [
             p for p in self.free() if p.name.lower() in ("year", "ano")
         ]  # not "years", a count

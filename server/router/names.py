@@ -60,6 +60,11 @@ def split_words(name: str) -> list[str]:
     return list(_split(name))
 
 
+def name_words(name: str) -> tuple[str, ...]:
+    """split_words as one tuple, kept (one object however often a name is read)."""
+    return _split(name)
+
+
 _SEPARATORS = re.compile(r"[\s._\-/:]+")
 
 

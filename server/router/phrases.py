@@ -9,7 +9,7 @@ import re
 
 from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, Param
-from server.router.names import singular, split_words
+from server.router.names import singular
 from server.router.reader import Token
 from server.router.state import BindingState
 
@@ -35,6 +35,8 @@ CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codi
 WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
                       "onde", "quem", "qual", "quais", "porque"})
 _DIGIT = re.compile(r"\d")
+# Tokens that are a whole value by themselves: a phrase of one token
+WHOLE_VALUES = frozenset({"quoted", "domain", "email", "url", "handle"})
 # Small words inside a name: "Museum of Art", "São José dos Campos".
 NAME_LINKS = frozenset({"of", "de", "do", "da", "dos", "das"})
 # Words that open a new phrase after a name: prepositions and participles ("Sydney to Melbourne using").
@@ -71,6 +73,8 @@ def joined(run: list[Token]) -> str:
         text += ("" if i == 0 or token.norm == "," or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
                  else " ") + token.text
     return text
+_ROLE_WORDS = LOCATION_WORDS | ORIGIN_WORDS | TARGET_WORDS
+_PLACE_KINDS = frozenset({"text", "name", "destination", "time"})
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
 
@@ -95,7 +99,7 @@ class PhraseBinding(BindingState):
         token = self.by_index.get(start)
         if token is None:
             return None
-        if token.kind in ("quoted", "domain", "email", "url", "handle"):
+        if token.kind in WHOLE_VALUES:
             return [token]
         if token.kind != "word" or token.index == self.first_word:
             return None
@@ -144,7 +148,7 @@ class PhraseBinding(BindingState):
                 and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
                 and after.norm not in lx.TIME_WORDS[self.language] \
                 and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]) \
-                and self.noun(after) not in (*self.tool.nouns, *self.tool.adjectives):
+                and self.noun(after) not in self.tool.things:
             # "British pounds" runs on ("Amazon stock": a name, then the tool's thing);
             # "Melbourne using", "York avoiding" open a new phrase
             return None
@@ -152,8 +156,7 @@ class PhraseBinding(BindingState):
 
     def _tool_word(self, token: Token) -> bool:
         """A word of the tool's own name: "Amazon stock" is a name, then the thing the tool is about."""
-        words = (*self.tool.nouns, *self.tool.adjectives, *self.tool.namespace)
-        return singular(token.norm) in words
+        return singular(token.norm) in self.tool.own
 
     def _inside_name(self, token: Token) -> bool:
         before = self.by_index.get(token.index - 1)
@@ -181,9 +184,12 @@ class PhraseBinding(BindingState):
     def lone_name(self) -> None:
         """One name left for one parameter that must have a name: "the stock price of Amazon" —
         as a number alone goes to the one numeric parameter. Never where another could take it."""
-        if not any(p.required and p.type == "string" and p.kind in ("text", "name") for p in self.free()):
+        for p in self.free():  # (a loop, not any(): no generator for the common case, none)
+            if p.required and p.type == "string" and p.kind in ("text", "name"):
+                break
+        else:
             return
-        own = {w for p in self.tool.params for w in p.words}
+        own = self.tool.param_words
         runs = [run for run in self.runs_left()  # "the Population Density": the tool's own words, capitalised
                 if not all(self._tool_word(t) or singular(t.norm) in own for t in run if t.kind == "word")]
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")
@@ -296,9 +302,12 @@ class PhraseBinding(BindingState):
         """Phrases after the prepositions a parameter's name implies: in X, from X, to X."""
         roles = PREPOSITIONS[self.language]
         placed: list[str] = []
+        if not any(p.type == "string" and p.kind in _PLACE_KINDS and not _ROLE_WORDS.isdisjoint(p.words)
+                   for p in self.free()):
+            return placed  # no parameter is named for a place, a start or an end
         found: dict[str, list[list[Token]]] = {}
-        for token in self.tokens:
-            role = roles.get(token.norm) if token.kind == "word" else None
+        for token in [t for t in self.tokens if t.norm in roles and t.kind == "word"]:
+            role = roles[token.norm]
             if role:
                 run = self.phrase(token.index + 1)
                 if run and not all(t.index in self.used for t in run):  # "in Celsius" a unit took is no place
@@ -321,6 +330,8 @@ class PhraseBinding(BindingState):
         """A value right after the words of its parameter's name: "SNP ID rs6034464", "company Apple",
         "reference sequence 'AGTC'"; the parameter named most fully takes it, a tie is asked about."""
         params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name", "identifier")]
+        if not params:
+            return  # no label can name a parameter: nothing is claimed or doubted
         claimed: dict[str, list[list[Token]]] = {}
         for token in self.openers:
             if token.index in self.used:
@@ -353,6 +364,8 @@ class PhraseBinding(BindingState):
         self.settle(params, claimed, self._string)
 
     def quoted(self) -> None:  # quoted texts to the parameters that take text by name (title, message …)
+        if "quoted" not in self.kinds:
+            return
         text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
         quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
         if not len(quotes) == len(text_params) == 1:  # beyond one quote for one parameter, order is no guide
@@ -392,8 +405,8 @@ class PhraseBinding(BindingState):
         """The words left once the verb, the tool's nouns and the bound values are taken, from the
         first content word after the verb on (a wh-word opens a question and stays)."""
         function = self.function | {"please", "por", "favor", "for", "sobre", "about"}
-        tool_words = set(self.tool.nouns) | set(split_words(self.tool.name))
-        mapped = {token.index for token, noun in self.things if noun in tool_words}
+        nouns, name_words = self.tool.nouns, self.tool.name_words
+        mapped = {token.index for token, noun in self.things if noun in nouns or noun in name_words}
         words = [t for t in self.tokens if t.kind in ("word", "number", "decimal", "handle")
                  and t.index not in self.used
                  and t.index not in mapped and t.index > after]

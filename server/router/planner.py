@@ -130,11 +130,11 @@ class Planner:
         admitted = {
             id(t) for t in admission
         }  # by identity: comparing two tools field by field is slow
-        derived = [
-            t
-            for t in by_action
-            if id(t) not in admitted and any(p.noun in primary for p in t.params if p.noun)
-        ]
+        derived = (
+            [t for t in by_action if id(t) not in admitted and primary[0] in t.param_nouns]
+            if primary
+            else []
+        )
         rule = (
             "tool: past tense"
             if past_question and action and lx.ACTIONS.get(action) != "read"
@@ -195,7 +195,7 @@ class Planner:
 
         tool = chosen[0]
         destination = [t for t in reading.destination if t in clause.tokens]
-        carries = action in lx.SEND_ACTIONS or any(p.kind == "destination" for p in tool.params)
+        carries = action in lx.SEND_ACTIONS or "destination" in tool.kinds
         if (
             destination
             and carries
@@ -321,7 +321,7 @@ class Planner:
         if known:
             token, noun = known[0]
             actors = [t for t in self.catalogue.tools if noun in t.nouns] or [
-                t for t in self.catalogue.tools if any(p.noun == noun for p in t.params)
+                t for t in self.catalogue.tools if noun in t.param_nouns
             ]
             lemma = self._lemma(clause) if clause.verb else None
             return Outcome(

@@ -258,7 +258,12 @@ def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     clauses: list[Clause] = []
     start = 0
     i = 0
-    while i < len(tokens):
+    # only a splitter's first word or a semicolon can part the clause: those places alone are read,
+    # in order, each at most once (a split goes on after the splitter's words)
+    for at in [k for k, t in enumerate(tokens) if t.norm in firsts or t.norm == ";"]:
+        if at < i:
+            continue
+        i = at
         token = tokens[i]
         matched = None
         for parts in splitters if token.norm in firsts else ():
@@ -290,8 +295,8 @@ def split_clauses(tokens: list[Token], language: str) -> list[Clause]:
     return result or [Clause([], None)]
 
 
-def _frame(words: list[str], tokens: list[Token], language: str) -> str:
-    if _starts(words, lx.MEANING_OPENERS[language]):
+def _frame(words: list[str], tokens: list[Token], language: str, meaning: bool) -> str:
+    if meaning:
         return "question"
     if _starts(words, lx.HOWTO_OPENERS[language]):
         return "howto"
@@ -316,7 +321,8 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     words = [t.norm for t in tokens if t.kind != "punct"]
     clauses = split_clauses(tokens, language)
     first_verb = next((c.verb for c in clauses if c.verb is not None), None)
-    frame = _frame(words, tokens, language)
+    meaning = bool(_starts(words, lx.MEANING_OPENERS[language]))  # read once, for frame and act
+    frame = _frame(words, tokens, language, meaning)
     negations = lx.NEGATIONS[language]
     negated = not negations.isdisjoint(words) or (
         "n't" in "".join(words) and any(w.endswith("n't") for w in words)
@@ -335,9 +341,9 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     roles: dict[str, str] = {}
     destination = [t for t in tokens if t.kind in ("email", "url")]
     preps = lx.DESTINATION_PREPS[language]
-    for token, nxt in zip(tokens, tokens[1:], strict=False):
-        if token.norm not in preps:
-            continue
+    last = len(tokens) - 1
+    for k in [k for k, t in enumerate(tokens) if t.norm in preps and k < last]:
+        nxt = tokens[k + 1]
         if nxt.kind in ("email", "url", "handle") or (
             nxt.kind == "word" and nxt.text[:1].isupper()
         ):
@@ -347,15 +353,16 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         roles["destination"] = " ".join(t.text for t in destination)
     time_words = lx.TIME_WORDS[language]
     times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
-    for token, nxt in zip(tokens, tokens[1:], strict=False):
-        if token.norm in ("at", "as", "às") and nxt.kind in ("number", "decimal"):
-            times.append(nxt)
+    for k in [k for k, t in enumerate(tokens) if t.norm in _AT and k < last]:
+        if tokens[k + 1].kind in ("number", "decimal"):
+            times.append(tokens[k + 1])
     if times:
         roles["time"] = " ".join(t.text for t in times)
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
     if quantities:
         roles["quantity"] = " ".join(t.text for t in quantities)
-    pointers = [t for t in tokens if t.kind == "word" and t.norm in lx.POINTERS[language]]
+    pointer_words = lx.POINTERS[language]
+    pointers = [t for t in tokens if t.kind == "word" and t.norm in pointer_words]
     if pointers:
         roles["pointed"] = pointers[0].text
     operators = _operators(words, language)
@@ -421,7 +428,7 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
                         tail.append(t)
                 roles["qualifier"] = " ".join(t.text for t in tail)
                 break
-    act = _act(first_verb, frame, words, language, awaiting, bool(content) or bool(quantities))
+    act = _act(first_verb, frame, meaning, awaiting)
     form = Form(
         act=act,
         predicate=first_verb.action if first_verb else None,
@@ -442,6 +449,7 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     )
 
 
+_AT = frozenset({"at", "as", "às"})  # a time of day follows: "at 9"
 _PADDED_OPERATORS = {
     language: tuple((f" {phrase} ", op) for phrase, op in table.items())
     for language, table in lx.COMPUTE_OPERATORS.items()
@@ -467,15 +475,8 @@ def _operators(words: list[str], language: str) -> list[str]:
 _TIMES = re.compile(r" -?\d[\d.,]* x -?\d")
 
 
-def _act(
-    verb: Verb | None,
-    frame: str,
-    words: list[str],
-    language: str,
-    awaiting: bool,
-    has_content: bool,
-) -> str:
-    if _starts(words, lx.MEANING_OPENERS[language]):
+def _act(verb: Verb | None, frame: str, meaning: bool, awaiting: bool) -> str:
+    if meaning:
         return "meaning"
     if frame == "howto":
         return "howto"

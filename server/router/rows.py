@@ -10,7 +10,7 @@ import json
 import re
 
 from server.router.catalogue import Param
-from server.router.names import singular, split_words
+from server.router.names import singular
 from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS, joined
 from server.router.state import BindingState
 from server.router.tokens import Token
@@ -22,6 +22,8 @@ RANGES = {
         {("de", "a"), ("de", "ate"), ("entre", "e"), ("desde", "ate"), ("do", "ao"), ("da", "a")}
     ),
 }
+# The words between two labels and their two values: "base and height as 6 and 10"
+_BEFORE_VALUES = frozenset({"as", "are", "were", "of", "=", ":", "como", "sao", "de"})
 _NUMBERED = re.compile(r"(.*?)_?(\d)")
 
 
@@ -141,9 +143,7 @@ class RowBinding(BindingState):
         parameter took and that are not the tool's own."""
         if not self.norms & MEANS[self.language]:
             return False
-        tool_words = (
-            set(self.tool.nouns) | set(self.tool.adjectives) | set(split_words(self.tool.name))
-        )
+        things, name_words = self.tool.things, self.tool.name_words
         for token in self.tokens:
             if token.kind == "word" and token.norm in MEANS[self.language]:
                 nxt = self.by_index.get(skip(self.by_index, token.index + 1, ARTICLES))
@@ -151,7 +151,8 @@ class RowBinding(BindingState):
                     nxt is not None
                     and nxt.index not in self.used
                     and self._content(nxt)
-                    and singular(nxt.norm) not in tool_words
+                    and singular(nxt.norm) not in things
+                    and singular(nxt.norm) not in name_words
                 ):
                     return True
         return False
@@ -205,9 +206,7 @@ class RowBinding(BindingState):
         in the same order. Returns the values' indexes and their parameters (both labels must name one)."""
         found: dict[int, Param] = {}
         joins = ("and", "e", ",")
-        for token in self.tokens:
-            if token.norm not in ("as", "are", "were", "of", "=", ":", "como", "sao", "de"):
-                continue
+        for token in [t for t in self.tokens if t.norm in _BEFORE_VALUES]:
             first = self.by_index.get(token.index + 1)
             k = (
                 3 if self._content(self.by_index.get(token.index + 2)) else 2

@@ -162,7 +162,7 @@ class TurnWords:
         self.tokens = tokens or []
         self.nouns = [noun for _, noun in found]
         self.set = set(self.nouns)
-        self.words = [w for noun in self.nouns for w in noun.split()]
+        self.words = " ".join(self.nouns).split()  # a phrase noun's words apart
         self._initials: tuple[str, str] | None = None
         self._sorted: list[str] | None = None
         self._stems: dict[str, list[str]] | None = None

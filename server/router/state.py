@@ -41,6 +41,7 @@ class BindingState:
     _phrases: dict[int, list[Token] | None]
     openers: list[Token]
     norms: set[str]
+    kinds: set[str]
     _free: tuple[int, list[Param]] | None
     nouns: dict[int, str]
 

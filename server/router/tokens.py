@@ -149,13 +149,17 @@ def tokenize(turn: str, language: str) -> list[Token]:
     append = tokens.append
     for match in _token_pattern(turn).finditer(turn):
         kind = match.lastgroup or "word"
-        text = match.group(0)
         start, stop = match.span()
+        text = turn[start:stop]
         glued, end = start == end, stop
-        norm = text.lower() if text.isascii() else fold(text)
-        if kind == "word" and "’" not in norm and norm not in informal and norm not in counted:
-            append(Token(text, norm, "word", len(tokens), glued))  # the common case: a plain word
-            continue
+        if text.isascii():
+            norm = text.lower()
+            if kind == "word" and norm not in informal and norm not in counted:
+                # the common case: a plain word (ASCII text holds no ’ to straighten)
+                append(Token(text, norm, "word", len(tokens), glued))
+                continue
+        else:
+            norm = fold(text)
         kind = (
             "date" if kind == "named_date" else kind
         )  # "January 1, 2021": a date whose month is a name
