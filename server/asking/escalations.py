@@ -349,16 +349,15 @@ class Escalations:
                 )
             else:
                 rows.touch_thread(self.db, thread_id, stamp)
-            rows.add_message(self.db, thread_id, "question", question, stamp, "asked", touch=False)
+            exchange = [("question", question, "asked")]
             if answer.findings:
                 kind, outcome = (
                     ("answer", "answered")
                     if answer.escalate is None and answer.refused is None
                     else ("decline", "escalated" if answer.escalate is not None else "declined")
                 )
-                rows.add_message(
-                    self.db, thread_id, kind, answer.findings, stamp, outcome, touch=False
-                )
+                exchange.append((kind, answer.findings, outcome))
+            rows.add_exchange(self.db, thread_id, exchange, stamp)
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(
