@@ -10,6 +10,8 @@ do them (nothing in `server/` is changed for this):
   select (await)           the answerer's Selection, as the loop waited for it (AnswererPool.answer)
   answer_sync (thread)     the same inside the pool's executor thread, when it takes that path
   worker round trip (…)    _Worker.call / call_async: write the request, the worker answers, read the reply
+  reply waited for (loop)  the part of call_async the loop waited for the reply (n: how many calls waited;
+                           the others found it there when the write returned)
   compose                  grounding.compose: the flag checks on the chosen notes, the templates
   record                   Escalations._record's own work: the thread, its messages, the commit
   record (await)           the same, as the loop waited for it (when it takes a thread hop)
@@ -84,6 +86,9 @@ def instrument() -> None:
     )
     pool._Worker.call = timed("worker round trip (thread)", pool._Worker.call, False)
     pool._Worker.call_async = timed("worker round trip (loop)", pool._Worker.call_async, True)
+    pool._Worker._readable_line = timed(
+        "reply waited for (loop)", pool._Worker._readable_line, True
+    )
     original_call = chokepoint.Chokepoint.call
 
     async def call(self, caller, name, arguments):

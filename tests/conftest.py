@@ -59,6 +59,7 @@ BOTH_BACKENDS = {
     "test_e2e_grounded",
     "test_edge",
     "test_console_rules",
+    "test_members",
 }
 
 

@@ -152,11 +152,20 @@ class _Worker:
         if len(self.buffer) > MAX_REPLY:
             raise WorkerFailed(f"worker {self.pid} sent more than {MAX_REPLY} bytes")
 
-    async def _receive_async(self) -> Message:
-        """The same as `_receive`, awaited on the event loop (the caller bounds it with its deadline)."""
-        loop = asyncio.get_running_loop()
+    async def _receive_async(self, budget: float) -> Message:
+        """The same as `_receive`, awaited on the event loop within `budget` seconds. A reply that is
+        there already (a worker woken on this CPU answers before the write returns) is taken with no
+        wait, no reader and no timer; otherwise the wait is bounded by `asyncio.timeout`."""
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
-        self._took(fd)  # no wait at all when the reply is there already
+        self._took(fd)
+        if b"\n" not in self.buffer:
+            async with asyncio.timeout(budget):  # no task of its own, unlike wait_for
+                await self._readable_line(fd)
+        return self._line()
+
+    async def _readable_line(self, fd: int) -> None:
+        """Wait, on the loop, until the buffer holds a whole line."""
+        loop = asyncio.get_running_loop()
         while b"\n" not in self.buffer:
             readable: asyncio.Future[None] = loop.create_future()
 
@@ -170,7 +179,6 @@ class _Worker:
             finally:
                 loop.remove_reader(fd)
             self._took(fd)
-        return self._line()
 
     def _line(self) -> Message:
         line, self.buffer = self.buffer.split(b"\n", 1)
@@ -211,11 +219,12 @@ class _Worker:
         self._write(line)
         return self._checked(self._receive(deadline))
 
-    async def call_async(self, line: bytes) -> Message:
+    async def call_async(self, line: bytes, budget: float) -> Message:
         """One call from the event loop, to an idle worker and a request of at most PIPE_ROOM bytes, so
-        the write cannot block; the caller bounds the wait and kills the worker if it ends early."""
+        the write cannot block; a reply later than `budget` seconds raises TimeoutError, and the caller
+        kills the worker if the call ends early."""
         self._write(line)
-        return self._checked(await self._receive_async())
+        return self._checked(await self._receive_async(budget))
 
     def _checked(self, reply: Message) -> Message:
         if "error" in reply:
@@ -336,10 +345,7 @@ class AnswererPool:
         worker = slot[0]
         assert worker is not None
         try:
-            async with asyncio.timeout(
-                self.config.timeout + self.margin
-            ):  # no task of its own, unlike wait_for
-                reply = await worker.call_async(line)
+            reply = await worker.call_async(line, self.config.timeout + self.margin)
         except (WorkerFailed, TimeoutError) as exc:
             self._retire(slot, worker)
             return self._escalated(exc)

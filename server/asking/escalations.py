@@ -14,9 +14,10 @@ import hashlib
 import json
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import anyio
@@ -142,7 +143,7 @@ class Prepared:
     member_id: int
     request: ScopedRequest
     terms: Terms | None  # None: the member's mandate does not verify, so the question escalates
-    handed: dict[str, Approved]
+    handed: Mapping[str, Approved]  # read-only: kept per revision and shared by asks (`Members`)
     thread_id: int | None
     idempotency_key: str | None
     fingerprint: str
@@ -247,7 +248,7 @@ class Escalations:
         return step(*args)
 
     async def _select(
-        self, request: ScopedRequest, terms: Terms, handed: dict[str, Approved]
+        self, request: ScopedRequest, terms: Terms, handed: Mapping[str, Approved]
     ) -> Selection:
         notes = [approved.note for approved in handed.values()]
         if self.answer_async is not None:
@@ -305,13 +306,22 @@ class Escalations:
             raise AskError("language must be en or pt-BR")
         status = mandates.check(self.key, target["id"], *(named.mandate or (None, None, None)))
         request = ScopedRequest(question=question, asker=str(asker_id), language=language)  # type: ignore[arg-type]
-        terms, handed = None, {}
+        terms: Terms | None = None
+        handed: Mapping[str, Approved] = {}
         if status.valid and status.body is not None:
             body = status.body
-            terms = Terms(
-                principal=target["handle"], topics=tuple(body.topics), quotable=body.quotable
+            terms, handed = named.handed(
+                body,
+                asker_is_member,
+                lambda: (
+                    Terms(
+                        principal=target["handle"],
+                        topics=tuple(body.topics),
+                        quotable=body.quotable,
+                    ),
+                    MappingProxyType(revealable(self.db, target["id"], body, asker_is_member)),
+                ),
             )
-            handed = revealable(self.db, target["id"], body, asker_is_member)
         return Prepared(
             asker_id,
             asker_agent,
@@ -339,16 +349,15 @@ class Escalations:
                 )
             else:
                 rows.touch_thread(self.db, thread_id, stamp)
-            rows.add_message(self.db, thread_id, "question", question, stamp, "asked", touch=False)
+            exchange = [("question", question, "asked")]
             if answer.findings:
                 kind, outcome = (
                     ("answer", "answered")
                     if answer.escalate is None and answer.refused is None
                     else ("decline", "escalated" if answer.escalate is not None else "declined")
                 )
-                rows.add_message(
-                    self.db, thread_id, kind, answer.findings, stamp, outcome, touch=False
-                )
+                exchange.append((kind, answer.findings, outcome))
+            rows.add_exchange(self.db, thread_id, exchange, stamp)
             escalation_id = None
             if answer.escalate is not None:
                 escalation_id = rows.file_escalation(

@@ -1,21 +1,30 @@
-"""The principal an ask names and that principal's newest signed mandate, kept per store revision.
+"""The principal an ask names, that principal's newest signed mandate and the notes it hands an
+answering agent, kept per store revision.
 
-Both come from tables whose every change bumps the store's revision (`store.schema.WATCHED`:
-principals, mandates; a trigger on SQLite and on PostgreSQL), so the rows read at a revision are the
-rows the store holds at it: an ask that knows the revision its caller was resolved at reads neither
-again while the revision stands. The rows are read after that revision was, so they are never older
-than it. What is kept is rows, never a verdict: the mandate's signature and expiry are checked on
-every ask (`mandates.check`). A briefing note bumps no revision, so notes are read on every ask.
+All come from what moves the store's revision when it changes (`store.schema`: principals and
+mandates through `WATCHED`, approved briefing notes through `HANDED_WHEN`; triggers on SQLite and on
+PostgreSQL), so the rows read at a revision are the rows the store holds at it: an ask that knows the
+revision its caller was resolved at reads none of them again while the revision stands, and the
+first ask after a change reads them afresh. The rows are read after that revision was, so they are
+never older than it. What is kept is rows and what follows from them alone, never a verdict: the
+mandate's signature and expiry are checked on every ask (`mandates.check`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
+from server.answering import Terms
+from server.answering.grounding import Approved
 from server.asking.rows import Row
+from server.identity.mandates import MandateBody
 from server.store import mandates as mandate_rows
 from server.store import principals as principal_rows
 from server.store.database import Database, revision
+
+# What a verified mandate hands an answering agent: its terms, and the approved notes it reveals, by id.
+Handed = tuple[Terms, Mapping[str, Approved]]
 
 
 @dataclass(frozen=True)
@@ -25,6 +34,20 @@ class Named:
 
     principal: Row
     mandate: tuple[str, str, str] | None
+    # per asker's kind (a member or not): the mandate body it was read for, and what it hands over
+    _handed: dict[bool, tuple[MandateBody, Handed]] = field(default_factory=dict, compare=False)
+
+    def handed(
+        self, body: MandateBody, asker_is_member: bool, read: Callable[[], Handed]
+    ) -> Handed:
+        """What `body` (this principal's mandate, verified by the caller) hands an answering agent
+        for this kind of asker: read once at this revision, then kept."""
+        kept = self._handed.get(asker_is_member)
+        if kept is not None and kept[0] is body:
+            return kept[1]
+        found = read()
+        self._handed[asker_is_member] = (body, found)
+        return found
 
 
 class Members:

@@ -54,6 +54,22 @@ def add_message(
         touch_thread(db, thread_id, stamp)
 
 
+def add_exchange(
+    db: Database, thread_id: int, messages: list[tuple[str, str, str]], stamp: str
+) -> None:
+    """An ask's messages, (kind, body, status) each, in one statement: the question and what came
+    back. The unit already set the thread's `updated_at` to `stamp` (`open_thread`, `touch_thread`)."""
+    db.execute(
+        "INSERT INTO messages (thread_id, kind, body, created_at, status) VALUES "
+        + ", ".join(["(?, ?, ?, ?, ?)"] * len(messages)),
+        [
+            value
+            for kind, body, status in messages
+            for value in (thread_id, kind, body, stamp, status)
+        ],
+    )
+
+
 def touch_thread(db: Database, thread_id: int, stamp: str) -> None:
     db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, thread_id])
 

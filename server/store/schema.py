@@ -284,6 +284,18 @@ def _update_event(table: str) -> str:
     return f"UPDATE OF {', '.join(columns)}" if columns else "UPDATE"
 
 
+# What a member's answering agent is handed moves the revision too: a change to an approved briefing
+# note, so an ask can keep the notes it hands over per revision (asking/members.py) and the next ask
+# after a change reads them afresh. A pending note, which no answerer sees, moves nothing: an agent
+# drafting notes drops no caller's cache. Row triggers with these conditions on both stores.
+HANDED = "briefing"
+HANDED_WHEN = {
+    "INSERT": "NEW.status = 'approved'",
+    "UPDATE": "OLD.status = 'approved' OR NEW.status = 'approved'",
+    "DELETE": "OLD.status = 'approved'",
+}
+
+
 def revision_triggers() -> dict[str, str]:
     """Each trigger's name and the statement that makes it, as SQLite keeps it in sqlite_master."""
     triggers = {}
@@ -295,7 +307,23 @@ def revision_triggers() -> dict[str, str]:
                 f"CREATE TRIGGER {name} AFTER {when} ON {table} "
                 "BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END"
             )
+    for event, condition in HANDED_WHEN.items():
+        name = f"bump_{HANDED}_{event.lower()}"
+        triggers[name] = (
+            f"CREATE TRIGGER {name} AFTER {event} ON {HANDED} WHEN {condition} "
+            "BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END"
+        )
     return triggers
+
+
+def handed_triggers_postgres() -> str:
+    """PostgreSQL's row triggers for `HANDED_WHEN` (the bump function comes with the baseline)."""
+    return "\n".join(
+        f"DROP TRIGGER IF EXISTS bump_{HANDED}_{event.lower()} ON {HANDED};\n"
+        f"CREATE TRIGGER bump_{HANDED}_{event.lower()} AFTER {event} ON {HANDED} FOR EACH ROW "
+        f"WHEN ({condition}) EXECUTE FUNCTION parley_bump_revision();"
+        for event, condition in HANDED_WHEN.items()
+    )
 
 
 # Columns added after a table first shipped: (table, column, type), as of the baseline migration

@@ -1,6 +1,8 @@
-"""An ask reads the member it names and that member's mandate once per store revision
-(server/asking/members.py), and still hears every change from the next revision on; an expiry,
-which moves no revision, is checked on every ask. Real store, the demo club."""
+"""An ask reads the member it names, that member's mandate and the notes it hands the answering
+agent once per store revision (server/asking/members.py), and still hears every change from the next
+revision on: an approved note changed, approved or deleted moves the revision, a pending one does
+not; an expiry, which moves no revision, is checked on every ask. Real store (SQLite, or PostgreSQL
+with PARLEY_TEST_DATABASE_URL), the demo club."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from server.asking import AskError, Escalations
+from server.asking import AskError, Escalations, briefing
 from server.identity import mandates, principals
 from server.store.database import revision
 
@@ -77,3 +79,42 @@ async def test_a_kept_mandate_that_expires_counts_as_none_while_the_revision_sta
     time.sleep(2.1)
     assert revision(db) == standing  # nothing written: the kept rows stand, the expiry is read anew
     assert await ask(service, db, bruno) is None
+
+
+async def test_a_changed_note_reaches_the_next_ask_and_one_revision_reads_the_notes_once(world):
+    db, key, manifest, service = world
+    bruno = principals.find_principal(db, "bruno").id
+    ana = principals.find_principal(db, "ana").id
+    assert "taking on new work from February" in (await ask(service, db, bruno) or "")
+    named = service.members.named("ana", revision(db))
+    assert named is not None and named._handed  # what the mandate hands over is kept ...
+    kept = next(iter(named._handed.values()))[1]
+    await ask(service, db, bruno)
+    assert next(iter(named._handed.values()))[1] is kept  # ... and not read again at this revision
+
+    (note,) = [n for n in briefing.notes(db, ana) if n["topic"] == "availability"]
+    standing = revision(db)
+    drafted = briefing.write_note(
+        db, ana, "availability", "Ana is fully booked until June.", "members", agent="helper"
+    )
+    assert revision(db) == standing  # a pending note is handed to nobody: nothing moves
+    assert "taking on new work from February" in (await ask(service, db, bruno) or "")
+
+    briefing.write_note(
+        db,
+        ana,
+        "availability",
+        "Ana is taking on new work from March.",
+        "members",
+        agent=None,
+        note_id=note["id"],
+    )  # the member edits an approved note
+    assert revision(db) != standing
+    findings = await ask(service, db, bruno) or ""
+    assert "from March" in findings and "February" not in findings
+
+    briefing.delete(db, ana, note["id"])
+    briefing.review(db, ana, drafted["id"], "approve")  # the agent's draft, approved: handed now
+    assert "fully booked until June" in (await ask(service, db, bruno) or "")
+    briefing.delete(db, ana, drafted["id"])
+    assert await ask(service, db, bruno) is None  # no note on availability is left: it escalates
