@@ -9,7 +9,8 @@ parameter to take it is that parameter's; so is a name alone for the one paramet
 a name. Values written in a row go to parameters named in a row (num1, num2), a range to a start
 and an end, names joined by "and" to the one list. Anything less sure is not bound: the parameter
 is reported unsure and the plan asks for it, naming it. Passes run surest first (Binder.bind); the
-phrase passes are in phrases.py, the row passes in rows.py, the kind passes in kinds.py.
+phrase passes are in phrases.py, the row passes in rows.py, the kind passes in kinds.py, the number
+passes in numeric.py.
 
 Known values: a parameter declares them with `enum` or `x-known-values` in its schema, and the host
 adds them per plan with `context={"known_values": {"member": ["ana", "bruno"]}}`. Such a parameter
@@ -20,40 +21,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from decimal import Decimal
 from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, CatalogueTool, Param, takes
-from server.router.certainty import OF, CertaintyBinding
+from server.router.certainty import OF
 from server.router.dates import as_described
-from server.router.kinds import FLAG_NOISE, KindBinding
+from server.router.kinds import FLAG_NOISE
 from server.router.names import singular
+from server.router.numeric import NUMERIC, NumberBinding
 from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding, joined
 from server.router.reader import Reading, Token
-from server.router.rows import RowBinding
 from server.router.selection import stem_shared
 from server.router.state import Claim, Senses
 
-NUMERIC = ("number", "decimal", "money", "ordinal")
 _DIGIT = re.compile(r"\d")
 TIME_MODIFIERS = frozenset(
     {"next", "this", "last", "coming", "proximo", "proxima", "este", "esta", "passado", "passada"}
 )
 
 
-def numeric_text(token: Token, param: Param, language: str) -> str:
-    """A number as the parameter takes it: as typed for text, plain digits for a number parameter."""
-    if param.type not in ("number", "integer"):
-        return token.text
-    text = re.sub(r"^(R\$|US\$|\$|€|£)\s*", "", token.text)
-    text = re.sub(r"(st|nd|rd|th|º|ª|o|a)$", "", text) if token.kind == "ordinal" else text
-    if language == "pt-BR":
-        return text.replace(".", "").replace(",", ".")
-    return text.replace(",", "")
-
-
-class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
+class Binder(PhraseBinding, NumberBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(
@@ -296,122 +284,6 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                         self.put(param, nxt.text, "turn", nxt)
                     break
 
-    def numbers(self) -> None:
-        """Numbers to the parameters their labels name; a lone number to a lone numeric parameter."""
-        values = [t for t in self.tokens if t.kind in NUMERIC and t.index not in self.used]
-        if not values:
-            return  # no number left: nothing below binds or doubts a parameter
-        numeric = [
-            p
-            for p in self.free()
-            if p.type in ("number", "integer") or p.kind in ("amount", "count", "identifier")
-        ]
-        unlabelled = []
-        claimed: dict[str, list[Token]] = {}
-        listed = self.respectively(numeric)
-        months = not self.norms.isdisjoint(lx.MONTHS)
-        for token in values:
-            if self._in_name(token):
-                continue  # "540 El Camino Real", "Century 20": a number inside a name is no count
-            if months and self._date_part(token):
-                # "the 9th of March", "March 8th": a day of a date, never a count; a date without its year
-                # is no date a parameter can be sure of
-                self.unsure.update(p.name for p in self.free() if p.kind == "time" or p.date_format)
-                continue
-            if token.index in listed:
-                claimed.setdefault(listed[token.index].name, []).append(token)
-                continue
-            unit = self.by_index.get(token.index + 1)
-            if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm", "o'clock"):
-                continue  # 11 PM is a time of day, not a number
-            takers = numeric
-            if self._counts_next(token):
-                takers = [p for p in numeric if p.kind != "identifier"]
-            best = self._best(self.left_label(token), takers)
-            if best is None:
-                best = self._best(self.right_label(token), takers)
-            if best is None:
-                # by description, less words that several describe ("hotel" of a three star hotel: no room)
-                label = [
-                    w
-                    for w in self.right_label(token) or self.left_label(token)
-                    if sum(w in p.described for p in self.tool.params) < 2
-                ]
-                best = self._best(label, numeric, describe=True)
-            if best is False:
-                self.unsure.update(p.name for p in numeric)
-                continue
-            if best is None:
-                unlabelled.append(token)
-            else:
-                claimed.setdefault(best.name, []).append(token)
-        self.settle(numeric, claimed, self._number)
-        left = [p for p in numeric if p.name not in self.arguments and p.name not in self.unsure]
-        # a percent to the one parameter whose description says how it takes a percent
-        percents = [t for t in unlabelled if t.text.endswith("%")]
-        takers = [p for p in left if p.percent or {"percent", "percentage"} & set(p.words)]
-        if len(percents) == 1 and len(takers) == 1:
-            self._number(takers[0], percents[0])
-            unlabelled.remove(percents[0])
-            left.remove(takers[0])
-        # money and decimals to the one amount parameter that names money
-        money = [
-            t
-            for t in unlabelled
-            if t.kind == "money" or (t.kind == "decimal" and not t.text.endswith("%"))
-        ]
-        amounts = [
-            p for p in left if p.kind == "amount" and p.words and p.words[-1] in _AMOUNT_WORDS
-        ]
-        if len(money) == 1 and len(amounts) == 1:
-            self._number(amounts[0], money[0])
-            unlabelled.remove(money[0])
-            left.remove(amounts[0])
-        if len(unlabelled) == 1 and len(left) == 1 and (left[0].required or len(numeric) == 1):
-            if self._counts_other(unlabelled[0], left[0]):
-                self.unsure.add(left[0].name)  # "a three star hotel" is no count of rooms
-            else:
-                self._number(left[0], unlabelled[0])
-        elif len(unlabelled) > 1 and self._in_sequence(left, unlabelled):
-            pass
-        elif unlabelled:
-            self.unsure.update(p.name for p in left)
-
-    def _number(self, param: Param, token: Token) -> None:
-        unit = self.by_index.get(token.index + 1)
-        if unit is not None and unit.norm in lx.MAGNITUDES and not token.text.endswith("%"):
-            # "213 million", "8,5 milhões": the number the words make
-            if param.type not in ("number", "integer"):
-                self.unsure.add(param.name)
-                return
-            value = Decimal(numeric_text(token, param, self.language)) * lx.MAGNITUDES[unit.norm]
-            self.put(param, format(value.normalize(), "f"), "turn", token, unit)
-            return
-        if (
-            unit is not None
-            and unit.glued
-            and unit.kind == "word"
-            and unit.norm not in param.described
-            and not set(lx.UNIT_NAMES.get(unit.norm, ())) & param.described
-            and not (self.stated_unit() and any(p.words == ("unit",) for p in self.tool.params))
-        ):
-            self.unsure.add(param.name)  # 6cm, 100µF: a unit the parameter does not say it takes
-            return
-        if token.text.endswith("%"):
-            # 8% is 8 or 0.08: the parameter must say which ("as a decimal", "in percentage")
-            how = param.percent or (
-                "percent" if {"percent", "percentage"} & set(param.words) else None
-            )
-            number = numeric_text(token, param, self.language).rstrip("%")
-            if how is None or param.type not in ("number", "integer"):
-                self.unsure.add(param.name)
-            elif how == "fraction":
-                self.put(param, format((Decimal(number) / 100).normalize(), "f"), "turn", token)
-            else:
-                self.put(param, number, "turn", token)
-            return
-        self.put(param, numeric_text(token, param, self.language), "turn", token)
-
     def destinations(self) -> None:
         for param in self.free("destination"):
             value = next(
@@ -564,26 +436,3 @@ class Binder(PhraseBinding, RowBinding, KindBinding, CertaintyBinding):
                 )  # "a vegan menu": a word its description gives as an example
             elif units and "unit" in param.words:
                 self.unsure.add(param.name)  # "4 inches" says the unit its parameter asks
-
-
-_AMOUNT_WORDS = frozenset(
-    {
-        "amount",
-        "price",
-        "total",
-        "value",
-        "sum",
-        "cost",
-        "fee",
-        "valor",
-        "quantia",
-        "salary",
-        "income",
-        "budget",
-        "payment",
-        "balance",
-        "principal",
-        "investment",
-        "loan",
-    }
-)
