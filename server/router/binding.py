@@ -25,11 +25,11 @@ from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, CatalogueTool, Param, takes
-from server.router.certainty import OF
+from server.router.certainty import NUMERIC, OF
 from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE
 from server.router.names import singular
-from server.router.numeric import NUMERIC, NumberBinding
+from server.router.numeric import NumberBinding
 from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding, joined
 from server.router.reader import Reading, Token
 from server.router.selection import stem_shared
