@@ -4,7 +4,8 @@ No credential → the guest lane, on the address's budget; a credential that ver
 caller, on the token's budget; a credential that fails → refused, and it spends the address's
 guest budget so that guessing is throttled too. On PostgreSQL (a shared budget) a guest, and a token the resolver
 remembers, cost one round trip: the statement that spends its budget also reads the revision it is resolved
-at and writes the audit rows earlier requests let go of.
+at and writes the audit rows earlier requests let go of. Under load such requests share that statement
+with the requests beside them (`admit_together`, `server.store.batching`).
 """
 
 from __future__ import annotations
