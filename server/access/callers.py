@@ -56,6 +56,12 @@ class Access:
         identity = self.resolver.from_header(authorization, revision)
         return self.guest() if identity is None else self.caller_for(identity)
 
+    def kept_at(self, token_hash: str, revision: int) -> Caller | None:
+        """The caller of a Parley token whose chain the resolver keeps valid at `revision`, without
+        the store (`Resolver.kept`); None: `from_header_at` answers."""
+        identity = self.resolver.kept(token_hash, revision)
+        return None if identity is None else self.caller_for(identity)
+
     def again(self, caller: Caller) -> Caller:
         """Re-resolve a caller from what it presented, as its next request would."""
         return (

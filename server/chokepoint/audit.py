@@ -133,11 +133,9 @@ class Carried:
     calls: list[Call]
     written: bool = False
 
-    def statement(self) -> tuple[str | None, list[object]]:
-        """The INSERT (None when there is nothing to carry) and its values."""
-        if not self.calls:
-            return None, []
-        return audit_rows.statement([row(call) for call in self.calls])
+    def rows(self) -> list[tuple[object, ...]]:
+        """The rows, in `audit_rows.COLUMNS` order: made by whoever sends them, off the event loop."""
+        return [row(call) for call in self.calls]
 
 
 class Held:

@@ -112,6 +112,10 @@ class Gate:
         one = remembered is not None or self.admitter.guest_in_one(state)
         carry = self.audit.carry() if one else None
         try:
+            if carry is not None:
+                admission = await self.admitter.admit_together(state, remembered, carry)
+                if admission is not None:
+                    return admission
             if self.offload or (authorization is not None and authorization.count(".") >= 2):
                 return await anyio.to_thread.run_sync(self.admitter.admit, state, remembered, carry)
             return self.admitter.admit(state)

@@ -79,13 +79,24 @@ class SharedBudget:
         return self.db.take_budget(f"{self.scope}:{key}", self.per_minute)
 
     def take_reading_revision(
-        self, key: str, audit_statement: str | None = None, audit_values: Sequence[object] = ()
+        self, key: str, audit: Sequence[Sequence[object]] = ()
     ) -> tuple[float | None, int]:
         """`take`, the store's revision and the audit rows earlier requests let go of, in one round
-        trip (see `PostgresDatabase.take_budget_reading_revision`)."""
-        return self.db.take_budget_reading_revision(
-            f"{self.scope}:{key}", self.per_minute, audit_statement, audit_values
-        )
+        trip (see `PostgresDatabase.take_budgets_reading_revision`)."""
+        return self.db.take_budget_reading_revision(f"{self.scope}:{key}", self.per_minute, audit)
+
+    @property
+    def together(self) -> bool:
+        """Whether requests' budget statements go together now (not while the store is down: then
+        each request takes its own path, which refuses at once and tries the store now and then)."""
+        return self.db.together.usable
+
+    async def take_together(
+        self, key: str, audit: Callable[[], Sequence[Sequence[object]]] | None = None
+    ) -> tuple[float | None, int]:
+        """`take_reading_revision` in one statement with the requests waiting beside this one
+        (`server.store.batching`); `audit` makes the rows it carries, off the event loop."""
+        return await self.db.together.take(f"{self.scope}:{key}", self.per_minute, audit)
 
 
 def budget(db: Database, per_minute: int, scope: str) -> Budget:

@@ -239,6 +239,21 @@ class Resolver:
             raise CredentialRejected("nothing to resolve")
         return self.from_hash(identity.token_hash)
 
+    def kept(self, token_hash: str, current: int) -> Identity | None:
+        """The identity of a Parley token whose chain is kept and still valid at revision `current`,
+        when nothing has to be read or written for it now (its last use, when due, waits for the
+        request's end): safe on the event loop. None: `from_hash` answers."""
+        entry = self._chains.get(token_hash)
+        if entry is None or entry.generation is not self._generation_at(current):
+            return None
+        moment = wall_clock()
+        if moment < entry.due:
+            return entry.identity
+        if (entry.ends is None or entry.ends > moment) and _DEFERRED.get() is not None:
+            self._touch(token_hash, entry, moment)
+            return entry.identity
+        return None
+
     def from_hash(self, token_hash: str, current: int | None = None) -> Identity:
         if current is None:
             current = revision(self.db)

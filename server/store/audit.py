@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 
 from server.store.database import Database, Row
@@ -38,12 +39,22 @@ def insert(db: Database, rows: Sequence[Sequence[object]]) -> None:
         db.execute(_insert(len(chunk)), [value for values in chunk for value in values])
 
 
+@functools.cache
+def _insert_json() -> str:
+    columns = ", ".join(
+        f"(r->>{index})::float8" if column == "duration_ms" else f"r->>{index}"
+        for index, column in enumerate(COLUMNS)
+    )
+    return f"INSERT INTO audit ({', '.join(COLUMNS)}) SELECT {columns} FROM json_array_elements(?::json) r"
+
+
 def statement(rows: Sequence[Sequence[object]]) -> tuple[str, list[object]]:
-    """At most CHUNK rows as one INSERT and its values, for a statement that carries them with
-    another (PostgreSQL's budget statement: `PostgresDatabase.take_budget_reading_revision`)."""
-    if not 0 < len(rows) <= CHUNK:
-        raise ValueError(f"between 1 and {CHUNK} audit rows a statement, not {len(rows)}")
-    return _insert(len(rows)), [value for values in rows for value in values]
+    """Rows as one INSERT for a statement that carries them with another (PostgreSQL's budget
+    statement: `PostgresDatabase.take_budgets_reading_revision`): one JSON array, so the text is the
+    same however many rows (the statement is prepared once) and the rows cost one parameter."""
+    if not rows:
+        raise ValueError("no audit rows to carry")
+    return _insert_json(), [json.dumps(rows, separators=(",", ":"), ensure_ascii=False)]
 
 
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Row]:

@@ -22,6 +22,8 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from server.errors import ConfigError
+from server.store import audit as audit_rows
+from server.store.batching import BudgetBatcher
 from server.store.database import Database, Params, Row, StoreUnavailable, Taken
 from server.store.outage import Outage
 
@@ -119,6 +121,9 @@ class PostgresDatabase(Database):
             ) from None
         self._local = threading.local()
         self.outage = Outage()
+        # Admissions sent together: one budget statement for the requests that arrived while the
+        # previous one was in flight (`server.store.batching`).
+        self.together = BudgetBatcher(self.take_budgets_reading_revision, lambda: self.outage.down)
         # Told of every round trip to the database (a statement; a unit's BEGIN, lock and COMMIT):
         # the server hands its metrics' counter here, so the store stays a leaf.
         self.counted: Callable[[int], None] = _uncounted
@@ -243,6 +248,7 @@ class PostgresDatabase(Database):
                 self._local.conn = None
 
     def close(self) -> None:
+        self.together.close()
         self.pool.close()
 
     # -- the revision -------------------------------------------------------------------------
@@ -263,39 +269,78 @@ class PostgresDatabase(Database):
     def take_budget(self, key: str, per_minute: int) -> float | None:
         """Spend one request of `key`'s per-minute budget, cluster-wide; None if allowed, else the
         seconds until one is."""
-        return self.take_budget_reading_revision(key, per_minute)[0]
+        return self.take_budgets_reading_revision([(key, per_minute)])[0][0]
 
     def take_budget_reading_revision(
-        self,
-        key: str,
-        per_minute: int,
-        audit_statement: str | None = None,
-        audit_values: Sequence[Any] = (),
+        self, key: str, per_minute: int, audit: Sequence[Sequence[object]] = ()
     ) -> tuple[float | None, int]:
-        """One round trip for what a request needs of the store before its tool runs: spend one
-        request of `key`'s per-minute budget (GCRA on the database's clock), read the revision its
-        credential is resolved at, and write the audit rows earlier requests let go of
-        (`audit_statement`, an `INSERT INTO audit … VALUES (?, …)…`, with its values). One
+        """`take_budgets_reading_revision` for one request."""
+        waits, current = self.take_budgets_reading_revision([(key, per_minute)], audit)
+        return waits[0], current
+
+    def take_budgets_reading_revision(
+        self, asks: Sequence[tuple[str, int]], audit: Sequence[Sequence[object]] = ()
+    ) -> tuple[list[float | None], int]:
+        """One round trip for what requests need of the store before their tools run: spend one
+        request of each ask's (key, per-minute) budget, read the revision they are resolved at, and
+        write the audit rows earlier requests let go of (`audit`, in `audit.COLUMNS` order). One
         statement, so all of it happens or none of it does.
 
-        (None if allowed, else the seconds until one is; the revision.) A refused request's wait is
-        its bucket as the statement found it: a refusal leaves the bucket as it was."""
-        interval = 60.0 / per_minute
-        tolerance = interval * (per_minute - 1)
-        audit = f"logged AS ({audit_statement}), " if audit_statement else ""
-        row = self.execute(
-            f"""WITH {audit}clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t),
-               spent AS (INSERT INTO rate_buckets AS b (key, tat) SELECT ?, t + ? FROM clock
-                 ON CONFLICT (key) DO UPDATE SET tat = GREATEST(b.tat, (SELECT t FROM clock)) + ?
-                 WHERE GREATEST(b.tat, (SELECT t FROM clock)) - (SELECT t FROM clock) <= ?
-                 RETURNING 1)
-               SELECT EXISTS (SELECT 1 FROM spent),
-                      (SELECT tat FROM rate_buckets WHERE key = ?) - (SELECT t FROM clock) - ?,
-                      (SELECT n FROM revision WHERE id = 1)""",
-            [*audit_values, key, interval, interval, tolerance, key, tolerance],
-        ).fetchone()
-        if row is None:
-            raise RuntimeError("the budget statement returned no row")
-        allowed, behind, current = row
-        wait = None if allowed else max(0.001, float(behind) if behind is not None else interval)
-        return wait, int(current) if current is not None else 0
+        GCRA on the database's clock, spent on the bucket as the statement finds it locked (another
+        process's statement waits for this one). Several asks of one key are spent in their order as
+        that many statements one after another would: one row a key, so the statement counts how
+        many of them the bucket allows; every ask after the first refused one is refused too (a
+        refusal leaves the bucket as it was, so nothing later in the same instant fits). Buckets are
+        locked in key order, so two processes' statements never wait on each other in a cycle.
+
+        (Each ask's wait, in order: None if allowed, else the seconds until one is; the revision.)
+        A refused ask's wait is its bucket's after the asks of its key that were allowed."""
+        by_key: dict[str, list[int]] = {}
+        for index, (key, _) in enumerate(asks):
+            by_key.setdefault(key, []).append(index)
+        keys = sorted(by_key)
+        steps = [60.0 / asks[by_key[key][0]][1] for key in keys]
+        slacks = [
+            step * (asks[by_key[key][0]][1] - 1) for key, step in zip(keys, steps, strict=True)
+        ]
+        counts = [len(by_key[key]) for key in keys]
+        if audit:
+            logged, values = audit_rows.statement(audit)
+            sql = f"WITH logged AS ({logged}), {_SPEND}"
+        else:
+            sql, values = f"WITH {_SPEND}", []
+        rows = self.execute(sql, [*values, keys, counts, steps, slacks]).fetchall()
+        if len(rows) != len(keys):
+            raise RuntimeError("the budget statement did not answer for every key")
+        slack_of = dict(zip(keys, slacks, strict=True))
+        waits: list[float | None] = [None] * len(asks)
+        for key, taken, behind, _ in rows:
+            refused = by_key[key][int(taken) :]
+            if refused:
+                wait = max(0.001, float(behind) - slack_of[key])
+                for index in refused:
+                    waits[index] = wait
+        current = rows[0][3]
+        return waits, int(current) if current is not None else 0
+
+
+# The budget statement after its WITH (and the audit rows it carries): each key's asks (n) with its
+# emission interval (step) and burst allowance (slack); a bucket's "behind" is how far its theoretical
+# arrival time is ahead of now. Of n asks, as many are allowed as j = 0 … n-1 with
+# behind + j·step <= slack; `taken` keeps that count for RETURNING, which sees only the new row.
+_SPEND = """clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t),
+asked AS (SELECT * FROM unnest(?::text[], ?::int[], ?::float8[], ?::float8[]) AS a(key, n, step, slack)),
+spent AS (
+  INSERT INTO rate_buckets AS b (key, tat, taken)
+  SELECT a.key, c.t + f.m * a.step, f.m
+  FROM asked a CROSS JOIN clock c CROSS JOIN LATERAL (
+    SELECT count(*)::int AS m FROM generate_series(0, a.n - 1) j WHERE j * a.step <= a.slack) f
+  ORDER BY a.key
+  ON CONFLICT (key) DO UPDATE SET (tat, taken) = (
+    SELECT GREATEST(b.tat, c.t) + f.m * a.step, f.m
+    FROM asked a CROSS JOIN clock c CROSS JOIN LATERAL (
+      SELECT count(*)::int AS m FROM generate_series(0, a.n - 1) j
+      WHERE GREATEST(b.tat, c.t) - c.t + j * a.step <= a.slack) f
+    WHERE a.key = b.key)
+  RETURNING b.key, b.taken, b.tat - (SELECT t FROM clock) AS behind)
+SELECT key, taken, behind, (SELECT n FROM revision WHERE id = 1) FROM spent"""
