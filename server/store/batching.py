@@ -20,7 +20,6 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import anyio
 
@@ -36,6 +35,7 @@ Rows = Sequence[Sequence[object]]
 # (None: allowed) and the revision
 Spend = Callable[[Sequence[tuple[str, int]], Rows], tuple[list[float | None], int]]
 Answer = tuple[float | None, int] | BaseException
+Settled = list[tuple[asyncio.Future[tuple[float | None, int]], Answer]]  # one loop's answers
 
 
 class _Ask:
@@ -58,7 +58,7 @@ class _Ask:
         self.context = contextvars.copy_context()  # what its statement counts as (a request's)
 
 
-def _settle(answers: list[tuple[asyncio.Future[tuple[float | None, int]], Answer]]) -> None:
+def _settle(answers: Settled) -> None:
     """On the event loop: every answer of one statement, in one call."""
     for future, answer in answers:
         if future.done():
@@ -166,7 +166,7 @@ class BudgetBatcher:
     def _answer(
         self, batch: list[_Ask], outcome: tuple[list[float | None], int] | Exception
     ) -> None:
-        by_loop: dict[asyncio.AbstractEventLoop, list[Any]] = {}
+        by_loop: dict[asyncio.AbstractEventLoop, Settled] = {}
         for index, ask in enumerate(batch):
             answer: Answer
             if isinstance(outcome, StoreUnavailable):

@@ -1,4 +1,4 @@
-"""Version 5: PostgreSQL's rate-limit buckets keep `taken`, how many of the requests the last budget
+"""Version 6: PostgreSQL's rate-limit buckets keep `taken`, how many of the requests the last budget
 statement spent on the bucket it allowed. Requests of one process are admitted together, several of
 one key in one statement, and an upsert's RETURNING sees only the new row: the count has to travel in
 it. A bucket written before reads 0, which nothing reads back (each statement sets it). SQLite keeps
