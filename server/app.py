@@ -6,8 +6,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import anyio
 from starlette.applications import Starlette
@@ -66,6 +68,7 @@ from server.web.rules import RulePages
 from server.web.sealed import Sealer
 
 log = logging.getLogger("parley.app")
+Built = TypeVar("Built")
 
 
 @dataclass
@@ -159,6 +162,14 @@ def build(settings: Settings | None = None) -> Parley:
     settings = settings or Settings.from_env()
     manifest = load_manifest(settings.manifest_path)
     db = open_db(settings.store, create=False, pool_size=settings.db_pool)
+    try:
+        return _assemble(settings, manifest, db)
+    except BaseException:
+        db.close()  # a build that fails (a store gone mid-way) leaves no pool behind
+        raise
+
+
+def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
     shared = settings.shared_store
     if isinstance(db, PostgresDatabase):
         db.counted = count_statements  # its round trips, by what they were made for, on /metrics
@@ -354,6 +365,25 @@ def create_app() -> Starlette:
         logging.basicConfig(
             level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
-    app = build().app
+    app = _when_the_store_answers(build).app
     app.router.lifespan_context = kept(app.router.lifespan_context)
     return app
+
+
+def _when_the_store_answers(make: Callable[[], Built]) -> Built:
+    """A worker that starts while its store is down waits for it, saying so once, instead of dying
+    with a traceback to be restarted in a loop (uvicorn's supervisor pings it meanwhile from a
+    thread of its own; it joins the others once the store answers)."""
+    waited = False
+    while True:
+        try:
+            built = make()
+        except StoreUnavailable:
+            if not waited:
+                log.error("store unavailable while this worker starts: it waits for the store")
+                waited = True
+            time.sleep(1.0)
+            continue
+        if waited:
+            log.warning("store reachable again: this worker starts")
+        return built

@@ -173,7 +173,9 @@ async def test_a_token_revoked_is_refused_from_the_next_request_also_when_they_g
                 held.release.set()
                 answered = await first
                 refused = [await task for task in later]
-            assert answered.status_code == 200  # read before the revocation: admitted
+            # in flight when the token was revoked: admitted at the revision its statement read, or
+            # refused if this process heard of the revocation first and resolved it afresh
+            assert answered.status_code in (200, 401)
             assert all(r.status_code == 401 for r in refused), [r.status_code for r in refused]
             assert all("token was revoked" in r.json()["error_description"] for r in refused)
             assert (batcher.sent - sent, batcher.carried - carried) == (2, 9)
