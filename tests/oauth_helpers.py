@@ -179,20 +179,27 @@ async def redeem(http, base, client_id, code, verifier, redirect_uri=REDIRECT_UR
     )
 
 
+def authorize_query(
+    client_id: str, challenge: str, resource: str, state: str = "tests"
+) -> dict[str, str]:
+    """The query of an authorization-code request with PKCE (S256) to the test redirect URI."""
+    return {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT_URI,
+        "state": state,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "resource": resource,
+    }
+
+
 async def oauth_access_token(base: str, resource: str, handle: str, password: str) -> dict:
     """Register a public client, sign in and consent as `handle`, redeem the code: the token response."""
     async with httpx2.AsyncClient(timeout=30) as http:
         client_id = (await register(http, base))["client_id"]
         verifier, challenge = pkce()
-        params = {
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": REDIRECT_URI,
-            "state": "tests",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "resource": resource,
-        }
+        params = authorize_query(client_id, challenge, resource)
         browser = Browser(handle, password)
         location = await browser.visit(str(httpx2.URL(base + "/oauth/authorize", params=params)))
         assert location, browser.refusal

@@ -16,8 +16,7 @@ import pytest
 from server.web.pages import ACCOUNT_ATTEMPTS_PER_MINUTE
 from tests.conftest import connect, running_club
 from tests.console_helpers import ConsoleUser, csrf_of
-from tests.oauth.test_oauth_flow import REDIRECT_URI, pkce, register
-from tests.oauth_helpers import hidden
+from tests.oauth_helpers import REDIRECT_URI, authorize_query, hidden, pkce, register
 
 NUL = "\x00"
 
@@ -120,15 +119,7 @@ async def test_consent_without_a_redirect_uri_is_a_400_that_says_so(club):
     async with httpx2.AsyncClient(timeout=30) as http:
         client = await register(http, club.live.base)
     _, challenge = pkce()
-    query = {
-        "response_type": "code",
-        "client_id": client["client_id"],
-        "redirect_uri": REDIRECT_URI,
-        "state": "st4te",
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-        "resource": club.url,
-    }
+    query = authorize_query(client["client_id"], challenge, club.url, state="st4te")
     async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
         consent = await bruno.get("/oauth/authorize?" + urlencode(query))
         assert consent.status_code == 200, consent.text

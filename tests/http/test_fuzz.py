@@ -46,7 +46,7 @@ from tests.fuzz_helpers import (
     store_dump,
     validator,
 )
-from tests.oauth_helpers import REDIRECT_URI, oauth_access_token, pkce
+from tests.oauth_helpers import REDIRECT_URI, authorize_query, oauth_access_token, pkce
 
 LEGACY_VERSION = "2025-11-25"
 INTERNAL_ERROR = -32603
@@ -1182,15 +1182,7 @@ def test_oauth_forms(fuzz_club, tap, portal):
 
         # /oauth/authorize GET, signed out and signed in
         verifier, challenge = pkce()
-        good = {
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": REDIRECT_URI,
-            "state": "s",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "resource": fuzz_club.url,
-        }
+        good = authorize_query(client_id, challenge, fuzz_club.url, state="s")
         authorize_fields = list(good)
         signed, csrf = signed_in(base, "bruno", fuzz_club.tokens.passwords["bruno"])
         try:
