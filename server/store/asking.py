@@ -35,10 +35,8 @@ def add_message(
     stamp: str,
     status: str,
     decided_by: str | None = None,
-    touch: bool = True,
 ) -> None:
-    """status: asked | answered | escalated | declined | decided (then `decided_by` names the member).
-    `touch=False` when the unit already set the thread's `updated_at` to `stamp` (`open_thread`, `touch_thread`)."""
+    """status: asked | answered | escalated | declined | decided (then `decided_by` names the member)."""
     db.insert(
         "messages",
         {
@@ -50,8 +48,7 @@ def add_message(
             "decided_by": decided_by,
         },
     )
-    if touch:
-        touch_thread(db, thread_id, stamp)
+    touch_thread(db, thread_id, stamp)
 
 
 def add_exchange(
