@@ -95,7 +95,7 @@ class SharedBudget:
         self, key: str, audit: Callable[[], Sequence[Sequence[object]]] | None = None
     ) -> tuple[float | None, int]:
         """`take_reading_revision` in one statement with the requests waiting beside this one
-        (`server.store.batching`); `audit` makes the rows it carries, off the event loop."""
+        (`server.store.batching`); `audit` makes the rows it carries, when its statement is sent."""
         return await self.db.together.take(f"{self.scope}:{key}", self.per_minute, audit)
 
 
