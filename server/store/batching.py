@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
 
 import anyio
 
@@ -36,6 +37,16 @@ Answer = tuple[list[float | None], int]
 # (key, per minute) of each request, in order, and the audit rows they carry → each request's wait
 # (None: allowed) and the revision; sent on the running event loop's own connection
 Spend = Callable[[Sequence[tuple[str, int]], Rows], Awaitable[Answer]]
+
+
+class Carrying(Protocol):
+    """Audit rows a request's statement carries; `written` is set once a statement carried them."""
+
+    written: bool
+
+    def rows(self) -> Sequence[Sequence[object]]: ...
+
+
 Settled = list[tuple[asyncio.Future[tuple[float | None, int]], BaseException]]
 
 
@@ -48,7 +59,7 @@ class _Ask:
         self,
         key: str,
         per_minute: int,
-        audit: Callable[[], Rows] | None,
+        audit: Carrying | None,
         loop: asyncio.AbstractEventLoop,
     ):
         self.key = key
@@ -125,11 +136,11 @@ class BudgetBatcher:
         return not self._closed and not self._down()
 
     async def take(
-        self, key: str, per_minute: int, audit: Callable[[], Rows] | None = None
+        self, key: str, per_minute: int, audit: Carrying | None = None
     ) -> tuple[float | None, int]:
         """Spend one request of `key`'s budget and read the revision, with whatever other requests
-        are waiting: (None if allowed, else seconds until one is; the revision). `audit` makes the
-        rows this request carries (when its statement is sent)."""
+        are waiting: (None if allowed, else seconds until one is; the revision). `audit` holds the
+        rows this request carries (made when its statement is sent, marked written once it ran)."""
         if self._closed:
             raise StoreUnavailable(DOWN)
         loop = asyncio.get_running_loop()
@@ -144,11 +155,26 @@ class BudgetBatcher:
             line.sending = loop.create_task(self._send(line))
         elif line.timer is None:
             line.timer = loop.call_at(ask.arrived + WAIT, line.expire)
-        # As a call in a worker thread: once sent, its answer is waited for (what it spent and
-        # carried is known), whoever cancels the request.
-        with anyio.CancelScope(shield=True):
-            answer = await ask.future
-        return answer
+        try:
+            return await ask.future
+        except asyncio.CancelledError:
+            # Cancelled before its turn: never sent. Once sent, as a call in a worker thread, its
+            # statement is waited for (what it spent and carried is known) before the cancellation
+            # goes on. (A shield on every request costs more than the request's share of a statement.)
+            sending = line.sending
+            if not self._withdraw(line, ask) and sending is not None:
+                with anyio.CancelScope(shield=True):
+                    await asyncio.wait((sending,))
+            raise
+
+    @staticmethod
+    def _withdraw(line: _Line, ask: _Ask) -> bool:
+        """Take back a request not yet sent; False when it already was."""
+        for index, waiting in enumerate(line.waiting):
+            if waiting is ask:
+                del line.waiting[index]
+                return True
+        return False
 
     async def _send(self, line: _Line) -> None:
         """One statement for what waits on this loop; then the next statement's task, for what came
@@ -158,7 +184,7 @@ class BudgetBatcher:
         try:
             if self._down():
                 raise StoreUnavailable(DOWN)
-            rows = [row for ask in batch if ask.audit is not None for row in ask.audit()]
+            rows = [row for ask in batch if ask.audit is not None for row in ask.audit.rows()]
             self.sent += 1
             self.carried += len(batch)
             waits, current = await self._spend([(ask.key, ask.per_minute) for ask in batch], rows)
@@ -171,6 +197,8 @@ class BudgetBatcher:
             raise
         else:
             for ask, wait in zip(batch, waits, strict=True):
+                if ask.audit is not None:
+                    ask.audit.written = True
                 if not ask.future.done():
                     ask.future.set_result((wait, current))
         if line.waiting and not self._closed:

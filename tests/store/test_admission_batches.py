@@ -273,3 +273,45 @@ async def test_a_lost_connection_fails_closed_and_a_fresh_one_is_opened_once_the
     assert (batcher.sent, batcher.carried) == (3, 3)
     # two spent, six seconds each: the statement that failed spent nothing
     assert 9 < tat(store, "token:a") - time.time() <= 12
+
+
+class Carry:
+    """One audit row a request carries (`batching.Carrying`), named by its tool."""
+
+    def __init__(self, tool: str):
+        self.tool = tool
+        self.written = False
+
+    def rows(self) -> list[tuple[object, ...]]:
+        return [
+            ("2026-01-01T00:00:00.000000Z", "member", "p", "a", self.tool, "ok", 1.0)
+            + (None, None, None, "{}")
+        ]
+
+
+async def test_a_cancelled_request_is_never_sent_before_its_turn_and_waits_for_its_statement_after(
+    store,
+):
+    batcher = store.together
+    held = hold(batcher)
+    sent_rows, waiting_rows = Carry("sent"), Carry("waiting")
+    first = asyncio.create_task(batcher.take("token:a", 10, sent_rows))
+    await anyio.to_thread.run_sync(held.entered.wait)  # its statement ran and is held in flight
+    second = asyncio.create_task(batcher.take("token:b", 10, waiting_rows))
+    await until(lambda: batcher.queued == 1)
+    first.cancel()
+    second.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await second  # taken back at once: never sent
+    await asyncio.sleep(0.05)
+    assert not first.done()  # its statement is still in flight: what it carried is not known yet
+    held.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert sent_rows.written and not waiting_rows.written
+    assert (batcher.sent, batcher.carried, held.calls) == (1, 1, 1)
+    counts = dict(store.execute("SELECT tool, count(*) FROM audit GROUP BY tool").fetchall())
+    assert counts == {"sent": 1}
+    assert (
+        store.execute("SELECT count(*) FROM rate_buckets WHERE key = 'token:b'").fetchone()[0] == 0
+    )
