@@ -2,12 +2,12 @@
 
 The doubt withholds an answer that the words alone gave (the clear, strong and kind gates) by a lead
 under STRONG_MARGIN when the sentence encoder places that note far below the member's other notes.
-For each tuning question those gates answer so (with the doubt off), this takes the encoder's z-score of the chosen note and whether it
-is the question's note. The fitted threshold is the middle of the gap between the lowest z of a right
-answer and the highest z below it of a bad one (a wrong note, or any note for a question no note
-answers), rounded to 0.05: it withholds every bad answer it can without withholding a right one, and
-sits as far from both as the data allow. No bad answer below the lowest right one: nothing to fit
-(None). The held-out third and the fresh set are never read here.
+For each tuning question those gates answer so (with the doubt off), this takes the encoder's z-score
+of the chosen note and whether it is the question's note. The fitted threshold is the middle of the
+gap between the lowest z of a right answer and the highest z below it of a bad one (a wrong note, or
+any note for a question no note answers), rounded to 0.05: it withholds every bad answer it can
+without withholding a right one, and sits as far from both as the data allow. No bad answer below
+the lowest right one: nothing to fit (None). The held-out third and the fresh set are never read here.
 """
 
 from __future__ import annotations
