@@ -35,6 +35,7 @@ from server.router.selection import (
     TurnWords,
     by_purpose,
     clause_span,
+    qualifier_only,
     rank,
     reaching,
     things,
@@ -170,6 +171,16 @@ class Planner:
         else:
             chosen = []
 
+        if rule in ("tool: admission", "tool: purpose"):
+            # a tool whose own verb the turn does not use rests on its thing alone: "movie tickets"
+            # names tickets, and a movie search is not what the turn is about ("calculate the average
+            # grade" uses calculate_average's verb, and stays)
+            chosen = [
+                t
+                for t in chosen
+                if t.action in CLOSE.get(action or "", {action})
+                or not qualifier_only(t, found, tools)
+            ]
         if len(chosen) > 1:
             chosen = self._prefer_by_adjective(chosen, clause) or chosen
         if len(chosen) > 1 and all(
@@ -224,6 +235,16 @@ class Planner:
             for p in tool.params
             if (p.required or p.name in unsure) and p.name not in arguments
         ]
+        if (
+            form.frame == "howto"
+            and through_value
+            and "turn" not in sources.values()
+            and tool_unsure(tool, clause.tokens, found, action, span, self.language, through_value)
+        ):
+            # "how to get nodes information?" reaches an interface reader only through its nodeId: a
+            # question about doing names what the tool reads by, not what it does
+            step = Step(kind="unread", decided_by="unread: tool unsure")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
         if form.frame == "howto":
             # "how do I …": say what the tool needs; a question about doing is not the doing
             step = Step(
