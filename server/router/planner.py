@@ -40,7 +40,10 @@ from server.router.selection import (
     reaching,
     things,
 )
+from server.router.statements import described
 from server.router.vocabulary import Vocabulary
+
+_STATEMENT = "unread: statement"
 
 
 @dataclass
@@ -72,6 +75,9 @@ class Planner:
             # "what is a mandate?": asks what such a thing is, which no tool's call answers
             step = Step(kind="unread", decided_by="unread: meaning")
             return Outcome(step, "unread", "Defer", self.say.meaning())
+        if reading.form.frame == "none" and described(clause, self.language):
+            step = Step(kind="unread", decided_by=_STATEMENT)
+            return Outcome(step, "unread", "Rephrase", self.say.unread())
         span = clause_span(clause)
         action = clause.verb.action if clause.verb else None
         found = things(clause.tokens, self.language, self.vocabulary, span)
@@ -477,6 +483,8 @@ class Planner:
                 outcome = self.clause(clause, reading, done)
                 outcomes.append(outcome)
                 done.append(outcome.step)
+            # a clause that describes ("the API returns JSON") is no request beside one that is
+            outcomes = [o for o in outcomes if o.step.decided_by != _STATEMENT] or outcomes
         declined = next((o for o in outcomes if o.step.kind == "decline"), None)
         if declined is not None:
             # declined whole: no step of it runs, and it is never handed to a model

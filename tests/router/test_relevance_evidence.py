@@ -119,3 +119,46 @@ def test_a_thing_named_only_to_qualify_another_tools_thing_does_not_reach_its_to
 def test_the_tools_own_thing_or_its_own_verb_still_reach_it(turn, expected):
     _, tool, _ = first(turn, GRADES if expected == "calculate_median" else CONCERTS)
     assert tool == expected
+
+
+REPORTS = [
+    {
+        "name": "getCashFlowReport",
+        "description": "Retrieves cash flow reports of listed companies, to compare them over time.",
+        "inputSchema": {
+            "type": "object",
+            "required": ["ticker"],
+            "properties": {
+                "ticker": {
+                    "type": "string",
+                    "description": "The company's ticker, such as 'MSFT'.",
+                },
+                "period": {"type": "string", "enum": ["annual", "quarter"]},
+            },
+        },
+    }
+]
+
+
+def test_a_description_of_what_something_does_asks_for_nothing():
+    turn = (
+        "Acme's Cash Flow API provides access to cash flow reports for many listed companies."
+        " This data can be used to compare companies over time."
+    )
+    result = plan(turn, Catalogue.from_declarations(REPORTS), "en", EMPTY)
+    assert result.outcome == "unread"
+    assert [s.selection.tool for s in result.steps] == [None]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "get the cash flow report of MSFT",
+        "The API returns cash flow reports; get the cash flow report of MSFT",
+        "The API returns cash flow reports. Get the cash flow report of MSFT",
+        "The API returns cash flow reports. I need the cash flow report of MSFT",
+    ],
+)
+def test_a_request_beside_a_description_is_still_planned(turn):
+    result = plan(turn, Catalogue.from_declarations(REPORTS), "en", EMPTY)
+    assert [s.selection.tool for s in result.steps] == ["getCashFlowReport"]
