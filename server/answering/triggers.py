@@ -165,18 +165,20 @@ class Triggered:
         every = {s for _, found in read for s in found or ()}
         # looked for in each text: those holding no other (a text holding "reservar" holds "reserva")
         self._strings = tuple(sorted(s for s in every if not any(t != s and t in s for t in every)))
-        self._when = tuple(
-            (compiled, frozenset(t for t in self._strings if any(t in s for s in found)))
-            for compiled, found in read
-            if found is not None
-        )
+        # each string's patterns, in the order given (only a string's presence is looked at)
+        runs: dict[str, list[int]] = {s: [] for s in self._strings}
+        for position, (_, found) in enumerate(read):
+            for string in self._strings:
+                if found is not None and any(string in s for s in found):
+                    runs[string].append(position)
+        self._compiled = tuple(compiled for compiled, _ in read)
+        self._runs = {string: tuple(positions) for string, positions in runs.items()}
 
     def search(self, text: str) -> bool:
-        if any(compiled.search(text) for compiled in self._always):
+        if self._always and any(compiled.search(text) for compiled in self._always):
             return True
-        present = {s for s in self._strings if s in text}
+        present = [s for s in self._strings if s in text]
         if not present:
             return False
-        return any(
-            compiled.search(text) for compiled, found in self._when if not found.isdisjoint(present)
-        )
+        positions = sorted({p for s in present for p in self._runs[s]})
+        return any(self._compiled[p].search(text) for p in positions)
