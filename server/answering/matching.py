@@ -14,7 +14,9 @@ question's rarer words (`RARE_*`: coverage weighted by general-language rarity, 
 or when the question is open (what, which, where: `kinds.is_open`), the best note is ahead on the
 words and the encoder places it well above the member's other notes (`OPEN_*`, fitted on the tuning
 split by tests/answering/fit_open_gate.py); otherwise the matcher is not sure and says so with the
-closest candidates, for the principal.
+closest candidates, for the principal. A note the words alone chose is withheld too when the
+encoder places it far below the member's other notes (`DOUBTED_BELOW`, fitted by
+tests/answering/fit_doubt.py): two rankers built differently disagreeing sharply.
 
 Measured on that corpus's tuning two-thirds and left out: a static embedding (WordLlama's token
 table, which ships in its wheel): ranking the right note first fell from 0.82 to 0.69 blended half
@@ -75,6 +77,30 @@ notes know by a stem, or for a candidate that only extends or cuts the word ("wr
 +0); the past tense (Portuguese -ou, -ei, -ava; English -ed) read as the history subject (+0, or +1
 unanswerable answered); BM25's k1 and b, GROUP_WEIGHT and TYPO_SCORE over a grid (a plateau at
 today's values); Portuguese clitics and contractions (lo, num, ao, ...) added to the list (+0).
+
+Measured in the round that added the doubt (tuning split, against 147 right, 3 wrong, 0
+unanswerable answered; the doubt alone: 147, 2, 0) and left out: the encoder's cosine less each
+note's hubness (its mean cosine with its 1, 3, 5 or all nearest fellow notes, weighted 0.25-1:
+ranks first 109-113 of 180 against 111, no gain); the note's topic encoded alone and blended into
+its cosine (ranks first 119 at 0.3, but as the gates' second opinion 147-148 right and 4-7 wrong
+at every blend and AGREED_SIMILARITY tried); NEAREST_APART lowered (1.2: +2 right, +1 wrong, a
+note the words had right); the encoder's nearest accepted among the words' top two or three with
+a word in common, over gaps 0-1 (at best +2 right and +1 wrong, or +1 unanswerable answered); the
+kind gate asked of the encoder's nearest two (+0); the clear gate's THRESHOLD, MARGIN and
+COVERAGE loosened under the doubt (every point with more right answers adds 2 or more wrong or
+unanswerable); RARE_NOT_BELOW lowered to the middle of its gap (-0.4: +1 right, one question;
+left at 0.0); each note encoded by its sentences or its clauses, the best piece's cosine alone, or
+the larger or the mean of it and the whole note's (ranks first 111-119, as the second opinion
+141-147 right, 3-8 wrong, 0-6 unanswerable answered); the question encoded without the member's
+name (ranks first 127, but with AGREED_*, NEAREST_APART, OPEN_NOT_BELOW, RARE_NOT_BELOW and the
+doubt regridded together, at best 142 right, 4 wrong, 1 unanswerable answered); the words' best
+accepted when it is among the encoder's first two or three at a z of 1-2 (+0 right, +1-3 wrong).
+The doubt's cost: it asks the encoder for about one question in nine that the words alone would
+have answered (0.48 -> 0.59 of the corpus's questions over each member's notes), so a question not
+yet encoded pays one encoding more often; with the question encoded, selection costs the same.
+What the encoder can add as a second opinion is spent: of the 16 questions whose
+right note the words or the encoder rank first but the gates leave, none that the measures above
+would add is clear of a near miss or a wrong note.
 
 Nothing is read from disk at match time; indexes are cached per notes' content, so a member's notes
 are indexed once, whatever the number of questions.
@@ -152,6 +178,17 @@ RARE_NOT_BELOW = 0.0
 # first fitted at 0.09 and 0.75; refitted to 0.11 and 0.6 after the ranking round, +6 right there).
 OPEN_MARGIN = 0.11
 OPEN_NOT_BELOW = 0.6
+# but never, when the note the words alone chose (the first three gates, which answer before the
+# encoder is asked) leads by less than STRONG_MARGIN and is one the encoder places this many
+# standard deviations below the mean of the member's notes: the two rankers disagree sharply, and
+# the question escalates with its candidates. A strong lead is not doubted (and asks no encoding:
+# about one question in ten of the tuning split pays for the doubt). Fitted on the tuning split
+# only by tests/answering/fit_doubt.py (`scripts/answer-rate --fit-doubt`): the middle of the gap
+# between the lowest z of a right answer those gates give there (+0.05) and the highest of a wrong
+# one below it (-1.18: "Tem projeto que o Ravi não pega?", the note on testing, by the refusal
+# subject alone). Right 147, wrong 3 -> 2, no unanswerable question answered there; among
+# AGREED_AMONG notes at least, like the encoder's other gates.
+DOUBTED_BELOW = -0.55
 UNKNOWN = 1.0  # a question's word no note uses weighs against every note as much as the rarest term
 GROUP_WEIGHT = (
     2.0  # a subject group's term weighs twice a word's own stem (a word has up to two stems)
@@ -399,6 +436,8 @@ def match(question: str, language: str, notes: Sequence[tuple[str, str, str]]) -
         and coverage[best] >= STRONG_COVERAGE
     )
     if clear or strong or _kind_held(question, notes, order, coverage[best]):
+        if margin < STRONG_MARGIN and _doubted(question, notes, best):
+            return Match((), candidates)
         return Match((notes[best][0],), candidates)
     chosen = _by_meaning(question, notes, best, coverage[best], margin)
     if chosen is None:
@@ -419,6 +458,21 @@ def _kind_held(
     best_text = notes[order[0]][2]
     runner_up_text = notes[order[1]][2] if len(order) > 1 else ""
     return kinds.holds(kind, best_text) and not kinds.holds(kind, runner_up_text)
+
+
+def _doubted(question: str, notes: Sequence[tuple[str, str, str]], best: int) -> bool:
+    """Whether the encoder places the note the words alone chose well below the member's other
+    notes (`DOUBTED_BELOW`): a second opinion that sharply disagrees withholds the answer."""
+    if len(notes) < AGREED_AMONG:
+        return False
+    return _z_scores(meaning.similarities(question, notes))[best] < DOUBTED_BELOW
+
+
+def _z_scores(similarity: list[float]) -> list[float]:
+    """Each cosine relative to the member's notes: minus their mean, over their spread (0 if none)."""
+    mean = math.fsum(similarity) / len(similarity)
+    spread = math.sqrt(math.fsum((value - mean) ** 2 for value in similarity) / len(similarity))
+    return [(value - mean) / spread if spread > 0 else 0.0 for value in similarity]
 
 
 def _rare_coverage(question: str, notes: Sequence[tuple[str, str, str]], note: int) -> float:

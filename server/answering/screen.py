@@ -20,6 +20,7 @@ import re
 
 from server.answering.contract import Escalation, Refusal
 from server.answering.normalised import normalise
+from server.answering.triggers import Triggered
 
 _SUBJECT = r"(?:you|u|ya|voce|vc|tu|usted)"
 # someone (or the asker, or the agent) asked to act now or later: a request's opening
@@ -168,10 +169,10 @@ def classify(question: str, language: str) -> tuple[Refusal | None, Escalation |
     return None, None
 
 
-# Each list as one alternation: it matches where any of its patterns does (none uses a backreference),
-# in one pass over the text instead of one a pattern.
-_COMMIT_RE = re.compile("|".join(f"(?:{p})" for p in _COMMIT))
-_PRICE_RE = re.compile("|".join(f"(?:{p})" for p in _PRICE))
+# Each list searched as one: whether any of its patterns matches, each pattern run only on a question
+# holding one of the strings its matches must contain (`triggers`): most questions run none of them.
+_COMMIT_RE = Triggered(_COMMIT)
+_PRICE_RE = Triggered(_PRICE)
 # "alguma reserva com", "una reserva sobre": a reservation as a qualm, a noun after its determiner
 _QUALM = re.compile(r"\b(uma|alguma|nenhuma|sua|minha|una|alguna|ninguna|su|mi)\s+reserva\b")
 _REFLEXIVE = re.compile(r"\bcobra\w*\s+(?:muito\s+)?de\s+si\b|\bse cobra\b")

@@ -99,6 +99,8 @@ def normalize(text: str) -> str:
 def fold(text: str) -> str:
     """Casefolded without accents: how words are compared when the accent does not matter."""
     decomposed = unicodedata.normalize("NFD", normalize(text))
+    if decomposed.isascii():  # no combining mark is ASCII: nothing to take out
+        return decomposed
     return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
 
 

@@ -35,11 +35,15 @@ from server.router.selection import (
     TurnWords,
     by_purpose,
     clause_span,
+    qualifier_only,
     rank,
     reaching,
     things,
 )
+from server.router.statements import described
 from server.router.vocabulary import Vocabulary
+
+_STATEMENT = "unread: statement"
 
 
 @dataclass
@@ -71,6 +75,9 @@ class Planner:
             # "what is a mandate?": asks what such a thing is, which no tool's call answers
             step = Step(kind="unread", decided_by="unread: meaning")
             return Outcome(step, "unread", "Defer", self.say.meaning())
+        if reading.form.frame == "none" and described(clause, self.language):
+            step = Step(kind="unread", decided_by=_STATEMENT)
+            return Outcome(step, "unread", "Rephrase", self.say.unread())
         span = clause_span(clause)
         action = clause.verb.action if clause.verb else None
         found = things(clause.tokens, self.language, self.vocabulary, span)
@@ -170,6 +177,16 @@ class Planner:
         else:
             chosen = []
 
+        if rule in ("tool: admission", "tool: purpose"):
+            # a tool whose own verb the turn does not use rests on its thing alone: "movie tickets"
+            # names tickets, and a movie search is not what the turn is about ("calculate the average
+            # grade" uses calculate_average's verb, and stays)
+            chosen = [
+                t
+                for t in chosen
+                if t.action in CLOSE.get(action or "", {action})
+                or not qualifier_only(t, found, tools)
+            ]
         if len(chosen) > 1:
             chosen = self._prefer_by_adjective(chosen, clause) or chosen
         if len(chosen) > 1 and all(
@@ -224,6 +241,16 @@ class Planner:
             for p in tool.params
             if (p.required or p.name in unsure) and p.name not in arguments
         ]
+        if (
+            form.frame == "howto"
+            and through_value
+            and "turn" not in sources.values()
+            and tool_unsure(tool, clause.tokens, found, action, span, self.language, through_value)
+        ):
+            # "how to get nodes information?" reaches an interface reader only through its nodeId: a
+            # question about doing names what the tool reads by, not what it does
+            step = Step(kind="unread", decided_by="unread: tool unsure")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
         if form.frame == "howto":
             # "how do I …": say what the tool needs; a question about doing is not the doing
             step = Step(
@@ -456,6 +483,8 @@ class Planner:
                 outcome = self.clause(clause, reading, done)
                 outcomes.append(outcome)
                 done.append(outcome.step)
+            # a clause that describes ("the API returns JSON") is no request beside one that is
+            outcomes = [o for o in outcomes if o.step.decided_by != _STATEMENT] or outcomes
         declined = next((o for o in outcomes if o.step.kind == "decline"), None)
         if declined is not None:
             # declined whole: no step of it runs, and it is never handed to a model

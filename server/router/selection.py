@@ -107,6 +107,30 @@ def by_purpose(tools: list[CatalogueTool], found: list[tuple[Token, str]]) -> li
     return [t for t in tools if t.purpose and t.purpose in named]
 
 
+def qualifier_only(
+    tool: CatalogueTool, found: list[tuple[Token, str]], tools: tuple[CatalogueTool, ...]
+) -> bool:
+    """Whether the turn names the tool's thing only to qualify another thing that is another tool's
+    ("movie tickets" names tickets, not the movies that a movie search finds): each time, right before
+    a noun that some tool of the catalogue is for and that this tool neither is nor reads."""
+    if not tool.nouns:
+        return False
+    own = {*tool.nouns, *tool.adjectives, *tool.namespace, *tool.param_nouns}
+    head = tool.nouns[0]
+    seen = False
+    for (token, noun), (after, after_noun) in zip(found, found[1:], strict=False):
+        if noun != head:
+            continue
+        if (
+            after.index != token.index + 1
+            or after_noun in own
+            or not any(after_noun in t.nouns for t in tools if t is not tool)
+        ):
+            return False
+        seen = True
+    return seen and found[-1][1] != head
+
+
 def compatible(action: str | None, tool: CatalogueTool) -> bool:
     """Read verbs reach every tool that reads; other verbs only tools of their own action."""
     if action is None:

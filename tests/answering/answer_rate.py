@@ -4,6 +4,7 @@ that answers a question asked in other words, and keep quiet when no note does?
 Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|fresh|more|all] [--mistakes]
        scripts/answer-rate --speed      (the matcher's p50 and p99: 200 notes, and each member's own)
        scripts/answer-rate --fit-open-gate   (refits the matcher's open-question gate on the tuning split)
+       scripts/answer-rate --fit-doubt       (refits the matcher's doubt of the words' choice, tuning split)
 
 An answerer is either
 - `deterministic` (today's `server.answering.deterministic.answer`), or any `module:function` with the
@@ -401,13 +402,14 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
                 f"match over {title}, the question already encoded: "
                 f"{timed(notes_of, encoded=True)[0]}"
             )
-        by_meaning = matching._by_meaning
+        by_meaning, doubted = matching._by_meaning, matching._doubted
         matching._by_meaning = lambda *args: None  # words alone
+        matching._doubted = lambda *args: False
         try:
             for title, notes_of in sets:
                 lines.append(f"match over {title}, the encoder left out: {timed(notes_of)[0]}")
         finally:
-            matching._by_meaning = by_meaning
+            matching._by_meaning, matching._doubted = by_meaning, doubted
     finally:
         meaning.similarities = similarities
     encoder = []
@@ -449,7 +451,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="refit the matcher's open-question gate on the tuning split (fit_open_gate.py)",
     )
+    parser.add_argument(
+        "--fit-doubt",
+        action="store_true",
+        help="refit the matcher's doubt of the words' choice on the tuning split (fit_doubt.py)",
+    )
     args = parser.parse_args(argv)
+    if args.fit_doubt:
+        from tests.answering.fit_doubt import main as fit_doubt
+
+        return fit_doubt()
     if args.fit_open_gate:
         from tests.answering.fit_open_gate import main as fit_open_gate
 

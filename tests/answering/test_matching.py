@@ -352,3 +352,33 @@ def test_a_text_drops_its_own_languages_function_words() -> None:
     ]
     setup, files = scores("what OS does she run?", notes)
     assert files == 0.0 < setup
+
+
+def test_a_note_the_words_chose_and_the_encoder_places_far_below_the_rest_is_withheld(
+    monkeypatch,
+) -> None:
+    """The words alone read "não pega" as the refusal subject and put the note on testing ("Não
+    entrego código sem testes") clearly first; the sentence encoder places that note far below the
+    member's other notes. Two rankers disagreeing that sharply: the question escalates, with the
+    note that answers it (what he does not work on) among the candidates."""
+    import math
+
+    from server.answering import matching
+
+    question = "Tem projeto que o Ravi não pega?"
+    found = match(question, "pt-BR", RAVI)
+    assert found.chosen == () and "r12" in found.candidates
+    monkeypatch.setattr(matching, "DOUBTED_BELOW", -math.inf)  # the doubt off
+    assert match(question, "pt-BR", RAVI).chosen == ("r11",)
+
+
+def test_the_doubt_is_what_its_fitting_script_fits_on_the_tuning_split() -> None:
+    """`scripts/answer-rate --fit-doubt` refits DOUBTED_BELOW on the tuning split alone: the constant
+    in the matcher is the one it fits, below every right answer the words alone give there."""
+    from server.answering import matching
+    from tests.answering.fit_doubt import fit, points
+
+    found = points(load())
+    assert matching.DOUBTED_BELOW == fit(found)
+    assert all(p.z >= matching.DOUBTED_BELOW for p in found if p.right)
+    assert any(p.z < matching.DOUBTED_BELOW for p in found if not p.right)

@@ -353,11 +353,10 @@ def _in_flight_ask(ways: Ways, model: Model, act) -> dict[str, Any]:
     thread = threading.Thread(target=asking)
     thread.start()
     try:
-        for _ in range(400):
-            if model.held > held:
-                break
+        deadline = time.monotonic() + 60  # a deadline, not a timing: the suite runs two at a time
+        while model.held <= held and thread.is_alive() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert model.held > held, "the ask never reached the model"
+        assert model.held > held, f"the ask never reached the model: {answer or 'no answer yet'}"
         act(session, token)
         thread.join(30)
         assert not thread.is_alive(), "the ask was never answered"
