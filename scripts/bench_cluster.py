@@ -50,6 +50,14 @@ def _cpu_seconds(root: int) -> float:
     return sum(times.get(pid, 0.0) for pid in family)
 
 
+def postmaster_pid(folder: Path | None) -> int | None:
+    """The throwaway PostgreSQL's postmaster (its backends are its children), from its pid file."""
+    try:
+        return int((folder / "data" / "postmaster.pid").read_text().split()[0]) if folder else None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def wait_quiet(roots: list[int], limit: float = 120.0) -> float:
     """Wait until the contenders' processes (with their answering workers, which load their models
     once started) use under a tenth of a core between two looks a second apart; the seconds waited."""
@@ -179,12 +187,27 @@ def main() -> int:
             0.0,
             0.0,
         ]  # round trips to PostgreSQL and whoami calls, over the measured whoami runs
+        # CPU seconds and requests over the whoami runs, by who spent them: what a request costs the
+        # machine, which a shared machine's load moves far less than it moves throughput
+        postmaster = postmaster_pid(pg_folder)
+        families = {
+            "SQLite process": ([sqlite.proc.pid] if sqlite.proc else [], "full"),
+            f"PostgreSQL workers ({args.workers})": ([pg.proc.pid] if pg.proc else [], "full-pg"),
+            "PostgreSQL server": ([postmaster] if postmaster else [], "full-pg"),
+        }
+        cpu: dict[str, list[float]] = {family: [0.0, 0.0] for family in families}
         for round_number in range(1, args.rounds + 1):
             shift = (round_number - 1) % len(contenders)
             for method in METHODS:
                 for contender in contenders[shift:] + contenders[:shift]:
                     measured = contender is pg and method == "call"
                     before = bench_trips.counts(pg.port) if measured else (0.0, 0.0, 0.0)
+                    mine = [
+                        family
+                        for family, (_, name) in families.items()
+                        if name == contender.name and method == "call"
+                    ]
+                    cpu_before = {f: sum(map(_cpu_seconds, families[f][0])) for f in mine}
                     run = http.wrk_run(
                         wrk,
                         contender,
@@ -195,6 +218,10 @@ def main() -> int:
                         round_number=round_number,
                         method=method,
                     )
+                    for family in mine:
+                        spent = sum(map(_cpu_seconds, families[family][0])) - cpu_before[family]
+                        cpu[family][0] += spent
+                        cpu[family][1] += run.detail.get("requests", 0)
                     if measured:
                         after = bench_trips.counts(pg.port)  # all statements, whoami calls
                         trips[0] += after[1] - before[1]
@@ -262,6 +289,12 @@ def main() -> int:
             f"round trips per whoami = {trips[0] / trips[1]:.3f}   ({trips[0]:.0f} statements to PostgreSQL for "
             f"{trips[1]:.0f} whoami calls, counted by parley_store_statements_total across the workers)"
         )
+    for family, (seconds, requests) in cpu.items():
+        if requests:
+            print(
+                f"CPU per whoami, {family}: {seconds / requests * 1e6:.0f} µs "
+                f"({seconds:.1f} s over {requests:.0f} requests)"
+            )
     for name, trips_each in per_credential.items():
         print(
             f"round trips per whoami ({name}, 100 sequential calls) = {trips_each[0]:.3f} serving "

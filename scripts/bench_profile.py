@@ -9,6 +9,8 @@ requests answered, is its cost in microseconds a request. The figures are a samp
 them as where the time goes, side by side, before and after a change.
 
     .venv/bin/python scripts/bench_profile.py [--connections 32] [--seconds 10] [--rate 400]
+        [--database postgresql]   (one `parley serve` worker on a throwaway PostgreSQL; py-spy
+                                  samples every thread, the admissions' included)
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--rate", type=int, default=250, help="py-spy samples a second")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
     args = parser.parse_args()
     spy = shutil.which("py-spy") or str(http.VENV / "bin" / "py-spy")
     if not Path(spy).exists():
@@ -98,9 +101,16 @@ def main() -> int:
     wrk = http.ensure_wrk()
     loop, http_impl, _ = http.loop_and_http()
     work = Path(tempfile.mkdtemp(prefix="parley-bench-profile-"))
+    pg_folder: Path | None = None
     try:
         manifest = http.bench_manifest(work)
-        env, token = http.prepare_store(work / "full", manifest)
+        if args.database == "postgresql":
+            import bench_cluster
+
+            env, token, pg_folder = bench_cluster.postgres_store(work, manifest)
+            (work / "full").mkdir()
+        else:
+            env, token = http.prepare_store(work / "full", manifest)
         full = http.parley_contender("full", work / "full", env, token, loop, http_impl)
         raw = work / "stacks.txt"
         full.start()
@@ -143,6 +153,12 @@ def main() -> int:
             share = count / total
             print(f"{step:<32} {share:7.1%} {share * cpu / requests * 1e6:11.1f}")
     finally:
+        if pg_folder is not None:
+            subprocess.run(
+                [str(http.ROOT / "scripts" / "postgres"), "stop", str(pg_folder)],
+                capture_output=True,
+            )
+            shutil.rmtree(pg_folder, ignore_errors=True)
         if args.keep:
             print(f"kept {work}")
         else:

@@ -134,7 +134,7 @@ class Carried:
     written: bool = False
 
     def rows(self) -> list[tuple[object, ...]]:
-        """The rows, in `audit_rows.COLUMNS` order: made by whoever sends them, off the event loop."""
+        """The rows, in `audit_rows.COLUMNS` order: made by whoever sends them, when they are sent."""
         return [row(call) for call in self.calls]
 
 

@@ -96,12 +96,11 @@ class Admitter:
         no worker thread of its own. A remembered chain still valid at the revision read is
         resolved here, on the event loop (nothing to read, nothing to write now); anything else in a
         worker thread. None while the store is down: the caller takes `admit`'s path."""
-        audit = carry.rows if carry.calls else None
+        audit = carry if carry.calls else None
         if remembered is not None and self.shared_budget is not None:
             if not self.shared_budget.together:
                 return None
             wait, current = await self.shared_budget.take_together(f"token:{remembered}", audit)
-            carry.written = True
             caller = self.access.kept_at(remembered, current)
             if caller is not None:
                 return Admission(caller, None, wait)
@@ -110,6 +109,5 @@ class Admitter:
             if not self.shared_guest.together:
                 return None
             wait, current = await self.shared_guest.take_together(f"guest:{state.address}", audit)
-            carry.written = True
             return Admission(self.access.guest_at(current), None, wait)
         return None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from server.store.batching import Carrying
 from server.store.database import Database
 from server.store.postgres import PostgresDatabase
 
@@ -92,10 +93,10 @@ class SharedBudget:
         return self.db.together.usable
 
     async def take_together(
-        self, key: str, audit: Callable[[], Sequence[Sequence[object]]] | None = None
+        self, key: str, audit: Carrying | None = None
     ) -> tuple[float | None, int]:
         """`take_reading_revision` in one statement with the requests waiting beside this one
-        (`server.store.batching`); `audit` makes the rows it carries, off the event loop."""
+        (`server.store.batching`); `audit`: the rows it carries, marked written once a statement ran."""
         return await self.db.together.take(f"{self.scope}:{key}", self.per_minute, audit)
 
 

@@ -3,8 +3,10 @@ resolved at and carries audit rows in one statement (`PostgresDatabase.take_budg
 Sent one by one from worker threads, under load each request paid a hand-off to a thread, a
 statement of its own (on the client and on the server) and a wake-up of the event loop. Here the
 requests that arrive while a statement is in flight wait for it to come back and then go together,
-as one statement from one thread, and one wake-up of each event loop answers them all. A request
-that finds nothing in flight goes at once: without load nothing waits longer than before.
+as one statement. Each event loop sends its own, on a connection of its own, with no thread between
+the request and the statement: a request on the loop queues itself, the loop sends, and the answers
+are settled on the loop that reads them. A request that finds nothing in flight goes at once (on the
+loop's next turn): without load nothing waits longer than before.
 
 Each request's revision is read by a statement that began after the request arrived, so a token
 revoked anywhere is refused from the next request, sent together or not. A statement that fails
@@ -18,8 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
 
 import anyio
 
@@ -31,59 +33,93 @@ BUSY = "every connection to the store is busy; nothing changed, retry shortly"
 DOWN = "the store is unavailable; nothing changed, retry in a second"
 
 Rows = Sequence[Sequence[object]]
+Answer = tuple[list[float | None], int]
 # (key, per minute) of each request, in order, and the audit rows they carry → each request's wait
-# (None: allowed) and the revision
-Spend = Callable[[Sequence[tuple[str, int]], Rows], tuple[list[float | None], int]]
-Answer = tuple[float | None, int] | BaseException
-Settled = list[tuple[asyncio.Future[tuple[float | None, int]], Answer]]  # one loop's answers
+# (None: allowed) and the revision; sent on the running event loop's own connection
+Spend = Callable[[Sequence[tuple[str, int]], Rows], Awaitable[Answer]]
+
+
+class Carrying(Protocol):
+    """Audit rows a request's statement carries; `written` is set once a statement carried them."""
+
+    written: bool
+
+    def rows(self) -> Sequence[Sequence[object]]: ...
+
+
+Settled = list[tuple[asyncio.Future[tuple[float | None, int]], BaseException]]
 
 
 class _Ask:
     """One request's part of a statement, and where its answer goes."""
 
-    __slots__ = ("audit", "context", "future", "key", "loop", "per_minute")
+    __slots__ = ("arrived", "audit", "context", "future", "key", "per_minute")
 
     def __init__(
         self,
         key: str,
         per_minute: int,
-        audit: Callable[[], Rows] | None,
+        audit: Carrying | None,
         loop: asyncio.AbstractEventLoop,
     ):
         self.key = key
         self.per_minute = per_minute
-        self.audit = audit  # made in the sending thread, off the event loop
-        self.loop = loop
+        self.audit = audit  # made when its statement is sent
         self.future: asyncio.Future[tuple[float | None, int]] = loop.create_future()
+        self.arrived = loop.time()
         self.context = contextvars.copy_context()  # what its statement counts as (a request's)
 
 
+def _fail(asks: Sequence[_Ask], exc: BaseException) -> None:
+    """On the asks' event loop: each told, one exception each (raised in many requests)."""
+    for ask in asks:
+        if not ask.future.done():
+            one = StoreUnavailable(str(exc)) if isinstance(exc, StoreUnavailable) else exc
+            ask.future.set_exception(one)
+
+
 def _settle(answers: Settled) -> None:
-    """On the event loop: every answer of one statement, in one call."""
-    for future, answer in answers:
-        if future.done():
-            continue
-        if isinstance(answer, BaseException):
-            future.set_exception(answer)
-        else:
-            future.set_result(answer)
+    for future, exc in answers:
+        if not future.done():
+            future.set_exception(exc)
+
+
+class _Line:
+    """One event loop's requests: those waiting in order of arrival, and the statement in flight."""
+
+    __slots__ = ("loop", "sending", "timer", "waiting")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.waiting: list[_Ask] = []
+        self.sending: asyncio.Task[None] | None = None
+        # armed while requests wait behind a statement: answers "busy" those still waiting after WAIT
+        self.timer: asyncio.TimerHandle | None = None
+
+    def expire(self) -> None:
+        self.timer = None
+        if not self.waiting:
+            return
+        now = self.loop.time()
+        late = 0
+        while late < len(self.waiting) and self.waiting[late].arrived + WAIT <= now:
+            late += 1
+        if late:
+            expired, self.waiting[:late] = self.waiting[:late], []
+            _fail(expired, StoreUnavailable(BUSY))
+        if self.waiting:
+            self.timer = self.loop.call_at(self.waiting[0].arrived + WAIT, self.expire)
 
 
 class BudgetBatcher:
-    """One thread that sends the budget statements of one process, each for every request waiting."""
+    """The budget statements of one process, each event loop sending its own for every request
+    waiting on it."""
 
     def __init__(self, spend: Spend, down: Callable[[], bool], limit: int = LIMIT):
         self._spend = spend
         self._down = down
         self.limit = limit
-        self._lock = threading.Lock()
-        # held while the thread has nothing to send; released (once) to wake it: a bare lock, the
-        # cheapest wake-up a request on the event loop can give
-        self._wake = threading.Lock()
-        self._wake.acquire()
-        self._waiting: list[_Ask] = []  # in order of arrival
-        self._thread: threading.Thread | None = None
-        self._idle = False  # the thread waits for a request (and must be woken)
+        self._lines: dict[asyncio.AbstractEventLoop, _Line] = {}
         self._closed = False
         # statements sent, and the requests they carried: how well requests go together
         self.sent = 0
@@ -91,9 +127,8 @@ class BudgetBatcher:
 
     @property
     def queued(self) -> int:
-        """Requests waiting for the next statement."""
-        with self._lock:
-            return len(self._waiting)
+        """Requests waiting for the next statement (on every loop)."""
+        return sum(len(line.waiting) for line in list(self._lines.values()))
 
     @property
     def usable(self) -> bool:
@@ -101,96 +136,85 @@ class BudgetBatcher:
         return not self._closed and not self._down()
 
     async def take(
-        self, key: str, per_minute: int, audit: Callable[[], Rows] | None = None
+        self, key: str, per_minute: int, audit: Carrying | None = None
     ) -> tuple[float | None, int]:
         """Spend one request of `key`'s budget and read the revision, with whatever other requests
-        are waiting: (None if allowed, else seconds until one is; the revision). `audit` makes the
-        rows this request carries (called off the event loop)."""
-        ask = _Ask(key, per_minute, audit, asyncio.get_running_loop())
-        with self._lock:
-            if self._closed:
-                raise StoreUnavailable(DOWN)
-            self._waiting.append(ask)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._serve, name="parley-admissions", daemon=True
-                )
-                self._thread.start()
-            elif self._idle:
-                self._idle = False
-                self._wake.release()
-        # As a call in a worker thread: once sent, its answer is waited for (what it spent and
-        # carried is known), whoever cancels the request.
-        with anyio.CancelScope(shield=True):
-            done, _ = await asyncio.wait((ask.future,), timeout=WAIT)
-            if not done and self._withdraw(ask):
-                raise StoreUnavailable(BUSY)
-            answer = await ask.future
-        return answer
+        are waiting: (None if allowed, else seconds until one is; the revision). `audit` holds the
+        rows this request carries (made when its statement is sent, marked written once it ran)."""
+        if self._closed:
+            raise StoreUnavailable(DOWN)
+        loop = asyncio.get_running_loop()
+        line = self._lines.get(loop)
+        if line is None:
+            line = self._lines[loop] = _Line(loop)
+        ask = _Ask(key, per_minute, audit, loop)
+        line.waiting.append(ask)
+        if (
+            line.sending is None
+        ):  # nothing in flight: this request's statement goes on the next turn
+            line.sending = loop.create_task(self._send(line))
+        elif line.timer is None:
+            line.timer = loop.call_at(ask.arrived + WAIT, line.expire)
+        try:
+            return await ask.future
+        except asyncio.CancelledError:
+            # Cancelled before its turn: never sent. Once sent, as a call in a worker thread, its
+            # statement is waited for (what it spent and carried is known) before the cancellation
+            # goes on. (A shield on every request costs more than the request's share of a statement.)
+            sending = line.sending
+            if not self._withdraw(line, ask) and sending is not None:
+                with anyio.CancelScope(shield=True):
+                    await asyncio.wait((sending,))
+            raise
 
-    def _withdraw(self, ask: _Ask) -> bool:
+    @staticmethod
+    def _withdraw(line: _Line, ask: _Ask) -> bool:
         """Take back a request not yet sent; False when it already was."""
-        with self._lock:
-            for index, waiting in enumerate(self._waiting):
-                if waiting is ask:
-                    del self._waiting[index]
-                    return True
+        for index, waiting in enumerate(line.waiting):
+            if waiting is ask:
+                del line.waiting[index]
+                return True
         return False
 
-    def _serve(self) -> None:
-        while True:
-            with self._lock:
-                batch = self._waiting[: self.limit]
-                del self._waiting[: self.limit]
-                if not batch:
-                    if self._closed:
-                        return
-                    self._idle = True
-            if not batch:
-                self._wake.acquire()  # until a request (or close) releases it
-                continue
-            self._answer(batch, self._send(batch))
-
-    def _send(self, batch: list[_Ask]) -> tuple[list[float | None], int] | Exception:
+    async def _send(self, line: _Line) -> None:
+        """One statement for what waits on this loop; then the next statement's task, for what came
+        while this one was in flight (each task runs in its first request's context: the statement
+        counts as a request's, as a worker thread's would)."""
+        batch, line.waiting[: self.limit] = line.waiting[: self.limit], []
         try:
             if self._down():
                 raise StoreUnavailable(DOWN)
-            rows = [row for ask in batch if ask.audit is not None for row in ask.audit()]
+            rows = [row for ask in batch if ask.audit is not None for row in ask.audit.rows()]
             self.sent += 1
             self.carried += len(batch)
-            asks = [(ask.key, ask.per_minute) for ask in batch]
-            return batch[0].context.run(self._spend, asks, rows)
+            waits, current = await self._spend([(ask.key, ask.per_minute) for ask in batch], rows)
         except Exception as exc:  # every request it carried is told, none is left waiting
-            return exc
-
-    def _answer(
-        self, batch: list[_Ask], outcome: tuple[list[float | None], int] | Exception
-    ) -> None:
-        by_loop: dict[asyncio.AbstractEventLoop, Settled] = {}
-        for index, ask in enumerate(batch):
-            answer: Answer
-            if isinstance(outcome, StoreUnavailable):
-                answer = StoreUnavailable(str(outcome))  # one each: raised in many requests
-            elif isinstance(outcome, Exception):
-                answer = outcome
-            else:
-                answer = (outcome[0][index], outcome[1])
-            by_loop.setdefault(ask.loop, []).append((ask.future, answer))
-        for loop, answers in by_loop.items():
-            try:
-                loop.call_soon_threadsafe(_settle, answers)
-            except RuntimeError:  # that loop is closed: no one waits there any more
-                pass
+            _fail(batch, exc)
+        except BaseException:  # cancelled (the loop is closing): nothing more is sent from it
+            line.sending = None
+            _fail([*batch, *line.waiting], StoreUnavailable(DOWN))
+            line.waiting.clear()
+            raise
+        else:
+            for ask, wait in zip(batch, waits, strict=True):
+                if ask.audit is not None:
+                    ask.audit.written = True
+                if not ask.future.done():
+                    ask.future.set_result((wait, current))
+        if line.waiting and not self._closed:
+            line.sending = line.loop.create_task(self._send(line), context=line.waiting[0].context)
+        else:
+            line.sending = None
 
     def close(self) -> None:
-        """Send nothing more; requests still waiting are told the store is unavailable."""
-        with self._lock:
-            self._closed = True
-            left, self._waiting = self._waiting, []
-            if self._idle:
-                self._idle = False
-                self._wake.release()
-            thread = self._thread
-        self._answer(left, StoreUnavailable(DOWN))
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5)
+        """Send nothing more; requests still waiting are told the store is unavailable (on their own
+        loop). A statement in flight finishes and answers its requests."""
+        self._closed = True
+        for line in list(self._lines.values()):
+            left, line.waiting = line.waiting, []
+            answers: Settled = [(ask.future, StoreUnavailable(DOWN)) for ask in left]
+            if answers:
+                try:
+                    line.loop.call_soon_threadsafe(_settle, answers)
+                except RuntimeError:  # that loop is closed: no one waits there any more
+                    pass

@@ -11,6 +11,7 @@ The schema is created and upgraded only by `parley db migrate` (`store.migration
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import re
@@ -122,8 +123,10 @@ class PostgresDatabase(Database):
         self._local = threading.local()
         self.outage = Outage()
         # Admissions sent together: one budget statement for the requests that arrived while the
-        # previous one was in flight (`server.store.batching`).
-        self.together = BudgetBatcher(self.take_budgets_reading_revision, lambda: self.outage.down)
+        # previous one was in flight, sent by each event loop on a connection of its own
+        # (`server.store.batching`, `spend_together`).
+        self.together = BudgetBatcher(self.spend_together, lambda: self.outage.down)
+        self._loop_conns: dict[asyncio.AbstractEventLoop, psycopg.AsyncConnection] = {}
         # Told of every round trip to the database (a statement; a unit's BEGIN, lock and COMMIT):
         # the server hands its metrics' counter here, so the store stays a leaf.
         self.counted: Callable[[int], None] = _uncounted
@@ -250,6 +253,9 @@ class PostgresDatabase(Database):
     def close(self) -> None:
         self.together.close()
         self.pool.close()
+        for conn in list(self._loop_conns.values()):
+            conn.pgconn.finish()  # what AsyncConnection.close does; no wait, from any thread
+        self._loop_conns.clear()
 
     # -- the revision -------------------------------------------------------------------------
     def revision(self) -> int:
@@ -295,21 +301,80 @@ class PostgresDatabase(Database):
 
         (Each ask's wait, in order: None if allowed, else the seconds until one is; the revision.)
         A refused ask's wait is its bucket's after the asks of its key that were allowed."""
-        by_key: dict[str, list[int]] = {}
-        for index, (key, _) in enumerate(asks):
-            by_key.setdefault(key, []).append(index)
-        keys = sorted(by_key)
-        steps = [60.0 / asks[by_key[key][0]][1] for key in keys]
-        slacks = [
-            step * (asks[by_key[key][0]][1] - 1) for key, step in zip(keys, steps, strict=True)
-        ]
-        counts = [len(by_key[key]) for key in keys]
-        if audit:
-            logged, values = audit_rows.statement(audit)
-            sql = f"WITH logged AS ({logged}), {_SPEND}"
-        else:
-            sql, values = f"WITH {_SPEND}", []
-        rows = self.execute(sql, [*values, keys, counts, steps, slacks]).fetchall()
+        sql, values, answer = _budget_statement(asks, audit)
+        return answer(self.execute(sql, values).fetchall())
+
+    async def spend_together(
+        self, asks: Sequence[tuple[str, int]], audit: Sequence[Sequence[object]] = ()
+    ) -> tuple[list[float | None], int]:
+        """`take_budgets_reading_revision` sent from the running event loop on its own connection
+        (`server.store.batching` sends one at a time on each loop): nothing waits in a thread, and
+        the loop is free while the statement is in flight. A connection found lost counts as an
+        outage, as a pooled one's does; the next statement after it opens a fresh one."""
+        sql, values, answer = _budget_statement(asks, audit)
+        conn = await self._loop_connection()
+        self.counted(1)
+        try:
+            cursor = conn.cursor()
+            await cursor.execute(translate(sql), values)
+            rows = await cursor.fetchall()
+        except psycopg.OperationalError:
+            if conn.broken or conn.closed:
+                self._drop_loop_connection(conn)
+                self.outage.began("a connection to it was lost")
+            raise StoreUnavailable(
+                "the store did not answer; nothing is known to have changed, retry shortly"
+            ) from None
+        except Exception:
+            raise
+        except BaseException:  # cancelled mid-statement: what the connection holds is not known
+            self._drop_loop_connection(conn)
+            raise
+        return answer(rows)
+
+    async def _loop_connection(self) -> psycopg.AsyncConnection:
+        """The running event loop's connection, opened (without blocking the loop) when it has none."""
+        loop = asyncio.get_running_loop()
+        conn = self._loop_conns.get(loop)
+        if conn is not None and not conn.closed:
+            return conn
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                self.url, autocommit=True, connect_timeout=2
+            )
+        except psycopg.Error:
+            self.outage.began("no connection could be made")
+            raise StoreUnavailable(UNAVAILABLE) from None
+        self._loop_conns[loop] = conn
+        return conn
+
+    def _drop_loop_connection(self, conn: psycopg.AsyncConnection) -> None:
+        for loop, kept in list(self._loop_conns.items()):
+            if kept is conn:
+                del self._loop_conns[loop]
+        conn.pgconn.finish()
+
+
+def _budget_statement(
+    asks: Sequence[tuple[str, int]], audit: Sequence[Sequence[object]]
+) -> tuple[str, list[object], Callable[[list[tuple[Any, ...]]], tuple[list[float | None], int]]]:
+    """The budget statement for `asks` carrying `audit` (`take_budgets_reading_revision`): its text,
+    its parameters, and what reads its rows into each ask's wait and the revision."""
+    by_key: dict[str, list[int]] = {}
+    for index, (key, _) in enumerate(asks):
+        by_key.setdefault(key, []).append(index)
+    keys = sorted(by_key)
+    steps = [60.0 / asks[by_key[key][0]][1] for key in keys]
+    slacks = [step * (asks[by_key[key][0]][1] - 1) for key, step in zip(keys, steps, strict=True)]
+    counts = [len(by_key[key]) for key in keys]
+    values: list[object]
+    if audit:
+        logged, values = audit_rows.statement(audit)
+        sql = f"WITH logged AS ({logged}), {_SPEND}"
+    else:
+        sql, values = f"WITH {_SPEND}", []
+
+    def answer(rows: list[tuple[Any, ...]]) -> tuple[list[float | None], int]:
         if len(rows) != len(keys):
             raise RuntimeError("the budget statement did not answer for every key")
         slack_of = dict(zip(keys, slacks, strict=True))
@@ -322,6 +387,8 @@ class PostgresDatabase(Database):
                     waits[index] = wait
         current = rows[0][3]
         return waits, int(current) if current is not None else 0
+
+    return sql, [*values, keys, counts, steps, slacks], answer
 
 
 # The budget statement after its WITH (and the audit rows it carries): each key's asks (n) with its

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 import anyio
@@ -15,7 +16,7 @@ import httpx2
 import pytest
 
 from server.identity import tokens
-from server.store import batching
+from server.store import batching, outage
 from server.store.database import StoreUnavailable
 from server.store.migrations import migrate
 from server.store.opening import open_db
@@ -37,7 +38,8 @@ def store(postgres) -> Iterator[PostgresDatabase]:
 
 
 class Held:
-    """The store's own statement, with the first one held in flight (after it ran) until released."""
+    """The store's own statement, with the first one held in flight (after it ran) until released:
+    its event loop is free meanwhile, as it is while any statement is in flight."""
 
     def __init__(self, spend: batching.Spend, before: bool = False):
         self.spend = spend
@@ -46,17 +48,17 @@ class Held:
         self.release = threading.Event()
         self.calls = 0
 
-    def __call__(
+    async def __call__(
         self, asks: Sequence[tuple[str, int]], rows: batching.Rows
     ) -> tuple[list[float | None], int]:
         self.calls += 1
         if self.calls == 1 and self.before:
             self.entered.set()
-            self.release.wait(30)
-        answer = self.spend(asks, rows)
+            await anyio.to_thread.run_sync(self.release.wait, 30)
+        answer = await self.spend(asks, rows)
         if self.calls == 1 and not self.before:
             self.entered.set()
-            self.release.wait(30)
+            await anyio.to_thread.run_sync(self.release.wait, 30)
         return answer
 
 
@@ -243,6 +245,73 @@ async def test_a_request_still_waiting_for_its_turn_is_answered_busy_and_never_s
     held.release.set()
     assert (await first)[0] is None
     assert (batcher.sent, batcher.carried, held.calls) == (1, 1, 1)
+    assert (
+        store.execute("SELECT count(*) FROM rate_buckets WHERE key = 'token:b'").fetchone()[0] == 0
+    )
+
+
+async def test_a_lost_connection_fails_closed_and_a_fresh_one_is_opened_once_the_store_answers(
+    store, postgres, monkeypatch
+):
+    """Each event loop sends on a connection of its own: lost, it fails its statement and counts as an
+    outage; once the store answers again the next statement goes on a fresh connection."""
+    monkeypatch.setattr(outage, "TRIAL_EVERY", 0.0)
+    batcher = store.together
+    name = store.url.rsplit("/", 1)[-1]
+    assert (await batcher.take("token:a", 10))[0] is None
+    postgres.admin(
+        f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+    )
+    with pytest.raises(StoreUnavailable, match="the store did not answer"):
+        await batcher.take("token:a", 10)
+    assert store.outage.down and not batcher.usable
+    # a caller's own path tries the store, finds it answering and ends the outage
+    assert await anyio.to_thread.run_sync(store.revision) >= 0
+    assert not store.outage.down and batcher.usable
+    wait, current = await batcher.take("token:a", 10)
+    assert wait is None and current == store.revision()
+    assert (batcher.sent, batcher.carried) == (3, 3)
+    # two spent, six seconds each: the statement that failed spent nothing
+    assert 9 < tat(store, "token:a") - time.time() <= 12
+
+
+class Carry:
+    """One audit row a request carries (`batching.Carrying`), named by its tool."""
+
+    def __init__(self, tool: str):
+        self.tool = tool
+        self.written = False
+
+    def rows(self) -> list[tuple[object, ...]]:
+        return [
+            ("2026-01-01T00:00:00.000000Z", "member", "p", "a", self.tool, "ok", 1.0)
+            + (None, None, None, "{}")
+        ]
+
+
+async def test_a_cancelled_request_is_never_sent_before_its_turn_and_waits_for_its_statement_after(
+    store,
+):
+    batcher = store.together
+    held = hold(batcher)
+    sent_rows, waiting_rows = Carry("sent"), Carry("waiting")
+    first = asyncio.create_task(batcher.take("token:a", 10, sent_rows))
+    await anyio.to_thread.run_sync(held.entered.wait)  # its statement ran and is held in flight
+    second = asyncio.create_task(batcher.take("token:b", 10, waiting_rows))
+    await until(lambda: batcher.queued == 1)
+    first.cancel()
+    second.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await second  # taken back at once: never sent
+    await asyncio.sleep(0.05)
+    assert not first.done()  # its statement is still in flight: what it carried is not known yet
+    held.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert sent_rows.written and not waiting_rows.written
+    assert (batcher.sent, batcher.carried, held.calls) == (1, 1, 1)
+    counts = dict(store.execute("SELECT tool, count(*) FROM audit GROUP BY tool").fetchall())
+    assert counts == {"sent": 1}
     assert (
         store.execute("SELECT count(*) FROM rate_buckets WHERE key = 'token:b'").fetchone()[0] == 0
     )
