@@ -47,9 +47,6 @@ class Carrying(Protocol):
     def rows(self) -> Sequence[Sequence[object]]: ...
 
 
-Settled = list[tuple[asyncio.Future[tuple[float | None, int]], BaseException]]
-
-
 class _Ask:
     """One request's part of a statement, and where its answer goes."""
 
@@ -76,12 +73,6 @@ def _fail(asks: Sequence[_Ask], exc: BaseException) -> None:
         if not ask.future.done():
             one = StoreUnavailable(str(exc)) if isinstance(exc, StoreUnavailable) else exc
             ask.future.set_exception(one)
-
-
-def _settle(answers: Settled) -> None:
-    for future, exc in answers:
-        if not future.done():
-            future.set_exception(exc)
 
 
 class _Line:
@@ -212,9 +203,8 @@ class BudgetBatcher:
         self._closed = True
         for line in list(self._lines.values()):
             left, line.waiting = line.waiting, []
-            answers: Settled = [(ask.future, StoreUnavailable(DOWN)) for ask in left]
-            if answers:
+            if left:
                 try:
-                    line.loop.call_soon_threadsafe(_settle, answers)
+                    line.loop.call_soon_threadsafe(_fail, left, StoreUnavailable(DOWN))
                 except RuntimeError:  # that loop is closed: no one waits there any more
                     pass

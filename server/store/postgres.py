@@ -32,6 +32,7 @@ POOL_WAIT = (
     1.5  # seconds a statement waits for a pooled connection before answering "busy" (was 10)
 )
 UNAVAILABLE = "the store is unavailable; nothing changed, retry in a second"
+NO_ANSWER = "the store did not answer; nothing is known to have changed, retry shortly"
 
 # pg_advisory_xact_lock key of the store's one write lock ("parl").
 WRITE_LOCK = 0x7061726C
@@ -97,9 +98,7 @@ def _run(
         except psycopg.errors.UniqueViolation:
             raise Taken() from None
         except psycopg.OperationalError:
-            raise StoreUnavailable(
-                "the store did not answer; nothing is known to have changed, retry shortly"
-            ) from None
+            raise StoreUnavailable(NO_ANSWER) from None
         if cursor.description is None:
             return Rows([], cursor.rowcount, [])
         return Rows(
@@ -322,9 +321,7 @@ class PostgresDatabase(Database):
             if conn.broken or conn.closed:
                 self._drop_loop_connection(conn)
                 self.outage.began("a connection to it was lost")
-            raise StoreUnavailable(
-                "the store did not answer; nothing is known to have changed, retry shortly"
-            ) from None
+            raise StoreUnavailable(NO_ANSWER) from None
         except Exception:
             raise
         except BaseException:  # cancelled mid-statement: what the connection holds is not known
