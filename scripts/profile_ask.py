@@ -16,6 +16,11 @@ do them (nothing in `server/` is changed for this):
   record                   Escalations._record's own work: the thread, its messages, the commit
   record (await)           the same, as the loop waited for it (when it takes a thread hop)
   chokepoint               Chokepoint.call for ask: validation, rules, the tool, the audit record
+  hop: write → worker reads   from before the loop writes the request until the worker has read it (its wake)
+  hop: worker works           the worker: the request checked, the answerer, the reply made (not yet written)
+  hop: reply → loop has it    from then until the loop has read the reply (the reply's write, the loop's wake)
+                           (the worker's stamps are its own time.perf_counter(), one clock for every process on
+                           Linux; it sends them on its stderr 64 calls at a time, off the calls' path)
   lean serve               LeanExchange._serve, by tool: the server's whole answer after the body is read
   request (client)         the whole request as the client saw it
 
@@ -43,6 +48,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import bench_http as http  # noqa: E402 - the stdlib MCP client, the demo store
 
 STAMPS: dict[str, list[float]] = defaultdict(list)
+# each worker call on the loop: (before its request's write, its reply read)
+WRITES: list[tuple[float, float]] = []
+# each call in a worker, on the same clock: (its request read, its reply made)
+WORKED: list[tuple[float, float]] = []
+
+# The worker as the pool boots it, its request check and reply stamped.
+WORKER_BOOT = (
+    "import sys, time; sys.path.insert(0, sys.argv[1]); "
+    "from server.answering import worker; "
+    "check, reply, kept, started = worker.CALLS.validate_json, worker.selection_line, [], [0.0]\n"
+    "class Stamped:\n"
+    "    def validate_json(self, line):\n"
+    "        started[0] = time.perf_counter()\n"
+    "        return check(line)\n"
+    "def stamped_reply(selection):\n"
+    "    line = reply(selection)\n"
+    "    kept.append(f'{started[0]:.7f} {time.perf_counter():.7f}')\n"
+    "    if len(kept) >= 64:\n"
+    "        sys.stderr.write('stamps ' + ' '.join(kept) + '\\n'); sys.stderr.flush(); kept.clear()\n"
+    "    return line\n"
+    "worker.CALLS, worker.selection_line = Stamped(), stamped_reply\n"
+    "worker.worker_main()"
+)
 
 
 def timed(name: str, function, is_async: bool):
@@ -89,6 +117,28 @@ def instrument() -> None:
     pool._Worker._readable_line = timed(
         "reply waited for (loop)", pool._Worker._readable_line, True
     )
+    pool._BOOT = WORKER_BOOT
+
+    def drained(self):  # the stamps' lines kept apart from what the worker says
+        for line in self.proc.stderr:
+            text = line.decode("utf-8", "replace")
+            if text.startswith("stamps "):
+                values = [float(v) for v in text.split()[1:]]
+                WORKED.extend(zip(values[::2], values[1::2], strict=True))
+            else:
+                self.stderr.append(text.rstrip())
+
+    pool._Worker._drain = drained
+    call_async = pool._Worker.call_async
+
+    async def stamped_call(self, line, budget, *args):
+        started = time.perf_counter()
+        try:
+            return await call_async(self, line, budget, *args)
+        finally:
+            WRITES.append((started, time.perf_counter()))
+
+    pool._Worker.call_async = stamped_call
     original_call = chokepoint.Chokepoint.call
 
     async def call(self, caller, name, arguments):
@@ -161,6 +211,7 @@ def client(port: int, token: str, requests: int, done: threading.Event) -> None:
             if asking.stdout.readline().strip() != "warm":
                 raise RuntimeError("the asking client did not warm up")
             STAMPS.clear()
+            WRITES.clear()
             asking.stdin.write("\n")
             asking.stdin.flush()
             measured = asking.stdout.readline()
@@ -169,6 +220,18 @@ def client(port: int, token: str, requests: int, done: threading.Event) -> None:
             STAMPS.update(json.loads(measured))
     finally:
         done.set()
+
+
+def hops(calls: list[tuple[float, float]], worked: list[tuple[float, float]]) -> None:
+    """Each call on the loop split at the worker's stamps that fall inside it."""
+    worked = sorted(worked)
+    for written, read in calls:
+        inside = [w for w in worked if written <= w[0] and w[1] <= read]
+        if len(inside) == 1:
+            ((began, ended),) = inside
+            STAMPS["hop: write → worker reads"].append((began - written) * 1000)
+            STAMPS["hop: worker works"].append((ended - began) * 1000)
+            STAMPS["hop: reply → loop has it"].append((read - ended) * 1000)
 
 
 def main() -> int:
@@ -212,6 +275,7 @@ def main() -> int:
         await task
 
     asyncio.run(serve())
+    hops(WRITES, WORKED)
     print(f"{'step':<28} {'n':>5} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for name, samples in sorted(STAMPS.items()):
         if len(samples) < 10:
