@@ -13,6 +13,7 @@ them as where the time goes, side by side, before and after a change.
                                   thread, the admissions' included)
         [--workers 2]             (with PostgreSQL: that many worker processes, as `scripts/bench
                                   --database postgresql --workers 2` runs them; every one sampled)
+        [--gil]                   (only samples holding the GIL: see --help)
 """
 
 from __future__ import annotations
@@ -98,6 +99,12 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (PostgreSQL only)")
+    parser.add_argument(
+        "--gil",
+        action="store_true",
+        help="only samples of a thread holding the GIL (py-spy --gil): a worker's time waiting in its "
+        "event loop, which py-spy can count as busy, drops out; C code that releases the GIL too",
+    )
     args = parser.parse_args()
     if args.workers > 1 and args.database != "postgresql":
         raise SystemExit("several workers share a store only on PostgreSQL: --database postgresql")
@@ -135,7 +142,9 @@ def main() -> int:
         command = [spy, "record", "--format", "raw", "--rate", str(args.rate), "--nonblocking"]
         command += ["--pid", str(pid), "--duration", str(seconds), "-o", str(raw)]
         if args.workers > 1:
-            command.append("--subprocesses")  # the workers are the supervisor's children
+            command.append("--subprocesses")
+        if args.gil:
+            command.append("--gil")  # the workers are the supervisor's children
         with (work / "py-spy.log").open("w") as spy_log:
             sampler = threading.Timer(
                 0.5,
