@@ -9,15 +9,17 @@ requests answered, is its cost in microseconds a request. The figures are a samp
 them as where the time goes, side by side, before and after a change.
 
     .venv/bin/python scripts/bench_profile.py [--connections 32] [--seconds 10] [--rate 400]
-        [--database postgresql]   (one `parley serve` worker on a throwaway PostgreSQL; py-spy
-                                  samples every thread, the admissions' included)
+        [--database postgresql]   (`parley serve` on a throwaway PostgreSQL; py-spy samples every
+                                  thread, the admissions' included)
+        [--workers 2]             (with PostgreSQL: that many worker processes, as `scripts/bench
+                                  --database postgresql --workers 2` runs them; every one sampled)
+        [--gil]                   (only samples holding the GIL: see --help)
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import os
 import shutil
 import subprocess
 import sys
@@ -83,8 +85,10 @@ def step_of(stack: list[str]) -> str:
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time of the server and every process under it (its workers, when it has several)."""
+    import bench_cluster
+
+    return bench_cluster._cpu_seconds(pid)
 
 
 def main() -> int:
@@ -94,7 +98,16 @@ def main() -> int:
     parser.add_argument("--rate", type=int, default=250, help="py-spy samples a second")
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (PostgreSQL only)")
+    parser.add_argument(
+        "--gil",
+        action="store_true",
+        help="only samples of a thread holding the GIL (py-spy --gil): a worker's time waiting in its "
+        "event loop, which py-spy can count as busy, drops out; C code that releases the GIL too",
+    )
     args = parser.parse_args()
+    if args.workers > 1 and args.database != "postgresql":
+        raise SystemExit("several workers share a store only on PostgreSQL: --database postgresql")
     spy = shutil.which("py-spy") or str(http.VENV / "bin" / "py-spy")
     if not Path(spy).exists():
         raise SystemExit("py-spy is missing: .venv/bin/pip install py-spy")
@@ -111,17 +124,27 @@ def main() -> int:
             (work / "full").mkdir()
         else:
             env, token = http.prepare_store(work / "full", manifest)
-        full = http.parley_contender("full", work / "full", env, token, loop, http_impl)
+        serve_args = ("--workers", str(args.workers)) if args.workers > 1 else ()
+        full = http.parley_contender(
+            "full", work / "full", env, token, loop, http_impl, serve_args=serve_args
+        )
         raw = work / "stacks.txt"
         full.start()
         full.wait_up()
         assert full.proc is not None
         pid = full.proc.pid  # the console script runs the server in its own process
+        import bench_cluster
+
+        bench_cluster.wait_quiet([pid])  # every worker up, its answering workers' models loaded
         wrk_run(wrk, full, args.connections, 2, 1, work)  # warm-up
         # sampled from a moment after the sessions are open until the run ends: the run only
         seconds = max(1, round(args.seconds)) - 1
         command = [spy, "record", "--format", "raw", "--rate", str(args.rate), "--nonblocking"]
         command += ["--pid", str(pid), "--duration", str(seconds), "-o", str(raw)]
+        if args.workers > 1:
+            command.append("--subprocesses")
+        if args.gil:
+            command.append("--gil")  # the workers are the supervisor's children
         with (work / "py-spy.log").open("w") as spy_log:
             sampler = threading.Timer(
                 0.5,

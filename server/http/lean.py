@@ -369,7 +369,8 @@ class LeanExchange:
                 runner = ServerRunner(self.server, connection, lifespan)
                 answer = await _answer(runner, dispatch, message)
             finally:
-                await aclose_shielded(connection)
+                if _has_cleanup(connection):
+                    await aclose_shielded(connection)
             await _respond(send, 200, answer or _cancelled(message), None)
             return
         assert exchange.session_id is not None
@@ -408,6 +409,13 @@ class LeanExchange:
             )
             return
         await _respond(send, 200, answer or _cancelled(message), exchange.session_id)
+
+
+def _has_cleanup(connection: Connection) -> bool:
+    """Whether a handler left cleanup on the request's connection. Most leave none, and unwinding
+    an empty stack under the SDK's shielded, bounded scope cost a stateless request as much as its
+    tool did; with anything on it (or a stack whose callbacks cannot be seen) it is unwound as before."""
+    return bool(getattr(connection.exit_stack, "_exit_callbacks", True))
 
 
 def _cancelled(message: JSONRPCRequest) -> JSONRPCError:

@@ -45,7 +45,8 @@ def _insert_json() -> str:
         f"(r->>{index})::float8" if column == "duration_ms" else f"r->>{index}"
         for index, column in enumerate(COLUMNS)
     )
-    return f"INSERT INTO audit ({', '.join(COLUMNS)}) SELECT {columns} FROM json_array_elements(?::json) r"
+    # jsonb: the array is parsed once; on `json` every `->>` re-read its row's text from the start
+    return f"INSERT INTO audit ({', '.join(COLUMNS)}) SELECT {columns} FROM jsonb_array_elements(?::jsonb) r"
 
 
 def statement(rows: Sequence[Sequence[object]]) -> tuple[str, list[object]]:

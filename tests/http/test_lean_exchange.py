@@ -486,3 +486,27 @@ def test_a_lean_request_yields_to_the_loop_once_its_body_is_read(ways: Ways) -> 
         del lean._take, lean._serve
     assert served["status"] == 200 and reached == 0
     assert seen == [True]
+
+
+def test_a_stateless_request_unwinds_what_a_handler_left_on_its_connection(
+    stateless_ways: Ways,
+) -> None:
+    """A stateless request's connection is unwound only when something was left on it (an empty
+    stack is skipped): cleanup a handler leaves still runs, once, after the call."""
+    ran: list[str] = []
+    server = stateless_ways.lean.server
+
+    async def leaves_cleanup(ctx: Any, call_next: Any) -> Any:
+        ctx.session._connection.exit_stack.callback(ran.append, ctx.method)
+        return await call_next(ctx)
+
+    headers = stateless_ways.headers(stateless_ways.club.tokens.member.token)
+    served, reached = stateless_ways.send(headers, WHOAMI)
+    assert served["status"] == 200 and reached == 0 and ran == []
+    server.middleware.insert(0, leaves_cleanup)  # outermost: Parley's own layer answers the call
+    try:
+        served, reached = stateless_ways.send(headers, WHOAMI)
+    finally:
+        server.middleware.remove(leaves_cleanup)
+    assert served["status"] == 200 and reached == 0, served
+    assert ran == ["tools/call"]

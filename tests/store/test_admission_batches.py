@@ -315,3 +315,54 @@ async def test_a_cancelled_request_is_never_sent_before_its_turn_and_waits_for_i
     assert (
         store.execute("SELECT count(*) FROM rate_buckets WHERE key = 'token:b'").fetchone()[0] == 0
     )
+
+
+# --- what a statement costs the database --------------------------------------------------------
+
+
+async def test_the_loop_connection_plans_the_budget_statement_once_and_keeps_the_urls_options(
+    postgres,
+):
+    """Prepared after a few runs, the budget statement was planned again on every run (custom plans):
+    a third of the database's time a statement. The loop connection asks for the generic plan, on
+    top of whatever options the operator's URL gives."""
+    url = postgres.new_database()
+    db = open_db(url + "?options=-c%20statement_timeout%3D4321")
+    try:
+        migrate(db, {})
+        assert isinstance(db, PostgresDatabase)
+        for _ in range(12):  # beyond psycopg's prepare_threshold, with and without audit rows
+            assert (await db.together.take("token:a", 1000, Carry("whoami")))[0] is None
+            assert (await db.together.take("token:b", 1000))[0] is None
+        conn = db._loop_conns[asyncio.get_running_loop()]
+        settings = await (await conn.execute("SHOW statement_timeout")).fetchone()
+        assert settings == ("4321ms",)
+        plans = await (
+            await conn.execute(
+                "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements"
+            )
+        ).fetchall()
+        budget = [p for p in plans if "rate_buckets" in p[0]]
+        assert len(budget) == 2, plans  # with audit rows and without
+        assert all(custom == 0 and generic >= 1 for _, generic, custom in budget), budget
+    finally:
+        db.close()
+        postgres.drop(url)
+
+
+async def test_carried_audit_rows_arrive_as_they_were_made(store):
+    """Rows travel as one jsonb array: text with quotes, backslashes, accents and emoji, absent
+    values and a fractional duration come out of the table as they went in."""
+    odd = ("2026-01-01T00:00:00.000001Z", "member", 'a "q" \\ é', "🤖 agent", "whoami")
+    odd += ("ok", 0.125, None, "srv", "rule's", '{"k": [1, "é"]}')
+
+    class Odd(Carry):
+        def rows(self) -> list[tuple[object, ...]]:
+            return [odd]
+
+    assert (await store.together.take("token:a", 10, Odd("whoami")))[0] is None
+    found = store.execute(
+        "SELECT ts, lane, principal, agent, tool, outcome, duration_ms, binding_agent, "
+        "binding_server, rule, path FROM audit"
+    ).fetchall()
+    assert found == [odd]
