@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 
-from server.store.database import Database, Row
+from server.store.database import Database, Row, json_array
 
 # The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
 COLUMNS = (
@@ -55,7 +54,7 @@ def statement(rows: Sequence[Sequence[object]]) -> tuple[str, list[object]]:
     same however many rows (the statement is prepared once) and the rows cost one parameter."""
     if not rows:
         raise ValueError("no audit rows to carry")
-    return _insert_json(), [json.dumps(rows, separators=(",", ":"), ensure_ascii=False)]
+    return _insert_json(), [json_array(rows)]
 
 
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Row]:

@@ -140,9 +140,7 @@ class BudgetBatcher:
             line = self._lines[loop] = _Line(loop)
         ask = _Ask(key, per_minute, audit, loop)
         line.waiting.append(ask)
-        if (
-            line.sending is None
-        ):  # nothing in flight: this request's statement goes on the next turn
+        if line.sending is None:  # nothing in flight: its statement goes on the next turn
             line.sending = loop.create_task(self._send(line))
         elif line.timer is None:
             line.timer = loop.call_at(ask.arrived + WAIT, line.expire)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
@@ -99,6 +100,12 @@ class Database(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Release every connection."""
+
+
+def json_array(rows: Sequence[Sequence[object]]) -> str:
+    """Rows as one compact JSON array: a single parameter, read back with `jsonb_array_elements`,
+    so a statement's text stays the same however many rows it carries (prepared once)."""
+    return json.dumps(rows, separators=(",", ":"), ensure_ascii=False)
 
 
 def now() -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,7 +26,14 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 from server.errors import ConfigError
 from server.store import audit as audit_rows
 from server.store.batching import BudgetBatcher
-from server.store.database import Database, Params, Row, StoreUnavailable, Taken
+from server.store.database import (
+    Database,
+    Params,
+    Row,
+    StoreUnavailable,
+    Taken,
+    json_array,
+)
 from server.store.outage import Outage
 
 POOL_WAIT = (
@@ -404,14 +410,7 @@ def _budget_statement(
 
     # one JSON parameter rather than four arrays: psycopg adapts a string at once, where each list
     # is inspected element by element to choose its array type, on every statement
-    asked = json.dumps(
-        [
-            [key, count, step, slack]
-            for key, count, step, slack in zip(keys, counts, steps, slacks, strict=True)
-        ],
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
+    asked = json_array(list(zip(keys, counts, steps, slacks, strict=True)))
     return sql, [*values, asked], answer
 
 
