@@ -4,6 +4,7 @@ the way a person would, the error paths showing their messages."""
 from __future__ import annotations
 
 import httpx2
+from playwright.async_api import expect
 
 from tests.browser.conftest import looked_at, sign_in
 from tests.conftest import connect, tool_names
@@ -15,7 +16,9 @@ async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
     await page.get_by_label("Handle").fill("ana")
     await page.get_by_label("Password").fill("wrong password")
     await page.get_by_role("button", name="Sign in").click()
-    assert "Wrong handle or password" in await page.get_by_role("alert").inner_text()
+    await expect(page.get_by_role("alert")).to_contain_text(
+        "Wrong handle or password", use_inner_text=True
+    )
     await looked_at(page, "signin-error")
     async with connect(club.url, club.tokens.member.token) as bruno:
         asked = await bruno.call_tool(
@@ -47,7 +50,9 @@ async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
         await page.get_by_role(
             "button", name="Answer question 1", exact=True
         ).click()  # an empty box
-        assert "Write the answer you want delivered" in await page.get_by_role("alert").inner_text()
+        await expect(page.get_by_role("alert")).to_contain_text(
+            "Write the answer you want delivered", use_inner_text=True
+        )
         answer = page.get_by_label("Your answer to question 1")
         assert await answer.evaluate(
             "node => node === document.activeElement"
@@ -56,7 +61,9 @@ async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
         await page.get_by_text("Or let your agent answer").first.click()
         await page.get_by_label("Topic to add to your mandate for question 1").fill("gardening")
         await page.get_by_role("button", name="Let your agent answer question 1").click()
-        assert "Even with 'gardening'" in await page.get_by_role("alert").inner_text()
+        await expect(page.get_by_role("alert")).to_contain_text(
+            "Even with 'gardening'", use_inner_text=True
+        )
         topic = page.get_by_label("Topic to add to your mandate for question 1")
         assert (
             await topic.input_value() == "gardening" and await topic.is_visible()
@@ -65,13 +72,17 @@ async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
         await page.get_by_label("Your answer to question 1").fill("Twice a year, mostly in Lisbon.")
         await page.get_by_role("button", name="Answer question 1", exact=True).click()
         await page.wait_for_url(f"{club.live.base}/console/queue")
-        assert "in the asker's inbox" in await page.get_by_role("status").inner_text()
+        await expect(page.get_by_role("status")).to_contain_text(
+            "in the asker's inbox", use_inner_text=True
+        )
         threads = (await bruno.call_tool("inbox", {})).structured_content["threads"]
         assert any(t["messages"][-1]["body"] == "Twice a year, mostly in Lisbon." for t in threads)
-        assert "Question 1 decided" in await page.get_by_role("status").inner_text()
+        await expect(page.get_by_role("status")).to_contain_text(
+            "Question 1 decided", use_inner_text=True
+        )
         await page.get_by_role("button", name="Decline question 2").click()
         await page.wait_for_url(f"{club.live.base}/console/queue")
-        assert "Nothing waits for you." in await page.content()
+        await expect(page.locator("main")).to_contain_text("Nothing waits for you.")
         await looked_at(page, "queue-empty")
         await page.get_by_role("link", name="Home").click()
         await looked_at(page, "home-after")
@@ -86,7 +97,9 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         await page.get_by_role("checkbox", name="directory:read").uncheck()
         await page.get_by_label("Valid for (days)").fill("9999")
         await page.get_by_role("button", name="Review the changes…").click()
-        assert "1 to 730 days" in await page.get_by_role("alert").inner_text()
+        await expect(page.get_by_role("alert")).to_contain_text(
+            "1 to 730 days", use_inner_text=True
+        )
         assert not await page.get_by_role(
             "checkbox", name="directory:read"
         ).is_checked()  # the form kept
@@ -95,6 +108,7 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         await looked_at(page, "mandate-error")
         await days.fill("")  # empty: the current expiry is kept
         await page.get_by_role("button", name="Review the changes…").click()
+        await expect(page.locator("main")).to_contain_text("can no longer:")  # the review, loaded
         summary = await page.locator("main").inner_text()
         assert "can no longer:" in summary and "search and view the member directory" in summary
         assert "still expires on" in summary  # nothing said about the expiry, so it stays
@@ -111,7 +125,9 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         )  # now it offers the member scopes back, in one action
         await page.get_by_role("button", name="Re-sign with everything members can do").click()
         await page.wait_for_url(f"{club.live.base}/console/mandate")
-        assert "directory:read" in await page.locator("#mandate-scopes").inner_text()
+        await expect(page.locator("#mandate-scopes")).to_contain_text(
+            "directory:read", use_inner_text=True
+        )
         assert "search_directory" in await tool_names(agent)
 
 
@@ -136,14 +152,15 @@ async def test_mint_reload_copy_then_revoke_a_token(club, page):
     async with connect(club.url, token) as agent:
         assert "my_profile" in await tool_names(agent)
     await page.get_by_role("button", name="Revoke Laptop assistant").click()
-    assert (
-        "Any agent using “Laptop assistant” is refused from its next request"
-        in await page.locator("main").inner_text()
+    await expect(page.locator("main")).to_contain_text(
+        "Any agent using “Laptop assistant” is refused from its next request", use_inner_text=True
     )
     await looked_at(page, "agents-revoke-confirm")
     await page.get_by_role("button", name="Revoke “Laptop assistant”").click()
     await page.wait_for_url(f"{club.live.base}/console/agents")
-    assert "Token “Laptop assistant” revoked" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text(
+        "Token “Laptop assistant” revoked", use_inner_text=True
+    )
     assert public_id not in await page.get_by_role("status").inner_text()
     await looked_at(page, "agents-revoked")
     async with httpx2.AsyncClient() as http:
@@ -166,15 +183,19 @@ async def test_applicants_activity_settings_password_and_sign_out(club, page):
     await looked_at(page, "applicants")
     await page.get_by_text("Decline carla…").click()
     await page.get_by_role("button", name="Decline carla").click()
-    assert "Give the applicant a reason" in await page.get_by_role("alert").inner_text()
+    await expect(page.get_by_role("alert")).to_contain_text(
+        "Give the applicant a reason", use_inner_text=True
+    )
     await page.get_by_label("Reason for declining carla").fill(
         "Come back with a project you shipped."
     )
     await page.get_by_role("button", name="Decline carla").click()
-    assert "Decline Carla Mendes (@carla)?" in await page.locator("h1").inner_text()
+    await expect(page.locator("h1")).to_contain_text(
+        "Decline Carla Mendes (@carla)?", use_inner_text=True
+    )
     await page.get_by_role("button", name="Decline carla").click()
     await page.wait_for_url(f"{club.live.base}/console/applicants")
-    assert "Come back with a project you shipped." in await page.content()
+    await expect(page.locator("main")).to_contain_text("Come back with a project you shipped.")
     await looked_at(page, "applicants-declined")
     await page.get_by_role("link", name="Settings", exact=True).click()
     await looked_at(page, "settings")
@@ -182,7 +203,7 @@ async def test_applicants_activity_settings_password_and_sign_out(club, page):
     await page.get_by_role("radio", name="ask").first.check()
     await page.get_by_role("button", name="Save my settings").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
-    assert "Settings saved" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text("Settings saved", use_inner_text=True)
     await page.get_by_role("link", name="Activity", exact=True).click()
     await looked_at(page, "activity-empty")
     # a second browser context signed in as bruno: his activity, then a password change ends the other session
@@ -191,7 +212,8 @@ async def test_applicants_activity_settings_password_and_sign_out(club, page):
     bruno = await other.new_page() if other else page
     await sign_in(bruno, club.live.base, "bruno", club.tokens.passwords["bruno"])
     await bruno.get_by_role("link", name="Activity", exact=True).click()
-    assert "Rule not met" in await bruno.content()
+    await bruno.wait_for_url(f"{club.live.base}/console/activity")
+    await expect(bruno.locator("main")).to_contain_text("Rule not met")
     await looked_at(bruno, "activity")
     await page.get_by_role("link", name="Settings", exact=True).click()
     await page.get_by_label("Current password").fill(club.tokens.passwords["ana"])
@@ -199,7 +221,9 @@ async def test_applicants_activity_settings_password_and_sign_out(club, page):
     await page.get_by_label("New password, again").fill("a-brand-new-password")
     await page.get_by_role("button", name="Change password").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
-    assert "Password changed" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text(
+        "Password changed", use_inner_text=True
+    )
     await page.get_by_role("button", name="Sign out").click()
     await page.wait_for_url(f"{club.live.base}/signin")
     await page.goto(f"{club.live.base}/console/queue")
@@ -256,14 +280,16 @@ async def test_notes_an_agent_proposed_are_approved_or_rejected_by_their_princip
     assert "[zero width space]" in text  # the invisible character, made visible
     await card.get_by_role("button", name="Reject").click()
     await page.wait_for_url(f"{club.live.base}/console/notes")
-    assert "never quote it" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text("never quote it", use_inner_text=True)
     await (
         page.get_by_role("article", name="databases waiting for you")
         .get_by_role("button", name="Approve")
         .click()
     )
     await page.wait_for_url(f"{club.live.base}/console/notes")
-    assert "may quote it now" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text(
+        "may quote it now", use_inner_text=True
+    )
     await page.get_by_label("Topic", exact=True).fill("writing")
     await page.get_by_label("Note", exact=True).fill("Bruno writes a monthly letter about storage.")
     await page.get_by_role("radio", name="Anyone who asks").first.check()

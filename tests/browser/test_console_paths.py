@@ -6,10 +6,12 @@ way on; the members list; settings back to the club's defaults. And every focus 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 
 import httpx2
+from playwright.async_api import expect
 
 from server.identity import principals
 from server.store import records
@@ -72,8 +74,10 @@ async def test_a_new_member_connects_an_agent_then_mints_with_an_error_and_revok
     assert token not in await page.content()  # shown once, never again
     # revoke: first the question, then Cancel changes nothing, then the revoke itself
     await page.get_by_role("button", name="Revoke Desk agent").click()
-    assert "Revoke “Desk agent”?" in await page.locator("h1").inner_text()
-    assert "refused from its next request" in await page.locator("main").inner_text()
+    await expect(page.locator("h1")).to_contain_text("Revoke “Desk agent”?", use_inner_text=True)
+    await expect(page.locator("main")).to_contain_text(
+        "refused from its next request", use_inner_text=True
+    )
     await looked_at(page, "revoke-confirm")
     await page.get_by_role("link", name="Cancel, keep things as they are").click()
     async with connect(club.url, token) as agent:
@@ -81,7 +85,9 @@ async def test_a_new_member_connects_an_agent_then_mints_with_an_error_and_revok
     await page.get_by_role("button", name="Revoke Desk agent").click()
     await page.get_by_role("button", name="Revoke “Desk agent”").click()
     await page.wait_for_url(f"{club.live.base}/console/agents")
-    assert "Token “Desk agent” revoked" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text(
+        "Token “Desk agent” revoked", use_inner_text=True
+    )
 
 
 async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and_applies_again(
@@ -98,12 +104,15 @@ async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and
     await page.get_by_role("link", name="2 waiting for a decision").click()
     await page.get_by_role("button", name="Admit dora").click()
     await page.wait_for_url(f"{club.live.base}/console/applicants")
-    assert "Dora Lima (@dora) is now a member" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text(
+        "Dora Lima (@dora) is now a member", use_inner_text=True
+    )
     await page.get_by_text("Decline carla…").click()
     await page.get_by_label("Reason for declining carla").fill(
         "Come back with a project you shipped."
     )
     await page.get_by_role("button", name="Decline carla").click()
+    await expect(page.locator("h1")).to_contain_text("Decline Carla Mendes (@carla)?")
     text = await page.locator("main").inner_text()
     assert (
         "Decline Carla Mendes (@carla)?" in text and "Come back with a project you shipped." in text
@@ -133,16 +142,21 @@ async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and
         in await carla.get_by_role("region", name="Your application").inner_text()
     )
     await page.reload()
-    assert "Carla Mendes" in await page.get_by_role("region", name="Applicant carla").inner_text()
+    await expect(page.get_by_role("region", name="Applicant carla")).to_contain_text(
+        "Carla Mendes", use_inner_text=True
+    )
     # the members list: search, suspend after a confirmation, reinstate
     await page.get_by_role("link", name="Members").click()
     await page.get_by_label("Name or handle").fill("bru")
     await page.get_by_role("button", name="Search").click()
+    await page.wait_for_url(re.compile(r"/console/members\?.*bru"))
     listed = await page.locator("main table").inner_text()
     assert "Bruno" in listed and "Dora" not in listed
     await looked_at(page, "members-search")
     await page.get_by_role("button", name="Suspend bruno").click()
-    assert "signed out of the console at once" in await page.locator("main").inner_text()
+    await expect(page.locator("main")).to_contain_text(
+        "signed out of the console at once", use_inner_text=True
+    )
     await looked_at(page, "suspend-confirm")
     await page.get_by_role("button", name="Suspend Bruno").click()
     await page.wait_for_url(f"{club.live.base}/console/members")
@@ -157,7 +171,7 @@ async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and
         )
     assert refused.status_code in (401, 403), refused.text
     await page.get_by_role("button", name="Reinstate bruno").click()
-    assert "back as member" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text("back as member", use_inner_text=True)
     async with connect(club.url, club.tokens.member.token) as agent:
         assert MEMBER_ONLY in await tool_names(agent)
     if other:
@@ -171,11 +185,15 @@ async def test_settings_go_back_to_the_clubs_defaults_after_a_confirmation(club,
     await page.get_by_role("button", name="Save my settings").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
     await page.get_by_role("button", name="Go back to the club's defaults…").click()
-    assert "read messages in English" in await page.locator("main").inner_text()
+    await expect(page.locator("main")).to_contain_text(
+        "read messages in English", use_inner_text=True
+    )
     await looked_at(page, "settings-reset-confirm")
     await page.get_by_role("button", name="Use the club's defaults").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
-    assert "You follow the club's defaults again" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text(
+        "You follow the club's defaults again", use_inner_text=True
+    )
     assert (
         await page.get_by_label("Language your agents read messages in").first.input_value() == "en"
     )

@@ -90,7 +90,9 @@ async def investigate(page, base: str, rule: str, sentence: str, axe: bool = Tru
     await page.get_by_label("Outcome").select_option("rule_denied")
     await page.get_by_role("button", name="Show").click()
     await page.wait_for_url(re.compile(r"outcome=rule_denied"))
-    assert f"Rule not met: {sentence}" in await page.locator("table").inner_text()
+    await expect(page.locator("table")).to_contain_text(
+        f"Rule not met: {sentence}", use_inner_text=True
+    )
     if axe:
         await looked_at(page, "activity-filtered")
     await page.get_by_role("link", name=re.compile("^Inspect")).first.click()
@@ -121,7 +123,7 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     await page.get_by_role("link", name="Rules", exact=True).click()
     await looked_at(page, "rules")
     await page.get_by_role("link", name=re.compile(r"^refund_order")).click()
-    assert "From the manifest" in await page.locator("#panel").inner_text()
+    await expect(page.locator("#panel")).to_contain_text("From the manifest", use_inner_text=True)
     await looked_at(page, "rules-panel")
     await page.get_by_role("link", name="Add rule to desk · parley · refund_order").click()
     await looked_at(page, "rule-editor")
@@ -198,14 +200,18 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     await expect(page.locator("#cel-error")).to_contain_text(
         "Reads unknown attribute 'subject.salary'"
     )
-    assert "subject.salary > 1\n  ^ here" in await page.locator("pre.caret").inner_text()
+    await expect(page.locator("pre.caret")).to_contain_text(
+        "subject.salary > 1\n  ^ here", use_inner_text=True
+    )
     await looked_at(page, "rule-editor-cel-error")
     await page.get_by_role("button", name="Discard CEL edits and use the builder").click()
     await expect(page.get_by_label("Field of condition 3")).to_be_visible()
     await expect(page.locator("#reads-as")).to_have_text(sentence)
     await page.get_by_role("button", name="Add to draft").click()
     await page.wait_for_url(re.compile(r"/console/rules\?tool=refund_order"))
-    assert "“Refund up to 100” is in the draft" in await page.get_by_role("status").inner_text()
+    await expect(page.get_by_role("status")).to_contain_text(
+        "“Refund up to 100” is in the draft", use_inner_text=True
+    )
     card = page.locator(".rule-card", has_text="Refund up to 100")
     assert "New in draft" in await card.inner_text() and sentence in await card.inner_text()
     assert not (
@@ -213,6 +219,7 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     ).is_error  # a draft holds nothing back
     await looked_at(page, "rules-draft")
     await page.get_by_role("link", name="Review and publish").click()
+    await expect(page.locator("main")).to_contain_text("Adds 1 rule; 3 will hold")
     summary = await page.locator("main").inner_text()
     assert "desk · parley · refund_order" in summary and "Adds 1 rule; 3 will hold" in summary
     await looked_at(page, "rules-publish")
@@ -281,5 +288,7 @@ async def test_a_member_who_is_not_a_steward_gets_403_and_no_link(desk, page):  
     assert await page.get_by_role("link", name="Rules", exact=True).count() == 0
     response = await page.goto(f"{desk.live.base}/console/rules")
     assert response is not None and response.status == 403
-    assert "Only the club's stewards" in await page.locator("main").inner_text()
+    await expect(page.locator("main")).to_contain_text(
+        "Only the club's stewards", use_inner_text=True
+    )
     await looked_at(page, "rules-forbidden")
