@@ -58,6 +58,8 @@ async def looked_at(page, name: str) -> None:
     listed first), and a screenshot kept when PARLEY_SCREENSHOTS names a folder."""
     from axe_playwright_python.async_playwright import Axe
 
+    # a page that a click is still loading is checked once it has loaded
+    await page.wait_for_load_state()
     results = await Axe().run(page)
     serious = [
         f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
