@@ -383,10 +383,13 @@ def _budget_statement(
     by_key: dict[str, list[int]] = {}
     for index, (key, _) in enumerate(asks):
         by_key.setdefault(key, []).append(index)
-    keys = sorted(by_key)
-    steps = [60.0 / asks[by_key[key][0]][1] for key in keys]
-    slacks = [step * (asks[by_key[key][0]][1] - 1) for key, step in zip(keys, steps, strict=True)]
-    counts = [len(by_key[key]) for key in keys]
+    # a row a key: (key, its asks, the step one ask moves its arrival time, the slack its burst allows)
+    asked: list[tuple[str, int, float, float]] = []
+    for key in sorted(by_key):
+        per_minute = asks[by_key[key][0]][1]
+        step = 60.0 / per_minute
+        asked.append((key, len(by_key[key]), step, step * (per_minute - 1)))
+    slack_of = {key: slack for key, _, _, slack in asked}
     values: list[object]
     if audit:
         logged, values = audit_rows.statement(audit)
@@ -395,9 +398,8 @@ def _budget_statement(
         sql, values = f"WITH {_SPEND}", []
 
     def answer(rows: list[tuple[Any, ...]]) -> tuple[list[float | None], int]:
-        if len(rows) != len(keys):
+        if len(rows) != len(asked):
             raise RuntimeError("the budget statement did not answer for every key")
-        slack_of = dict(zip(keys, slacks, strict=True))
         waits: list[float | None] = [None] * len(asks)
         for key, taken, behind, _ in rows:
             refused = by_key[key][int(taken) :]
@@ -410,8 +412,7 @@ def _budget_statement(
 
     # one JSON parameter rather than four arrays: psycopg adapts a string at once, where each list
     # is inspected element by element to choose its array type, on every statement
-    asked = json_array(list(zip(keys, counts, steps, slacks, strict=True)))
-    return sql, [*values, asked], answer
+    return sql, [*values, json_array(asked)], answer
 
 
 # The budget statement after its WITH (and the audit rows it carries): each key's asks (n) with its
