@@ -28,7 +28,7 @@ import bench_trips  # noqa: E402 - round trips by credential
 METHODS = {"call": "tools/call whoami", "list": "tools/list"}
 
 
-def _cpu_seconds(root: int) -> float:
+def cpu_seconds(root: int) -> float:
     """CPU time so far of a process and every descendant (from /proc; 0 where it cannot be read)."""
     parents: dict[int, int] = {}
     times: dict[int, float] = {}
@@ -62,10 +62,10 @@ def wait_quiet(roots: list[int], limit: float = 120.0) -> float:
     """Wait until the contenders' processes (with their answering workers, which load their models
     once started) use under a tenth of a core between two looks a second apart; the seconds waited."""
     started = time.monotonic()
-    before = sum(_cpu_seconds(root) for root in roots)
+    before = sum(cpu_seconds(root) for root in roots)
     while time.monotonic() - started < limit:
         time.sleep(1.0)
-        now = sum(_cpu_seconds(root) for root in roots)
+        now = sum(cpu_seconds(root) for root in roots)
         if now - before < 0.1:
             break
         before = now
@@ -207,7 +207,7 @@ def main() -> int:
                         for family, (_, name) in families.items()
                         if name == contender.name and method == "call"
                     ]
-                    cpu_before = {f: sum(map(_cpu_seconds, families[f][0])) for f in mine}
+                    cpu_before = {f: sum(map(cpu_seconds, families[f][0])) for f in mine}
                     run = http.wrk_run(
                         wrk,
                         contender,
@@ -219,7 +219,7 @@ def main() -> int:
                         method=method,
                     )
                     for family in mine:
-                        spent = sum(map(_cpu_seconds, families[family][0])) - cpu_before[family]
+                        spent = sum(map(cpu_seconds, families[family][0])) - cpu_before[family]
                         cpu[family][0] += spent
                         cpu[family][1] += run.detail.get("requests", 0)
                     if measured:

@@ -28,6 +28,7 @@ import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_cluster  # noqa: E402
 import bench_http as http  # noqa: E402
 from bench_peers.wrk import wrk_run  # noqa: E402
 
@@ -84,13 +85,6 @@ def step_of(stack: list[str]) -> str:
     return "other"
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU time of the server and every process under it (its workers, when it has several)."""
-    import bench_cluster
-
-    return bench_cluster._cpu_seconds(pid)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--connections", type=int, default=32)
@@ -118,8 +112,6 @@ def main() -> int:
     try:
         manifest = http.bench_manifest(work)
         if args.database == "postgresql":
-            import bench_cluster
-
             env, token, pg_folder = bench_cluster.postgres_store(work, manifest)
             (work / "full").mkdir()
         else:
@@ -133,8 +125,6 @@ def main() -> int:
         full.wait_up()
         assert full.proc is not None
         pid = full.proc.pid  # the console script runs the server in its own process
-        import bench_cluster
-
         bench_cluster.wait_quiet([pid])  # every worker up, its answering workers' models loaded
         wrk_run(wrk, full, args.connections, 2, 1, work)  # warm-up
         # sampled from a moment after the sessions are open until the run ends: the run only
@@ -142,19 +132,19 @@ def main() -> int:
         command = [spy, "record", "--format", "raw", "--rate", str(args.rate), "--nonblocking"]
         command += ["--pid", str(pid), "--duration", str(seconds), "-o", str(raw)]
         if args.workers > 1:
-            command.append("--subprocesses")
+            command.append("--subprocesses")  # the workers are the supervisor's children
         if args.gil:
-            command.append("--gil")  # the workers are the supervisor's children
+            command.append("--gil")
         with (work / "py-spy.log").open("w") as spy_log:
             sampler = threading.Timer(
                 0.5,
                 lambda: samplers.append(subprocess.Popen(command, stdout=spy_log, stderr=spy_log)),
             )
             samplers: list[subprocess.Popen[bytes]] = []
-            before = cpu_seconds(pid)
+            before = bench_cluster.cpu_seconds(pid)  # the server and its workers
             sampler.start()
             run = wrk_run(wrk, full, args.connections, args.seconds, 1, work)
-            cpu = cpu_seconds(pid) - before
+            cpu = bench_cluster.cpu_seconds(pid) - before
             sampler.join()
             for process in samplers:
                 process.wait(60)
