@@ -176,7 +176,16 @@ async def test_a_made_up_tool_name_is_counted_as_unknown_never_as_a_label_of_its
     assert made_up not in text
 
 
-def _slow_tool(chokepoint, name: str, seconds: float, blocking: bool, seen: list | None = None):
+def _slow_tool(
+    chokepoint,
+    name: str,
+    seconds: float,
+    blocking: bool,
+    seen: list | None = None,
+    held: tuple[threading.Event, threading.Event] | None = None,
+):
+    """The tool made slow: it sleeps `seconds`, or, `held` as (entered, release), says it has been
+    entered and waits until it is released (at most a minute, so a failing test never hangs)."""
     from dataclasses import replace
 
     spec = chokepoint.specs[name]
@@ -184,6 +193,10 @@ def _slow_tool(chokepoint, name: str, seconds: float, blocking: bool, seen: list
     def slow(ctx, args):
         if seen is not None:
             seen.append(("handler", threading.current_thread()))
+        if held is not None:
+            entered, release = held
+            entered.set()
+            release.wait(60)
         time.sleep(seconds)
         return spec.handler(ctx, args)
 
@@ -191,21 +204,33 @@ def _slow_tool(chokepoint, name: str, seconds: float, blocking: bool, seen: list
 
 
 async def test_a_blocking_tool_waits_in_a_worker_thread_while_other_calls_are_answered(club):
-    """about_club made slow and marked blocking (as `ask` is, waiting on an answering agent): a call
-    that needs no wait, on another connection, is answered meanwhile, not after it."""
-    _slow_tool(club.live.parley.chokepoint, "about_club", 1.5, blocking=True)
-    finished: dict[str, float] = {}
+    """about_club held inside its handler and marked blocking (as `ask` is, waiting on an answering
+    agent): a call that needs no wait, on another connection, is answered while it is held, not after
+    it. Were the held handler on the event loop, whoami could not be answered until it was released."""
+    entered, release = threading.Event(), threading.Event()
+    _slow_tool(
+        club.live.parley.chokepoint, "about_club", 0.0, blocking=True, held=(entered, release)
+    )
+    finished: list[str] = []
 
-    async def call(tool: str, delay: float) -> None:
-        await anyio.sleep(delay)
+    async def call(tool: str) -> None:
         async with connect(club.url, club.tokens.member.token) as client:
             assert not (await client.call_tool(tool, {})).is_error
-        finished[tool] = time.monotonic()
+        finished.append(tool)
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(call, "about_club", 0.0)
-        group.start_soon(call, "whoami", 0.3)
-    assert finished["whoami"] < finished["about_club"] - 0.5
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(call, "about_club")
+            assert await anyio.to_thread.run_sync(entered.wait, 60), "about_club never ran"
+            with anyio.fail_after(
+                60
+            ):  # a deadline, not a timing: answered while about_club is held
+                await call("whoami")
+            assert finished == ["whoami"]  # about_club is still held
+            release.set()
+    finally:
+        release.set()
+    assert finished == ["whoami", "about_club"]
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
