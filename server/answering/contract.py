@@ -21,10 +21,16 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+MAX_EXAMPLES = 64  # questions a member confirmed a note answers, handed to the answerer per note
+
+
 class Note(_Frozen):
     id: str  # the briefing note's id, as the answerer names it in its Selection
     topic: str
     text: str
+    # Questions the principal confirmed this note answers (their own decisions in the queue, never an
+    # agent's): labelled data in the member's vocabulary. Never quoted, never shown to an asker.
+    examples: tuple[str, ...] = Field(default=(), max_length=MAX_EXAMPLES)
 
 
 class Terms(_Frozen):
