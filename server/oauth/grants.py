@@ -147,23 +147,32 @@ class RefreshGrant(RefreshTokenGrant):
         return self.server.store
 
     def authenticate_refresh_token(self, refresh_token: str) -> RefreshToken | None:
+        """The token as stored, not yet spent: authlib checks the client and the scope after this, and a
+        request those refuse must leave the token working (a leaked token sent by another client, or a
+        wider scope asked for, ends nothing). Only a token already rotated is spent: reuse."""
         token_hash = digest(refresh_token)
-        claimed = rows.claim_refresh_token(self.store.db, token_hash, int(time.time()))
-        if claimed is None:
-            known = rows.refresh_token(self.store.db, token_hash)
-            if known is not None:
-                # Reuse of a rotated refresh token: someone holds a copy. Revoke the whole family.
-                self.store.revoke_family(known["family"], "refresh token reused")
+        known = rows.refresh_token(self.store.db, token_hash)
+        if known is None:
             return None
-        token = RefreshToken(
-            {**claimed, "rotated_at": None}
-        )  # spent now; valid for this one exchange
-        if token.is_expired() or self.store.family_revoked(token.row["family"]):
+        if known["rotated_at"] is not None:
+            # Reuse of a rotated refresh token: someone holds a copy. Revoke the whole family.
+            self.store.revoke_family(known["family"], "refresh token reused")
+            return None
+        token = RefreshToken(known, token_hash)
+        if token.is_expired() or self.store.family_revoked(known["family"]):
             return None
         return token
 
     def authenticate_user(self, refresh_token: RefreshToken) -> Grantee | None:
-        grant = self.store.family(refresh_token.row["family"])
+        """Called once the client and scope are checked: the token is claimed (rotated) here, in one
+        statement, so of two concurrent refreshes exactly one wins and the other is taken as reuse."""
+        row, token_hash = refresh_token.row, refresh_token.token_hash
+        if token_hash is None or not rows.claim_refresh_token(
+            self.store.db, token_hash, int(time.time())
+        ):
+            self.store.revoke_family(row["family"], "refresh token reused")
+            return None
+        grant = self.store.family(row["family"])
         if grant is None or not self.store.may_act(grant["principal_id"], grant["agent_id"]):
             return None
         return Grantee(
@@ -175,7 +184,7 @@ class RefreshGrant(RefreshTokenGrant):
         )
 
     def revoke_old_credential(self, refresh_token: RefreshToken) -> None:
-        """Already rotated when it was claimed, in the same statement that checked it."""
+        """Already rotated when it was claimed (`authenticate_user`), in the statement that checked it."""
 
 
 MAX_REDIRECT_URIS = 10

@@ -168,6 +168,40 @@ async def test_code_is_single_use_and_bound_to_verifier_and_redirect(club):
         )
 
 
+@pytest.mark.parametrize("refused", ["foreign client", "wider scope"])
+async def test_a_refused_refresh_leaves_the_grant_working(club, refused):
+    """A refresh the token endpoint refuses (another client presents A's refresh token, or A asks for
+    more than it was granted) spends nothing: A's next refresh, with the same token, succeeds."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        client = await register(http, club.live.base)
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, client["client_id"], challenge))
+        first = (await redeem(http, club.live.base, client["client_id"], code, verifier)).json()
+        token_url = club.live.base + "/oauth/token"
+        rotate = {"grant_type": "refresh_token", "refresh_token": first["refresh_token"]}
+        if refused == "foreign client":
+            other = await register(http, club.live.base)
+            attempt = {**rotate, "client_id": other["client_id"]}
+        else:
+            attempt = {**rotate, "client_id": client["client_id"], "scope": "mandate:write"}
+        bad = await http.post(token_url, data=attempt)
+        assert bad.status_code in (400, 401) and bad.json()["error"] in (
+            "invalid_grant",
+            "invalid_scope",
+        )
+        again = await http.post(token_url, data={**rotate, "client_id": client["client_id"]})
+        assert again.status_code == 200, again.text
+        probe = await http.post(
+            club.url,
+            headers={
+                "Authorization": f"Bearer {again.json()['access_token']}",
+                "Accept": "application/json, text/event-stream",
+            },
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        )
+        assert probe.status_code != 401, probe.text  # the new access token is accepted at the gate
+
+
 async def test_pkce_s256_is_required(club):
     async with httpx2.AsyncClient(timeout=30) as http:
         client = await register(http, club.live.base)
