@@ -8,6 +8,8 @@ principal or a revoked agent refreshes nothing; registration accepts only well-f
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
 import time
 from urllib.parse import urlsplit
@@ -188,6 +190,17 @@ class RefreshGrant(RefreshTokenGrant):
 
 
 MAX_REDIRECT_URIS = 10
+# The registration metadata Parley uses, each bounded; anything else is dropped (kept nowhere, sent
+# back nowhere), and refused when it is long: no client fills the table with what no one reads.
+SCALARS = {"client_name": 64, "token_endpoint_auth_method": 40, "scope": 500}
+LISTS = ("grant_types", "response_types")
+USED = frozenset({"redirect_uris", *SCALARS, *LISTS})
+MAX_CLIENT_NAME = SCALARS["client_name"]
+MAX_LIST, MAX_LIST_ITEM = 5, 40
+MAX_UNUSED = 2000
+# A client's name is its own claim, shown on the consent page as such: a plain name, nothing that reads
+# as an address, a path or markup.
+PLAIN_NAME = re.compile(rf"[^\W_][\w .,'’&()+!-]{{0,{MAX_CLIENT_NAME - 1}}}")
 
 
 class Registration(ClientRegistrationEndpoint):
@@ -217,28 +230,45 @@ class Registration(ClientRegistrationEndpoint):
             raise InvalidRedirectURIError(
                 "redirect_uris must not hold spaces, line breaks or control characters"
             )
-        for name in (
-            "client_name",
-            "token_endpoint_auth_method",
-            "scope",
-            "client_uri",
-            "logo_uri",
-        ):
+        for name, limit in SCALARS.items():
             value = data.get(name, "")
-            if not (isinstance(value, str) and len(value) <= 2000):
-                raise InvalidClientMetadataError(f"{name} must be a string")
-        for name in ("grant_types", "response_types"):
+            if not (isinstance(value, str) and len(value) <= limit):
+                raise InvalidClientMetadataError(
+                    f"{name} must be a string of at most {limit} characters"
+                )
+        for name in LISTS:
             values = data.get(name, [])
-            if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
-                raise InvalidClientMetadataError(f"{name} must be a list of strings")
+            if not (
+                isinstance(values, list)
+                and len(values) <= MAX_LIST
+                and all(isinstance(v, str) and len(v) <= MAX_LIST_ITEM for v in values)
+            ):
+                raise InvalidClientMetadataError(
+                    f"{name} must be a list of at most {MAX_LIST} strings of at most "
+                    f"{MAX_LIST_ITEM} characters"
+                )
+        client_name = data.get("client_name")
+        if isinstance(client_name, str) and client_name and not PLAIN_NAME.fullmatch(client_name):
+            raise InvalidClientMetadataError(
+                f"client_name must be a plain name: 1 to {MAX_CLIENT_NAME} letters, digits, spaces "
+                "and . , ' & ( ) + ! - _, starting with a letter or digit (the consent page shows it "
+                "as what the client calls itself)"
+            )
+        for field, value in data.items():
+            if field not in USED and len(json.dumps(value)) > MAX_UNUSED:
+                raise InvalidClientMetadataError(
+                    f"{field} is longer than {MAX_UNUSED:,} characters; Parley does not use it (it "
+                    f"keeps only {', '.join(sorted(USED))}), so leave it out"
+                )
         try:
-            return super().extract_client_metadata(request)
+            checked = super().extract_client_metadata(request)
         except (
             TypeError,
             AttributeError,
             ValueError,
         ):  # a value of a type authlib's own checks assume away
             raise InvalidClientMetadataError("the client metadata is malformed") from None
+        return {field: value for field, value in checked.items() if field in USED}
 
     def generate_client_secret(self, request: JsonRequest) -> str | None:
         method = request.payload.data.get("token_endpoint_auth_method", "client_secret_basic")
