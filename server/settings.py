@@ -137,6 +137,17 @@ class Settings:
             "PARLEY_DB_POOL", "`20`", "pooled PostgreSQL connections a process (2 to 500)"
         ),
     )
+    # The proxies whose X-Forwarded-For / -Proto `parley serve` believes (uvicorn's forwarded_allow_ips);
+    # none by default: a client's own address is what its per-address limits count.
+    forwarded_allow_ips: str | None = field(
+        default=None,
+        metadata=variable(
+            "PARLEY_FORWARDED_ALLOW_IPS",
+            "unset: no proxy is trusted",
+            "the proxies (addresses or networks, comma-separated, `*` for any) whose "
+            "`X-Forwarded-For` `parley serve` believes",
+        ),
+    )
     # PARLEY_PUBLIC_URL was given: pages show it; unset, they show the address a request came in on.
     public_url_given: bool = False
     # The command line's own: the credential `parley doctor` sends, and how hints name the command.
@@ -256,6 +267,7 @@ class Settings:
             database_url=database_url,
             stateless=sessions_mode == "stateless",
             db_pool=int(pool),
+            forwarded_allow_ips=env.get("PARLEY_FORWARDED_ALLOW_IPS") or None,
             public_url_given=bool(env.get("PARLEY_PUBLIC_URL")),
             token=env.get("PARLEY_TOKEN"),  # as given: an empty one is refused, not a guest
             command=env.get("PARLEY_COMMAND") or None,

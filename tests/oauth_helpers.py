@@ -46,6 +46,7 @@ class Browser:
         self.redirect: str | None = None
         self.refusal: str | None = None  # the consent page's answer when it did not redirect
         self.pages: list[str] = []
+        self.responses: list[httpx2.Response] = []  # the pages' whole answers, headers too
 
     async def visit(self, authorization_url: str) -> str | None:
         async with httpx2.AsyncClient(follow_redirects=False, timeout=30) as http:
@@ -53,6 +54,7 @@ class Browser:
             assert page.status_code == 303, page.text
             signin = await http.get(urljoin(authorization_url, page.headers["location"]))
             self.pages.append(signin.text)
+            self.responses.append(signin)
             assert "Sign in" in signin.text
             posted = await http.post(
                 urljoin(authorization_url, "/signin"),
@@ -66,6 +68,7 @@ class Browser:
             assert posted.status_code == 303, posted.text
             consent = await http.get(urljoin(authorization_url, posted.headers["location"]))
             self.pages.append(consent.text)
+            self.responses.append(consent)
             assert consent.status_code == 200, consent.text
             agents = re.findall(r'<option value="(\d+)">([^<]*)</option>', consent.text)
             agent_id = next(value for value, name in agents if self.agent in (None, name))

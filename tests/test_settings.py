@@ -37,6 +37,7 @@ SAMPLES = {
     "PARLEY_DATABASE_URL": "postgresql://db.internal/parley",
     "PARLEY_SESSIONS": "stateless",
     "PARLEY_DB_POOL": "9",
+    "PARLEY_FORWARDED_ALLOW_IPS": "10.0.0.5,192.168.0.0/16",
     "PARLEY_TOKEN": "pa_sample",
     "PARLEY_COMMAND": "scripts/parley",
 }

@@ -17,6 +17,7 @@ from server.answering.checks import Flag, flags
 from server.answering.text import invisible, lookalikes
 from server.asking.rows import Row
 from server.errors import NotFound, ParleyError
+from server.plaintext import folded
 from server.store import records
 from server.store.database import Database, now, write
 
@@ -62,7 +63,7 @@ def concerns(topic: str, text: str, who: str) -> list[Concern]:
 
 
 def _clean(topic: str, text: str) -> tuple[str, str]:
-    topic, text = topic.strip().lower(), text.strip()
+    topic, text = folded(topic), text.strip()  # as the tool's argument type folds it
     if not 1 <= len(topic) <= TOPIC_LIMIT:
         raise ParleyError(f"a note's topic is 1 to {TOPIC_LIMIT} characters")
     if not 1 <= len(text) <= TEXT_LIMIT:

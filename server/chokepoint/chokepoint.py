@@ -27,7 +27,7 @@ from server.manifest.schema import Manifest
 from server.metrics import tool_calls_by
 from server.router.catalogue import Catalogue
 from server.router.vocabulary import Vocabulary
-from server.store.database import Database
+from server.store.database import Database, revision
 from server.tools import ToolContext, ToolSpec, specs_for
 from server.tools.registry import Args
 
@@ -174,10 +174,11 @@ class Chokepoint:
                 outcome = "invalid_input"
                 return _error(_validation_message(name, exc))
             # the rules in force for this request: the revision its credential was resolved at, read once
+            # (read again, and a new rule compiled, in a worker thread: never on the event loop)
             known = caller.revision
-            if not self.offload:
-                self.rulebook.refresh(known)
-            elif not self.rulebook.current_at(known):
+            if known is None and not self.offload:
+                known = revision(self.db)
+            if not self.rulebook.current_at(known):
                 await anyio.to_thread.run_sync(self.rulebook.refresh, known)
             if self.rulebook.guards(caller.entry_persona, name):
                 trail = []

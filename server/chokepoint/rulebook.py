@@ -17,6 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import anyio
 import cel
 from pydantic import ValidationError
 
@@ -43,6 +44,12 @@ if TYPE_CHECKING:  # whoami's shape, declared beside ToolContext: no need to loa
 log = logging.getLogger("parley.rules")
 
 BROKEN = "this rule no longer compiles; a steward must fix or remove it"
+# A rule measured at most this many token evaluations (`rule_cost`) runs on the event loop, in
+# microseconds; a costlier one (bounded too, at `rule_cost.MAX_COST`) runs in a worker thread, and a
+# call whose rule overruns `EVALUATION_SECONDS` there is refused, naming the rule (fail closed).
+INLINE_COST = 256
+EVALUATION_SECONDS = 0.5
+COMPILED_KEPT = 512  # stored rules kept compiled, by id and body
 # the path of one decision: ("rule" | "source", its name, what happened), never a value
 Trail = list[tuple[str, str, str]]
 
@@ -111,8 +118,12 @@ class RuleBook:
         sources: ContextSources,
         input_schemas: dict[str, dict[str, object]],
         compile_manifest: bool = True,
+        evaluation_seconds: float = EVALUATION_SECONDS,
     ):
         self.manifest = manifest
+        self.evaluation_seconds = evaluation_seconds
+        # a stored rule compiled once for its body: a refresh for an unrelated change compiles nothing
+        self._compiled_rows: dict[tuple[int, str], list[Rule] | BrokenRule] = {}
         self.db = db
         self.sources = sources
         self.input_schemas = input_schemas
@@ -154,7 +165,17 @@ class RuleBook:
         return rule_rows.in_state(self.db, state) if self.db is not None else []
 
     def _compiled(self, row: RuleRow) -> list[Rule] | BrokenRule:
-        """A stored rule compiled against today's manifest, or what keeps it from compiling."""
+        """A stored rule compiled against today's manifest, or what keeps it from compiling; kept by
+        the row's id and body (the manifest and context sources of a book never change)."""
+        key = (row["id"], row["body"])
+        found = self._compiled_rows.get(key)
+        if found is None:
+            if len(self._compiled_rows) >= COMPILED_KEPT:
+                self._compiled_rows.clear()
+            found = self._compiled_rows[key] = self._compile_row(row)
+        return found
+
+    def _compile_row(self, row: RuleRow) -> list[Rule] | BrokenRule:
         try:
             return self.compile(RuleDecl.model_validate_json(row["body"]), f"store:{row['id']}")
         except RuleError as exc:
@@ -272,19 +293,28 @@ class RuleBook:
             )
         trail += self._sources_trail(needed, None)
         context: RuleContext = {"args": args, **attributes}
-        verdicts = self._all_at_once(state.together.get(key), rules, context)
+        inline = all(rule.cost <= INLINE_COST for rule in rules)
+        verdicts = self._all_at_once(state.together.get(key), rules, context) if inline else None
         for index, rule in enumerate(rules):
             if verdicts is not None:
                 passed = verdicts[index]
             else:
                 try:
-                    passed = rule.program.execute(context)
-                except Exception:  # noqa: BLE001 - the library's text may hold input values: never passed on
-                    trail.append(("rule", rule.name, "could not be evaluated"))
+                    passed = await self._evaluate(rule, context)
+                except Exception as exc:  # noqa: BLE001 - the library's text may hold input values: never passed on
+                    overran = isinstance(exc, TimeoutError)
+                    trail.append(
+                        (
+                            "rule",
+                            rule.name,
+                            "took too long" if overran else "could not be evaluated",
+                        )
+                    )
                     trail += [("rule", later.name, "not reached") for later in rules[index + 1 :]]
+                    why = "took too long to evaluate" if overran else "could not be evaluated"
                     return Denial(
                         "rule_error",
-                        f'Rule could not be evaluated: "{rule.name}". The call was not made.',
+                        f'Rule {why}: "{rule.name}". The call was not made.',
                         rule.name,
                     )
             if passed is not True:
@@ -297,6 +327,17 @@ class RuleBook:
                 )
             trail.append(("rule", rule.name, "passed"))
         return None
+
+    async def _evaluate(self, rule: Rule, context: RuleContext) -> object:
+        """One rule's verdict: a cheap rule's on the event loop, a costlier one's in a worker thread
+        within `evaluation_seconds` (TimeoutError past it; the thread, which cannot be stopped, is left
+        to finish a bounded evaluation, and its verdict is dropped)."""
+        if rule.cost <= INLINE_COST:
+            return rule.program.execute(context)
+        with anyio.fail_after(self.evaluation_seconds):
+            return await anyio.to_thread.run_sync(
+                rule.program.execute, context, abandon_on_cancel=True
+            )
 
     def _sources_trail(self, needed: frozenset[str], failure: SourceFailed | None) -> Trail:
         """Each context source these attributes come from, in the order they are asked: reached, failed

@@ -17,6 +17,7 @@ from typing import TypedDict
 
 import cel
 
+from server.chokepoint.rule_cost import TooCostly, measure
 from server.errors import ParleyError
 from server.manifest.schema import Binding, RuleDecl
 
@@ -86,6 +87,7 @@ class Rule:
     attributes: frozenset[str]  # the trusted attributes it reads: subject.x, resource.y
     origin: str  # manifest, or the store's rule id
     is_cel: bool
+    cost: int  # token evaluations at most (`rule_cost`): a cheap rule runs on the event loop
 
 
 def argument_types(input_schema: dict[str, object]) -> dict[str, str]:
@@ -187,7 +189,9 @@ def compile_builder(decl: RuleDecl, types: dict[str, str]) -> tuple[str, str]:
 
 
 def check_cel(expression: str, name: str, types: dict[str, str]) -> cel.Program:
-    """Compile, and refuse what reads an unknown attribute or does not return a boolean."""
+    """Compile, and refuse what costs too much (measured before the compiler sees it), reads an unknown
+    attribute or does not return a boolean."""
+    cost_of(expression, name)
     try:
         program = cel.compile(expression)
     except (ValueError, RuntimeError) as exc:
@@ -243,6 +247,14 @@ def check_cel(expression: str, name: str, types: dict[str, str]) -> cel.Program:
     return program
 
 
+def cost_of(expression: str, name: str) -> int:
+    """The rule's cost (`rule_cost.measure`), or the RuleError that says which bound it passes."""
+    try:
+        return measure(expression).cost
+    except TooCostly as exc:
+        raise RuleError(f"rule '{name}': {exc}") from None
+
+
 def together(rules: list[Rule]) -> cel.Program | None:
     """One program giving every rule's verdict, in order, as a list: a call through several rules
     then hands its context to the CEL engine once, not once a rule (most of an evaluation's cost).
@@ -266,4 +278,5 @@ def compile_rule(decl: RuleDecl, binding: Binding, types: dict[str, str], origin
         is_cel = False
     program = check_cel(expression, decl.name, types)
     attributes = frozenset(f"{r}.{a}" for r, a in _PATH.findall(expression) if r != "args")
-    return Rule(binding, decl.name, reads_as, expression, program, attributes, origin, is_cel)
+    cost = cost_of(expression, decl.name)
+    return Rule(binding, decl.name, reads_as, expression, program, attributes, origin, is_cel, cost)

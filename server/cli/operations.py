@@ -106,9 +106,14 @@ def serve(args: argparse.Namespace) -> int:
         port,
         [f"Parley serving MCP at {served.mcp_url}", f"Console: {served.public_url}/console"],
     )
+    # forwarded headers are believed only from the proxies the operator names (uvicorn's own default
+    # trusts 127.0.0.1: anything on the host could then rotate X-Forwarded-For past per-address limits)
+    proxies = args.forwarded_allow_ips or settings.forwarded_allow_ips
     try:
         uvicorn.run(
             "server.app:create_app",
+            proxy_headers=proxies is not None,
+            forwarded_allow_ips=proxies or "",
             factory=True,
             host=host,
             port=port,
@@ -309,6 +314,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--port", type=int, help="the port (default PARLEY_PORT or 8765)")
     p.add_argument(
         "--workers", type=int, default=1, help="worker processes (more than 1 needs PostgreSQL)"
+    )
+    p.add_argument(
+        "--forwarded-allow-ips",
+        metavar="ADDRESSES",
+        help="the proxies whose X-Forwarded-For is believed, comma-separated "
+        "(default PARLEY_FORWARDED_ALLOW_IPS, else none)",
     )
     p.add_argument(
         "--access-log",

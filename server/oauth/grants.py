@@ -8,6 +8,8 @@ principal or a revoked agent refreshes nothing; registration accepts only well-f
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
 import time
 from urllib.parse import urlsplit
@@ -147,23 +149,32 @@ class RefreshGrant(RefreshTokenGrant):
         return self.server.store
 
     def authenticate_refresh_token(self, refresh_token: str) -> RefreshToken | None:
+        """The token as stored, not yet spent: authlib checks the client and the scope after this, and a
+        request those refuse must leave the token working (a leaked token sent by another client, or a
+        wider scope asked for, ends nothing). Only a token already rotated is spent: reuse."""
         token_hash = digest(refresh_token)
-        claimed = rows.claim_refresh_token(self.store.db, token_hash, int(time.time()))
-        if claimed is None:
-            known = rows.refresh_token(self.store.db, token_hash)
-            if known is not None:
-                # Reuse of a rotated refresh token: someone holds a copy. Revoke the whole family.
-                self.store.revoke_family(known["family"], "refresh token reused")
+        known = rows.refresh_token(self.store.db, token_hash)
+        if known is None:
             return None
-        token = RefreshToken(
-            {**claimed, "rotated_at": None}
-        )  # spent now; valid for this one exchange
-        if token.is_expired() or self.store.family_revoked(token.row["family"]):
+        if known["rotated_at"] is not None:
+            # Reuse of a rotated refresh token: someone holds a copy. Revoke the whole family.
+            self.store.revoke_family(known["family"], "refresh token reused")
+            return None
+        token = RefreshToken(known, token_hash)
+        if token.is_expired() or self.store.family_revoked(known["family"]):
             return None
         return token
 
     def authenticate_user(self, refresh_token: RefreshToken) -> Grantee | None:
-        grant = self.store.family(refresh_token.row["family"])
+        """Called once the client and scope are checked: the token is claimed (rotated) here, in one
+        statement, so of two concurrent refreshes exactly one wins and the other is taken as reuse."""
+        row, token_hash = refresh_token.row, refresh_token.token_hash
+        if token_hash is None or not rows.claim_refresh_token(
+            self.store.db, token_hash, int(time.time())
+        ):
+            self.store.revoke_family(row["family"], "refresh token reused")
+            return None
+        grant = self.store.family(row["family"])
         if grant is None or not self.store.may_act(grant["principal_id"], grant["agent_id"]):
             return None
         return Grantee(
@@ -175,10 +186,21 @@ class RefreshGrant(RefreshTokenGrant):
         )
 
     def revoke_old_credential(self, refresh_token: RefreshToken) -> None:
-        """Already rotated when it was claimed, in the same statement that checked it."""
+        """Already rotated when it was claimed (`authenticate_user`), in the statement that checked it."""
 
 
 MAX_REDIRECT_URIS = 10
+# The registration metadata Parley uses, each bounded; anything else is dropped (kept nowhere, sent
+# back nowhere), and refused when it is long: no client fills the table with what no one reads.
+SCALARS = {"client_name": 64, "token_endpoint_auth_method": 40, "scope": 500}
+LISTS = ("grant_types", "response_types")
+USED = frozenset({"redirect_uris", *SCALARS, *LISTS})
+MAX_CLIENT_NAME = SCALARS["client_name"]
+MAX_LIST, MAX_LIST_ITEM = 5, 40
+MAX_UNUSED = 2000
+# A client's name is its own claim, shown on the consent page as such: a plain name, nothing that reads
+# as an address, a path or markup.
+PLAIN_NAME = re.compile(rf"[^\W_][\w .,'’&()+!-]{{0,{MAX_CLIENT_NAME - 1}}}")
 
 
 class Registration(ClientRegistrationEndpoint):
@@ -208,28 +230,45 @@ class Registration(ClientRegistrationEndpoint):
             raise InvalidRedirectURIError(
                 "redirect_uris must not hold spaces, line breaks or control characters"
             )
-        for name in (
-            "client_name",
-            "token_endpoint_auth_method",
-            "scope",
-            "client_uri",
-            "logo_uri",
-        ):
+        for name, limit in SCALARS.items():
             value = data.get(name, "")
-            if not (isinstance(value, str) and len(value) <= 2000):
-                raise InvalidClientMetadataError(f"{name} must be a string")
-        for name in ("grant_types", "response_types"):
+            if not (isinstance(value, str) and len(value) <= limit):
+                raise InvalidClientMetadataError(
+                    f"{name} must be a string of at most {limit} characters"
+                )
+        for name in LISTS:
             values = data.get(name, [])
-            if not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
-                raise InvalidClientMetadataError(f"{name} must be a list of strings")
+            if not (
+                isinstance(values, list)
+                and len(values) <= MAX_LIST
+                and all(isinstance(v, str) and len(v) <= MAX_LIST_ITEM for v in values)
+            ):
+                raise InvalidClientMetadataError(
+                    f"{name} must be a list of at most {MAX_LIST} strings of at most "
+                    f"{MAX_LIST_ITEM} characters"
+                )
+        client_name = data.get("client_name")
+        if isinstance(client_name, str) and client_name and not PLAIN_NAME.fullmatch(client_name):
+            raise InvalidClientMetadataError(
+                f"client_name must be a plain name: 1 to {MAX_CLIENT_NAME} letters, digits, spaces "
+                "and . , ' & ( ) + ! - _, starting with a letter or digit (the consent page shows it "
+                "as what the client calls itself)"
+            )
+        for field, value in data.items():
+            if field not in USED and len(json.dumps(value)) > MAX_UNUSED:
+                raise InvalidClientMetadataError(
+                    f"{field} is longer than {MAX_UNUSED:,} characters; Parley does not use it (it "
+                    f"keeps only {', '.join(sorted(USED))}), so leave it out"
+                )
         try:
-            return super().extract_client_metadata(request)
+            checked = super().extract_client_metadata(request)
         except (
             TypeError,
             AttributeError,
             ValueError,
         ):  # a value of a type authlib's own checks assume away
             raise InvalidClientMetadataError("the client metadata is malformed") from None
+        return {field: value for field, value in checked.items() if field in USED}
 
     def generate_client_secret(self, request: JsonRequest) -> str | None:
         method = request.payload.data.get("token_endpoint_auth_method", "client_secret_basic")

@@ -111,8 +111,9 @@ class RefreshToken:
     """A stored refresh token (or the family an access token stands for); authlib's `TokenMixin`
     interface, as far as refreshing and revoking use it."""
 
-    def __init__(self, row: RefreshTokenRow):
+    def __init__(self, row: RefreshTokenRow, token_hash: str | None = None):
         self.row = row
+        self.token_hash = token_hash  # the digest it was presented as, when it was (a refresh)
 
     def check_client(self, client: Client) -> bool:
         return self.row["client_id"] == client.client_id

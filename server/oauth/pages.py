@@ -27,7 +27,7 @@ from server.oauth.authorization import (
 from server.store import agents as agent_rows
 from server.store import principals as principal_rows
 from server.store.agents import AgentRow
-from server.web.pages import Pages
+from server.web.pages import Pages, csp_sending_forms_to
 
 MAX_BODY = 64 * 1024
 REGISTRATIONS_PER_MINUTE = 30  # a client registers once; a burst is someone filling the table
@@ -258,14 +258,16 @@ class AuthorizationPages:
         handle = principal["handle"] if principal else ""
         requested = set((query.get("scope") or "").split())
         grantable = self.grantable(principal_id)
+        redirect = urlsplit(grant.redirect_uri)
         return self.pages.render(
             request,
             "consent.html",
             status_code=status,
             csrf=self.pages.csrf(request),
             query=urlencode(query),
+            csp=csp_sending_forms_to(f"{redirect.scheme}://{redirect.netloc}"),
             client_name=client.name,
-            redirect_host=urlsplit(grant.redirect_uri).netloc,
+            redirect_host=redirect.netloc,
             handle=handle,
             agents=self._agents(principal_id),
             grantable=grantable,

@@ -13,11 +13,22 @@ from pydantic import Field
 
 from server.asking import briefing
 from server.errors import ParleyError
-from server.tools.registry import MAX_ID, Args, NoArgs, Output, ToolContext, ToolError, tool
+from server.tools.registry import (
+    MAX_ID,
+    Args,
+    FoldedText,
+    NoArgs,
+    Output,
+    ToolContext,
+    ToolError,
+    tool,
+)
 
 
 class UpdateBriefingArgs(Args):
-    topic: str = Field(min_length=1, max_length=80, description="What the note is about.")
+    topic: FoldedText = Field(
+        min_length=1, max_length=80, description="What the note is about (kept in lower case)."
+    )
     text: str = Field(min_length=1, max_length=4000)
     visibility: Literal["public", "members", "private"] = Field(
         description="public: any asker; members: askers who are members; private: never revealed."

@@ -8,12 +8,14 @@ from pydantic import Field
 
 from server.identity import mandates, principals
 from server.store import principals as principal_rows
-from server.tools.registry import Args, Output, ToolContext, ToolError, tool
+from server.tools.registry import Args, FoldedText, Output, ToolContext, ToolError, tool
 
 
 class SearchArgs(Args):
-    query: str = Field(
-        default="", max_length=200, description="Words to match in handle, name, bio or tags."
+    query: FoldedText = Field(
+        default="",
+        max_length=200,
+        description="Words to match in handle, name, bio or tags (case does not matter).",
     )
     limit: int = Field(default=20, ge=1, le=100)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeVar, get_type_hints
+from typing import Annotated, Any, TypedDict, TypeVar, get_type_hints
 
 import mcp_types as types
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 from pydantic_core import PydanticCustomError
 
 from server.access import Caller
@@ -22,7 +22,7 @@ from server.asking import Escalations
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
 from server.manifest.schema import Manifest
-from server.plaintext import control_character
+from server.plaintext import control_character, folded
 from server.router import Catalogue, Vocabulary
 from server.store.database import Database
 
@@ -47,6 +47,11 @@ class Args(BaseModel):
                 {"found": found},
             )
         return value
+
+
+# A text argument the tool compares without regard to case, spacing or Unicode form (a topic, a search):
+# folded by its type, once, so the rules on the call and the tool see the very same value.
+FoldedText = Annotated[str, AfterValidator(folded)]
 
 
 class Output(BaseModel):

@@ -10,6 +10,7 @@ the keys folder, never in the database.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -45,9 +46,17 @@ STATIC = {
 SESSION_SECRET_FILE = "session-secret"
 SESSION_HOURS = 8
 CSP = (
-    "default-src 'self'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; "
+    "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
     "base-uri 'none'; object-src 'none'"
 )
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+")
+
+
+def csp_sending_forms_to(origin: str) -> str:
+    """The policy of a page whose form is answered with a redirect elsewhere (OAuth consent: to the
+    client's redirect URI), which `form-action` must allow: that origin beside this site, nothing else."""
+    allowed = origin if _ORIGIN.fullmatch(origin) else "https:"
+    return CSP.replace("form-action 'self'", f"form-action 'self' {allowed}")
 
 
 ACCOUNT_ATTEMPTS_PER_MINUTE = 10  # password attempts on one account, from every address together
@@ -220,11 +229,14 @@ class Pages:
     def render(
         self, request: Request, name: str, status_code: int = 200, **context: object
     ) -> Response:
+        """The template as a page with its security headers; `csp`, when given, replaces the policy
+        (`csp_sending_forms_to`: the consent page alone)."""
+        policy = context.pop("csp", CSP)
         context.setdefault("club_name", self.club_name)
         response = self.templates.TemplateResponse(request, name, context, status_code=status_code)
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Content-Security-Policy"] = CSP
+        response.headers["Content-Security-Policy"] = policy if isinstance(policy, str) else CSP
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Content-Type-Options"] = "nosniff"
         return response
@@ -288,9 +300,11 @@ class Pages:
         return RedirectResponse(target, status_code=303)
 
     async def signout(self, request: Request) -> Response:
-        form = await request.form()
-        if self.csrf_ok(request, form):
-            self.end_session(request, "signed out")
+        """Sign-out ends the session whatever the form's CSRF token: whoever pressed it must not stay
+        signed in because the page had aged. (A forged sign-out from another site cannot happen: the
+        session cookie is SameSite, so a cross-site POST arrives without a session to end.)"""
+        await request.form()
+        self.end_session(request, "signed out")
         return RedirectResponse("/signin", status_code=303)
 
     def routes(self) -> list[Route]:

@@ -278,7 +278,9 @@ class RulePages(Frame):
             return self._not_found(request)
         editor = Editor(self.rulebook, *binding)
         state = editor.fresh()
-        editor.check(state)
+        await anyio.to_thread.run_sync(
+            editor.check, state
+        )  # compiling never runs on the event loop
         state.errors.clear()  # a fresh form is not wrong yet
         return self._editor_page(request, me, editor, state)
 
@@ -293,7 +295,9 @@ class RulePages(Frame):
         editor = Editor(self.rulebook, *binding)
         state, action = editor.read(form)
         editor.apply(state, action)
-        decl = editor.check(state)
+        decl = await anyio.to_thread.run_sync(
+            editor.check, state
+        )  # Preview too: off the event loop
         fragment = request.headers.get("x-parley-fragment") == "1"
         if action == "preview":
             return JSONResponse(

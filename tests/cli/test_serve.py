@@ -438,3 +438,45 @@ def test_a_statement_on_a_pool_retired_as_the_store_came_back_is_store_unavailab
     finally:
         db.close()
         postgres.drop(url)
+
+
+@pytest.mark.parametrize("trusted", [None, "127.0.0.1"])
+def test_forwarded_addresses_are_believed_only_from_the_proxies_named(tmp_path, trusted):
+    """Registrations from one host, each with another X-Forwarded-For: by default the header is not
+    believed, so the per-address limit counts the host and refuses past its budget; with the host named
+    as a proxy (`--forwarded-allow-ips`), each forwarded client has a budget of its own."""
+    from server.oauth.pages import REGISTRATIONS_PER_MINUTE
+
+    env = {
+        **os.environ,
+        "PARLEY_DB": str(tmp_path / "club.db"),
+        "PARLEY_KEYS": str(tmp_path / "keys"),
+    }
+    for name in (
+        "PARLEY_DATABASE_URL",
+        "PARLEY_PUBLIC_URL",
+        "PARLEY_SESSIONS",
+        "FORWARDED_ALLOW_IPS",
+    ):
+        env.pop(name, None)
+    assert parley(env, "init").returncode == 0
+    port = free_port()
+    extra = ("--forwarded-allow-ips", trusted) if trusted else ()
+    proc, _ = serve_and_wait(env, port, *extra)
+    try:
+        answers = [
+            httpx2.post(
+                f"http://127.0.0.1:{port}/oauth/register",
+                json={},
+                headers={"X-Forwarded-For": f"10.{n // 250}.{n % 250}.1"},
+                timeout=30,
+            ).status_code
+            for n in range(REGISTRATIONS_PER_MINUTE * 2)
+        ]
+    finally:
+        stop(proc)
+    if trusted:
+        assert 429 not in answers
+    else:
+        # (the budget refills while the requests are sent: one registration every two seconds)
+        assert answers.count(429) >= REGISTRATIONS_PER_MINUTE // 2

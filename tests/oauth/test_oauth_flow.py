@@ -38,7 +38,7 @@ async def test_full_flow_discovery_to_revocation(club):
             who = (await client.call_tool("whoami", {})).structured_content
             assert who["lane"] == "member" and who["credential"]["kind"] == "oauth"
             assert "OAuth access token of bruno's agent 'assistant'" in who["why"]
-    assert "Allow Test agent host to act for you?" in browser.pages[1]
+    assert "calls itself <q>Test agent host</q>" in browser.pages[1]
     first = storage.tokens
     assert first.refresh_token and first.access_token.count(".") == 2
 
@@ -166,6 +166,40 @@ async def test_code_is_single_use_and_bound_to_verifier_and_redirect(club):
             probe.status_code == 401
             and "authorization code replayed" in probe.json()["error_description"]
         )
+
+
+@pytest.mark.parametrize("refused", ["foreign client", "wider scope"])
+async def test_a_refused_refresh_leaves_the_grant_working(club, refused):
+    """A refresh the token endpoint refuses (another client presents A's refresh token, or A asks for
+    more than it was granted) spends nothing: A's next refresh, with the same token, succeeds."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        client = await register(http, club.live.base)
+        verifier, challenge = pkce()
+        code = code_of(await authorize(club, http, client["client_id"], challenge))
+        first = (await redeem(http, club.live.base, client["client_id"], code, verifier)).json()
+        token_url = club.live.base + "/oauth/token"
+        rotate = {"grant_type": "refresh_token", "refresh_token": first["refresh_token"]}
+        if refused == "foreign client":
+            other = await register(http, club.live.base)
+            attempt = {**rotate, "client_id": other["client_id"]}
+        else:
+            attempt = {**rotate, "client_id": client["client_id"], "scope": "mandate:write"}
+        bad = await http.post(token_url, data=attempt)
+        assert bad.status_code in (400, 401) and bad.json()["error"] in (
+            "invalid_grant",
+            "invalid_scope",
+        )
+        again = await http.post(token_url, data={**rotate, "client_id": client["client_id"]})
+        assert again.status_code == 200, again.text
+        probe = await http.post(
+            club.url,
+            headers={
+                "Authorization": f"Bearer {again.json()['access_token']}",
+                "Accept": "application/json, text/event-stream",
+            },
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        )
+        assert probe.status_code != 401, probe.text  # the new access token is accepted at the gate
 
 
 async def test_pkce_s256_is_required(club):
@@ -382,6 +416,17 @@ async def test_registration_secrets_only_for_confidential_clients(club):
         ({"redirect_uris": ["https://ok.example/cb#frag"]}, "redirect_uris"),
         ({"redirect_uris": []}, "redirect_uri"),
         ({"grant_types": ["client_credentials"]}, "grant_types"),
+        # metadata Parley does not use, sent long: refused, saying what is kept
+        ({"contacts": ["admin@example.org" * 4] * 900}, "contacts is longer than 2,000 characters"),
+        ({"software_statement": "x" * 3000}, "software_statement is longer than 2,000"),
+        # what it uses, each bounded
+        ({"scope": "club:read " * 100}, "scope must be a string of at most 500 characters"),
+        ({"grant_types": ["authorization_code"] * 6}, "grant_types must be a list of at most 5"),
+        # a client's name is a plain name: the consent page shows it as the client's own claim
+        ({"client_name": "https://club.example/official"}, "client_name must be a plain name"),
+        ({"client_name": "<b>Parley</b>"}, "client_name must be a plain name"),
+        ({"client_name": "Parley\u202eofficial"}, "client_name must be a plain name"),
+        ({"client_name": "a" * 65}, "client_name must be a string of at most 64"),
     ],
 )
 async def test_registration_refuses_unsafe_clients(club, metadata, fragment):
@@ -394,6 +439,49 @@ async def test_registration_refuses_unsafe_clients(club, metadata, fragment):
         }
         response = await http.post(club.live.base + "/oauth/register", json=body)
         assert response.status_code == 400 and fragment in response.text
+
+
+async def test_registration_keeps_only_the_metadata_parley_uses(club):
+    """Short metadata Parley does not use is dropped: neither stored nor sent back as registered."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        client = await register(
+            http, club.live.base, contacts=["ops@example.org"], client_uri="https://example.org"
+        )
+    assert (
+        client["client_name"] == "raw" and "contacts" not in client and "client_uri" not in client
+    )
+    db = club.db()
+    stored = db.execute(
+        "SELECT metadata FROM oauth_clients WHERE client_id = ?", [client["client_id"]]
+    ).fetchone()[0]
+    db.close()
+    assert "contacts" not in json.loads(stored) and "client_uri" not in json.loads(stored)
+
+
+async def test_the_consent_page_alone_may_send_its_form_to_the_clients_redirect_origin(club):
+    """Its form is answered with a redirect to the client, which form-action must allow: that origin,
+    beside this site; and the client's name reads as its own claim, beside the host it goes back to."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        client = await register(http, club.live.base, client_name="Ana's helper")
+        _, challenge = pkce()
+        browser = Browser("bruno", club.tokens.passwords["bruno"])
+        query = {
+            "response_type": "code",
+            "client_id": client["client_id"],
+            "redirect_uri": REDIRECT_URI,
+            "state": "s",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "resource": club.url,
+        }
+        url = str(httpx2.URL(club.live.base + "/oauth/authorize", params=query))
+        await browser.visit(url)
+    consent = browser.responses[-1]
+    redirect = httpx2.URL(REDIRECT_URI)
+    origin = f"{redirect.scheme}://{redirect.netloc.decode()}"
+    assert f"form-action 'self' {origin};" in consent.headers["content-security-policy"]
+    assert f"<code>{redirect.netloc.decode()}</code>" in consent.text
+    assert "calls itself <q>Ana&#39;s helper</q>" in consent.text
 
 
 async def test_revoking_an_access_token_revokes_its_whole_family(club):

@@ -4,6 +4,7 @@ Found by the mutation run (scripts/mutate)."""
 from __future__ import annotations
 
 import httpx2
+import pytest
 
 from server.web.pages import CSP
 from tests.console_helpers import ConsoleUser
@@ -26,6 +27,39 @@ async def test_the_sign_in_page_and_the_console_carry_the_security_headers(club)
         page = await ana.get("/console")
         assert page.status_code == 200
         assert_page_headers(page)
+
+
+async def test_console_forms_are_sent_to_this_site_only(club):
+    """`form-action 'self'` on every console page (only the OAuth consent page, tested with the flow,
+    may send its form on to a client)."""
+    async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
+        for path in (
+            "/console",
+            "/console/agents",
+            "/console/rules",
+            "/console/settings",
+            "/console/queue",
+        ):
+            page = await ana.get(path)
+            policy = page.headers["content-security-policy"]
+            assert "form-action 'self';" in policy and "http:" not in policy, path
+    async with httpx2.AsyncClient(base_url=club.live.base, timeout=30) as http:
+        assert (
+            "form-action 'self';" in (await http.get("/signin")).headers["content-security-policy"]
+        )
+
+
+@pytest.mark.parametrize("token", ["", "forged", None])
+async def test_sign_out_ends_the_session_whatever_its_csrf_token(club, token):
+    """Whoever pressed Sign out is signed out, even from a page whose form had aged (a forged sign-out
+    from another site arrives without the SameSite session cookie, so it has nothing to end)."""
+    async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
+        assert (await ana.get("/console")).status_code == 200
+        form = {} if token is None else {"csrf": token}
+        out = await ana.http.post("/signout", data=form)
+        assert out.status_code == 303 and out.headers["location"] == "/signin"
+        after = await ana.get("/console")
+        assert after.status_code == 303 and after.headers["location"].startswith("/signin")
 
 
 async def test_static_files_are_served_as_what_they_are_and_nothing_else(club):
