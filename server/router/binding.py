@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
+from server.router.accounting import AccountingBinding
 from server.router.catalogue import TEXT_NAMES, CatalogueTool, Param, takes
 from server.router.certainty import NUMERIC, OF
 from server.router.dates import as_described
@@ -41,7 +42,7 @@ TIME_MODIFIERS = frozenset(
 )
 
 
-class Binder(PhraseBinding, NumberBinding):
+class Binder(PhraseBinding, NumberBinding, AccountingBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(
@@ -118,6 +119,7 @@ class Binder(PhraseBinding, NumberBinding):
         self.certain()
         self.values_left()
         self.restriction_left()
+        self.accounted()
 
     def noun(self, token: Token) -> str:
         """A label word as the tool names it: the vocabulary's noun ("altura" is height), else singular."""

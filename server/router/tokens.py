@@ -24,7 +24,12 @@ _MONTHS = (
 _PATTERNS = (
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
     ("url", r"https?://\S+", r"://"),
-    ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
+    (
+        "quoted",
+        # straight, double curly and single curly quotes; an apostrophe inside a word stays in it
+        r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)|(?<!\w)‘(?:[^’]|’(?=\w)){2,}’(?!\w)",
+        r"[\"“'‘]",
+    ),
     (
         "date",
         r"\b\d{4}(?:-\d{1,2}-|/\d{1,2}/|\.\d{1,2}\.)\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"

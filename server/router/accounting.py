@@ -1,0 +1,68 @@
+"""A run accounts for the whole turn: the last binding pass, which reads what the others left.
+
+Each content word of a clause is consumed by the choice of tool (its verb, the tool's own words) or
+by an argument. A word left over that says what a parameter of the tool still free takes (a word of
+its name, a word of one of the values its schema writes out or gives as examples), or a value the
+schema writes out that a list left out, is something the turn asked that the run would drop: that
+parameter is asked for, so the plan names what it could not place rather than run without it. A mixin
+of binding.Binder.
+"""
+
+from __future__ import annotations
+
+from server.router import lexicon as lx
+from server.router.canonical import value_words
+from server.router.catalogue import Param
+from server.router.names import singular
+from server.router.state import BindingState
+
+
+class AccountingBinding(BindingState):
+    """The whole-turn pass of the Binder (see binding.py)."""
+
+    def _left_words(self) -> list[str]:
+        """The content words of the clause that neither the verb, the tool's own words nor a value took."""
+        tool = self.tool
+        return [
+            singular(t.norm)
+            for t in self.tokens
+            if t.kind == "word"
+            and t.index not in self.used
+            and len(t.norm) > 2
+            and t.norm.isalpha()
+            and t.norm not in self.function
+            and singular(t.norm) not in tool.own
+            and singular(t.norm) not in tool.name_words
+        ]
+
+    def _value_words(self, param: Param) -> set[str]:
+        """The words of the values a parameter's schema writes out or gives as examples."""
+        values = (*param.enum, *param.listed, *param.example_values)
+        return {singular(w) for v in values for w in value_words(v, self.language) if len(w) > 2}
+
+    def accounted(self) -> None:
+        tool = self.tool
+        if not tool.params:
+            return
+        left = self._left_words()
+        if not left:
+            return
+        # a word that names a parameter with a value is that value's label ("10 years", "past 10 matches")
+        bound = {w for p in tool.params if p.name in self.arguments for w in p.words}
+        left = [w for w in left if not self._overlap([w], bound)]
+        for param, own in zip(tool.params, tool.unbound_words, strict=True):
+            if param.name in self.arguments and not (
+                param.type == "array" and param.enum and self.sources.get(param.name) == "turn"
+            ):
+                continue
+            if param.name in self.arguments:
+                # a list of named values that took some: a word of another of its values was dropped
+                taken = set(value_words(self.arguments[param.name], self.language))
+                words = self._value_words(param) - {singular(w) for w in taken} - param.described
+            else:
+                words = {w for w in own if len(w) > 2 and w not in lx.NAME_ADJECTIVES}
+                words |= self._value_words(param)
+            if words and any(self._overlap([w], words) for w in left):
+                self.arguments.pop(param.name, None)
+                self.sources.pop(param.name, None)
+                self.unsure.add(param.name)

@@ -1,0 +1,197 @@
+"""A run accounts for the whole turn; values are bound whole; siblings are told apart by what
+distinguishes them. Every catalogue here is written for these tests (none is taken from a
+development set): a farm's harvests, a cinema, a library, a lake's cabins, a kitchen's recipes, a
+music player, and the club's own tools."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.router import Catalogue, plan
+from server.router.vocabulary import parse
+
+
+def _decl(name, properties, required=(), description=""):
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": properties, "required": list(required)},
+    }
+
+
+TEXT = {"type": "string"}
+TOOLS = {
+    "farm": [
+        _decl(
+            "farm.get_last_harvest",
+            {
+                "farm_name": TEXT,
+                "with_temps": {
+                    "type": "boolean",
+                    "description": "Whether to add the day's temperatures.",
+                },
+            },
+            ["farm_name"],
+            "Details of the last harvest of a farm.",
+        )
+    ],
+    "cinema": [
+        _decl(
+            "cinema.find_films",
+            {
+                "city": TEXT,
+                "screen": {"type": "string", "enum": ["standard", "panoramic", "outdoor"]},
+            },
+            ["city"],
+            "Find films showing in a city.",
+        )
+    ],
+    "garden": [
+        _decl(
+            "garden.find_centres",
+            {
+                "city": TEXT,
+                "amenities": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["Seed Bank", "Tool Hire", "Tea Room"]},
+                    "description": "What the centre offers.",
+                },
+            },
+            ["city", "amenities"],
+            "Find garden centres in a city.",
+        )
+    ],
+    "library": [
+        _decl(
+            "library.search_books",
+            {"title": {"type": "string", "description": "The book's title."}},
+            ["title"],
+            "Search books by title.",
+        )
+    ],
+    "lakes": [
+        _decl(
+            "lakes.book_cabin",
+            {
+                "lake": {
+                    "type": "string",
+                    "description": "The lake, one of 'Lake Tahoe', 'Lake Louise', 'Lake Bled'.",
+                },
+                "nights": {"type": "integer"},
+            },
+            ["lake", "nights"],
+            "Book a cabin by a lake.",
+        ),
+        _decl(
+            "lakes.set_cabin_colour",
+            {"colour": {"type": "string", "enum": ["turquoise", "burgundy", "charcoal"]}},
+            ["colour"],
+            "Paint the cabin.",
+        ),
+    ],
+}
+
+
+def _plan(name: str, turn: str):
+    return plan(turn, Catalogue.from_declarations(TOOLS[name]), "en", parse({"language": "en"}))
+
+
+def _step(name: str, turn: str):
+    result = _plan(name, turn)
+    step = result.steps[0]
+    return (
+        result.outcome,
+        step.selection.tool,
+        dict(step.selection.arguments),
+        step.selection.missing,
+    )
+
+
+# --- 1. a run accounts for the whole turn ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Show the last harvest of Green Acres Farm and its temperatures",
+        "Show the last harvest of Green Acres Farm, temperatures too",
+    ],
+)
+def test_a_wish_a_free_parameter_takes_is_not_dropped(turn):
+    # "temperatures" is what with_temps adds: running without it would drop what the turn asked
+    assert _step("farm", turn) == (
+        "ask",
+        "farm.get_last_harvest",
+        {"farm_name": "Green Acres Farm"},
+        ["with_temps"],
+    )
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "find garden centres in Leeds with a tool hire and a seed counter",
+        "find garden centres in Leeds with tool hire for seed people",
+    ],
+)
+def test_a_list_of_named_values_that_left_one_the_turn_names_is_asked_for(turn):
+    # "seed" is a word of Seed Bank, which the list left out: the list is asked for whole
+    assert _step("garden", turn) == ("ask", "garden.find_centres", {"city": "Leeds"}, ["amenities"])
+
+
+def test_a_label_of_a_bound_value_is_consumed_by_it():
+    # "3 nights": the word nights labels the value 3, and the lake is named: nothing is left
+    assert _step("lakes", "book a cabin at Lake Bled for 3 nights") == (
+        "run",
+        "lakes.book_cabin",
+        {"lake": "Lake Bled", "nights": "3"},
+        [],
+    )
+
+
+# --- 2. values bound whole -----------------------------------------------------------------------
+
+
+def test_a_quote_in_curly_single_quotes_is_one_value():
+    assert _step("library", "search books titled ‘The Quiet Orchard’") == (
+        "run",
+        "library.search_books",
+        {"title": "The Quiet Orchard"},
+        [],
+    )
+    # an apostrophe inside the quote stays in it
+    assert _step("library", "search the book ‘Ocean’s Tide’")[2] == {"title": "Ocean’s Tide"}
+
+
+@pytest.mark.parametrize(
+    ("turn", "lake"),
+    [
+        ("book a cabin at lake louise for 3 nights", "Lake Louise"),  # several words, any case
+        (
+            "book a cabin at Lake Taho for 3 nights",
+            "Lake Tahoe",
+        ),  # a letter short of the listed one
+    ],
+)
+def test_a_value_the_description_lists_is_bound_as_it_writes_it(turn, lake):
+    assert _step("lakes", turn) == (
+        "run",
+        "lakes.book_cabin",
+        {"lake": lake, "nights": "3"},
+        [],
+    )
+
+
+def test_an_enum_value_misspelt_by_a_letter_is_the_enum_value():
+    assert _step("lakes", "set the cabin colour to turqoise") == (
+        "run",
+        "lakes.set_cabin_colour",
+        {"colour": "turquoise"},
+        [],
+    )
+
+
+def test_a_value_the_schema_does_not_write_out_is_never_normalised():
+    # "Louise" alone is not the listed "Lake Louise": asked for, not completed
+    outcome, _, arguments, missing = _step("lakes", "book a cabin at Louise for 3 nights")
+    assert outcome == "ask" and missing == ["lake"] and "lake" not in arguments
