@@ -31,10 +31,11 @@ from server.router.dates import as_described
 from server.router.kinds import FLAG_NOISE
 from server.router.names import singular
 from server.router.numeric import NumberBinding
-from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding, joined
+from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding
 from server.router.reader import Reading, Token
 from server.router.selection import stem_shared
 from server.router.state import Claim, Senses
+from server.router.tokens import joined
 
 _DIGIT = re.compile(r"\d")
 TIME_MODIFIERS = frozenset(

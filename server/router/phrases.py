@@ -12,6 +12,7 @@ from server.router.catalogue import TEXT_NAMES, Param
 from server.router.names import singular
 from server.router.reader import Token
 from server.router.state import BindingState
+from server.router.tokens import joined
 
 # Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
 CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
@@ -66,13 +67,6 @@ def _initial(token: Token | None, glued: bool = False) -> bool:
         and (token.glued or not glued)
 
 
-def joined(run: list[Token]) -> str:
-    """The phrase as typed: a space between words, none before a comma or a period glued to a word."""
-    text = ""
-    for i, token in enumerate(run):
-        text += ("" if i == 0 or token.norm == "," or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
-                 else " ") + token.text
-    return text
 _ROLE_WORDS = LOCATION_WORDS | ORIGIN_WORDS | TARGET_WORDS
 _PLACE_KINDS = frozenset({"text", "name", "destination", "time"})
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
@@ -103,6 +97,8 @@ class PhraseBinding(BindingState):
             return [token]
         if token.kind != "word" or token.index == self.first_word:
             return None
+        if (ender := self.by_index.get(start - 1)) is not None and ender.norm in ".!?" and token.norm in self.function:
+            return None  # "… working on. Can you …": a sentence's first word, a function word, is no name
         before = self.by_index.get(start - 1)
         if before is not None and before.text == token.text and before.kind == "word":
             return None  # the second word of a contraction read as two ("What's": what is)

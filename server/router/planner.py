@@ -40,6 +40,7 @@ from server.router.selection import (
     reaching,
     things,
 )
+from server.router.siblings import told_apart
 from server.router.statements import described
 from server.router.vocabulary import Vocabulary
 
@@ -189,6 +190,8 @@ class Planner:
             ]
         if len(chosen) > 1:
             chosen = self._prefer_by_adjective(chosen, clause) or chosen
+        if rule == "tool: admission":
+            chosen = told_apart(chosen, by_action, clause.tokens, action)
         if len(chosen) > 1 and all(
             tool_unsure(t, clause.tokens, found, action, span, self.language) for t in chosen
         ):

@@ -11,9 +11,9 @@ import re
 
 from server.router.catalogue import Param
 from server.router.names import singular
-from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS, joined
+from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS
 from server.router.state import BindingState
-from server.router.tokens import Token
+from server.router.tokens import Token, joined
 
 # The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
 RANGES = {

@@ -194,3 +194,17 @@ def tokenize(turn: str, language: str) -> list[Token]:
             norm = fold(text)
         tokens.append(Token(text, norm, kind, len(tokens), glued))
     return tokens
+
+
+def joined(run: list[Token]) -> str:
+    """The phrase as typed: a space between words, none before a comma or a period glued to a word."""
+    text = ""
+    for i, token in enumerate(run):
+        text += (
+            ""
+            if i == 0
+            or token.norm == ","
+            or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
+            else " "
+        ) + token.text
+    return text

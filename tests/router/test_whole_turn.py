@@ -69,6 +69,15 @@ TOOLS = {
             "Search books by title.",
         )
     ],
+    "kitchen": [
+        _decl(
+            "recipes.get_recipe",
+            {"recipe_name": TEXT},
+            ["recipe_name"],
+            "One recipe by its name, with its steps.",
+        ),
+        _decl("recipes.list_recipes", {"cuisine": TEXT}, [], "The recipes of a cuisine."),
+    ],
     "lakes": [
         _decl(
             "lakes.book_cabin",
@@ -195,3 +204,33 @@ def test_a_value_the_schema_does_not_write_out_is_never_normalised():
     # "Louise" alone is not the listed "Lake Louise": asked for, not completed
     outcome, _, arguments, missing = _step("lakes", "book a cabin at Louise for 3 nights")
     assert outcome == "ask" and missing == ["lake"] and "lake" not in arguments
+
+
+# --- 3. siblings told apart by what distinguishes them ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("turn", "tool", "arguments"),
+    [
+        # one item: the thing written singular, with the value that names which
+        ("show me the recipe 'Lemon Tart'", "recipes.get_recipe", {"recipe_name": "Lemon Tart"}),
+        ("get the recipe for Lemon Tart", "recipes.get_recipe", {"recipe_name": "Lemon Tart"}),
+        # a list: the thing written plural, or after "all"
+        ("show me recipes of Thai cuisine", "recipes.list_recipes", {"cuisine": "Thai"}),
+        ("get all recipes", "recipes.list_recipes", {}),
+    ],
+)
+def test_one_item_or_a_list_by_the_number_the_turn_asks_for(turn, tool, arguments):
+    assert _step("kitchen", turn) == ("run", tool, arguments, [])
+
+
+def test_the_turns_own_verb_picks_the_sibling_of_that_action():
+    # "list" is list_recipes' own verb; a reading verb ("show") reads both and says nothing
+    outcome, tool, _, _ = _step("kitchen", "list the recipe book")
+    assert tool == "recipes.list_recipes"
+
+
+def test_siblings_the_turn_does_not_tell_apart_are_offered():
+    result = _plan("kitchen", "show me recipes like the recipe of my grandmother")
+    assert result.outcome == "ask"
+    assert result.steps[0].selection.choices == ["recipes.get_recipe", "recipes.list_recipes"]
