@@ -11,10 +11,11 @@ of binding.Binder.
 from __future__ import annotations
 
 from server.router import lexicon as lx
-from server.router.canonical import value_words
-from server.router.catalogue import Param
+from server.router.canonical import value_words, written
+from server.router.catalogue import CatalogueTool, Param
 from server.router.names import singular
 from server.router.state import BindingState
+from server.router.tokens import Token
 
 
 class AccountingBinding(BindingState):
@@ -24,14 +25,14 @@ class AccountingBinding(BindingState):
         """The content words of the clause that neither the verb, the tool's own words nor a value took."""
         tool = self.tool
         return [
-            singular(t.norm)
+            self.noun(t)
             for t in self.tokens
             if t.kind == "word"
             and t.index not in self.used
             and len(t.norm) > 2
             and t.norm.isalpha()
             and t.norm not in self.function
-            and singular(t.norm) not in tool.own
+            and self.noun(t) not in tool.own
             and singular(t.norm) not in tool.name_words
         ]
 
@@ -66,3 +67,24 @@ class AccountingBinding(BindingState):
                 self.arguments.pop(param.name, None)
                 self.sources.pop(param.name, None)
                 self.unsure.add(param.name)
+
+
+def taker_of_known(
+    chosen: list[CatalogueTool],
+    candidates: list[CatalogueTool],
+    tokens: list[Token],
+    known: dict[str, tuple[str, ...]],
+    language: str,
+) -> list[CatalogueTool]:
+    """A value the host knows (a member's handle) that the turn names is placed by the one tool that
+    takes it: "show me ana's profile" is view_member's, not my_profile's, which takes no handle.
+    Returns the tool that takes it where the chosen one cannot (or none was chosen); [] to keep."""
+    if not known or (
+        chosen and any(p.name in known or p.kind in ("text", "name") for p in chosen[0].params)
+    ):
+        return []  # the chosen tool takes it, as a handle or in its text ("search the directory for ana")
+    named = [name for name, values in known.items() if written(tokens, values, set(), language)]
+    if not named:
+        return []
+    takers = [t for t in candidates if any(p.name in named for p in t.params)]
+    return takers if len(takers) == 1 else []

@@ -28,6 +28,7 @@ from server.router.accounting import AccountingBinding
 from server.router.catalogue import TEXT_NAMES, CatalogueTool, Param, takes
 from server.router.certainty import NUMERIC, OF
 from server.router.dates import as_described
+from server.router.dictated import DictationBinding
 from server.router.kinds import FLAG_NOISE
 from server.router.names import singular
 from server.router.numeric import NumberBinding
@@ -43,7 +44,7 @@ TIME_MODIFIERS = frozenset(
 )
 
 
-class Binder(PhraseBinding, NumberBinding, AccountingBinding):
+class Binder(PhraseBinding, NumberBinding, AccountingBinding, DictationBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(
@@ -95,6 +96,9 @@ class Binder(PhraseBinding, NumberBinding, AccountingBinding):
 
     def bind(self, senses: Senses, verb_end: int) -> None:
         """Every pass, surest first: each takes only what the ones before it left."""
+        self.statement(
+            verb_end
+        )  # what the turn dictates, whole, before any word of it is read apart
         self.identifiers()
         self.known_values()
         self.destinations()
@@ -418,8 +422,11 @@ class Binder(PhraseBinding, NumberBinding, AccountingBinding):
             self.unsure.update(means)
         if not free:
             return
+        # (a word that names the tool's own thing, as the vocabulary reads it, labels no parameter)
         words = {
-            singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used
+            singular(t.norm)
+            for t in self.tokens
+            if t.kind == "word" and t.index not in self.used and self.noun(t) not in self.tool.own
         }
         # "4 inches": read only for a tool with a parameter named for a unit
         units = "unit" in self.tool.param_words and any(

@@ -43,7 +43,9 @@ def _windows(tokens: list[Token], used: set[int], size: int) -> list[list[Token]
 
 
 def _norm(token: Token) -> str:
-    return token.norm.lstrip("@")
+    """A token as a value's word: a handle without its @, a name without its possessive ("ana's")."""
+    norm = token.norm.lstrip("@")
+    return norm[:-2] if norm.endswith(("'s", "’s")) and len(norm) > 3 else norm
 
 
 def written(

@@ -9,6 +9,7 @@ import pytest
 
 from server.router import Catalogue, plan
 from server.router.vocabulary import parse
+from tests.router.conftest import catalogue, vocabulary
 
 
 def _decl(name, properties, required=(), description=""):
@@ -234,3 +235,67 @@ def test_siblings_the_turn_does_not_tell_apart_are_offered():
     result = _plan("kitchen", "show me recipes like the recipe of my grandmother")
     assert result.outcome == "ask"
     assert result.steps[0].selection.choices == ["recipes.get_recipe", "recipes.list_recipes"]
+
+
+# --- the club's catalogue: values in the turn are not asked for; briefing changes are read -------
+
+HANDLES = {"known_values": {"member": ["ana", "bruno"], "handle": ["ana", "bruno"]}}
+
+
+def _club(turn: str, language: str = "en"):
+    result = plan(turn, catalogue("club"), language, vocabulary("club", language), HANDLES)
+    step = result.steps[0]
+    return (
+        result.outcome,
+        step.selection.tool,
+        dict(step.selection.arguments),
+        step.selection.missing,
+    )
+
+
+@pytest.mark.parametrize(
+    ("turn", "language"),
+    [
+        ("show me ana's profile", "en"),
+        ("view ana", "en"),
+        ("who is @ana?", "en"),
+        ("mostre o perfil da ana", "pt-BR"),
+    ],
+)
+def test_a_members_handle_the_turn_names_is_placed_not_asked_for(turn, language):
+    # my_profile takes no handle: the member named is view_member's, never dropped by a run
+    assert _club(turn, language) == ("run", "view_member", {"handle": "ana"}, [])
+
+
+def test_a_handle_the_chosen_tool_can_take_in_its_text_stays_with_it():
+    assert _club("search the directory for bruno") == (
+        "run",
+        "search_directory",
+        {"query": "bruno"},
+        [],
+    )
+
+
+@pytest.mark.parametrize(
+    ("turn", "text"),
+    [
+        ("add a note to my briefing: I am away in May", "I am away in May"),
+        ("update my briefing to say I work remotely", "I work remotely"),
+        ("update my briefing: I now work in Rust", "I now work in Rust"),
+    ],
+)
+def test_a_change_to_ones_own_briefing_is_read_with_its_text_whole(turn, text):
+    outcome, tool, arguments, missing = _club(turn)
+    assert (outcome, tool, arguments.get("text")) == ("ask", "update_briefing", text)
+    assert missing == ["topic", "visibility"]  # what the turn does not say, and only that
+
+
+def test_words_to_write_are_never_dropped_by_a_reading_run():
+    result = plan(
+        "my briefing should say I work remotely",
+        catalogue("club"),
+        "en",
+        vocabulary("club", "en"),
+        HANDLES,
+    )
+    assert result.outcome == "ask" and "I work remotely" in result.guidance.render
