@@ -17,6 +17,17 @@ from server.router.names import singular
 from server.router.state import BindingState
 from server.router.tokens import Token
 
+_VALUES = frozenset({"number", "decimal", "money", "date", "quoted"})
+
+
+def _holds(param: Param, kind: str) -> bool:
+    """Whether a parameter takes a value of this token kind: a number, a date, a quoted text."""
+    if kind == "date":
+        return param.kind == "time" or param.date_format is not None
+    if kind == "quoted":
+        return param.type == "string" and param.kind in ("text", "name")
+    return param.type in ("number", "integer")
+
 
 class AccountingBinding(BindingState):
     """The whole-turn pass of the Binder (see binding.py)."""
@@ -41,10 +52,38 @@ class AccountingBinding(BindingState):
         values = (*param.enum, *param.listed, *param.example_values)
         return {singular(w) for v in values for w in value_words(v, self.language) if len(w) > 2}
 
+    def _values_left(self) -> None:
+        """A number, date or quote the turn states that no parameter took: a year for a free parameter
+        named for one is asked for there; one beside a value of its kind the tool already holds is two
+        values for one place, named back unplaced rather than dropped."""
+        for token in self.tokens:
+            if token.kind not in _VALUES or token.index in self.used:
+                continue
+            if token.kind != "quoted" and (self._date_part(token) or self._in_name(token)):
+                continue
+            year = (
+                token.kind == "number" and len(token.text) == 4 and token.text[:2] in ("19", "20")
+            )
+            years = [p for p in self.free() if year and "year" in p.words and p.kind != "flag"]
+            if len(years) == 1 and years[0].type in ("string", "integer"):
+                self.put(years[0], token.text, "turn", token)  # "films from 2019": the one year
+                continue
+            if years:
+                self.unsure.update(p.name for p in years)
+                continue
+            held = [
+                p
+                for p in self.tool.params
+                if self.sources.get(p.name) == "turn" and _holds(p, token.kind)
+            ]
+            if held:
+                self.unplaced.append(token.text)
+
     def accounted(self) -> None:
         tool = self.tool
         if not tool.params:
             return
+        self._values_left()
         left = self._left_words()
         if not left:
             return

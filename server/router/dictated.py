@@ -18,8 +18,6 @@ _SAYING = frozenset({":", "say", "says", "saying", "read", "dizer", "diga", "diz
 class DictationBinding(BindingState):
     """The dictation pass of the Binder (see binding.py)."""
 
-    unplaced: list[str]
-
     def _statement(self, after: int) -> tuple[list[Token], Token | None]:
         """The words after the first colon or verb of saying past the clause's verb, when they run
         whole to the clause's end and hold a word of content, and the word that opened them;
@@ -28,6 +26,11 @@ class DictationBinding(BindingState):
         for i, token in enumerate(tokens):
             if token.index <= after or token.norm not in _SAYING or i + 1 >= len(tokens):
                 continue
+            if token.norm == ":" and not (
+                i > 0
+                and (tokens[i - 1].index == after or self.noun(tokens[i - 1]) in self.tool.own)
+            ):
+                continue  # a colon says what follows is dictated only right after the verb or the thing
             rest = [t for t in tokens[i + 1 :] if t.norm not in (".", "!", "?")]
             if (
                 len(rest) >= 2
