@@ -102,7 +102,10 @@ class AccountingBinding(BindingState):
             else:
                 words = {w for w in own if len(w) > 2 and w not in lx.NAME_ADJECTIVES}
                 words |= self._value_words(param)
-            if words and any(self._overlap([w], words) for w in left):
+            if words and (
+                not words.isdisjoint(left)
+                or any(self._overlap([w], words) for w in left if len(w) >= 4)
+            ):
                 self.arguments.pop(param.name, None)
                 self.sources.pop(param.name, None)
                 self.unsure.add(param.name)

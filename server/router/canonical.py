@@ -31,14 +31,23 @@ def value_words(value: str, language: str) -> tuple[str, ...]:
 
 def _windows(tokens: list[Token], used: set[int], size: int) -> list[list[Token]]:
     """Runs of `size` tokens written one after another, none of them taken yet."""
-    runs = []
-    for i in range(len(tokens) - size + 1):
-        run = tokens[i : i + size]
+    runs: list[list[Token]] = []
+    stretch: list[Token] = []  # the tokens, one after another, that could be part of a value
+    for token in [*tokens, None]:
         if (
-            all(t.kind in _KINDS and t.index not in used for t in run)
-            and run[-1].index - run[0].index == size - 1
+            token is not None
+            and token.kind in _KINDS
+            and token.index not in used
+            and (not stretch or stretch[-1].index + 1 == token.index)
         ):
-            runs.append(run)
+            stretch.append(token)
+            continue
+        runs.extend(stretch[i : i + size] for i in range(len(stretch) - size + 1))
+        stretch = (
+            [token]
+            if token is not None and token.kind in _KINDS and token.index not in used
+            else []
+        )
     return runs
 
 
@@ -81,21 +90,26 @@ def misspelt(
     tokens: list[Token], values: tuple[str, ...], used: set[int], language: str
 ) -> dict[str, list[Token]]:
     """The one value the turn writes with a letter or two wrong ("turqoise" for 'turquoise'); {} where
-    none is that close, and every value as close where two are (the caller asks)."""
+    none is that close, and every value as close where two are (the caller asks). A misspelling keeps
+    its first letter and its length within two: only such runs are compared letter by letter."""
+    function = lx.FUNCTION_WORDS[language]
+    typed_runs: dict[int, dict[str, list[tuple[str, list[Token]]]]] = {}  # by size, first letter
     scored: list[tuple[float, str, list[Token]]] = []
     for value in values:
         words = value_words(value, language)
         text = " ".join(words)
         if len(text) < SHORTEST:
             continue
-        for run in _windows(tokens, used, len(words)):
-            typed = " ".join(_norm(t) for t in run)
-            if (
-                abs(len(typed) - len(text)) > 2
-                or typed == text
-                or not run[0].norm.isalpha()
-                or run[0].norm in lx.FUNCTION_WORDS[language]
-            ):
+        by_first = typed_runs.get(len(words))
+        if by_first is None:
+            by_first = typed_runs[len(words)] = {}
+            for run in _windows(tokens, used, len(words)):
+                if run[0].norm.isalpha() and run[0].norm not in function:
+                    typed = run[0].norm if len(run) == 1 else " ".join(_norm(t) for t in run)
+                    by_first.setdefault(typed[0], []).append((typed, run))
+        size = len(text)
+        for typed, run in by_first.get(text[0], ()):
+            if abs(len(typed) - size) > 2 or typed == text:
                 continue
             matcher = SequenceMatcher(None, typed, text)
             if matcher.quick_ratio() >= CLOSE and (ratio := matcher.ratio()) >= CLOSE:
