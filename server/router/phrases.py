@@ -9,6 +9,7 @@ import re
 
 from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, Param
+from server.router.formats import fits
 from server.router.names import singular
 from server.router.reader import Token
 from server.router.state import BindingState
@@ -362,8 +363,13 @@ class PhraseBinding(BindingState):
     def quoted(self) -> None:  # quoted texts to the parameters that take text by name (title, message …)
         if "quoted" not in self.kinds:
             return
-        text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
         quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
+        # a quote is a text or a name (not a known handle); a parameter whose description asks a format
+        # ('MM/DD/YYYY') takes no quote written otherwise
+        text_params = sorted((p for p in [*self.free("text"), *self.free("name")]
+                              if not (p.known or p.name in self.known)
+                              and (not p.formats or all(fits(q.text, p.formats) for q in quotes))),
+                             key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
         if not len(quotes) == len(text_params) == 1:  # beyond one quote for one parameter, order is no guide
             text_params = [p for p in text_params if p.name in _QUOTE_ORDER or p.name in TEXT_NAMES]
         for param, token in zip(text_params, quotes, strict=False):

@@ -79,6 +79,20 @@ TOOLS = {
         ),
         _decl("recipes.list_recipes", {"cuisine": TEXT}, [], "The recipes of a cuisine."),
     ],
+    "reports": [
+        _decl(
+            "reports.get_report",
+            {
+                "report_name": {"type": "string", "description": "The exact name of the report."},
+                "date_format": {
+                    "type": "string",
+                    "description": "The format of its dates, such as 'MM/DD/YYYY'.",
+                },
+            },
+            ["report_name"],
+            "One report.",
+        )
+    ],
     "lakes": [
         _decl(
             "lakes.book_cabin",
@@ -191,6 +205,13 @@ def test_a_quote_in_curly_single_quotes_is_one_value():
     )
     # an apostrophe inside the quote stays in it
     assert _step("library", "search the book ‘Ocean’s Tide’")[2] == {"title": "Ocean’s Tide"}
+
+
+def test_a_quote_goes_whole_to_the_name_it_is_not_to_a_format_it_does_not_fit():
+    # 'q3-sales' is no date format: it is the report's name, and Dana (whose notes) is not
+    assert _step("reports", "retrieve the 'q3-sales' report, with Dana's notes")[2] == {
+        "report_name": "q3-sales"
+    }
 
 
 @pytest.mark.parametrize(
