@@ -13,6 +13,7 @@ from server.router.tokens import Token, joined
 
 # Words after which the rest of a clause is what is to be said
 _SAYING = frozenset({":", "say", "says", "saying", "read", "dizer", "diga", "dizendo"})
+_THAT = frozenset({"that", "que"})
 
 
 class DictationBinding(BindingState):
@@ -32,6 +33,10 @@ class DictationBinding(BindingState):
             ):
                 continue  # a colon says what follows is dictated only right after the verb or the thing
             rest = [t for t in tokens[i + 1 :] if t.norm not in (".", "!", "?")]
+            if rest and rest[0].norm in _THAT and token.norm != ":":
+                rest = rest[
+                    1:
+                ]  # "say that I work remotely": what is said, not the word that opens it
             if (
                 len(rest) >= 2
                 and all(t.index not in self.used for t in rest)

@@ -34,8 +34,8 @@ PREPOSITIONS = {
 }
 KINDS = frozenset({"type", "kind", "category", "tipo", "categoria"})  # a parameter that takes a kind of thing
 CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
-WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
-                      "onde", "quem", "qual", "quais", "porque"})
+WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "if", "que", "como", "quando",
+                      "onde", "quem", "qual", "quais", "porque", "se"})
 _DIGIT = re.compile(r"\d")
 # Tokens that are a whole value by themselves: a phrase of one token
 WHOLE_VALUES = frozenset({"quoted", "domain", "email", "url", "handle"})

@@ -323,10 +323,14 @@ def test_a_handle_the_chosen_tool_can_take_in_its_text_stays_with_it():
         ("add a note to my briefing: I am away in May", "I am away in May"),
         ("update my briefing to say I work remotely", "I work remotely"),
         ("update my briefing: I now work in Rust", "I now work in Rust"),
+        ("update my briefing to say that I work remotely", "I work remotely"),
+        ("adicione uma nota ao meu briefing: estou fora em maio", "estou fora em maio"),
+        ("atualize meu briefing para dizer que trabalho remoto", "trabalho remoto"),
     ],
 )
 def test_a_change_to_ones_own_briefing_is_read_with_its_text_whole(turn, text):
-    outcome, tool, arguments, missing = _club(turn)
+    language = "en" if " my " in f" {turn} " else "pt-BR"
+    outcome, tool, arguments, missing = _club(turn, language)
     assert (outcome, tool, arguments.get("text")) == ("ask", "update_briefing", text)
     assert missing == ["topic", "visibility"]  # what the turn does not say, and only that
 
@@ -340,3 +344,15 @@ def test_words_to_write_are_never_dropped_by_a_reading_run():
         HANDLES,
     )
     assert result.outcome == "ask" and "I work remotely" in result.guidance.render
+
+
+@pytest.mark.parametrize(
+    ("turn", "language", "question"),
+    [
+        ("ask bruno if he is free on friday", "en", "if he is free on friday"),
+        ("pergunte para a ana se ela é mentora", "pt-BR", "se ela é mentora"),
+    ],
+)
+def test_a_question_for_a_member_is_kept_whole_with_its_if(turn, language, question):
+    outcome, tool, arguments, _ = _club(turn, language)
+    assert (outcome, tool, arguments.get("question")) == ("run", "ask", question)
