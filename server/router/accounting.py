@@ -79,11 +79,37 @@ class AccountingBinding(BindingState):
             if held:
                 self.unplaced.append(token.text)
 
+    def _names_left(self) -> None:
+        """A capitalised word no pass took, written mid-sentence before a word of content ("some
+        Hillbilly songs"): a value the turn states. The free parameters that take text are asked for."""
+        for token in self.tokens:
+            after = self.by_index.get(token.index + 1)
+            before = self.by_index.get(token.index - 1)
+            if (
+                token.index not in self.used
+                and self._capital(token)
+                and not self._capital(before)
+                and after is not None
+                and after.text[:1].islower()
+                and token.norm.isalpha()
+                and not token.text.isupper()
+                and self.noun(token) not in self.tool.own
+                and self._content(after)
+            ):
+                takers = [
+                    p.name
+                    for p in self.free()
+                    if p.type == "string" and p.kind in ("text", "name", "choice") and not p.formats
+                ]
+                self.unsure.update(takers)
+                return
+
     def accounted(self) -> None:
         tool = self.tool
         if not tool.params:
             return
         self._values_left()
+        self._names_left()
         left = self._left_words()
         if not left:
             return

@@ -26,11 +26,15 @@ LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "s
                             "pais", "lugar", "regiao", "estado", "bairro", "municipio", "distrito", "provincia"})
 ORIGIN_WORDS = frozenset({"origin", "from", "start", "source", "departure", "begin", "base", "origem", "partida"})
 TARGET_WORDS = frozenset({"destination", "to", "end", "target", "arrival", "destino", "chegada"})
+# Who made a thing, after "by" / "por": "tracks by Nina Vale", "a novel by Machado de Assis"
+MAKER_WORDS = frozenset({"artist", "author", "director", "creator", "composer", "writer", "band", "singer",
+                         "performer", "maker", "manufacturer", "publisher", "developer", "studio", "artista",
+                         "autor", "diretor", "criador", "compositor", "escritor", "banda", "cantor", "fabricante"})
 PREPOSITIONS = {
     "en": {"in": "location", "at": "location", "near": "location", "around": "location",
-           "from": "origin", "to": "target"},
+           "from": "origin", "to": "target", "by": "maker"},
     "pt-BR": {"em": "location", "no": "location", "na": "location", "perto": "location",
-              "de": "origin", "desde": "origin", "para": "target", "ate": "target"},
+              "de": "origin", "desde": "origin", "para": "target", "ate": "target", "por": "maker"},
 }
 KINDS = frozenset({"type", "kind", "category", "tipo", "categoria"})  # a parameter that takes a kind of thing
 CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
@@ -68,7 +72,7 @@ def _initial(token: Token | None, glued: bool = False) -> bool:
         and (token.glued or not glued)
 
 
-_ROLE_WORDS = LOCATION_WORDS | ORIGIN_WORDS | TARGET_WORDS
+_ROLE_WORDS = LOCATION_WORDS | ORIGIN_WORDS | TARGET_WORDS | MAKER_WORDS
 _PLACE_KINDS = frozenset({"text", "name", "destination", "time"})
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
@@ -309,7 +313,7 @@ class PhraseBinding(BindingState):
                 run = self.phrase(token.index + 1)
                 if run and not all(t.index in self.used for t in run):  # "in Celsius" a unit took is no place
                     found.setdefault(role, []).append(run)
-        words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS}
+        words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS, "maker": MAKER_WORDS}
         for role, runs in sorted(found.items()):
             # a start or an end named by a place is a place ("from London to Leeds" for start and end)
             kinds = ("text", "name", "destination") + (("time",) if role != "location" else ())

@@ -70,6 +70,17 @@ TOOLS = {
             "Search books by title.",
         )
     ],
+    "music": [
+        _decl(
+            "Music_1_LookupTracks",
+            {
+                "artist": TEXT,
+                "mood": {"type": "string", "enum": ["Calm", "Upbeat", "Dark"]},
+            },
+            [],
+            "Look up tracks by artist or mood.",
+        )
+    ],
     "kitchen": [
         _decl(
             "recipes.get_recipe",
@@ -181,6 +192,25 @@ def test_a_second_value_for_one_place_is_named_back_not_dropped():
         "lakes.book_cabin",
     )
     assert '"2"' in result.guidance.render
+
+
+def test_the_maker_after_by_goes_to_the_parameter_named_for_one():
+    assert _step("music", "look up tracks by Nina Vale") == (
+        "run",
+        "Music_1_LookupTracks",
+        {"artist": "Nina Vale"},
+        [],
+    )
+
+
+def test_a_capitalised_qualifier_no_value_took_is_not_dropped():
+    # "Lazy tracks": a kind of track the turn names, which no value of mood is; asked, not run
+    assert _step("music", "look up some Lazy tracks by Nina Vale") == (
+        "ask",
+        "Music_1_LookupTracks",
+        {"artist": "Nina Vale"},
+        ["mood"],
+    )
 
 
 def test_a_label_of_a_bound_value_is_consumed_by_it():
