@@ -204,7 +204,7 @@ class PhraseBinding(BindingState):
                and singular(t.norm) in params[0].words for t in self.tokens):
             return  # "a deluxe room at the Marriott hotel": the parameter's word labels another value
         before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
-        if before is not None and before.norm in PREPOSITIONS[self.language]:
+        if before is not None and PREPOSITIONS[self.language].get(before.norm, "maker") != "maker":
             return  # "from GameSpot", "in Paris": a place of a role no parameter here takes
         if self._content(before) and before.index not in self.used and not self._best([self.noun(before)], params) \
                 and before.norm not in OPENERS[self.language] and not before.norm.endswith(PARTICIPLES[self.language]):
