@@ -113,6 +113,7 @@ class Binder(PhraseBinding, NumberBinding, AccountingBinding, DictationBinding):
         self.flags(senses)
         self.names()
         self.between()
+        self.makers()
         self.places()
         self.labelled()
         self.quoted()

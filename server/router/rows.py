@@ -71,6 +71,7 @@ CITY_WORDS = frozenset({"city", "town", "cidade", "municipio"})
 REGION_WORDS = frozenset({"country", "state", "province", "pais", "estado", "provincia"})
 MEANS = {"en": frozenset({"by", "using", "via"}), "pt-BR": frozenset({"usando", "via"})}
 ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma", "using", "usando"})
+_BY = frozenset({"by", "por"})
 
 
 class RowBinding(BindingState):
@@ -238,3 +239,18 @@ class RowBinding(BindingState):
             if isinstance(param1, Param) and isinstance(param2, Param) and param1 is not param2:
                 found[first.index], found[second.index] = param1, param2
         return found
+
+    def makers(self) -> None:
+        """ "directed by Herbert Ross", "written by Ana Lee": the name after "by" goes to the parameter
+        the word before "by" names (directed_by), whichever other names "by" opens in the turn."""
+        if not self.norms & _BY:
+            return
+        for token in self.tokens:
+            before = self.by_index.get(token.index - 1)
+            if token.norm not in _BY or not self._content(before):
+                continue
+            run = self.phrase(token.index + 1)
+            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")]
+            best = self._best([self.noun(before)], params) if run else None
+            if isinstance(best, Param) and run:
+                self._string(best, run)

@@ -81,6 +81,14 @@ TOOLS = {
             "Look up tracks by artist or mood.",
         )
     ],
+    "plays": [
+        _decl(
+            "Theatre_1_FindPlays",
+            {"staged_by": TEXT, "written_by": TEXT},
+            [],
+            "Find plays by who staged or wrote them.",
+        )
+    ],
     "kitchen": [
         _decl(
             "recipes.get_recipe",
@@ -199,6 +207,16 @@ def test_the_maker_after_by_goes_to_the_parameter_named_for_one():
         "run",
         "Music_1_LookupTracks",
         {"artist": "Nina Vale"},
+        [],
+    )
+
+
+def test_the_name_after_by_goes_to_the_parameter_its_participle_names():
+    # two names after "by": each to the parameter named by the word before its "by"
+    assert _step("plays", "find plays written by Ana Lee and staged by Rui Costa") == (
+        "run",
+        "Theatre_1_FindPlays",
+        {"staged_by": "Rui Costa", "written_by": "Ana Lee"},
         [],
     )
 
