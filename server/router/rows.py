@@ -72,6 +72,11 @@ REGION_WORDS = frozenset({"country", "state", "province", "pais", "estado", "pro
 MEANS = {"en": frozenset({"by", "using", "via"}), "pt-BR": frozenset({"usando", "via"})}
 ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma", "using", "usando"})
 _BY = frozenset({"by", "por"})
+# Who performs in a thing, after "starring", "featuring" or "with": "a movie with Fiona Reid"
+PERFORMER_WORDS = frozenset(
+    {"cast", "actor", "actress", "star", "starring", "performer", "elenco", "ator", "atriz"}
+)
+_OPENERS = _BY | {"starring", "featuring", "with", "estrelando", "com"}
 
 
 class RowBinding(BindingState):
@@ -242,15 +247,23 @@ class RowBinding(BindingState):
 
     def makers(self) -> None:
         """ "directed by Herbert Ross", "written by Ana Lee": the name after "by" goes to the parameter
-        the word before "by" names (directed_by), whichever other names "by" opens in the turn."""
-        if not self.norms & _BY:
+        the word before "by" names (directed_by), whichever other names "by" opens in the turn; a name
+        after "starring", "featuring" or "with" goes to the one parameter named for a performer (cast)."""
+        if not self.norms & _OPENERS:
             return
         for token in self.tokens:
-            before = self.by_index.get(token.index - 1)
-            if token.norm not in _BY or not self._content(before):
+            if token.norm not in _OPENERS:
                 continue
+            before = self.by_index.get(token.index - 1)
             run = self.phrase(token.index + 1)
             params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")]
-            best = self._best([self.noun(before)], params) if run else None
+            best = (
+                self._best([self.noun(before)], params)
+                if run and token.norm in _BY and self._content(before)
+                else None
+            )
+            if best is None and run and token.norm not in _BY:
+                cast = [p for p in params if set(p.words) & PERFORMER_WORDS]
+                best = cast[0] if len(cast) == 1 else None
             if isinstance(best, Param) and run:
                 self._string(best, run)

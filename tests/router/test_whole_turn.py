@@ -84,9 +84,9 @@ TOOLS = {
     "plays": [
         _decl(
             "Theatre_1_FindPlays",
-            {"staged_by": TEXT, "written_by": TEXT},
+            {"staged_by": TEXT, "written_by": TEXT, "cast": TEXT},
             [],
-            "Find plays by who staged or wrote them.",
+            "Find plays by who staged, wrote or acts in them.",
         )
     ],
     "kitchen": [
@@ -217,6 +217,16 @@ def test_the_name_after_by_goes_to_the_parameter_its_participle_names():
         "run",
         "Theatre_1_FindPlays",
         {"staged_by": "Rui Costa", "written_by": "Ana Lee"},
+        [],
+    )
+
+
+@pytest.mark.parametrize("opener", ["starring", "featuring", "with"])
+def test_the_name_after_starring_goes_to_the_parameter_named_for_the_cast(opener):
+    assert _step("plays", f"find plays {opener} Mia Sousa") == (
+        "run",
+        "Theatre_1_FindPlays",
+        {"cast": "Mia Sousa"},
         [],
     )
 
