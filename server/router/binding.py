@@ -24,16 +24,19 @@ from collections.abc import Callable, Iterable
 from typing import Literal, TypeGuard
 
 from server.router import lexicon as lx
+from server.router.accounting import AccountingBinding
 from server.router.catalogue import TEXT_NAMES, CatalogueTool, Param, takes
 from server.router.certainty import NUMERIC, OF
 from server.router.dates import as_described
+from server.router.dictated import DictationBinding
 from server.router.kinds import FLAG_NOISE
 from server.router.names import singular
 from server.router.numeric import NumberBinding
-from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding, joined
+from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding
 from server.router.reader import Reading, Token
 from server.router.selection import stem_shared
 from server.router.state import Claim, Senses
+from server.router.tokens import joined
 
 _DIGIT = re.compile(r"\d")
 TIME_MODIFIERS = frozenset(
@@ -41,7 +44,7 @@ TIME_MODIFIERS = frozenset(
 )
 
 
-class Binder(PhraseBinding, NumberBinding):
+class Binder(PhraseBinding, NumberBinding, AccountingBinding, DictationBinding):
     """One tool's arguments from one clause: (arguments, sources, unsure parameter names)."""
 
     def __init__(
@@ -93,6 +96,9 @@ class Binder(PhraseBinding, NumberBinding):
 
     def bind(self, senses: Senses, verb_end: int) -> None:
         """Every pass, surest first: each takes only what the ones before it left."""
+        self.statement(
+            verb_end
+        )  # what the turn dictates, whole, before any word of it is read apart
         self.identifiers()
         self.known_values()
         self.destinations()
@@ -107,6 +113,7 @@ class Binder(PhraseBinding, NumberBinding):
         self.flags(senses)
         self.names()
         self.between()
+        self.makers()
         self.places()
         self.labelled()
         self.quoted()
@@ -118,6 +125,7 @@ class Binder(PhraseBinding, NumberBinding):
         self.certain()
         self.values_left()
         self.restriction_left()
+        self.accounted()
 
     def noun(self, token: Token) -> str:
         """A label word as the tool names it: the vocabulary's noun ("altura" is height), else singular."""
@@ -415,8 +423,11 @@ class Binder(PhraseBinding, NumberBinding):
             self.unsure.update(means)
         if not free:
             return
+        # (a word that names the tool's own thing, as the vocabulary reads it, labels no parameter)
         words = {
-            singular(t.norm) for t in self.tokens if t.kind == "word" and t.index not in self.used
+            singular(t.norm)
+            for t in self.tokens
+            if t.kind == "word" and t.index not in self.used and self.noun(t) not in self.tool.own
         }
         # "4 inches": read only for a tool with a parameter named for a unit
         units = "unit" in self.tool.param_words and any(

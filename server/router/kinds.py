@@ -9,6 +9,7 @@ import json
 from functools import lru_cache
 
 from server.router import lexicon as lx
+from server.router.canonical import misspelt, value_words, written
 from server.router.catalogue import Param
 from server.router.names import singular, split_words
 from server.router.reader import Token, fold
@@ -91,20 +92,20 @@ class KindBinding(BindingState):
         if not self.known and not self.tool.knows:
             return
         for param in self.free():
-            known = self.known.get(param.name) or param.known or param.listed
+            host = self.known.get(param.name)
+            known = host or param.known or param.listed
             if not known:
                 continue
-            folded = {fold(v).lstrip("@"): v for v in known}
-            found = {
-                folded[t.norm.lstrip("@")]: t
-                for t in self.tokens
-                if t.kind in ("word", "handle")
-                and t.index not in self.used
-                and t.norm.lstrip("@") in folded
-            }
+            # the values written whole; a misspelt one only of those the description lists
+            if param.type == "array":
+                # a list takes its values one word each here; a value of several words is no list
+                known = tuple(v for v in known if len(value_words(v, self.language)) == 1)
+            found = written(self.tokens, known, self.used, self.language)
+            if not found and not host and not param.known:
+                found = misspelt(self.tokens, known, self.used, self.language)
             if len(found) == 1:
-                value, token = next(iter(found.items()))
-                self.put(param, value, "turn", token)
+                value, run = next(iter(found.items()))
+                self.put(param, value, "turn", *run)
             elif found:
                 self.unsure.add(param.name)
 
@@ -132,6 +133,13 @@ class KindBinding(BindingState):
                 named = [v for v in param.enum if _named(v, words, small) or fold(v) in same]
             else:
                 named = [v for v in param.enum if _named(v, words, small)]
+            near = misspelt(self.tokens, param.enum, self.used, self.language) if not named else {}
+            if len(near) == 1:
+                (value, run), *_ = near.items()
+                self.put(param, value, "turn", *run)
+                continue
+            if len(near) > 1:
+                self.unsure.add(param.name)
             if len(named) == 1:
                 parts = split_words(fold(named[0]))
                 token = next((t for t in self.tokens if t.norm in parts), None)

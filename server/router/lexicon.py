@@ -258,7 +258,7 @@ FUNCTION_WORDS = {
                        "essa aquele aquela estes estas esses essas que qual quais quem como quando onde porque se nao "
                        "sim eu voce vc tu ele ela nos eles elas lhe por favor pf pfv agora ja tambem so ai la aqui "
                        "foi e ser estar esta sao ha tem tenho ter pode poderia consegue conseguiria "
-                       "quanto quanta quantos "
+                       "quanto quanta quantos ao aos "
                        "quantas dele dela deles delas nele nela disso desse dessa deste desta algum alguma".split()),
 }
 

@@ -9,9 +9,11 @@ import re
 
 from server.router import lexicon as lx
 from server.router.catalogue import TEXT_NAMES, Param
+from server.router.formats import fits
 from server.router.names import singular
 from server.router.reader import Token
 from server.router.state import BindingState
+from server.router.tokens import joined
 
 # Words between a label and its number: "height of 5", "a = 1", "rate is 8", "altura de 5".
 CONNECTORS = frozenset({"of", "is", "at", "be", "equal", "equals", "to", "the", "a", "an", "was", "are",
@@ -24,16 +26,20 @@ LOCATION_WORDS = frozenset({"location", "city", "place", "country", "region", "s
                             "pais", "lugar", "regiao", "estado", "bairro", "municipio", "distrito", "provincia"})
 ORIGIN_WORDS = frozenset({"origin", "from", "start", "source", "departure", "begin", "base", "origem", "partida"})
 TARGET_WORDS = frozenset({"destination", "to", "end", "target", "arrival", "destino", "chegada"})
+# Who made a thing, after "by" / "por": "tracks by Nina Vale", "a novel by Machado de Assis"
+MAKER_WORDS = frozenset({"artist", "author", "director", "creator", "composer", "writer", "band", "singer",
+                         "performer", "maker", "manufacturer", "publisher", "developer", "studio", "artista",
+                         "autor", "diretor", "criador", "compositor", "escritor", "banda", "cantor", "fabricante"})
 PREPOSITIONS = {
     "en": {"in": "location", "at": "location", "near": "location", "around": "location",
-           "from": "origin", "to": "target"},
+           "from": "origin", "to": "target", "by": "maker"},
     "pt-BR": {"em": "location", "no": "location", "na": "location", "perto": "location",
-              "de": "origin", "desde": "origin", "para": "target", "ate": "target"},
+              "de": "origin", "desde": "origin", "para": "target", "ate": "target", "por": "maker"},
 }
 KINDS = frozenset({"type", "kind", "category", "tipo", "categoria"})  # a parameter that takes a kind of thing
 CODE_HINTS = frozenset({"code", "symbol", "abbreviation", "iso", "ticker", "codigo", "sigla"})
-WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "que", "como", "quando",
-                      "onde", "quem", "qual", "quais", "porque"})
+WH_WORDS = frozenset({"what", "how", "why", "when", "where", "who", "which", "whether", "if", "que", "como", "quando",
+                      "onde", "quem", "qual", "quais", "porque", "se"})
 _DIGIT = re.compile(r"\d")
 # Tokens that are a whole value by themselves: a phrase of one token
 WHOLE_VALUES = frozenset({"quoted", "domain", "email", "url", "handle"})
@@ -66,14 +72,7 @@ def _initial(token: Token | None, glued: bool = False) -> bool:
         and (token.glued or not glued)
 
 
-def joined(run: list[Token]) -> str:
-    """The phrase as typed: a space between words, none before a comma or a period glued to a word."""
-    text = ""
-    for i, token in enumerate(run):
-        text += ("" if i == 0 or token.norm == "," or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
-                 else " ") + token.text
-    return text
-_ROLE_WORDS = LOCATION_WORDS | ORIGIN_WORDS | TARGET_WORDS
+_ROLE_WORDS = LOCATION_WORDS | ORIGIN_WORDS | TARGET_WORDS | MAKER_WORDS
 _PLACE_KINDS = frozenset({"text", "name", "destination", "time"})
 _QUOTE_ORDER = {"title": 0, "question": 1, "message": 2, "text": 3, "statement": 4, "query": 5}
 
@@ -103,6 +102,8 @@ class PhraseBinding(BindingState):
             return [token]
         if token.kind != "word" or token.index == self.first_word:
             return None
+        if (ender := self.by_index.get(start - 1)) is not None and ender.norm in ".!?" and token.norm in self.function:
+            return None  # "… working on. Can you …": a sentence's first word, a function word, is no name
         before = self.by_index.get(start - 1)
         if before is not None and before.text == token.text and before.kind == "word":
             return None  # the second word of a contraction read as two ("What's": what is)
@@ -203,7 +204,7 @@ class PhraseBinding(BindingState):
                and singular(t.norm) in params[0].words for t in self.tokens):
             return  # "a deluxe room at the Marriott hotel": the parameter's word labels another value
         before, after = self.by_index.get(run[0].index - 1), self.by_index.get(run[-1].index + 1)
-        if before is not None and before.norm in PREPOSITIONS[self.language]:
+        if before is not None and PREPOSITIONS[self.language].get(before.norm, "maker") != "maker":
             return  # "from GameSpot", "in Paris": a place of a role no parameter here takes
         if self._content(before) and before.index not in self.used and not self._best([self.noun(before)], params) \
                 and before.norm not in OPENERS[self.language] and not before.norm.endswith(PARTICIPLES[self.language]):
@@ -312,7 +313,7 @@ class PhraseBinding(BindingState):
                 run = self.phrase(token.index + 1)
                 if run and not all(t.index in self.used for t in run):  # "in Celsius" a unit took is no place
                     found.setdefault(role, []).append(run)
-        words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS}
+        words = {"location": LOCATION_WORDS, "origin": ORIGIN_WORDS, "target": TARGET_WORDS, "maker": MAKER_WORDS}
         for role, runs in sorted(found.items()):
             # a start or an end named by a place is a place ("from London to Leeds" for start and end)
             kinds = ("text", "name", "destination") + (("time",) if role != "location" else ())
@@ -366,8 +367,13 @@ class PhraseBinding(BindingState):
     def quoted(self) -> None:  # quoted texts to the parameters that take text by name (title, message …)
         if "quoted" not in self.kinds:
             return
-        text_params = sorted(self.free("text"), key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
         quotes = [t for t in self.tokens if t.kind == "quoted" and t.index not in self.used]
+        # a quote is a text or a name (not a known handle); a parameter whose description asks a format
+        # ('MM/DD/YYYY') takes no quote written otherwise
+        text_params = sorted((p for p in [*self.free("text"), *self.free("name")]
+                              if not (p.known or p.name in self.known)
+                              and (not p.formats or all(fits(q.text, p.formats) for q in quotes))),
+                             key=lambda p: (_QUOTE_ORDER.get(p.name, 9), not p.required, p.name))
         if not len(quotes) == len(text_params) == 1:  # beyond one quote for one parameter, order is no guide
             text_params = [p for p in text_params if p.name in _QUOTE_ORDER or p.name in TEXT_NAMES]
         for param, token in zip(text_params, quotes, strict=False):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from server.router import lexicon as lx
+from server.router.accounting import taker_of_known
 from server.router.binding import Binder
 from server.router.catalogue import Catalogue, CatalogueTool, takes
 from server.router.certainty_tool import tool_unsure
@@ -28,7 +29,7 @@ from server.router.model import (
     TurnPlan,
 )
 from server.router.model import Outcome as OutcomeKind
-from server.router.reader import LANGUAGES, Clause, Reading, Token, fold, read
+from server.router.reader import LANGUAGES, Clause, Reading, Token, lemma_of, read
 from server.router.render import Renderer
 from server.router.selection import (
     CLOSE,
@@ -40,6 +41,7 @@ from server.router.selection import (
     reaching,
     things,
 )
+from server.router.siblings import told_apart
 from server.router.statements import described
 from server.router.vocabulary import Vocabulary
 
@@ -187,8 +189,16 @@ class Planner:
                 if t.action in CLOSE.get(action or "", {action})
                 or not qualifier_only(t, found, tools)
             ]
+        readers = [t for t in tools if not t.writes] if form.frame == "question" else []
+        known_taker = taker_of_known(
+            chosen, by_action or readers, clause.tokens, self.context.known_values, self.language
+        )
+        if known_taker:
+            chosen, rule = known_taker, "tool: derived"
         if len(chosen) > 1:
             chosen = self._prefer_by_adjective(chosen, clause) or chosen
+        if rule == "tool: admission":
+            chosen = told_apart(chosen, by_action, clause.tokens, action)
         if len(chosen) > 1 and all(
             tool_unsure(t, clause.tokens, found, action, span, self.language) for t in chosen
         ):
@@ -225,7 +235,7 @@ class Planner:
             )
             because = self.say.negated(tool)
             return Outcome(step, "resolved", "None", because, declined_because=because)
-        arguments, sources, unsure = self._arguments(tool, clause, reading, done, found)
+        arguments, sources, unsure, unplaced = self._arguments(tool, clause, reading, done, found)
         if (
             action is None
             and form.frame == "question"
@@ -281,6 +291,11 @@ class Planner:
                 ),
             )
             return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
+        if unplaced:
+            # the turn states what this tool has no place for: named back, never dropped by a run
+            selection = Selection(tool=tool.name, arguments=arguments, sources=sources)
+            step = Step(kind="ask", decided_by="ask: unplaced", selection=selection)
+            return Outcome(step, "incomplete", "Rephrase", self.say.unplaced(tool, unplaced))
         assert rule is not None  # every branch that chooses a tool names its rule
         step = Step(
             kind="tool",
@@ -350,7 +365,7 @@ class Planner:
             actors = [t for t in self.catalogue.tools if noun in t.nouns] or [
                 t for t in self.catalogue.tools if noun in t.param_nouns
             ]
-            lemma = self._lemma(clause) if clause.verb else None
+            lemma = lemma_of(clause.verb, self.language) if clause.verb else None
             return Outcome(
                 Step(kind="unread", decided_by="unread: no tool"),
                 "unmet_action",
@@ -409,29 +424,6 @@ class Planner:
         )
         return Outcome(step, "resolved", "None", f"{expression} = {result}")
 
-    def _lemma(self, clause: Clause) -> str:
-        verb = clause.verb
-        assert verb is not None  # asked only of a clause with a verb
-        surface = fold(verb.surface)
-        if self.language == "en":
-            forms = lx.EN_VERBS[verb.action]
-            present = [f for f, tense in forms.items() if tense == "present" and " " not in f]
-            return (
-                min(present, key=lambda f: (not surface.startswith(f[:3]), len(f)))
-                if present
-                else surface
-            )
-        forms = lx.PT_VERBS[verb.action]
-        infinitives = [f for f in forms if f.endswith(("ar", "er", "ir"))]
-
-        def shared(form: str) -> int:
-            n = 0
-            while n < min(len(form), len(surface)) and form[n] == surface[n]:
-                n += 1
-            return n
-
-        return max(sorted(infinitives), key=shared) if infinitives else surface
-
     # --- arguments -------------------------------------------------------------------------
 
     def _arguments(
@@ -441,9 +433,10 @@ class Planner:
         reading: Reading,
         done: list[Step],
         found: list[tuple[Token, str]] | None = None,
-    ) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    ) -> tuple[dict[str, str], dict[str, str], list[str], list[str]]:
         """Values by what each parameter is (binding.py); then what the turn does not carry: an
-        answer, an earlier step's value, the host's context. Returns arguments, sources, unsure."""
+        answer, an earlier step's value, the host's context. Returns arguments, sources, unsure and
+        what the turn states that no parameter could take (binding's unplaced)."""
         used = set(clause_span(clause))
         verb_end = max(used) if used else -1
         if found is None:
@@ -469,7 +462,12 @@ class Planner:
         unsure = [
             p.name for p in tool.params if p.name in binder.unsure and p.name not in arguments
         ]
-        return dict(sorted(arguments.items())), dict(sorted(sources.items())), unsure
+        return (
+            dict(sorted(arguments.items())),
+            dict(sorted(sources.items())),
+            unsure,
+            binder.unplaced,
+        )
 
     # --- the whole turn --------------------------------------------------------------------
 
@@ -538,7 +536,7 @@ class Planner:
         if tool is None:
             return self._unread()
         clause = Clause(reading.tokens, None)
-        arguments, sources, _ = self._arguments(tool, clause, reading, [])
+        arguments, sources, _, _ = self._arguments(tool, clause, reading, [])
         arguments = {**awaiting.arguments, **arguments}
         sources = {**{k: "answer" for k in awaiting.arguments}, **sources}
         for name in list(sources):

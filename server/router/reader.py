@@ -491,3 +491,26 @@ def _act(verb: Verb | None, frame: str, meaning: bool, awaiting: bool) -> str:
     if verb.action == "give" or (frame == "ordering" and lx.ACTIONS.get(verb.action) == "read"):
         return "give" if verb.action == "give" else "inform"
     return lx.ACT_OF_ACTION.get(verb.action, "act")
+
+
+def lemma_of(verb: Verb, language: str) -> str:
+    """The verb's dictionary form, to name it back to the person: "apagar" for "apague", "delete"."""
+    surface = fold(verb.surface)
+    if language == "en":
+        forms = lx.EN_VERBS[verb.action]
+        present = [f for f, tense in forms.items() if tense == "present" and " " not in f]
+        return (
+            min(present, key=lambda f: (not surface.startswith(f[:3]), len(f)))
+            if present
+            else surface
+        )
+    forms = lx.PT_VERBS[verb.action]
+    infinitives = [f for f in forms if f.endswith(("ar", "er", "ir"))]
+
+    def shared(form: str) -> int:
+        n = 0
+        while n < min(len(form), len(surface)) and form[n] == surface[n]:
+            n += 1
+        return n
+
+    return max(sorted(infinitives), key=shared) if infinitives else surface

@@ -10,6 +10,7 @@ _TEXT = {
         "and": "and",
         "resolved": "Ready: {tool}{args}.",
         "incomplete": "I can {tool}, but I need {missing}.",
+        "unplaced": 'I can {tool}, but it takes nothing for "{left}". Which tool should take it?',
         "unsure": "Nothing here does that with what you said. If you mean to {tool}, say {missing}.",
         "unsure_among": "Nothing here does that with what you said. If you mean to {tools}, say which, and {missing}.",
         "ambiguous": "Which do you mean: {choices}?",
@@ -34,6 +35,7 @@ _TEXT = {
         "and": "e",
         "resolved": "Pronto: {tool}{args}.",
         "incomplete": "Posso {tool}, mas preciso de {missing}.",
+        "unplaced": 'Posso {tool}, mas não tenho onde pôr "{left}". Qual ferramenta deve receber isso?',
         "unsure": "Nada aqui faz isso com o que você disse. Se quer {tool}, diga {missing}.",
         "unsure_among": "Nada aqui faz isso com o que você disse. Se quer {tools}, diga qual, e {missing}.",
         "ambiguous": "Qual você quer dizer: {choices}?",
@@ -73,6 +75,10 @@ class Renderer:
 
     def incomplete(self, tool: CatalogueTool, missing: list[str]) -> str:
         return self.text["incomplete"].format(tool=tool.display, missing=self._join(missing, "and"))
+
+    def unplaced(self, tool: CatalogueTool, left: list[str]) -> str:
+        """A value the turn states that the tool has no parameter for: named, never dropped."""
+        return self.text["unplaced"].format(tool=tool.display, left=" ".join(left))
 
     def unsure(self, tool: CatalogueTool, missing: list[str]) -> str:
         return self.text["unsure"].format(tool=tool.display, missing=self._join(missing, "and"))

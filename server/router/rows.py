@@ -11,9 +11,9 @@ import re
 
 from server.router.catalogue import Param
 from server.router.names import singular
-from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS, joined
+from server.router.phrases import ORIGIN_WORDS, TARGET_WORDS
 from server.router.state import BindingState
-from server.router.tokens import Token
+from server.router.tokens import Token, joined
 
 # The words that open and join a range: "from 2010 to 2015", "between 2 and 9", "de 2010 a 2015".
 RANGES = {
@@ -71,6 +71,12 @@ CITY_WORDS = frozenset({"city", "town", "cidade", "municipio"})
 REGION_WORDS = frozenset({"country", "state", "province", "pais", "estado", "provincia"})
 MEANS = {"en": frozenset({"by", "using", "via"}), "pt-BR": frozenset({"usando", "via"})}
 ARTICLES = frozenset({"a", "an", "the", "o", "os", "as", "um", "uma", "using", "usando"})
+_BY = frozenset({"by", "por"})
+# Who performs in a thing, after "starring", "featuring" or "with": "a movie with Fiona Reid"
+PERFORMER_WORDS = frozenset(
+    {"cast", "actor", "actress", "star", "starring", "performer", "elenco", "ator", "atriz"}
+)
+_OPENERS = _BY | {"starring", "featuring", "with", "estrelando", "com"}
 
 
 class RowBinding(BindingState):
@@ -238,3 +244,26 @@ class RowBinding(BindingState):
             if isinstance(param1, Param) and isinstance(param2, Param) and param1 is not param2:
                 found[first.index], found[second.index] = param1, param2
         return found
+
+    def makers(self) -> None:
+        """ "directed by Herbert Ross", "written by Ana Lee": the name after "by" goes to the parameter
+        the word before "by" names (directed_by), whichever other names "by" opens in the turn; a name
+        after "starring", "featuring" or "with" goes to the one parameter named for a performer (cast)."""
+        if not self.norms & _OPENERS:
+            return
+        for token in self.tokens:
+            if token.norm not in _OPENERS:
+                continue
+            before = self.by_index.get(token.index - 1)
+            run = self.phrase(token.index + 1)
+            params = [p for p in self.free() if p.type == "string" and p.kind in ("text", "name")]
+            best = (
+                self._best([self.noun(before)], params)
+                if run and token.norm in _BY and self._content(before)
+                else None
+            )
+            if best is None and run and token.norm not in _BY:
+                cast = [p for p in params if set(p.words) & PERFORMER_WORDS]
+                best = cast[0] if len(cast) == 1 else None
+            if isinstance(best, Param) and run:
+                self._string(best, run)

@@ -37,6 +37,8 @@ CLOSE = {
     "list": {"list", "get", "search"},
     "search": {"search", "list"},
     "compute": {"compute", "get"},
+    # adding to a thing changes it: "add a note to my briefing" where the briefing is updated
+    "add": {"add", "update"},
 }
 
 

@@ -44,6 +44,7 @@ class BindingState:
     kinds: set[str]
     _free: tuple[int, list[Param]] | None
     nouns: dict[int, str]
+    unplaced: list[str]  # values the turn states that no parameter could take (accounting.py)
 
     if TYPE_CHECKING:
         # defined by Binder (binding.py)
@@ -79,6 +80,13 @@ class BindingState:
         def phrase(self, start: int) -> list[Token] | None: ...
 
         def _string(self, param: Param, run: list[Token]) -> None: ...
+
+        # defined by CertaintyBinding (certainty.py), used by the whole-turn pass
+        def _date_part(self, token: Token) -> bool: ...
+
+        def _in_name(self, token: Token) -> bool: ...
+
+        def _capital(self, token: Token | None) -> TypeGuard[Token]: ...
 
         # defined by RowBinding (rows.py), used by the phrase passes
         def city_and_region(self, params: list[Param], run: list[Token]) -> list[str]: ...

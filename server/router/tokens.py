@@ -24,7 +24,12 @@ _MONTHS = (
 _PATTERNS = (
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"@"),
     ("url", r"https?://\S+", r"://"),
-    ("quoted", r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)", r"[\"“']"),
+    (
+        "quoted",
+        # straight, double curly and single curly quotes; an apostrophe inside a word stays in it
+        r"\"[^\"]*\"|“[^”]*”|(?<!\w)'(?:[^']|'(?=\w)){2,}'(?!\w)|(?<!\w)‘(?:[^’]|’(?=\w)){2,}’(?!\w)",
+        r"[\"“'‘]",
+    ),
     (
         "date",
         r"\b\d{4}(?:-\d{1,2}-|/\d{1,2}/|\.\d{1,2}\.)\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{4}\b"
@@ -189,3 +194,17 @@ def tokenize(turn: str, language: str) -> list[Token]:
             norm = fold(text)
         tokens.append(Token(text, norm, kind, len(tokens), glued))
     return tokens
+
+
+def joined(run: list[Token]) -> str:
+    """The phrase as typed: a space between words, none before a comma or a period glued to a word."""
+    text = ""
+    for i, token in enumerate(run):
+        text += (
+            ""
+            if i == 0
+            or token.norm == ","
+            or (token.glued and (token.norm == "." or run[i - 1].norm == "."))
+            else " "
+        ) + token.text
+    return text
