@@ -121,5 +121,6 @@ async def test_refusals_are_one_line_exit_1_and_change_nothing(club, tmp_path, a
     missing = run(tmp_path, "queue", "decline", "bruno", str(film["escalation_id"]), check=False)
     assert (missing.returncode, missing.stderr) == (
         1,
-        f"error: there is no question {film['escalation_id']} in your queue\n",
+        f"error: there is no question {film['escalation_id']} in bruno's queue; "
+        "'parley queue list bruno' shows the open ones\n",
     )
