@@ -4,8 +4,10 @@ question waits is worded when the page is drawn, and candidates are only those t
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from server.asking import briefing
-from server.identity import principals
+from server.identity import mandates, principals
 from tests.conftest import connect
 from tests.console_helpers import ConsoleUser
 
@@ -122,3 +124,33 @@ async def test_why_it_is_here_is_worded_from_todays_notes_and_candidates_are_the
         briefing.review(db, ana_id, rate["id"], "approve", relay=True)
         held = card((await ana.get("/console/queue")).text, priced["escalation_id"])
         assert "names a price" not in held and "may now be relayed as written" in held
+
+
+async def test_why_it_is_here_follows_the_mandate_as_it_stands_when_the_page_is_drawn(club):
+    db = club.db()
+    ana_id = principals.find_principal(db, "ana").id
+    body = mandates.current(db, club.key(), ana_id).body
+    db.execute("UPDATE mandates SET signature = 'forged' WHERE principal_id = ?", [ana_id])
+    async with connect(club.url, club.tokens.member.token) as bruno:
+        asked = await ask(bruno, "Is Ana available for new work, and when?")
+    assert asked["escalation_id"] is not None  # a mandate that does not verify answers nothing
+    async with ConsoleUser(club.live.base, "ana", club.tokens.passwords["ana"]) as ana:
+        held = card((await ana.get("/console/queue")).text, asked["escalation_id"])
+        assert "Your mandate is not valid now" in held
+        assert "None of your notes seems to answer it." in held
+        manifest = club.manifest()
+        mandates.sign_mandate(
+            db,
+            club.key(),
+            principal_id=ana_id,
+            topics=[*body.topics, "films"],
+            reveal=list(body.reveal),
+            quotable=body.quotable,
+            scopes=list(body.scopes),
+            known_scopes=frozenset(manifest.scopes),
+            agent_scopes=manifest.agent_scopes,
+            valid_for=timedelta(days=30),
+        )
+        held = card((await ana.get("/console/queue")).text, asked["escalation_id"])
+    assert "not valid" not in held and "does not cover" not in held
+    assert "Your mandate covers: availability, design, films, studio." in held
