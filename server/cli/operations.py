@@ -19,6 +19,13 @@ if TYPE_CHECKING:
 def audit_tail(args: argparse.Namespace) -> int:
     from server.chokepoint import audit
     from server.chokepoint.audit import safe_name
+    from server.identity.principals import acted_through
+
+    def acted(row: dict[str, object]) -> str:  # a guest's call has no principal to act for
+        agent = row["agent"]
+        return (
+            acted_through(str(agent) if agent else None, yours=False) if row["principal"] else "-"
+        )
 
     if not 1 <= args.n <= 10_000:
         raise UsageError("-n takes 1 to 10000")
@@ -32,7 +39,7 @@ def audit_tail(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         print(
-            f"{row['ts']} {row['lane']:<9} {row['principal'] or '-':<12} {row['agent'] or '-':<12} "
+            f"{row['ts']} {row['lane']:<9} {row['principal'] or '-':<12} {acted(row):<15} "
             f"{row['tool']:<18} {row['outcome']:<14} {row['duration_ms']:.2f}ms"
             + (f"  rule: {row['rule']}" if row["rule"] else "")
         )

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from server.asking import briefing
 from server.errors import ParleyError
+from server.identity import principals
 from server.tools.registry import MAX_ID, Args, NoArgs, Output, ToolContext, ToolError, tool
 
 
@@ -66,7 +67,7 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
             args.topic,
             args.text,
             args.visibility,
-            agent=ctx.caller.agent or "principal token",
+            agent=ctx.caller.agent or principals.OWN_TOKEN,
             note_id=args.note_id,
         )
     except ParleyError as exc:

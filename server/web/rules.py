@@ -280,6 +280,7 @@ class RulePages(Frame):
         state = editor.fresh()
         editor.check(state)
         state.errors.clear()  # a fresh form is not wrong yet
+        editor.not_wrong_yet(state)
         return self._editor_page(request, me, editor, state)
 
     async def edit(self, request: Request) -> Response:
@@ -294,6 +295,8 @@ class RulePages(Frame):
         state, action = editor.read(form)
         editor.apply(state, action)
         decl = editor.check(state)
+        if action != "draft":
+            editor.not_wrong_yet(state)
         fragment = request.headers.get("x-parley-fragment") == "1"
         if action == "preview":
             return JSONResponse(

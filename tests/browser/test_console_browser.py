@@ -199,7 +199,7 @@ async def test_applicants_activity_settings_password_and_sign_out(club, page):
     await looked_at(page, "applicants-declined")
     await page.get_by_role("link", name="Settings", exact=True).click()
     await looked_at(page, "settings")
-    await page.get_by_label("Language your agents read messages in").first.select_option("pt-BR")
+    await page.get_by_label("The language you write to your agents in").first.select_option("pt-BR")
     await page.get_by_role("radio", name="ask").first.check()
     await page.get_by_role("button", name="Save my settings").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
