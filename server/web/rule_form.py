@@ -369,8 +369,8 @@ class Editor:
             if other["binding"] == binding and other["reads_as"] == reads_as:
                 where = "in the draft" if other["state"] == "draft" else "in force"
                 return (
-                    f"The same rule as “{other['name']}” ({other['id']}), {where} on this binding: "
-                    "change a condition, or keep that one."
+                    f"The same rule as “{other['name']}” ({other['id']}), {where} already for "
+                    f"{self.tool}: change a condition, or keep that one."
                 )
         return None
 
