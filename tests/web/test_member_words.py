@@ -52,7 +52,13 @@ def words_out_of_place(text: str) -> list[str]:
     return scopes + DOTTED.findall(text) + [m.group(0) for m in INTERNAL.finditer(text)]
 
 
-MEMBER_PAGES = ["/console", "/console/mandate", "/console/settings", "/console/activity"]
+MEMBER_PAGES = [
+    "/console",
+    "/console/mandate",
+    "/console/settings",
+    "/console/activity",
+    "/console/agents",
+]
 STEWARD_PAGES = ["/console/members", "/console/applicants"]
 
 
