@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 
 from server.cli.context import Context, add_json, command, err, facts
-from server.cluster.keyfolder import cluster_record, fingerprints, init_keys
-from server.settings import Settings
-from server.store.migrations import migrate, schema_version
-from server.store.opening import open_db
+
+# Each command imports what it uses when it runs (`parley db --help` imports none of it).
 
 
 def db_migrate(args: argparse.Namespace) -> int:
     """Create or upgrade the schema (once, whoever else runs it at the same moment) and record the
     keys' fingerprints and the manifest's digest that every server of the cluster must match."""
+    from server.cluster.keyfolder import cluster_record
+    from server.settings import Settings
+    from server.store.migrations import migrate
+    from server.store.opening import open_db
+
     settings = Settings.from_env()
     Context().manifest  # noqa: B018 - a broken manifest is reported before anything is recorded
     db = open_db(settings.store, create=False, upgrade=False)
@@ -32,6 +35,10 @@ def db_migrate(args: argparse.Namespace) -> int:
 
 
 def db_status(args: argparse.Namespace) -> int:
+    from server.settings import Settings
+    from server.store.migrations import schema_version
+    from server.store.opening import open_db
+
     settings = Settings.from_env()
     db = open_db(settings.store, create=False)
     try:
@@ -53,6 +60,9 @@ def db_status(args: argparse.Namespace) -> int:
 
 
 def keys_init(args: argparse.Namespace) -> int:
+    from server.cluster.keyfolder import init_keys
+    from server.settings import Settings
+
     settings = Settings.from_env()
     made = init_keys(settings.keys_dir)
     folder = settings.keys_dir.resolve()
@@ -67,6 +77,9 @@ def keys_init(args: argparse.Namespace) -> int:
 
 
 def keys_fingerprints(args: argparse.Namespace) -> int:
+    from server.cluster.keyfolder import fingerprints
+    from server.settings import Settings
+
     return facts(
         args,
         fingerprints(Settings.from_env().keys_dir),

@@ -12,17 +12,17 @@ import shutil
 import sys
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from server.cluster.keyfolder import cluster_record, init_keys
 from server.errors import ParleyError
-from server.identity.mandates import SigningKey
-from server.manifest.loading import load_manifest
-from server.manifest.schema import Manifest
-from server.settings import Settings
-from server.store.database import Database, Row
-from server.store.migrations import migrate, require_current
-from server.store.opening import open_db
+
+# Every command module imports this one, and `parley COMMAND --help` imports every command module:
+# the settings, the manifest, the store and the keys are imported when a command first uses them.
+if TYPE_CHECKING:
+    from server.identity.mandates import SigningKey
+    from server.manifest.schema import Manifest
+    from server.store.database import Database, Row
 
 
 class UsageError(ParleyError):
@@ -31,21 +31,30 @@ class UsageError(ParleyError):
 
 class Context:
     def __init__(self, create_store: bool = False) -> None:
+        from server.settings import Settings
+
         self.settings = Settings.from_env()
         self.create_store = create_store
 
     @cached_property
     def manifest(self) -> Manifest:
+        from server.manifest.loading import load_manifest
+
         return load_manifest(self.settings.manifest_path)
 
     @cached_property
     def db(self) -> Database:
         """The store. On PostgreSQL the commands that create a club (demo, init) also create the keys
         folder and migrate; every other command refuses a schema that is not current."""
+        from server.store.migrations import migrate, require_current
+        from server.store.opening import open_db
+
         self.manifest  # noqa: B018 - a broken manifest is reported first, whatever the command
         db = open_db(self.settings.store, create=self.create_store)
         if db.backend != "sqlite":
             if self.create_store:
+                from server.cluster.keyfolder import cluster_record, init_keys  # the OAuth keys too
+
                 init_keys(self.settings.keys_dir)
                 migrate(db, cluster_record(self.settings.keys_dir, self.settings.manifest_path))
             else:
@@ -54,6 +63,8 @@ class Context:
 
     @cached_property
     def key(self) -> SigningKey:
+        from server.identity.mandates import SigningKey
+
         self.db  # noqa: B018 - a key lives beside a store: refuse first if the store is missing
         # a cluster's keys folder is made once, by `parley keys init` (or demo / init)
         return SigningKey.load_or_create(
@@ -63,10 +74,17 @@ class Context:
 
 def command() -> str:
     """This command line as the person can run it again, for the hints it prints: `scripts/parley` sets
-    PARLEY_COMMAND to the path it was run by (`parley` is then on no PATH but the script's own)."""
-    return Settings.from_env().command or (
-        "parley" if shutil.which("parley") else f"{sys.executable} -m server.cli.main"
-    )
+    PARLEY_COMMAND to the path it was run by (`parley` is then on no PATH but the script's own); the
+    console script run by its path (`.venv/bin/parley`) is named by that path, as it was typed."""
+    from server.settings import Settings
+
+    named = Settings.from_env().command
+    if named:
+        return named
+    typed, found = sys.argv[0], shutil.which("parley")
+    if Path(typed).name == "parley":
+        return "parley" if found and Path(found).resolve() == Path(typed).resolve() else typed
+    return "parley" if found else f"{sys.executable} -m server.cli.main"
 
 
 def err(text: str) -> None:

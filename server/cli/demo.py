@@ -82,6 +82,14 @@ PEOPLE: list[dict[str, Any]] = [
 ]
 
 
+def password() -> str:
+    """A sign-in password shown once; never one starting with '-', which a command line (and a person
+    pasting it after a flag) takes for an option."""
+    while (made := secrets.token_urlsafe(12)).startswith("-"):
+        pass
+    return made
+
+
 @dataclass(frozen=True)
 class DemoTokens:
     applicant: tokens.MintedToken
@@ -95,7 +103,7 @@ def prepare(db: Database, key: SigningKey, manifest: Manifest) -> DemoTokens | N
     if principal_rows.count(db):
         return None
     minted: dict[str, tokens.MintedToken] = {}
-    passwords = {person["handle"]: secrets.token_urlsafe(12) for person in PEOPLE}
+    passwords = {person["handle"]: password() for person in PEOPLE}
     with write(db):
         for person in PEOPLE:
             principal = principals.add_principal(

@@ -32,6 +32,7 @@ class Diagnosis:
     tools_hidden: int = 0
     rejected: str | None = None
     error: str | None = None
+    hint: str | None = None  # what to try when nothing answered at the URL
 
     def exit_code(self, expect: str | None) -> int:
         if self.error:
@@ -51,6 +52,8 @@ class Diagnosis:
         ]
         if self.error:
             lines.append(f"error: {self.error}")
+            if self.hint:
+                lines.append(f"hint: {self.hint}")
             return "\n".join(lines)
         if self.rejected:
             lines += [
@@ -88,7 +91,10 @@ def _innermost(exc: BaseException) -> BaseException:
     return exc
 
 
-async def diagnose(url: str, token: str | None, timeout: float = 10.0) -> Diagnosis:
+async def diagnose(
+    url: str, token: str | None, timeout: float = 10.0, unreachable: str | None = None
+) -> Diagnosis:
+    """`unreachable` is the hint to give when nothing answers at `url`."""
     diagnosis = Diagnosis(url=url, token_sent=bool(token))
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
@@ -118,6 +124,7 @@ async def diagnose(url: str, token: str | None, timeout: float = 10.0) -> Diagno
                 listed = await client.list_tools()
     except (httpx2.HTTPError, OSError) as exc:
         diagnosis.error = f"cannot reach {url}: {exc}"
+        diagnosis.hint = unreachable
         return diagnosis
     except Exception as exc:  # an MCP-level failure: report it, never a traceback
         diagnosis.error = f"MCP exchange failed: {_innermost(exc)}"
@@ -130,8 +137,10 @@ async def diagnose(url: str, token: str | None, timeout: float = 10.0) -> Diagno
     return diagnosis
 
 
-def run(url: str, token: str | None, expect: str | None, as_json: bool) -> int:
-    diagnosis = anyio.run(diagnose, url, token)
+def run(
+    url: str, token: str | None, expect: str | None, as_json: bool, unreachable: str | None = None
+) -> int:
+    diagnosis = anyio.run(diagnose, url, token, 10.0, unreachable)
     if as_json:
         payload = {k: v for k, v in diagnosis.__dict__.items()}
         payload["exit_code"] = diagnosis.exit_code(expect)

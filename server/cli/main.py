@@ -15,7 +15,7 @@ import sys
 def parser() -> argparse.ArgumentParser:
     # Imported here, not above: `parley serve --workers N` spawns each worker with this module as its
     # `__main__`, and a worker must answer its supervisor's health check before it has imported the club.
-    from server.cli import cluster, members, notes, operations, queue, rules
+    from server.cli import cluster, grants, members, notes, operations, queue, rules, serving
 
     top = argparse.ArgumentParser(
         prog="parley",
@@ -23,8 +23,10 @@ def parser() -> argparse.ArgumentParser:
         epilog="The store is PARLEY_DB (default .parley/club.db); run 'parley COMMAND --help' for a command's flags.",
     )
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
+    serving.register(sub)
     operations.register(sub)
     members.register(sub)
+    grants.register(sub)
     notes.register(sub)
     queue.register(sub)
     rules.register(sub)

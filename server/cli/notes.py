@@ -10,18 +10,25 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from server.asking import briefing
 from server.cli.context import Context, add_json, err, listing
-from server.identity import principals
-from server.store.database import Row
+
+if TYPE_CHECKING:  # imported when a command runs: `parley notes --help` loads no asking stack
+    from server.asking import briefing
+    from server.store.database import Row
 
 
 def _concerns(row: Row, handle: str) -> str:
+    from server.asking import briefing
+
     return ", ".join(c.flag for c in briefing.concerns(row["topic"], row["text"], handle))
 
 
 def notes_list(args: argparse.Namespace) -> int:
+    from server.asking import briefing
+    from server.identity import principals
+
     ctx = Context()
     principal = principals.find_principal(ctx.db, args.handle)
     rows = [
@@ -38,6 +45,9 @@ def notes_list(args: argparse.Namespace) -> int:
 
 def notes_review(action: briefing.Review) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
+        from server.asking import briefing
+        from server.identity import principals
+
         ctx = Context()
         principal = principals.find_principal(ctx.db, args.handle)
         row = briefing.review(

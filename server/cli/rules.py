@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
-from server import tools
-from server.chokepoint.context_sources import ContextSources
-from server.chokepoint.rulebook import RuleBook
-from server.chokepoint.rules import OPERATORS
 from server.cli.context import Context, UsageError, add_json, emit_json
 from server.errors import ParleyError
-from server.manifest.check import Finding
-from server.manifest.loading import load_manifest
-from server.manifest.schema import Manifest, ManifestError, RuleDecl
-from server.settings import Settings
-from server.store.database import Database
-from server.store.migrations import require_current
-from server.store.opening import open_db
+
+# The rule book and the tools' schemas are imported when a command reads rules, not for `--help`.
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from server.chokepoint.rulebook import RuleBook
+    from server.manifest.check import Finding
+    from server.manifest.schema import Manifest
+    from server.store.database import Database
 
 
 def _scalar(text: str) -> object:
@@ -34,6 +30,8 @@ def _scalar(text: str) -> object:
 
 def condition(text: str) -> dict[str, object]:
     """'amount is at most 500' → a builder condition; a value like subject.limit compares with an attribute."""
+    from server.chokepoint.rules import OPERATORS
+
     for op in sorted(
         {op for by_type in OPERATORS.values() for op in by_type}, key=len, reverse=True
     ):
@@ -54,6 +52,10 @@ def condition(text: str) -> dict[str, object]:
 
 
 def _book(ctx: Context) -> RuleBook:
+    from server import tools
+    from server.chokepoint.context_sources import ContextSources
+    from server.chokepoint.rulebook import RuleBook
+
     return RuleBook(
         ctx.manifest,
         ctx.db,
@@ -65,6 +67,11 @@ def _book(ctx: Context) -> RuleBook:
 def stored_rule_findings(manifest: Manifest, db: Database) -> list[Finding]:
     """The store's rules checked against this manifest: a published rule that no longer compiles is an
     error (its tool refuses every call until a steward fixes or removes it), a draft one a warning."""
+    from server import tools
+    from server.chokepoint.context_sources import ContextSources
+    from server.chokepoint.rulebook import RuleBook
+    from server.manifest.check import Finding
+
     book = RuleBook(
         manifest,
         db,
@@ -100,6 +107,13 @@ def stored_rule_findings(manifest: Manifest, db: Database) -> list[Finding]:
 def store_findings(manifest_path: Path) -> list[Finding]:
     """`stored_rule_findings` for the configured store, when there is one (a fresh checkout has none);
     a store that cannot be read is an error: its rules cannot be vouched for."""
+    from server.manifest.check import Finding
+    from server.manifest.loading import load_manifest
+    from server.manifest.schema import ManifestError
+    from server.settings import Settings
+    from server.store.migrations import require_current
+    from server.store.opening import open_db
+
     settings = Settings.from_env()
     if not settings.shared_store and not settings.db_path.exists():
         return []
@@ -161,6 +175,10 @@ def rules_list(args: argparse.Namespace) -> int:
 def rules_draft(args: argparse.Namespace) -> int:
     if bool(args.when) == bool(args.cel):
         raise UsageError("give either --when (one or more) or --cel")
+    from pydantic import ValidationError
+
+    from server.manifest.schema import RuleDecl
+
     book = _book(Context())
     try:
         decl = RuleDecl.model_validate(

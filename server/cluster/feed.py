@@ -64,14 +64,19 @@ class ChangeFeed:
 
     def _run(self) -> None:
         backoff = 0.1
+        failures = 0
         while not self._stop.is_set():
             try:
                 self._listen()
                 backoff = 0.1
+                failures = 0
             except Exception as exc:  # the connection dropped or could not be made: try again
                 if self._stop.is_set():
                     break
-                if not self._down_reported:  # once an outage, not once an attempt
+                failures += 1
+                # Said once an outage, not once an attempt; and not at all when the store has said it
+                # (its outage line covers the feed) or the first reconnection works (a blip).
+                if failures >= 2 and not self._down_reported and not self.db.outage.down:
                     self._down_reported = True
                     log.warning(
                         "change feed disconnected (%s: %s); reconnecting",
@@ -89,7 +94,7 @@ class ChangeFeed:
         ) as conn:
             for channel in CHANNELS:
                 conn.execute(f"LISTEN {channel}")
-            if self.reconnects:
+            if self._down_reported:  # the store's own recovery line says it otherwise
                 log.info("change feed listening again; sweeping every live session")
             self.reconnects += 1
             self._down_reported = False

@@ -22,6 +22,17 @@ HANDLE = re.compile(r"^[a-z][a-z0-9_-]{1,31}$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,47}$")
 STATUSES = ("applicant", "member", "suspended")
 DEFAULT_AGENT = "assistant"
+# What a note written through the principal's own token records as its agent (`tools.briefing`).
+OWN_TOKEN = "principal token"
+
+
+def acted_through(agent: str | None, yours: bool = True) -> str:
+    """Who acted for a principal, in the words Notes, Activity and `parley audit tail` all use: an
+    agent by its name, or the principal themselves through their own token (`yours`: the reader is
+    that principal)."""
+    if agent and agent != OWN_TOKEN:
+        return agent
+    return "you (your own token)" if yours else "their own token"
 
 
 class ClubError(ParleyError):

@@ -16,6 +16,7 @@ import contextlib
 import functools
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -34,7 +35,7 @@ from server.store.database import (
     Taken,
     json_array,
 )
-from server.store.outage import Outage
+from server.store.outage import Outage, quiet_pool_connection_warnings
 
 POOL_WAIT = (
     1.5  # seconds a statement waits for a pooled connection before answering "busy" (was 10)
@@ -120,6 +121,10 @@ class PostgresDatabase(Database):
     def __init__(self, url: str, pool_size: int = 20):
         self.url = url
         self.pool_size = pool_size
+        quiet_pool_connection_warnings()  # an outage is said once, by `self.outage`
+        # When each pool and loop connection was opened: a loss found on one opened before the latest
+        # outage began is that outage's (`Outage.began`), not a new one.
+        self._opened: dict[object, float] = {}
         try:
             self.pool = self._open_pool(15)
         except Exception as exc:  # the URL is never echoed: it may carry a password
@@ -154,6 +159,7 @@ class PostgresDatabase(Database):
         except Exception:
             pool.close()
             raise
+        self._opened[pool] = time.monotonic()
         return pool
 
     def _reachable(self) -> bool:
@@ -177,24 +183,31 @@ class PostgresDatabase(Database):
             raise StoreUnavailable(UNAVAILABLE) from None
         old, self.pool = self.pool, fresh
         threading.Thread(
-            target=old.close, kwargs={"timeout": 10}, name="parley-pool-retire", daemon=True
+            target=self._retire, args=(old,), name="parley-pool-retire", daemon=True
         ).start()
         self.outage.ended()
+
+    def _retire(self, pool: ConnectionPool) -> None:
+        pool.close(timeout=10)
+        self._opened.pop(pool, None)
 
     # -- statements ---------------------------------------------------------------------------
     @contextlib.contextmanager
     def _borrowed(self) -> Iterator[psycopg.Connection]:
         if self.outage.down:
             self._try_again()
+        pool = self.pool
         try:
-            with self.pool.connection() as conn:
+            with pool.connection() as conn:
                 try:
                     yield conn
                 except (StoreUnavailable, psycopg.OperationalError) as exc:
                     if (
                         conn.broken
                     ):  # the connection was lost, not just one statement: the store is down
-                        self.outage.began("a connection to it was lost")
+                        self.outage.began(
+                            "a connection to it was lost", opened=self._opened.get(pool)
+                        )
                     if isinstance(exc, psycopg.OperationalError):
                         raise StoreUnavailable(UNAVAILABLE) from None
                     raise
@@ -328,8 +341,9 @@ class PostgresDatabase(Database):
             rows = await cursor.fetchall()
         except psycopg.OperationalError:
             if conn.broken or conn.closed:
+                opened = self._opened.get(conn)
                 self._drop_loop_connection(conn)
-                self.outage.began("a connection to it was lost")
+                self.outage.began("a connection to it was lost", opened=opened)
             raise StoreUnavailable(NO_ANSWER) from None
         except Exception:
             raise
@@ -344,6 +358,8 @@ class PostgresDatabase(Database):
         conn = self._loop_conns.get(loop)
         if conn is not None and not conn.closed:
             return conn
+        if conn is not None:
+            self._opened.pop(conn, None)
         try:
             conn = await psycopg.AsyncConnection.connect(
                 self.url, autocommit=True, connect_timeout=2, options=self._loop_options
@@ -352,12 +368,14 @@ class PostgresDatabase(Database):
             self.outage.began("no connection could be made")
             raise StoreUnavailable(UNAVAILABLE) from None
         self._loop_conns[loop] = conn
+        self._opened[conn] = time.monotonic()
         return conn
 
     def _drop_loop_connection(self, conn: psycopg.AsyncConnection) -> None:
         for loop, kept in list(self._loop_conns.items()):
             if kept is conn:
                 del self._loop_conns[loop]
+        self._opened.pop(conn, None)
         conn.pgconn.finish()
 
 

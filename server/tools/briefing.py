@@ -13,6 +13,7 @@ from pydantic import Field
 
 from server.asking import briefing
 from server.errors import ParleyError
+from server.identity import principals
 from server.tools.registry import (
     MAX_ID,
     Args,
@@ -77,7 +78,7 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
             args.topic,
             args.text,
             args.visibility,
-            agent=ctx.caller.agent or "principal token",
+            agent=ctx.caller.agent or principals.OWN_TOKEN,
             note_id=args.note_id,
         )
     except ParleyError as exc:

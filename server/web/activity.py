@@ -18,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from server.errors import NotFound
+from server.identity import principals
 from server.store import audit as audit_rows
 from server.store.database import format_time
 from server.web.frame import Frame, bounded_id, path_id
@@ -82,6 +83,7 @@ class ActivityPages(Frame):
         calls = rows[:PAGE]
         for call in calls:
             call["sentence"] = self.say_rule(call)
+            call["acted"] = _acted(call, me.handle)
         options = {
             column: audit_rows.names(self.db, column, principal)
             for column in ("agent", "tool", "rule")
@@ -125,6 +127,7 @@ class ActivityPages(Frame):
         if call is None or (call["principal"] != me.handle and not me.steward):
             return self._not_found(request)  # another member's call answers exactly like none
         steps, result = self._path(call)
+        call["acted"] = _acted(call, me.handle)
         return self._page(
             request,
             me,
@@ -259,3 +262,10 @@ class ActivityPages(Frame):
             Route("/console/activity", self.activity, methods=["GET"]),
             Route("/console/activity/{call_id}", self.inspect, methods=["GET"]),
         ]
+
+
+def _acted(call: dict[str, Any], reader: str) -> str:
+    """The call's agent in the words Notes and `parley audit tail` use (`principals.acted_through`)."""
+    if not call["principal"]:
+        return "(no one: a guest)"
+    return principals.acted_through(call["agent"], yours=call["principal"] == reader)

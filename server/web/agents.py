@@ -79,7 +79,10 @@ class AgentPages(Frame):
             connect=connect,
             errors=errors or {},
             first_error=next(iter(errors or {}), None),
-            tokens=console_rows.tokens_of(self.db, me.id),
+            tokens=[
+                {**t, "acted": principals.acted_through(t["agent"])}
+                for t in console_rows.tokens_of(self.db, me.id)
+            ],
             grants=grants,
             error=error,
             minted=minted,

@@ -22,11 +22,15 @@ from server.store.database import now
 from server.web.frame import Frame
 
 ON_UNREAD = {
-    "refuse": "Refuse it: say it could not be read, and do nothing.",
-    "model": "Hand it to your model, which chooses what to do; every tool call it makes is still checked.",
-    "ask": "Ask you first whether your model may receive it.",
-    "answer": "Answer it from your documents, without calling a tool.",
+    "refuse": "Say it did not understand, and do nothing.",
+    "model": "Let your agent decide what to do; whatever it then asks of the club is still checked.",
+    "ask": "Ask you first whether your agent may decide.",
+    "answer": "Answer from your notes, without doing anything.",
 }
+# The question the choices above answer, on the page and in its confirmation.
+NOT_UNDERSTOOD = (
+    "When your agent still does not understand a message after asking you to say it again"
+)
 REASON_LIMIT = 1000
 
 
@@ -51,6 +55,7 @@ class ClubPages(Frame):
             own=own,
             club=club,
             on_unread=ON_UNREAD,
+            not_understood=NOT_UNDERSTOOD,
             error=error,
             chosen=console_rows.has_own_router_settings(self.db, me.id),
             errors=errors or {},
@@ -114,9 +119,9 @@ class ClubPages(Frame):
                 me,
                 title="Go back to the club's defaults?",
                 lines=[
-                    "Your own choice is forgotten. From their next conversation your agents read"
-                    f" messages in {language}.",
-                    f"A message nothing could read, even after asking to rephrase: {ON_UNREAD[club['on_unread']]}",
+                    "Your own choice is forgotten. From their next conversation your agents expect"
+                    f" you to write in {language}.",
+                    f"{NOT_UNDERSTOOD}: {ON_UNREAD[club['on_unread']]}",
                     "When a steward changes the club's defaults, yours follow.",
                 ],
                 action="/console/settings/reset",

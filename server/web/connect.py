@@ -18,6 +18,13 @@ from starlette.requests import Request
 
 PLACEHOLDER = "PASTE_YOUR_TOKEN_HERE"
 SERVER_NAME = "parley"
+# The MCP Inspector the snippet runs, as tests/ts/package.json pins it (a test keeps them equal): an
+# unpinned `npx` under Node 20 silently picks Inspector 0.15, which cannot send the header.
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+INSPECTOR_NODE = "v22.19"
+# What the Python snippets need installed, as this server's own pins name them.
+PIP_SDK = 'pip install "mcp>=2.3,<2.4"'
+PIP_FASTMCP = "pip install fastmcp"
 
 
 @dataclass(frozen=True)
@@ -41,19 +48,23 @@ def header_value(token: str | None) -> str:
 
 def snippets(url: str, token: str | None) -> list[Snippet]:
     header = header_value(token)
-    inspector = shlex.join(
-        [
-            "npx",
-            "@modelcontextprotocol/inspector",
-            "--cli",
-            url,
-            "--transport",
-            "http",
-            "--header",
-            f"Authorization: {header}",
-            "--method",
-            "tools/list",
-        ]
+    inspector = (
+        f"node --version   # Inspector 2 needs Node {INSPECTOR_NODE} or newer\n"
+        + shlex.join(
+            [
+                "npx",
+                "-y",
+                INSPECTOR,
+                "--cli",
+                url,
+                "--transport",
+                "http",
+                "--header",
+                f"Authorization: {header}",
+                "--method",
+                "tools/list",
+            ]
+        )
     )
     claude_code = json.dumps(
         {
@@ -76,7 +87,8 @@ def snippets(url: str, token: str | None) -> list[Snippet]:
         },
         indent=2,
     )
-    python_sdk = f"""import asyncio
+    python_sdk = f"""# {PIP_SDK}   (the official MCP Python SDK; it brings httpx2)
+import asyncio
 
 import httpx2
 from mcp import Client
@@ -88,6 +100,14 @@ HEADERS = {{"Authorization": {header!r}}}
 
 async def main() -> None:
     async with httpx2.AsyncClient(headers=HEADERS, timeout=30) as http:
+        # A refused token is answered 401 with the reason: ask once plainly, to print it
+        check = await http.post(
+            URL,
+            json={{"jsonrpc": "2.0", "id": 0, "method": "ping"}},
+            headers={{"Accept": "application/json, text/event-stream"}},
+        )
+        if check.status_code == 401:
+            raise SystemExit(f"refused: {{check.json().get('error_description', check.text)}}")
         async with Client(streamable_http_client(URL, http_client=http)) as client:
             tools = await client.list_tools()
             print([tool.name for tool in tools.tools])
@@ -95,7 +115,8 @@ async def main() -> None:
 
 asyncio.run(main())
 """
-    fastmcp = f"""import asyncio
+    fastmcp = f"""# {PIP_FASTMCP}
+import asyncio
 
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
@@ -114,7 +135,8 @@ asyncio.run(main())
         Snippet(
             "inspector",
             "MCP Inspector",
-            "Run it in a terminal: it lists the tools your agent can use.",
+            f"Run it in a terminal: it lists the tools your agent can use. It needs Node "
+            f"{INSPECTOR_NODE} or newer (the first line checks).",
             inspector,
         ),
         Snippet(
@@ -132,10 +154,15 @@ asyncio.run(main())
         Snippet(
             "python-sdk",
             "Python (official MCP SDK)",
-            "Save it as a .py file and run it.",
+            f"Install the SDK ({PIP_SDK}), save it as a .py file and run it.",
             python_sdk,
         ),
-        Snippet("fastmcp", "Python (fastmcp)", "Save it as a .py file and run it.", fastmcp),
+        Snippet(
+            "fastmcp",
+            "Python (fastmcp)",
+            f"Install fastmcp ({PIP_FASTMCP}), save it as a .py file and run it.",
+            fastmcp,
+        ),
     ]
 
 

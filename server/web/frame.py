@@ -45,6 +45,11 @@ def path_id(request: Request, name: str) -> int:
     return found
 
 
+# Pages of what a member's agent does for others (it is asked questions, it quotes notes): an applicant
+# is answered with what their page would be for, and what to do meanwhile.
+MEMBERS_ONLY = {"console_queue.html": "Queue", "console_notes.html": "Notes"}
+
+
 class Frame:
     def __init__(
         self,
@@ -82,6 +87,9 @@ class Frame:
         status_code: int = 200,
         **context: object,
     ) -> Response:
+        if me.status != "member" and template in MEMBERS_ONLY:
+            # an applicant's agent cannot write notes nor be asked: the page says so and what comes next
+            template, context = "console_members_only.html", {"page_name": MEMBERS_ONLY[template]}
         flash = request.session.pop("flash", None)
         open_count = queue.open_count(self.db, me.id)
         return self.pages.render(
@@ -94,6 +102,8 @@ class Frame:
             open_count=open_count,
             notes_waiting=briefing.pending_count(self.db, me.id),
             languages=LANGUAGES,
+            # what each scope lets an agent do, in the member's words: pages show these, not scope names
+            scope_words={name: scope.description for name, scope in self.manifest.scopes.items()},
             section=template.removeprefix("console_").removesuffix(".html"),
             **context,
         )

@@ -16,6 +16,13 @@ SHOWN = 200
 STATUS_WORDS = {"member": "member", "applicant": "applying", "suspended": "suspended"}
 
 
+def standing_since(person: dict[str, object]) -> tuple[str, object]:
+    """What the date beside a person says: when they joined, once admitted; else when they applied."""
+    if person["admitted_at"]:
+        return "joined", person["admitted_at"]
+    return "applied", person["created_at"]
+
+
 class MemberPages(Frame):
     async def members(self, request: Request) -> Response:
         me = self._signed_in(request, steward=True)
@@ -36,7 +43,7 @@ class MemberPages(Frame):
             request,
             me,
             "console_members.html",
-            people=found[:SHOWN],
+            people=[{**p, "since": standing_since(p)} for p in found[:SHOWN]],
             total=len(found),
             query=query,
             status=status,

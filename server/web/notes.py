@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from server.asking import briefing, examples
 from server.errors import NotFound, ParleyError
+from server.identity import principals
 from server.identity.principals import Principal
 from server.web.frame import Frame, path_id
 
@@ -63,7 +64,7 @@ class NotePages(Frame):
                 **row,
                 "segments": shown(row["text"]),
                 "written_by_agent": str(row["written_by"] or "").startswith("agent:"),
-                "agent": str(row["written_by"] or "").removeprefix("agent:"),
+                "by": _proposed_by(str(row["written_by"] or "").removeprefix("agent:")),
                 "concerns": briefing.concerns(row["topic"], row["text"], me.handle),
                 "examples": taught.get(int(row["id"]), []),
             }
@@ -176,3 +177,9 @@ class NotePages(Frame):
             Route("/console/notes/{note_id}", self.add, methods=["POST"]),
             Route("/console/notes/{note_id}/review", self.review, methods=["POST"]),
         ]
+
+
+def _proposed_by(agent: str) -> str:
+    """Who proposed a note, in the words Activity and `parley audit tail` use too."""
+    who = principals.acted_through(agent)
+    return who if who != agent else f"your agent “{agent}”"

@@ -39,10 +39,23 @@ class FieldChoice:
     path: str  # args.amount, subject.refund_limit
     kind: str  # text | number | boolean
     group: str  # "Call arguments", or the context source that provides it
+    default: object = (
+        None  # an optional argument's value when a call leaves it out (None: no default)
+    )
 
     @property
     def label(self) -> str:
-        return self.path.removeprefix("args.")
+        """The field in a steward's words: an argument by its name, an attribute by whom it describes
+        (`subject.admitted_days` → "the caller's admitted days"); the dotted path is CEL's."""
+        about, _, name = self.path.partition(".")
+        words = name.replace("_", " ")
+        if about == "args":
+            return name
+        return (
+            f"the caller's {words}"
+            if about == "subject"
+            else f"the {words} of what the call is about"
+        )
 
     @property
     def trusted(self) -> bool:
@@ -52,9 +65,11 @@ class FieldChoice:
 def fields_for(book: RuleBook, tool: str) -> list[FieldChoice]:
     """The tool's arguments (from its input schema), then the trusted attributes by source. An HTTP source
     whose URL needs an argument the tool does not have can never answer for it, so it is left out."""
-    arguments = argument_types(book.input_schemas.get(tool, {}))
+    schema = book.input_schemas.get(tool, {})
+    arguments = argument_types(schema)
+    declared = schema.get("properties", {})
     found = [
-        FieldChoice(f"args.{name}", kind, ARGUMENTS)
+        FieldChoice(f"args.{name}", kind, ARGUMENTS, _default(declared, name))
         for name, kind in arguments.items()
         if kind in OPERATORS
     ]
@@ -71,6 +86,12 @@ def fields_for(book: RuleBook, tool: str) -> list[FieldChoice]:
     return found
 
 
+def _default(declared: object, name: str) -> object:
+    """The argument's default in the tool's JSON schema, when a call may leave it out (None: none)."""
+    found = declared.get(name, {}) if isinstance(declared, dict) else {}
+    return found.get("default") if isinstance(found, dict) else None
+
+
 @dataclass
 class Row:
     field: str = ""
@@ -80,6 +101,9 @@ class Row:
     attribute: str = ""
     compare: bool = False
     error: str | None = None
+    unfinished: bool = (
+        False  # its error is only a value not given yet: said when drafting, not before
+    )
 
 
 @dataclass
@@ -133,6 +157,16 @@ class Editor:
             for choice in self.fields
             if choice.trusted and choice.kind == kind and choice.path != besides
         ]
+
+    def default_of(self, path: str) -> object:
+        """What a condition on `path` reads when a call leaves that optional argument out."""
+        return next((c.default for c in self.fields if c.path == path), None)
+
+    def not_wrong_yet(self, state: EditorState) -> None:
+        """Before the steward asks to draft, a value not given yet is no error: only what was typed is."""
+        for row in state.rows:
+            if row.unfinished:
+                row.error, row.unfinished = None, False
 
     def fresh(self) -> EditorState:
         return EditorState(self.agent, self.tool, rows=[self._row(Row())])
@@ -256,9 +290,11 @@ class Editor:
                     condition["attribute"] = row.attribute
                 elif row.op == "is one of":
                     if not row.items:
+                        row.unfinished = True
                         raise RuleError("add at least one value to the list")
                     condition["value"] = [self._value(row, item, kind) for item in row.items]
                 elif not row.value.strip():
+                    row.unfinished = True
                     raise RuleError("give a value")
                 else:
                     condition["value"] = self._value(row, row.value.strip(), kind)
@@ -320,7 +356,23 @@ class Editor:
             state.cel_at = exc.at
             return None
         state.reads_as = rule.reads_as
+        same = self._same_as(rule.reads_as)
+        if same is not None:
+            state.errors["cel" if state.mode == "cel" else "rows"] = same
+            return None
         return None if "name" in state.errors else decl
+
+    def _same_as(self, reads_as: str) -> str | None:
+        """A rule on this binding that already says the same (drafted or in force), named; else None."""
+        binding = f"{self.agent} · parley · {self.tool}"
+        for other in self.book.listing():
+            if other["binding"] == binding and other["reads_as"] == reads_as:
+                where = "in the draft" if other["state"] == "draft" else "in force"
+                return (
+                    f"The same rule as “{other['name']}” ({other['id']}), {where} already for "
+                    f"{self.tool}: change a condition, or keep that one."
+                )
+        return None
 
     def _partial_sentence(self, state: EditorState) -> str:
         """Reads as, from the rows that are complete (the others are marked)."""

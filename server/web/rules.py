@@ -282,6 +282,7 @@ class RulePages(Frame):
             editor.check, state
         )  # compiling never runs on the event loop
         state.errors.clear()  # a fresh form is not wrong yet
+        editor.not_wrong_yet(state)
         return self._editor_page(request, me, editor, state)
 
     async def edit(self, request: Request) -> Response:
@@ -298,6 +299,8 @@ class RulePages(Frame):
         decl = await anyio.to_thread.run_sync(
             editor.check, state
         )  # Preview too: off the event loop
+        if action != "draft":
+            editor.not_wrong_yet(state)
         fragment = request.headers.get("x-parley-fragment") == "1"
         if action == "preview":
             return JSONResponse(

@@ -6,8 +6,12 @@ from __future__ import annotations
 import httpx2
 from playwright.async_api import expect
 
+from server.manifest.loading import load_manifest
 from tests.browser.conftest import looked_at, sign_in
 from tests.conftest import connect, tool_names
+
+# the mandate's checkbox for directory:read, in the member's words (the manifest's description)
+DIRECTORY = load_manifest().scopes["directory:read"].description
 
 
 async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
@@ -94,15 +98,13 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         await sign_in(page, club.live.base, "bruno", club.tokens.passwords["bruno"])
         await page.get_by_role("link", name="Mandate").click()
         await looked_at(page, "mandate")
-        await page.get_by_role("checkbox", name="directory:read").uncheck()
+        await page.get_by_role("checkbox", name=DIRECTORY).uncheck()
         await page.get_by_label("Valid for (days)").fill("9999")
         await page.get_by_role("button", name="Review the changes…").click()
         await expect(page.get_by_role("alert")).to_contain_text(
             "1 to 730 days", use_inner_text=True
         )
-        assert not await page.get_by_role(
-            "checkbox", name="directory:read"
-        ).is_checked()  # the form kept
+        assert not await page.get_by_role("checkbox", name=DIRECTORY).is_checked()  # the form kept
         days = page.get_by_label("Valid for (days)")
         assert await days.evaluate("node => node === document.activeElement")
         await looked_at(page, "mandate-error")
@@ -115,7 +117,7 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         await looked_at(page, "mandate-review")
         await page.get_by_role("button", name="Sign the new version").click()
         await page.wait_for_url(f"{club.live.base}/console/mandate")
-        assert "directory:read" not in await page.locator("#mandate-scopes").inner_text()
+        assert DIRECTORY not in await page.locator("#mandate-scopes").inner_text()
         names = await tool_names(agent)  # the same open session, its very next request
         assert (
             "search_directory" not in names and "view_member" not in names and "my_profile" in names
@@ -126,7 +128,7 @@ async def test_narrow_the_mandate_and_the_agent_loses_a_tool_on_its_next_request
         await page.get_by_role("button", name="Re-sign with everything members can do").click()
         await page.wait_for_url(f"{club.live.base}/console/mandate")
         await expect(page.locator("#mandate-scopes")).to_contain_text(
-            "directory:read", use_inner_text=True
+            DIRECTORY, use_inner_text=True
         )
         assert "search_directory" in await tool_names(agent)
 
@@ -199,7 +201,7 @@ async def test_applicants_activity_settings_password_and_sign_out(club, page):
     await looked_at(page, "applicants-declined")
     await page.get_by_role("link", name="Settings", exact=True).click()
     await looked_at(page, "settings")
-    await page.get_by_label("Language your agents read messages in").first.select_option("pt-BR")
+    await page.get_by_label("The language you write to your agents in").first.select_option("pt-BR")
     await page.get_by_role("radio", name="ask").first.check()
     await page.get_by_role("button", name="Save my settings").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")

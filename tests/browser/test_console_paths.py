@@ -181,12 +181,12 @@ async def test_a_steward_admits_declines_and_the_declined_applicant_sees_why_and
 async def test_settings_go_back_to_the_clubs_defaults_after_a_confirmation(club, page):
     await sign_in(page, club.live.base, "bruno", club.tokens.passwords["bruno"])
     await page.get_by_role("link", name="Settings", exact=True).click()
-    await page.get_by_label("Language your agents read messages in").first.select_option("pt-BR")
+    await page.get_by_label("The language you write to your agents in").first.select_option("pt-BR")
     await page.get_by_role("button", name="Save my settings").click()
     await page.wait_for_url(f"{club.live.base}/console/settings")
     await page.get_by_role("button", name="Go back to the club's defaults…").click()
     await expect(page.locator("main")).to_contain_text(
-        "read messages in English", use_inner_text=True
+        "expect you to write in English", use_inner_text=True
     )
     await looked_at(page, "settings-reset-confirm")
     await page.get_by_role("button", name="Use the club's defaults").click()
@@ -195,7 +195,8 @@ async def test_settings_go_back_to_the_clubs_defaults_after_a_confirmation(club,
         "You follow the club's defaults again", use_inner_text=True
     )
     assert (
-        await page.get_by_label("Language your agents read messages in").first.input_value() == "en"
+        await page.get_by_label("The language you write to your agents in").first.input_value()
+        == "en"
     )
     await looked_at(page, "settings-defaults")
 

@@ -163,7 +163,9 @@ async def test_a_steward_builds_publishes_and_investigates_a_rule_with_javascrip
     await page.get_by_role("button", name="Compare with a trusted attribute").last.click()
     await settled(page)
     attribute = page.get_by_label("Trusted attribute condition 4 compares with")
-    await expect(attribute.locator("option")).to_have_text(["subject.refund_limit · number — hr"])
+    await expect(attribute.locator("option")).to_have_text(
+        ["the caller's refund limit · number — hr"]
+    )
     await expect(reads).to_have_text(
         "amount is at most 100 AND order_id is one of [4411, 5511, 9001] AND expedite "
         "is false AND amount is at most subject.refund_limit"

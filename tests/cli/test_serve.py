@@ -280,6 +280,7 @@ def test_with_postgresql_stopped_every_answer_is_a_quick_503_that_says_so_and_th
         assert signed_in.status_code == 303, signed_in.text
         assert console.get("/readyz").status_code == 200
         assert console.post("/mcp", json=call, headers=headers).status_code == 200
+        before_outage = len(log)
         postgres.admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
         postgres.admin(
             f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
@@ -305,16 +306,24 @@ def test_with_postgresql_stopped_every_answer_is_a_quick_503_that_says_so_and_th
         for _ in range(4):
             assert console.post("/mcp", json=call, headers=headers).status_code == 200
             assert console.get("/console").status_code == 200
+        time.sleep(
+            1
+        )  # a flap (lost again just after) or a late pool warning would be written by now
+        # what uvicorn says of its own workers (a late one's "startup complete") is not the outage's
+        during = [line for line in log[before_outage:] if not line.startswith("INFO: ")]
     finally:
         postgres.admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
         console.close()
         stop(proc)
     text = "".join(log)
     assert "Traceback" not in text, text
-    # one line when an outage begins and one when it ends, per worker process: not one per request
-    assert 1 <= text.count("store unavailable (") <= 2, text
-    assert 1 <= text.count("store reachable again") <= 2, text
-    assert text.count("change feed disconnected") <= 2, text
+    # one line when an outage begins and one when it ends, per worker process: not one per request,
+    # nor per reconnection attempt (psycopg_pool's own warnings), nor back-then-lost-again
+    print(f"{len(during)} log lines from the outage to its recovery:\n{''.join(during)}")
+    began = [line for line in during if "store unavailable (" in line]
+    ended = [line for line in during if "store reachable again" in line]
+    assert 1 <= len(began) <= 2 and 1 <= len(ended) <= 2, during
+    assert len(during) == len(began) + len(ended), during
 
 
 URL = re.compile(r"https?://[^\s\"'<>)`]+")

@@ -11,7 +11,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from server.access import entry_persona, visible_tools
-from server.cli.operations import findings as cli_findings
+from server.cli.serving import findings as cli_findings
 from server.manifest.loading import ManifestError, parse_manifest
 from tests.access.test_e2e_lanes import GUEST, MEMBER, PRINCIPAL
 from tests.conftest import connect, manifest_copy, running_club, tool_names

@@ -15,7 +15,8 @@ from html import unescape
 
 from starlette.requests import Request
 
-from server.web.connect import PLACEHOLDER, mcp_url, snippets
+from server.web.connect import INSPECTOR as PINNED_INSPECTOR
+from server.web.connect import INSPECTOR_NODE, PLACEHOLDER, mcp_url, snippets
 from tests.conftest import connect, running_club, tool_names
 from tests.console_helpers import ConsoleUser
 from tests.test_inspector import INSPECTOR, TS, node22
@@ -116,11 +117,11 @@ async def test_each_snippet_is_valid_for_its_client_and_connects_in_the_member_l
     given = {keyword.arg: ast.literal_eval(keyword.value) for keyword in call.keywords}
     assert given == {"url": url, "headers": {"Authorization": header}}
 
-    words = shlex.split(
-        shown(html, "inspector")
-    )  # MCP Inspector's CLI, with the snippet's own arguments
-    assert words[:3] == ["npx", "@modelcontextprotocol/inspector", "--cli"]
-    run = [str(node22()), str(INSPECTOR), *words[2:], "--format", "json", "--stored-auth-only"]
+    check, command = shown(html, "inspector").splitlines()  # MCP Inspector's CLI, as given
+    assert check.startswith("node --version   # ") and INSPECTOR_NODE in check
+    words = shlex.split(command)
+    assert words[:4] == ["npx", "-y", PINNED_INSPECTOR, "--cli"]
+    run = [str(node22()), str(INSPECTOR), *words[3:], "--format", "json", "--stored-auth-only"]
     inspected = subprocess.run(
         run,
         capture_output=True,
@@ -162,10 +163,8 @@ def test_a_url_or_token_cannot_break_out_of_its_snippet():
     token = "pa_a'b\"c\\d $(id) `id`"
     made = {s.key: s.text for s in snippets(hostile, token)}
     assert json.loads(made["claude-code"])["mcpServers"]["parley"]["url"] == hostile
-    assert (
-        shlex.split(made["inspector"])[3] == hostile
-        and shlex.split(made["inspector"])[7] == f"Authorization: Bearer {token}"
-    )
+    words = shlex.split(made["inspector"].splitlines()[1])
+    assert words[4] == hostile and words[8] == f"Authorization: Bearer {token}"
     for key in ("python-sdk", "fastmcp"):
         tree = ast.parse(made[key])
         assert not any(
@@ -186,3 +185,28 @@ async def test_with_parley_public_url_set_pages_give_that_address(tmp_path):
             == "http://club.example.org/mcp"
         )
         assert "127.0.0.1" not in shown(home, "claude-code")
+
+
+def test_the_inspector_snippet_runs_the_inspector_the_tests_run():
+    """Pinned, as tests/ts/package.json pins it: `npx` unpinned under Node 20 picks Inspector 0.15."""
+    pinned = json.loads((TS / "package.json").read_text())["dependencies"]
+    name, _, version = PINNED_INSPECTOR.rpartition("@")
+    assert pinned[name] == version
+
+
+async def test_the_python_snippet_from_home_says_what_to_install_and_why_it_was_refused(
+    club, tmp_path
+):
+    """Run as copied from Home, with its placeholder: one line with the server's reason, not a trace."""
+    async with ConsoleUser(club.live.base, "bruno", club.tokens.passwords["bruno"]) as bruno:
+        home = (await bruno.get("/console")).text
+    text = shown(home, "python-sdk")
+    assert text.splitlines()[0].startswith('# pip install "mcp')
+    program = tmp_path / "from_home.py"
+    program.write_text(text)
+    result = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 1 and result.stderr.strip() == "refused: unknown token", (
+        result.stderr[-3000:]
+    )

@@ -241,9 +241,12 @@ async def test_narrowing_the_mandate_in_the_console(club):
         page = await bruno.get("/console/mandate")
         assert "signed and verified" in page.text
         ceiling = page.text.split('id="mandate-scopes">')[1].split("</dd>")[0]
+        words = {name: scope.description for name, scope in club.manifest().scopes.items()}
         assert (
-            "club:read" in ceiling and "inbox:read" in ceiling and "directory:read" not in ceiling
-        )
+            words["club:read"] in ceiling
+            and words["inbox:read"] in ceiling
+            and words["directory:read"] not in ceiling
+        )  # in the member's words, not the scope's name
         bad = await bruno.post(
             "/console/mandate",
             {"topics": "x", "scope": ["mandate:write"], "days": "30", "confirm": "yes"},
@@ -419,7 +422,8 @@ async def test_a_new_member_is_told_of_missing_scopes_and_re_signs_with_one_acti
         ).status_code == 303
     async with ConsoleUser(club.live.base, "carla", club.tokens.passwords["carla"]) as carla:
         home = await carla.get("/console")
-        assert "you are a member now" in home.text and "directory:read" in home.text
+        directory = club.manifest().scopes["directory:read"].description
+        assert "you are a member now" in home.text and directory in home.text
         assert (
             "Re-sign with everything members can do" in (await carla.get("/console/mandate")).text
         )

@@ -74,7 +74,7 @@ async def test_settings_per_member_and_the_clubs_defaults_by_a_steward(club):
         page = await bruno.get("/console/settings")
         assert (
             page.status_code == 200
-            and "Language your agents read messages in" in page.text
+            and "The language you write to your agents in" in page.text
             and "/console/settings/club" not in page.text
         )
         assert "You follow the club's defaults" in page.text
@@ -187,8 +187,9 @@ async def test_oauth_grants_show_the_clients_name_and_scopes_in_one_style(club):
         grants = page.split('id="grants-h"')[1]
         assert "Claude Desktop" in grants and "client-012345" not in grants
         assert (
-            '<li class="chip">club:read</li><li class="chip">inbox:read</li>' in grants
-        )  # chips, as for tokens
+            "<li>Read your own profile and signed mandate.</li>"
+            "<li>Read your threads, answers and later decisions.</li>" in grants
+        )  # in the member's words, as for tokens
         asked = await console.post("/console/grants/fam-1/revoke", {}, page="/console/agents")
         assert asked.status_code == 200 and "Take back Claude Desktop&#39;s access?" in asked.text
         revoked = await console.post(
