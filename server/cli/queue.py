@@ -9,19 +9,25 @@ every decision is final and recorded as made at the command line.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from server.asking.errors import AskError, NoSuchEscalation
-from server.asking.escalations import Escalations
-from server.asking.queue import COMMAND_LINE, Decision, Queue
 from server.cli.context import Context, emit_json, table
-from server.identity import principals
+
+# The asking stack is imported when a command runs, not for `--help` (tests/cli/test_cli_startup.py).
+if TYPE_CHECKING:
+    from server.asking.queue import Decision, Queue
 
 
 def _queue(ctx: Context) -> Queue:
+    from server.asking.escalations import Escalations
+    from server.asking.queue import Queue
+
     return Queue(Escalations(ctx.db, ctx.key, ctx.manifest))
 
 
 def queue_list(args: argparse.Namespace) -> int:
+    from server.identity import principals
+
     ctx = Context()
     principal = principals.find_principal(ctx.db, args.handle)
     rows = [
@@ -57,6 +63,9 @@ def queue_list(args: argparse.Namespace) -> int:
 
 
 def queue_answer(args: argparse.Namespace) -> int:
+    from server.asking.errors import AskError
+    from server.asking.queue import Decision
+
     if (args.note is None) == (args.text is None):
         raise AskError('answer with --note NOTE_ID or with --text "..." (one of them)')
     if args.save_note != (args.topic is not None):
@@ -69,10 +78,16 @@ def queue_answer(args: argparse.Namespace) -> int:
 
 
 def queue_decline(args: argparse.Namespace) -> int:
+    from server.asking.queue import Decision
+
     return _decide(args, Decision.of("decline"))
 
 
 def _decide(args: argparse.Namespace, decision: Decision) -> int:
+    from server.asking.errors import NoSuchEscalation
+    from server.asking.queue import COMMAND_LINE
+    from server.identity import principals
+
     ctx = Context()
     principal = principals.find_principal(ctx.db, args.handle)
     try:
