@@ -26,6 +26,7 @@ from server.access import MEMBER
 from server.answering import Answer, Note, ScopedRequest, Selection, Terms
 from server.answering import answer as deterministic_answer
 from server.answering.grounding import Approved, Grounded, compose, escalation
+from server.asking.coverage import reveals
 from server.asking.members import Members
 from server.asking.rows import Row
 from server.errors import Conflict, NotFound, ParleyError
@@ -153,10 +154,6 @@ def revealable(
     db: Database, member_id: int, body: MandateBody, asker_is_member: bool
 ) -> dict[str, Approved]:
     """The approved notes this mandate reveals to this asker, by id: all an answerer is ever handed."""
-    reveal = set(body.reveal) - {"private"}
-    if not asker_is_member:
-        reveal.discard("members")
-    topics = set(body.topics)
     return {
         str(row["id"]): Approved(
             Note(id=str(row["id"]), topic=row["topic"], text=row["text"]),
@@ -164,8 +161,13 @@ def revealable(
             relay=bool(row["relay"]),
         )
         for row in records.notes_of(db, member_id, "approved")
-        if row["visibility"] in reveal and row["topic"] in topics
+        if reveals(body.topics, body.reveal, row["topic"], row["visibility"], asker_is_member)
     }
+
+
+def quotes_json(answer: Answer) -> str | None:
+    """The notes an answer quotes, as the inbox keeps them beside its prose (None: it quotes none)."""
+    return json.dumps([q.model_dump() for q in answer.quotes]) if answer.quotes else None
 
 
 class Escalations:
@@ -349,14 +351,16 @@ class Escalations:
                 )
             else:
                 rows.touch_thread(self.db, thread_id, stamp)
-            exchange = [("question", question, "asked")]
+            exchange: list[tuple[str, str, str, str | None]] = [
+                ("question", question, "asked", None)
+            ]
             if answer.findings:
-                kind, outcome = (
+                kind, outcome = (  # the inbox reads a decline "escalated" as an escalation
                     ("answer", "answered")
                     if answer.escalate is None and answer.refused is None
                     else ("decline", "escalated" if answer.escalate is not None else "declined")
                 )
-                exchange.append((kind, answer.findings, outcome))
+                exchange.append((kind, answer.findings, outcome, quotes_json(answer)))
             rows.add_exchange(self.db, thread_id, exchange, stamp)
             escalation_id = None
             if answer.escalate is not None:
@@ -430,7 +434,7 @@ class Escalations:
         escalation = self.get(principal_id, escalation_id)
         if escalation["status"] != "open":
             raise AlreadyDecided(f"question {escalation_id} was already {escalation['status']}")
-        text = text.strip()
+        text, quotes = text.strip(), None
         if action == "answer":
             if not text:
                 raise AskError("write the answer you want delivered")
@@ -443,7 +447,8 @@ class Escalations:
             )
             status = "declined"
         elif action == "widen":
-            delivered, status = self._widen(principal_id, escalation, text), "widened"
+            widened = self._widen(principal_id, escalation, text)
+            delivered, status, quotes = widened.findings or "", "widened", quotes_json(widened)
         else:
             raise AskError("the decision must be answer, decline or widen")
         stamp = now()
@@ -459,6 +464,7 @@ class Escalations:
                 stamp,
                 "decided",
                 member["handle"] if member else None,
+                quotes,
             )
             self.db.announce_inbox(
                 escalation["asker_id"]
@@ -466,7 +472,7 @@ class Escalations:
         self.on_delivery(escalation["asker_id"])
         return self.get(principal_id, escalation_id)
 
-    def _widen(self, principal_id: int, escalation: Row, topic: str) -> str:
+    def _widen(self, principal_id: int, escalation: Row, topic: str) -> Answer:
         """Answer under the mandate with one more topic; sign that mandate only if it answers."""
         topic = topic.strip().lower()
         if not topic or len(topic) > TOPIC_LIMIT:
@@ -509,4 +515,4 @@ class Escalations:
             known_scopes=frozenset(self.manifest.scopes),
             agent_scopes=self.manifest.agent_scopes,
         )
-        return answer.findings
+        return answer
