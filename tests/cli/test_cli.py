@@ -363,21 +363,22 @@ def test_notes_an_agent_proposed_are_listed_approved_with_relay_and_rejected(tmp
         (plain["id"], "pending"),
     ]
     assert pending[0]["concerns"] == "price" and pending[1]["concerns"] == ""
-    flagged = run(tmp_path, "notes", "approve", "bruno", str(priced["id"]))
+    assert [n["note"] for n in pending] == [f"{priced['id']}@1", f"{plain['id']}@1"]
+    flagged = run(tmp_path, "notes", "approve", "bruno", pending[0]["note"])
     assert (
         "approved" in flagged.stdout and "--relay" in flagged.stderr
     )  # says why it will not be quoted yet
     assert (
         "may be relayed"
-        in run(tmp_path, "notes", "approve", "bruno", str(priced["id"]), "--relay").stdout
+        in run(tmp_path, "notes", "approve", "bruno", pending[0]["note"], "--relay").stdout
     )
-    assert "rejected" in run(tmp_path, "notes", "reject", "bruno", str(plain["id"])).stdout
+    assert "rejected" in run(tmp_path, "notes", "reject", "bruno", pending[1]["note"]).stdout
     listed = {
         n["id"]: n for n in json.loads(run(tmp_path, "notes", "list", "bruno", "--json").stdout)
     }
     assert (listed[priced["id"]]["status"], listed[priced["id"]]["relay"]) == ("approved", True)
     assert listed[plain["id"]]["status"] == "rejected"
     missing = run(
-        tmp_path, "notes", "approve", "ana", str(plain["id"]), check=False
+        tmp_path, "notes", "approve", "ana", pending[1]["note"], check=False
     )  # not ana's note
-    assert missing.returncode == 1 and "no briefing note" in missing.stderr
+    assert missing.returncode == 1 and "ana has no briefing note" in missing.stderr

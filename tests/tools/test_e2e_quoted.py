@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from server.asking.briefing import PENDING_LIMIT
 from server.identity import principals
 from tests.conftest import connect
 
@@ -105,9 +104,7 @@ async def test_an_agent_leaves_at_most_200_notes_waiting_and_keeps_them_all(club
                 {"topic": "writing", "text": f"Bruno's note number {n}.", "visibility": "public"},
             )
             (refused if result.is_error else stored).append((n, result))
-        assert len(stored) == PENDING_LIMIT == 200 and [n for n, _ in refused] == list(
-            range(200, 300)
-        )
+        assert len(stored) == 200 and [n for n, _ in refused] == list(range(200, 300))
         assert "200 notes already wait" in refused[0][1].content[0].text
         listed = (await agent.call_tool("list_briefing", {})).structured_content["notes"]
         waiting = {n["text"] for n in listed if n["status"] == "pending"}
