@@ -59,7 +59,11 @@ def _review_one(
     handle = principal.handle
     note_id, revision = _read(named)
     if revision is None:
-        row = briefing.note(ctx.db, principal.id, note_id, owner=handle)
+        try:
+            row = briefing.note(ctx.db, principal.id, note_id, owner=handle)
+        except briefing.NoSuchNote as exc:
+            err(str(exc))
+            return False
         err(
             f"note {note_id} of {handle} not {action}d: name the revision you read. It is at revision "
             f"{row['revision']} and reads: \u201c{row['text']}\u201d (topic \u201c{row['topic']}\u201d); "
@@ -70,6 +74,9 @@ def _review_one(
         row = briefing.review(
             ctx.db, principal.id, note_id, action, revision=revision, relay=relay, owner=handle
         )
+    except briefing.NoSuchNote as exc:
+        err(str(exc))
+        return False
     except briefing.Changed as exc:
         now = exc.note
         err(
