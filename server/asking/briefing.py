@@ -84,7 +84,13 @@ def reach(row: Row, who: str, status: MandateStatus, person: str = "you") -> str
             f"({', '.join(sorted(flagged))}), and a flagged note is quoted only once it may be "
             "relayed as written."
         )
-    return "The answering agent may quote it, word for word, to askers the mandate reveals it to."
+    if person == "you":
+        return (
+            "Your agent may quote it now, word for word, to the askers your mandate reveals it to."
+        )
+    return (
+        "The answering agent may quote it, word for word, to the askers the mandate reveals it to."
+    )
 
 
 def held(topic: str, text: str, who: str) -> frozenset[Flag]:

@@ -97,7 +97,7 @@ def add_principal(
         raise ClubError(f"status must be one of {', '.join(STATUSES)}")
     if not name.strip():
         raise ClubError("a principal needs a name")
-    problem = plain_name(name.strip())
+    problem = None if name.strip() == handle else plain_name(name.strip())  # a handle is plain
     if problem is not None:
         raise ClubError(f"that name is not a plain name: {problem}")
     if principal_rows.handle_taken(db, handle):
