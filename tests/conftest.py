@@ -60,6 +60,8 @@ BOTH_BACKENDS = {
     "test_edge",
     "test_console_rules",
     "test_members",
+    "test_note_revisions",
+    "test_e2e_quoted",
 }
 
 
