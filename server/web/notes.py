@@ -193,8 +193,8 @@ class NotePages(Frame):
         said = briefing.reach(row, me.handle, status)
         covered = coverage(status, row["topic"], row["visibility"])
         offer = (
-            f" {covered.summary} To have it quoted, add \u201c{row['topic']}\u201d to your mandate "
-            "from the note (\u201cAdd the topic to my mandate\u201d)."
+            f" {covered.summary} The note offers to add \u201c{row['topic']}\u201d to your "
+            "mandate, so that your agent may quote it."
             if covered.offer_topic
             else ""
         )
