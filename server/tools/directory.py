@@ -68,7 +68,9 @@ class MemberView(MemberCard):
     askable: bool = Field(
         description="Whether the member's answering agent is under a valid mandate."
     )
-    topics: list[str] = Field(description="Topics the member's answering agent may treat.")
+    topics: list[Quoted] = Field(
+        description="Topics the member's answering agent may treat, as the member wrote them."
+    )
     quotable: bool = Field(description="Whether its answers may be quoted with attribution.")
 
 
@@ -88,6 +90,6 @@ def view_member(ctx: ToolContext, args: ViewArgs) -> MemberView:
         **_card(member.handle, member.name, member.bio, list(member.tags)),  # type: ignore[arg-type]
         admitted_at=member.admitted_at,
         askable=body is not None,
-        topics=body.topics if body else [],
+        topics=[Quoted(quoted=topic, by=member.handle) for topic in body.topics] if body else [],
         quotable=body.quotable if body else False,
     )

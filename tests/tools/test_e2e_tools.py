@@ -166,7 +166,11 @@ async def test_directory_shows_members_only(club):
             "members"
         ] == []
         ana = (await call(member, "view_member", {"handle": "ana"})).structured_content
-        assert ana["askable"] and ana["quotable"] and "availability" in ana["topics"]
+        assert (
+            ana["askable"]
+            and ana["quotable"]
+            and "availability" in [t["quoted"] for t in ana["topics"]]
+        )
 
 
 async def test_briefing_notes_add_replace_and_stay_private_to_their_owner(club):

@@ -32,7 +32,6 @@ PARLEYS_OWN = {
     "Directory.members.handle",
     "MemberView.handle",
     "MemberView.admitted_at",
-    "MemberView.topics",
     "EvidenceList.items.kind",
     "EvidenceList.items.url",
     "EvidenceList.items.created_at",
