@@ -61,6 +61,8 @@ BOTH_BACKENDS = {
     "test_console_rules",
     "test_members",
     "test_teaching",
+    "test_note_revisions",
+    "test_e2e_quoted",
 }
 
 

@@ -10,8 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from server.answering.grounding import TEXT
-from server.answering.text import visible
+from server.answering.grounding import TEXT, inline
 from tests.http_stub import reply
 
 
@@ -84,12 +83,12 @@ def assert_grounded(
             if not findings.startswith(head):
                 continue
             body = findings[len(head) :]
-            ids = re.findall(r"\((?:note|nota) (\d+), \d{4}-\d{2}-\d{2}\)", body)
+            ids = re.findall(r"\u201d \((?:note|nota) (\d+), \d{4}-\d{2}-\d{2}\)", body)
             assert ids and all(i in approved for i in ids), (
                 f"quotes a note that is not approved: {findings!r}"
             )
             rebuilt = " ".join(
-                language["note"].format(text=visible(approved[i][0]), id=i, date=approved[i][1])
+                language["note"].format(text=inline(approved[i][0]), id=i, date=approved[i][1])
                 for i in ids
             )
             assert body == rebuilt, f"text beside the approved notes: {findings!r}"

@@ -21,6 +21,7 @@ RANKS = {
     "server.metrics": 0,
     "server.heap": 0,
     "server.plaintext": 0,
+    "server.quoting": 0,
     "server.store": 1,
     "server.manifest": 1,
     "server.answering": 1,

@@ -70,6 +70,15 @@ class Selection(_Frozen):
         return self
 
 
+class Quote(_Frozen):
+    """One note an answer quotes, as data (the tools hand it on as `server.quoting.QuotedNote`)."""
+
+    note_id: str
+    quoted: str  # the note's exact text
+    by: str  # the member whose note it is
+    date: str  # YYYY-MM-DD, the day it was last changed
+
+
 class Answer(_Frozen):
     """The answering agent's contract. It is silent: it never speaks to the asker's person."""
 
@@ -99,4 +108,9 @@ class Answer(_Frozen):
     )
     refused: Refusal | None = Field(
         default=None, description="Why this request was refused outright, if it was."
+    )
+    quotes: tuple[Quote, ...] = Field(
+        default=(),
+        description="Each note `findings` quotes, as data: its id, its exact text under `quoted`, the "
+        "member who wrote it under `by`, and its date.",
     )

@@ -3,7 +3,7 @@
 An answerer (deterministic, or a model in a confined worker) returns a `Selection`: note ids, or an
 escalation, or a refusal. This module turns that selection into the subagent contract's `Answer`,
 and it is the only place that does. The findings are Parley's fixed framing around the chosen
-notes, quoted verbatim with their id and date; every other word is one of the templates below. So
+notes, quoted with their id and date; every other word is one of the templates below. So
 whatever an answerer would like to say — a commitment, a price, an instruction to the asking agent —
 has no way into the answer: there is no field it could put it in.
 
@@ -12,7 +12,13 @@ money or work, or something they would be held to, or that carries a link or spe
 quoted only when the principal ticked "my agent may relay this as written" when approving it;
 otherwise the question escalates with that note attached (`consent_needed`). The flags that decide
 this are the checks' reading of the note's text; they are a second line: the first is that only
-approved words are ever quoted.
+approved words are ever quoted. A note that hides characters or uses look-alike letters is held the
+same way (fail closed: what a person cannot read, they did not approve).
+
+The answer carries each quoted note as data too (`Answer.quotes`: id, exact text, author, date). In
+the prose, a note's text sits inside Parley's quotation marks with its own double quotation marks
+turned into single ones (`inline`), so no note can close the quotation and write Parley's framing or
+another note's attribution after it: each note has exactly one attribution, Parley's.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from server.answering.contract import (
     Answer,
     Escalation,
     Note,
+    Quote,
     Refusal,
     ScopedRequest,
     Selection,
@@ -37,7 +44,26 @@ from server.answering.text import visible
 log = logging.getLogger("parley.answering.grounding")
 
 # Flags a note may carry and still be quoted without the principal's explicit consent: none that binds.
-CONSENT_FLAGS: frozenset[Flag] = frozenset({"commitment", "price", "instructions", "link"})
+CONSENT_FLAGS: frozenset[Flag] = frozenset(
+    {"commitment", "price", "instructions", "link", "invisible", "lookalike"}
+)
+# Double quotation marks a note may hold, as the single ones that cannot end Parley's quotation.
+INLINE = str.maketrans(
+    {
+        "\u201c": "\u2018",
+        "\u201d": "\u2019",
+        '"': "'",
+        "\u201e": "\u201a",
+        "\u201f": "\u201b",
+        "\u00ab": "\u2039",
+        "\u00bb": "\u203a",
+        "\u2033": "\u2032",
+        "\uff02": "\uff07",
+        "\u301d": "\u2018",
+        "\u301e": "\u2019",
+        "\u301f": "\u2019",
+    }
+)
 
 TEXT: dict[str, dict[str, str]] = {
     "en": {
@@ -79,6 +105,12 @@ class Grounded:
     answer: Answer
     quoted: tuple[str, ...] = ()  # the note ids the findings quote
     attached: tuple[str, ...] = ()  # note ids the principal should see beside an escalated question
+
+
+def inline(text: str) -> str:
+    """A note's text as the answer's prose quotes it: visible characters only, and no double
+    quotation mark that could end the quotation around it."""
+    return visible(text).translate(INLINE)
 
 
 def consent_needed(note: Note, who: str) -> frozenset[Flag]:
@@ -149,7 +181,7 @@ def compose(
         return escalation(request, terms, "commitment", binding)
     say = TEXT[request.language]
     body = " ".join(
-        say["note"].format(text=visible(handed[i].note.text), id=i, date=handed[i].date)
+        say["note"].format(text=inline(handed[i].note.text), id=i, date=handed[i].date)
         for i in chosen
     )
     template = say["quoted"] if terms.quotable else say["unquoted"]
@@ -157,5 +189,14 @@ def compose(
         answered=False,
         scopedRequest=request.question,
         findings=template.format(who=terms.principal, body=body),
+        quotes=tuple(
+            Quote(
+                quoted=handed[i].note.text,
+                by=terms.principal,
+                note_id=i,
+                date=handed[i].date,
+            )
+            for i in chosen
+        ),
     )
     return Grounded(answer, quoted=chosen)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import httpx2
 
@@ -39,12 +40,60 @@ SYSTEM = (
 )
 
 
+MAX_CONTENT = 4096  # characters: the agreed reply is a few ids; anything longer is not it
+MAX_BODY = 1 << 20  # bytes of the endpoint's whole response read as JSON
+MAX_DEPTH = 8  # nesting of [ and {: the agreed reply has 2
+ENVELOPE_DEPTH = 32  # an endpoint's response nests about 5 deep, 8 with log-probabilities
+
+
+def nesting(text: str, stop: int) -> int:
+    """How deep `text`'s arrays and objects nest (brackets inside JSON strings do not count), read
+    without recursion and given up past `stop`: a parser is never handed a document deeper."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def bounded_json(text: str, limit: int, depth: int) -> object:
+    """`text` as JSON if it is at most `limit` characters and nests at most `depth` deep; raises
+    ValueError otherwise."""
+    if len(text) > limit or nesting(text, depth) > depth:
+        raise ValueError("too large or too deep")
+    return json.loads(text)
+
+
 def parse(content: object, handed: frozenset[str]) -> Selection | None:
-    """The model's reply as a Selection, or None when it is not exactly the agreed JSON."""
+    """The model's reply as a Selection, or None when it is not exactly the agreed JSON. Never
+    raises: whatever a model sends, the worst it can do is escalate."""
+    try:
+        return _parse(content, handed)
+    except Exception:  # noqa: BLE001 - any reply that cannot be read escalates, whatever broke
+        return None
+
+
+def _parse(content: object, handed: frozenset[str]) -> Selection | None:
     if not isinstance(content, str):
         return None
     try:
-        reply = json.loads(content.strip())
+        reply = bounded_json(content.strip(), MAX_CONTENT, MAX_DEPTH)
     except ValueError:
         return None
     if not isinstance(reply, dict) or len(reply) != 1:
@@ -105,8 +154,9 @@ class ModelAnswerer:
             post = self.client.post if self.client is not None else httpx2.post
             response = post(self.url, json=body, headers=headers, timeout=self.timeout)
             response.raise_for_status()
-            content = response.json()["choices"][0]["message"]["content"]
-        except (httpx2.HTTPError, KeyError, IndexError, TypeError, ValueError):
+            envelope: Any = bounded_json(response.content.decode(), MAX_BODY, ENVELOPE_DEPTH)
+            content = envelope["choices"][0]["message"]["content"]
+        except Exception:  # noqa: BLE001 - an endpoint that cannot be read escalates, whatever broke
             log.warning("the answering model could not be read; the question escalates")
             return Selection(escalate="outside_mandate")
         selection = parse(content, frozenset(n.id for n in notes))

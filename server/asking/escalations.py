@@ -24,6 +24,7 @@ from server.answering import Answer, Note, ScopedRequest, Selection, Terms
 from server.answering import answer as deterministic_answer
 from server.answering.contract import MAX_EXAMPLES
 from server.answering.grounding import Approved, Grounded, compose, escalation
+from server.asking.coverage import reveals
 from server.asking.errors import AskError
 from server.asking.limits import AskLimits as AskLimits
 from server.asking.limits import Busy as Busy  # re-exported: where callers found it before
@@ -75,14 +76,10 @@ def revealable(
     """The approved notes this mandate reveals to this asker, by id: all an answerer is ever handed.
     Each carries its examples, newest first: they are looked up by the ids of the notes revealed, so
     only a revealed note brings any."""
-    reveal = set(body.reveal) - {"private"}
-    if not asker_is_member:
-        reveal.discard("members")
-    topics = set(body.topics)
     shown = [
         row
         for row in records.notes_of(db, member_id, "approved")
-        if row["visibility"] in reveal and row["topic"] in topics
+        if reveals(body.topics, body.reveal, row["topic"], row["visibility"], asker_is_member)
     ]
     examples = example_rows.questions_by_note(db, member_id, MAX_EXAMPLES) if shown else {}
     return {
@@ -98,6 +95,11 @@ def revealable(
         )
         for row in shown
     }
+
+
+def quotes_json(answer: Answer) -> str | None:
+    """The notes an answer quotes, as the inbox keeps them beside its prose (None: it quotes none)."""
+    return json.dumps([q.model_dump() for q in answer.quotes]) if answer.quotes else None
 
 
 class Escalations:
@@ -281,14 +283,16 @@ class Escalations:
                 )
             else:
                 rows.touch_thread(self.db, thread_id, stamp)
-            exchange = [("question", question, "asked")]
+            exchange: list[tuple[str, str, str, str | None]] = [
+                ("question", question, "asked", None)
+            ]
             if answer.findings:
-                kind, outcome = (
+                kind, outcome = (  # the inbox reads a decline "escalated" as an escalation
                     ("answer", "answered")
                     if answer.escalate is None and answer.refused is None
                     else ("decline", "escalated" if answer.escalate is not None else "declined")
                 )
-                exchange.append((kind, answer.findings, outcome))
+                exchange.append((kind, answer.findings, outcome, quotes_json(answer)))
             rows.add_exchange(self.db, thread_id, exchange, stamp)
             escalation_id = None
             if answer.escalate is not None:

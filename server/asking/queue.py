@@ -24,7 +24,7 @@ from server.answering import Note, ScopedRequest, Selection, Terms
 from server.answering.grounding import Approved, Grounded, compose
 from server.asking import briefing
 from server.asking.errors import AlreadyDecided, AskError, NoSuchEscalation
-from server.asking.escalations import Escalations, revealable
+from server.asking.escalations import Escalations, quotes_json, revealable
 from server.asking.reasons import why
 from server.asking.rows import Row
 from server.identity import mandates
@@ -41,6 +41,9 @@ log = logging.getLogger("parley.asking.queue")
 TOPIC_LIMIT = 80
 TEXT_LIMIT = 4000
 Action = Literal["answer", "note", "decline", "widen"]
+# What a decision delivers: the words the asker reads, the status, the note that answered (it becomes
+# an example of it), and the notes those words quote, as data beside them (JSON; None: none).
+Outcome = tuple[str, str, int | None, str | None]
 ACTIONS: tuple[Action, ...] = ("answer", "note", "decline", "widen")
 
 
@@ -147,7 +150,7 @@ class Queue:
         )
         stamp = now()
         with write(self.db):
-            delivered, status, note_id = widened or self._outcome(
+            delivered, status, note_id, quotes = widened or self._outcome(
                 principal_id, escalation, decision
             )
             if not rows.decide(
@@ -181,6 +184,7 @@ class Queue:
                 stamp,
                 "decided",
                 member["handle"] if member else None,
+                quotes,
             )
             self.db.announce_inbox(escalation["asker_id"])  # every process hears of it at commit
         log.info(
@@ -209,28 +213,27 @@ class Queue:
             "only the member decides their questions: signed in to their console, or at the command line"
         )
 
-    def _outcome(
-        self, principal_id: int, escalation: Row, decision: Decision
-    ) -> tuple[str, str, int | None]:
-        """(what the asker reads, the status, the note that answered it), inside the decision's unit."""
+    def _outcome(self, principal_id: int, escalation: Row, decision: Decision) -> Outcome:
+        """(what the asker reads, the status, the note that answered it, the notes it quotes as data),
+        inside the decision's unit."""
         text = decision.text.strip()
         if len(text) > TEXT_LIMIT:
             raise AskError(f"keep it under {TEXT_LIMIT} characters")
         if decision.action == "decline":
             english = escalation["language"] == "en"
             declined = "Declined by the member." if english else "Recusado pelo membro."
-            return text or declined, "declined", None
+            return text or declined, "declined", None, None
         if decision.action == "note":
             if decision.note_id is None:
                 raise AskError("name the note that answers it")
             note = records.note_of(self.db, principal_id, decision.note_id)
             if note is None or note["status"] != "approved":
                 raise AskError(f"note {decision.note_id} is not one of your approved notes")
-            return self._quoted(principal_id, escalation, note), "answered", int(note["id"])
+            return self._quoted(principal_id, escalation, note)
         if not text:
             raise AskError("write the answer you want delivered")
         if decision.save_topic is None:
-            return text, "answered", None
+            return text, "answered", None, None
         topic = decision.save_topic.strip().lower()
         if not 1 <= len(topic) <= TOPIC_LIMIT:
             raise AskError(f"name the note's topic in 1 to {TOPIC_LIMIT} characters")
@@ -239,9 +242,9 @@ class Queue:
             "members" if escalation["asker_status"] == MEMBER else "public"
         )
         note = briefing.write_note(self.db, principal_id, topic, text, audience, agent=None)
-        return self._quoted(principal_id, escalation, note), "answered", int(note["id"])
+        return self._quoted(principal_id, escalation, note)
 
-    def _quoted(self, principal_id: int, escalation: Row, note: Row) -> str:
+    def _quoted(self, principal_id: int, escalation: Row, note: Row) -> Outcome:
         """The note the member chose, composed for the asker as any grounded answer. The member's
         choice, made reading the note beside the question, is their consent to relay it this once; who
         may hear the note still holds (a private note, or a members' note to an applicant, is refused)."""
@@ -280,9 +283,9 @@ class Queue:
         grounded = compose(request, terms, Selection(notes=(note_id,)), handed)
         if grounded.answer.findings is None or grounded.quoted != (note_id,):
             raise AskError(f"note {note_id} could not be quoted; answer in your own words")
-        return grounded.answer.findings
+        return grounded.answer.findings, "answered", int(note_id), quotes_json(grounded.answer)
 
-    def _widen(self, principal_id: int, escalation: Row, topic: str) -> tuple[str, str, None]:
+    def _widen(self, principal_id: int, escalation: Row, topic: str) -> Outcome:
         """Answer under the mandate with one more topic; sign that mandate only if it answers."""
         topic = topic.strip().lower()
         if not topic or len(topic) > TOPIC_LIMIT:
@@ -322,7 +325,7 @@ class Queue:
             known_scopes=frozenset(manifest.scopes),
             agent_scopes=manifest.agent_scopes,
         )
-        return answer.findings, "widened", None
+        return answer.findings, "widened", None, quotes_json(answer)
 
     def _answer(
         self, member_id: int, body: MandateBody, request: ScopedRequest, asker_is_member: bool

@@ -32,6 +32,7 @@ from server.chokepoint.chokepoint import Chokepoint
 from server.http.live import INBOX_URI, LiveSessions, connection_of
 from server.http.request_state import caller_of, state_of
 from server.manifest.schema import Manifest
+from server.quoting import QUOTED_NOTICE
 
 log = logging.getLogger("parley.mcp")
 
@@ -66,7 +67,8 @@ def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -
     )
     tail = (
         f"{lane.description} {lane.how_to_leave}\n"
-        "Call whoami whenever the tools you see are fewer than you expected."
+        "Call whoami whenever the tools you see are fewer than you expected.\n"
+        f"{QUOTED_NOTICE}"
     )
     return "\n".join(part for part in (head, persona, tail) if part)
 

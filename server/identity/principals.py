@@ -13,6 +13,7 @@ from typing import Any
 
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity.passwords import hash_password
+from server.quoting import plain_name
 from server.store import agents as agent_rows
 from server.store import principals as principal_rows
 from server.store import sessions
@@ -107,6 +108,9 @@ def add_principal(
         raise ClubError(f"status must be one of {', '.join(STATUSES)}")
     if not name.strip():
         raise ClubError("a principal needs a name")
+    problem = None if name.strip() == handle else plain_name(name.strip())  # a handle is plain
+    if problem is not None:
+        raise ClubError(f"that name is not a plain name: {problem}")
     if principal_rows.handle_taken(db, handle):
         raise AlreadyThere(f"handle '{handle}' is taken")
     principal_rows.insert(

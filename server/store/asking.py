@@ -35,8 +35,10 @@ def add_message(
     stamp: str,
     status: str,
     decided_by: str | None = None,
+    quotes: str | None = None,
 ) -> None:
-    """status: asked | answered | escalated | declined | decided (then `decided_by` names the member)."""
+    """status: asked | answered | escalated | declined | decided (then `decided_by` names the member).
+    `quotes`: the notes the body quotes, as a JSON list, when it quotes any."""
     db.insert(
         "messages",
         {
@@ -46,23 +48,25 @@ def add_message(
             "created_at": stamp,
             "status": status,
             "decided_by": decided_by,
+            "quotes": quotes,
         },
     )
     touch_thread(db, thread_id, stamp)
 
 
 def add_exchange(
-    db: Database, thread_id: int, messages: list[tuple[str, str, str]], stamp: str
+    db: Database, thread_id: int, messages: list[tuple[str, str, str, str | None]], stamp: str
 ) -> None:
-    """An ask's messages, (kind, body, status) each, in one statement: the question and what came
-    back. The unit already set the thread's `updated_at` to `stamp` (`open_thread`, `touch_thread`)."""
+    """An ask's messages, (kind, body, status, quotes as JSON or None) each, in one statement: the
+    question and what came back. The unit already set the thread's `updated_at` to `stamp`
+    (`open_thread`, `touch_thread`)."""
     db.execute(
-        "INSERT INTO messages (thread_id, kind, body, created_at, status) VALUES "
-        + ", ".join(["(?, ?, ?, ?, ?)"] * len(messages)),
+        "INSERT INTO messages (thread_id, kind, body, created_at, status, quotes) VALUES "
+        + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(messages)),
         [
             value
-            for kind, body, status in messages
-            for value in (thread_id, kind, body, stamp, status)
+            for kind, body, status, quotes in messages
+            for value in (thread_id, kind, body, stamp, status, quotes)
         ],
     )
 
@@ -74,7 +78,7 @@ def touch_thread(db: Database, thread_id: int, stamp: str) -> None:
 def messages(db: Database, thread_id: int) -> list[Row]:
     return list(
         db.query(
-            "SELECT kind, body, created_at, status, decided_by FROM messages WHERE thread_id = ? "
+            "SELECT kind, body, created_at, status, decided_by, quotes FROM messages WHERE thread_id = ? "
             "ORDER BY id",
             [thread_id],
         )
@@ -111,7 +115,7 @@ def threads_of(db: Database, principal_id: int, limit: int) -> list[Row]:
     """Threads this principal asked or was asked in, newest first, with the other party's handle."""
     return list(
         db.query(
-            """SELECT t.id, t.subject, t.updated_at, t.asker_id,
+            """SELECT t.id, t.subject, t.updated_at, t.asker_id, a.handle AS asker,
                   CASE WHEN t.asker_id = :me THEN b.handle ELSE a.handle END AS other
            FROM threads t JOIN principals a ON a.id = t.asker_id JOIN principals b ON b.id = t.answerer_id
            WHERE t.asker_id = :me OR t.answerer_id = :me

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from server.store.database import Database, Row
 
-NOTE_COLUMNS = "id, topic, text, visibility, updated_at, status, relay, written_by, reviewed_at"
+NOTE_COLUMNS = (
+    "id, topic, text, visibility, updated_at, status, relay, written_by, reviewed_at, revision"
+)
 
 
 def notes_of(db: Database, principal_id: int, status: str | None = None) -> list[Row]:
@@ -80,12 +82,12 @@ def replace_note(
     written_by: str,
     relay: bool = False,
 ) -> bool:
-    """Replace one of this principal's notes, which then needs approval again unless its principal
-    wrote it; False when it has no such note."""
+    """Replace one of this principal's notes as its next revision, which then needs approval again
+    unless its principal wrote it; False when it has no such note."""
     return (
         db.execute(
             "UPDATE briefing SET topic = ?, text = ?, visibility = ?, updated_at = ?, status = ?, relay = ?, "
-            "written_by = ?, reviewed_at = ? WHERE id = ? AND principal_id = ?",
+            "written_by = ?, reviewed_at = ?, revision = revision + 1 WHERE id = ? AND principal_id = ?",
             [
                 topic,
                 text,
@@ -104,13 +106,21 @@ def replace_note(
 
 
 def review_note(
-    db: Database, note_id: int, principal_id: int, status: str, relay: bool, stamp: str
+    db: Database,
+    note_id: int,
+    principal_id: int,
+    revision: int,
+    status: str,
+    relay: bool,
+    stamp: str,
 ) -> bool:
-    """Approve (with or without "relay as written") or reject one of this principal's notes."""
+    """Approve (with or without "relay as written") or reject one of this principal's notes as it
+    reads at `revision`: False, and nothing changed, when that is not the note's current revision."""
     return (
         db.execute(
-            "UPDATE briefing SET status = ?, relay = ?, reviewed_at = ? WHERE id = ? AND principal_id = ?",
-            [status, int(relay and status == "approved"), stamp, note_id, principal_id],
+            "UPDATE briefing SET status = ?, relay = ?, reviewed_at = ? "
+            "WHERE id = ? AND principal_id = ? AND revision = ?",
+            [status, int(relay and status == "approved"), stamp, note_id, principal_id, revision],
         ).rowcount
         == 1
     )

@@ -13,7 +13,8 @@ from pydantic import Field
 
 from server.asking import briefing
 from server.errors import ParleyError
-from server.identity import principals
+from server.identity import mandates, principals
+from server.identity.mandates import MandateStatus
 from server.tools.registry import (
     MAX_ID,
     Args,
@@ -41,24 +42,34 @@ class UpdateBriefingArgs(Args):
 
 class Note(Output):
     id: int
+    revision: int = Field(
+        description="Moves on with every change to the text, topic or visibility; your principal "
+        "approves a revision, the text they read."
+    )
     topic: str
     text: str
     visibility: str
     updated_at: str
     status: Literal["pending", "approved", "rejected"] = Field(
-        description="pending: waits for your principal's approval and is never quoted until then; approved: the "
-        "answering agent may quote it; rejected: your principal turned it down."
+        description="pending: waits for your principal's approval and is never quoted until then; approved: "
+        "your principal approved this revision; rejected: your principal turned it down."
+    )
+    when_approved: str = Field(
+        description="What happens to a question this note would answer once it is approved, from the "
+        "signed mandate and the note's flags as they stand now."
     )
 
 
-def _note(row: dict[str, Any]) -> Note:  # a store row: the store's rows are untyped dicts
+def _note(row: dict[str, Any], who: str, status: MandateStatus) -> Note:  # rows are untyped dicts
     return Note(
         id=row["id"],
+        revision=row["revision"],
         topic=row["topic"],
         text=row["text"],
         visibility=row["visibility"],
         updated_at=row["updated_at"],
         status=row["status"],
+        when_approved=briefing.reach(row, who, status, "your principal"),
     )
 
 
@@ -69,7 +80,8 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
     The note is `pending` until your principal approves it in the console: until then the answering
     agent never quotes it (a replaced note is not quoted until the new text is approved). Once
     approved, the agent quotes it word for word to askers whose access the signed mandate's `reveal`
-    covers, under a topic the mandate lists.
+    covers, under a topic the mandate lists; `when_approved` says whether that will be so. At most 200
+    notes may wait for approval at once.
     """
     try:
         row = briefing.write_note(
@@ -83,7 +95,7 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
         )
     except ParleyError as exc:
         raise ToolError(f"{exc}; list_briefing shows your notes") from None
-    return _note(row)
+    return _note(row, ctx.caller.principal or "", _mandate(ctx))
 
 
 class Briefing(Output):
@@ -93,4 +105,11 @@ class Briefing(Output):
 @tool()
 def list_briefing(ctx: ToolContext, args: NoArgs) -> Briefing:
     """Every note in your answering agent's briefing, by topic, with whether your principal approved it."""
-    return Briefing(notes=[_note(row) for row in briefing.notes(ctx.db, ctx.principal_id)])
+    who, status = ctx.caller.principal or "", _mandate(ctx)
+    return Briefing(
+        notes=[_note(row, who, status) for row in briefing.notes(ctx.db, ctx.principal_id)]
+    )
+
+
+def _mandate(ctx: ToolContext) -> MandateStatus:
+    return mandates.current(ctx.db, ctx.key, ctx.principal_id)

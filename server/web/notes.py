@@ -17,8 +17,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from server.asking import briefing, examples
+from server.asking.coverage import coverage
 from server.errors import NotFound, ParleyError
-from server.identity import principals
+from server.identity import mandates, principals
 from server.identity.principals import Principal
 from server.web.frame import Frame, path_id
 
@@ -47,6 +48,16 @@ def shown(text: str) -> list[tuple[str, bool]]:
     return segments
 
 
+def _revision(value: object) -> int:
+    """The revision of the note the member was shown, as the form sends it back."""
+    text = str(value or "")
+    if not text.isdecimal() or not 1 <= int(text) <= 2**31:
+        raise ParleyError(
+            "the form did not say which version of the note you read; reload the page"
+        )
+    return int(text)
+
+
 class NotePages(Frame):
     def _notes_page(
         self,
@@ -59,6 +70,7 @@ class NotePages(Frame):
         rows = briefing.notes(self.db, me.id)
         taught = examples.by_note(self.db, me.id)  # the questions each note was confirmed to answer
         rows.sort(key=lambda row: (STATUS_ORDER.get(row["status"], 3), row["topic"], row["id"]))
+        mandate = mandates.current(self.db, self.key, me.id)
         notes = [
             {
                 **row,
@@ -67,6 +79,8 @@ class NotePages(Frame):
                 "by": _proposed_by(str(row["written_by"] or "").removeprefix("agent:")),
                 "concerns": briefing.concerns(row["topic"], row["text"], me.handle),
                 "examples": taught.get(int(row["id"]), []),
+                "held": bool(briefing.held(row["topic"], row["text"], me.handle)),
+                "coverage": coverage(mandate, row["topic"], row["visibility"]),
             }
             for row in rows
         ]
@@ -126,11 +140,15 @@ class NotePages(Frame):
         )
 
     async def review(self, request: Request) -> Response:
+        """Approve (perhaps adding the note's topic to the mandate in the same step) or reject the
+        revision of a note the member read; delete a note. A note changed since it was shown is
+        neither approved nor rejected: the page shows it again, with its new text."""
         begun = await self._signed_form(request)
         if isinstance(begun, Response):
             return begun
         me, form = begun
         action = str(form.get("action", ""))
+        add_topic = action == "approve_add"
         try:
             note_id = path_id(request, "note_id")
             if action == "delete":
@@ -138,16 +156,30 @@ class NotePages(Frame):
                 return self._done(
                     request, "Deleted the note. Your agent no longer knows it.", "/console/notes"
                 )
-            if action not in ("approve", "reject"):
+            if action not in ("approve", "approve_add", "relay", "reject"):
                 raise ParleyError("approve, reject or delete")
-            verdict = cast(briefing.Review, action)
+            verdict: briefing.Review = "reject" if action == "reject" else "approve"
+            read = _revision(form.get("revision"))
+            relay = form.get("relay") == "yes" or action == "relay"
             row = await anyio.to_thread.run_sync(
                 lambda: briefing.review(
-                    self.db, me.id, note_id, verdict, relay=form.get("relay") == "yes"
+                    self.db, me.id, note_id, verdict, revision=read, relay=relay
                 )
             )
+            if add_topic:
+                await anyio.to_thread.run_sync(self._add_topic, me, str(row["topic"]))
         except NotFound:
             return self._not_found(request)
+        except briefing.Changed as exc:
+            now_reads = "".join(part for part, _ in shown(str(exc.note["text"])))
+            return self._notes_page(
+                request,
+                me,
+                409,
+                error=f"Note {exc.note['id']} changed after you read it, so nothing was approved or "
+                f"rejected. It now reads: \u201c{now_reads}\u201d (topic \u201c{exc.note['topic']}\u201d). "
+                "Read it below and review it again.",
+            )
         except ParleyError as exc:
             return self._notes_page(
                 request, me, 400, error=str(exc)[:1].upper() + str(exc)[1:] + "."
@@ -158,16 +190,37 @@ class NotePages(Frame):
                 f"Rejected the note on \u201c{row['topic']}\u201d: your agent will never quote it.",
                 "/console/notes",
             )
-        held = briefing.concerns(row["topic"], row["text"], me.handle) and not row["relay"]
+        status = await anyio.to_thread.run_sync(mandates.current, self.db, self.key, me.id)
+        added = f" Added \u201c{row['topic']}\u201d to your mandate." if add_topic else ""
+        said = briefing.reach(row, me.handle, status)
+        covered = coverage(status, row["topic"], row["visibility"])
+        offer = (
+            f" {covered.summary} The note offers to add \u201c{row['topic']}\u201d to your "
+            "mandate, so that your agent may quote it."
+            if covered.offer_topic
+            else ""
+        )
         return self._done(
             request,
-            f"Approved the note on \u201c{row['topic']}\u201d."
-            + (
-                " It is flagged, so a question it would answer comes to you instead of being answered."
-                if held
-                else " Your agent may quote it now."
-            ),
+            f"Approved the note on \u201c{row['topic']}\u201d.{added} {said}{offer}",
             "/console/notes",
+        )
+
+    def _add_topic(self, me: Principal, topic: str) -> None:
+        """Sign the mandate again with one more topic (the rest carried over)."""
+        status = mandates.current(self.db, self.key, me.id)
+        if not status.valid or status.body is None:
+            raise ParleyError("your mandate is not valid: sign one on the Mandate page first")
+        body = status.body
+        if topic in body.topics:
+            return
+        mandates.amend(
+            self.db,
+            self.key,
+            principal_id=me.id,
+            topics=[*body.topics, topic],
+            known_scopes=frozenset(self.manifest.scopes),
+            agent_scopes=self.manifest.agent_scopes,
         )
 
     def routes(self) -> list[Route]:

@@ -129,17 +129,24 @@ async def test_planted_injections_are_never_handed_to_an_answerer(demo_club):
         known_scopes=frozenset(manifest.scopes),
         agent_scopes=manifest.agent_scopes,
     )
-    for planted in PLANTED:  # as bruno's agent would, having read a poisoned page
-        row = briefing.write_note(
-            db, bruno, planted["topic"], planted["text"], "public", agent="assistant"
-        )
-        assert row["status"] == "pending"
-    body = mandates.current(db, key, bruno).body
-    assert body is not None and not [
-        n
-        for n in revealable(db, bruno, body, True).values()
-        if n.note.text in {p["text"] for p in PLANTED}
-    ]
+    limit = briefing.PENDING_LIMIT  # at most this many may wait: bruno rejects each full batch
+    for start in range(0, len(PLANTED), limit):
+        written = [  # as bruno's agent would, having read a poisoned page
+            briefing.write_note(
+                db, bruno, planted["topic"], planted["text"], "public", agent="assistant"
+            )
+            for planted in PLANTED[start : start + limit]
+        ]
+        assert {row["status"] for row in written} == {"pending"}
+        body = mandates.current(db, key, bruno).body
+        assert body is not None and not [
+            n
+            for n in revealable(db, bruno, body, True).values()
+            if n.note.text in {p["text"] for p in PLANTED}
+        ]
+        if start + limit < len(PLANTED):
+            for row in written:
+                briefing.review(db, bruno, row["id"], "reject", revision=row["revision"])
 
     model = Model(lambda system, question: '{"escalate": "nothing"}')
     with model_endpoint(model) as url:

@@ -59,8 +59,8 @@ async def test_outside_the_mandate_escalates_and_the_console_answer_reaches_the_
             assert f"{escalation} was already answered" in again.text
         inbox = (await bruno.call_tool("inbox", {})).structured_content["threads"]
         thread = next(t for t in inbox if t["thread_id"] == answer["thread_id"])
-        assert [m["kind"] for m in thread["messages"]] == ["question", "decline", "decision"]
-        assert thread["messages"][-1]["body"] == "Paris, Texas."
+        assert [m["kind"] for m in thread["messages"]] == ["question", "escalation", "decision"]
+        assert thread["messages"][-1]["quoted"] == {"quoted": "Paris, Texas.", "by": "ana"}
 
 
 async def test_widening_the_mandate_answers_from_the_briefing(club):
@@ -94,6 +94,9 @@ async def test_widening_the_mandate_answers_from_the_briefing(club):
             if t["thread_id"] == answer["thread_id"]
         )
         assert "Porto" in thread["messages"][-1]["body"]
+        assert [q["quoted"] for q in thread["messages"][-1]["quotes"]] == [
+            "Ana is in Porto the first week of May."
+        ]
         again = await ask(
             bruno, "ana", "Where will Ana travel in May?", thread_id=answer["thread_id"]
         )

@@ -42,8 +42,8 @@ def _approved(club, handle: str) -> dict[str, tuple[str, str]]:
 async def _inbox_texts(agent) -> list[str]:
     result = await agent.call_tool("inbox", {"limit": 100})
     assert not result.is_error, result.content
-    return [
-        m["body"]
+    return [  # Parley's words, and a member's decision in their own words (quoted, by them)
+        m["quoted"]["quoted"] if m["quoted"] else m["body"]
         for t in result.structured_content["threads"]
         for m in t["messages"]
         if m["kind"] != "question"
@@ -141,8 +141,12 @@ async def test_a_planted_injection_waits_is_flagged_and_rejected(tmp_path, store
             assert (
                 "instructions to an agent" in card and "link or contact" in card and "price" in card
             )
+            revision = re.search(r'name="revision" value="(\d+)"', card)
+            assert revision, "the review form names the revision shown"
             rejected = await bruno.post(
-                f"/console/notes/{note_id}/review", {"action": "reject"}, page="/console/notes"
+                f"/console/notes/{note_id}/review",
+                {"action": "reject", "revision": revision.group(1)},
+                page="/console/notes",
             )
             assert rejected.status_code == 303
             assert "rejected" in (await bruno.get("/console/notes")).text

@@ -114,7 +114,7 @@ async def test_a_changed_note_reaches_the_next_ask_and_one_revision_reads_the_no
     assert "from March" in findings and "February" not in findings
 
     briefing.delete(db, ana, note["id"])
-    briefing.review(db, ana, drafted["id"], "approve")  # the agent's draft, approved: handed now
+    briefing.review(db, ana, drafted["id"], "approve", revision=drafted["revision"])  # handed now
     assert "fully booked until June" in (await ask(service, db, bruno) or "")
     briefing.delete(db, ana, drafted["id"])
     assert await ask(service, db, bruno) is None  # no note on availability is left: it escalates

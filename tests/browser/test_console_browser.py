@@ -80,7 +80,11 @@ async def test_sign_in_and_decide_in_the_queue_with_its_error_paths(club, page):
             "in the asker's inbox", use_inner_text=True
         )
         threads = (await bruno.call_tool("inbox", {})).structured_content["threads"]
-        assert any(t["messages"][-1]["body"] == "Twice a year, mostly in Lisbon." for t in threads)
+        assert any(
+            t["messages"][-1]["quoted"]
+            == {"quoted": "Twice a year, mostly in Lisbon.", "by": "ana"}
+            for t in threads
+        )
         await expect(page.get_by_role("status")).to_contain_text(
             "Question 1 decided", use_inner_text=True
         )

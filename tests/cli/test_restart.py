@@ -84,7 +84,7 @@ async def test_kill_9_mid_queue_loses_no_escalation_and_no_answer(tmp_path):
         assert threads[0]["messages"][-1] == {
             **threads[0]["messages"][-1],
             "kind": "decision",
-            "body": "Yes, from May.",
+            "quoted": {"quoted": "Yes, from May.", "by": "ana"},
         }
         async with ConsoleUser(served.base, "ana", tokens.passwords["ana"]) as ana:
             queue = (await ana.get("/console/queue")).text

@@ -172,3 +172,52 @@ def test_version_4_splits_older_audit_bindings_into_columns(backend, tmp_path, r
         db.close()
         if url is not None:
             request.getfixturevalue("postgres").drop(url)
+
+
+@BOTH
+def test_version_8_reads_older_notes_as_revision_1_and_older_messages_as_quoting_none(
+    backend, tmp_path, request
+):
+    url = request.getfixturevalue("postgres").new_database() if backend == "postgresql" else None
+    db = store_at_baseline(backend, tmp_path, url)
+    try:
+        stamp = now()
+        with write(db):
+            db.execute(
+                "INSERT INTO principals (handle, name, status, created_at) "
+                "VALUES ('ana', 'Ana', 'member', ?)",
+                [stamp],
+            )
+            ana = db.execute("SELECT id FROM principals WHERE handle = 'ana'").fetchone()[0]
+            db.execute(
+                "INSERT INTO briefing (principal_id, topic, text, visibility, created_at, updated_at,"
+                " status) VALUES (?, 'design', 'Ana designs books.', 'public', ?, ?, 'pending')",
+                [ana, stamp, stamp],
+            )
+            db.execute(
+                "INSERT INTO threads (asker_id, answerer_id, subject, created_at, updated_at) "
+                "VALUES (?, ?, 'design', ?, ?)",
+                [ana, ana, stamp, stamp],
+            )
+            thread = db.execute("SELECT id FROM threads").fetchone()[0]
+            db.execute(
+                "INSERT INTO messages (thread_id, kind, body, created_at) "
+                "VALUES (?, 'question', 'Books?', ?)",
+                [thread, stamp],
+            )
+        assert migrate(db, {}) == (3, SCHEMA_VERSION)
+        from server.asking import briefing
+        from server.store import asking
+
+        (note,) = briefing.notes(db, ana)
+        assert note["revision"] == 1
+        assert [m["quotes"] for m in asking.messages(db, thread)] == [None]
+        replaced = briefing.write_note(
+            db, ana, "design", "Ana designs posters.", "public", agent="a", note_id=note["id"]
+        )
+        assert replaced["revision"] == 2
+        assert migrate(db, {}) == (SCHEMA_VERSION, SCHEMA_VERSION)
+    finally:
+        db.close()
+        if url is not None:
+            request.getfixturevalue("postgres").drop(url)

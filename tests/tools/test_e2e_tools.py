@@ -59,7 +59,7 @@ async def test_a_guest_applies_and_reconnects_as_an_applicant(club):
         )
         assert not logged.is_error, logged.content
         listed = (await call(applicant, "list_evidence")).structured_content["items"]
-        assert [item["title"] for item in listed] == ["Agent demos"]
+        assert [item["title"] for item in listed] == [{"quoted": "Agent demos", "by": "eve"}]
         profile = (await call(applicant, "my_profile")).structured_content
         assert profile["status"] == "applicant" and profile["name"] == "Eve Lima"
         mandate = (await call(applicant, "my_mandate")).structured_content
@@ -166,7 +166,11 @@ async def test_directory_shows_members_only(club):
             "members"
         ] == []
         ana = (await call(member, "view_member", {"handle": "ana"})).structured_content
-        assert ana["askable"] and ana["quotable"] and "availability" in ana["topics"]
+        assert (
+            ana["askable"]
+            and ana["quotable"]
+            and "availability" in [t["quoted"] for t in ana["topics"]]
+        )
 
 
 async def test_briefing_notes_add_replace_and_stay_private_to_their_owner(club):
@@ -256,7 +260,11 @@ async def test_inbox_lists_threads_both_ways(club):
     async with connect(club.url, club.tokens.member.token) as bruno_agent:
         threads = (await call(bruno_agent, "inbox")).structured_content["threads"]
         assert threads[0]["with_member"] == "ana" and threads[0]["role"] == "asker"
-        assert threads[0]["messages"][0]["body"] == "Is Ana free in March?"
+        assert threads[0]["messages"][0]["quoted"] == {
+            "quoted": "Is Ana free in March?",
+            "by": "bruno",
+        }
+        assert threads[0]["subject"] == f"Question {thread} from bruno"
     async with connect(club.url, club.tokens.steward_principal.token) as ana_token:
         threads = (await call(ana_token, "inbox")).structured_content["threads"]
         assert threads[0]["with_member"] == "bruno" and threads[0]["role"] == "answerer"
