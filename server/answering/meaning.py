@@ -103,3 +103,19 @@ def similarities(question: str, notes: Sequence[tuple[str, str, str]]) -> list[f
 def warm() -> None:
     """Loads the encoder (its files are read now), for a process about to confine itself."""
     _encoder()
+
+
+def example_similarities(question: str, examples: tuple[str, ...]) -> list[float]:
+    """The cosine of the question with each of a member's examples (questions the member confirmed
+    a note answers), in their order: cached as the notes' vectors are."""
+    if not examples:
+        return []
+    vectors = _example_vectors(examples)
+    asked = _text_vector(question)
+    found: list[float] = (vectors * asked).sum(axis=1).tolist()
+    return found
+
+
+@lru_cache(maxsize=64)
+def _example_vectors(examples: tuple[str, ...]) -> Vectors:
+    return np.stack([_text_vector(example) for example in examples])

@@ -133,7 +133,7 @@ def matcher_answerer(
         return (), refused
     if escalate is not None:
         return (), escalate
-    chosen = match(question, language, notes).chosen
+    chosen = match(question, language, notes, names=(principal,)).chosen
     return chosen, None if chosen else "outside_mandate"
 
 
