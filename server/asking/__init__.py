@@ -3,6 +3,7 @@
 Imports: answering, identity, access, manifest, store, errors.
 """
 
-from server.asking.escalations import AlreadyDecided, Asked, AskError, Escalations, NoSuchEscalation
+from server.asking.errors import AlreadyDecided, AskError, NoSuchEscalation
+from server.asking.escalations import Asked, Escalations
 
 __all__ = ["AlreadyDecided", "AskError", "Asked", "Escalations", "NoSuchEscalation"]

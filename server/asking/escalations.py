@@ -1,11 +1,11 @@
-"""Asking a member's answering agent, and the decision queue for what it cannot settle.
+"""Asking a member's answering agent; what it cannot settle goes to the member's queue (`queue`).
 
 This side holds the store: it verifies the member's mandate, hands the answering agent only the
-approved notes that mandate reveals to this asker, composes the answer from the notes the agent
-chose (`answering.grounding`: the notes' own words, nothing the agent wrote), records the thread,
-and files an escalation in the member's queue, with the notes the member should look at. The
-member answers, declines, or widens the mandate to cover the topic; the outcome lands in the
-asker's inbox thread and live sessions hear of it.
+approved notes that mandate reveals to this asker (each with the questions the member confirmed it
+answers: its examples ride with it, so a note the asker may not see never brings them), composes the
+answer from the notes the agent chose (`answering.grounding`: the notes' own words, nothing the agent
+wrote), records the thread, and files an escalation in the member's queue, with the notes the member
+should look at.
 """
 
 from __future__ import annotations
@@ -13,27 +13,27 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar
 
 import anyio
 
-from server.access import MEMBER
 from server.answering import Answer, Note, ScopedRequest, Selection, Terms
 from server.answering import answer as deterministic_answer
+from server.answering.contract import MAX_EXAMPLES
 from server.answering.grounding import Approved, Grounded, compose, escalation
+from server.asking.errors import AskError
+from server.asking.limits import AskLimits as AskLimits
+from server.asking.limits import Busy as Busy  # re-exported: where callers found it before
+from server.asking.limits import InFlight
 from server.asking.members import Members
-from server.asking.rows import Row
-from server.errors import Conflict, NotFound, ParleyError
 from server.identity import mandates
 from server.identity.mandates import MandateBody, SigningKey
 from server.manifest.schema import Manifest
 from server.store import asking as rows
-from server.store import principals as principal_rows
+from server.store import examples as example_rows
 from server.store import records
 from server.store.database import Database, now, write
 
@@ -42,30 +42,7 @@ log = logging.getLogger("parley.asking")
 # An answerer chooses notes; a sync one may block (run it in a thread), an async one only awaits.
 Answerer = Callable[[ScopedRequest, Terms, list[Note]], Selection]
 AsyncAnswerer = Callable[[ScopedRequest, Terms, list[Note]], Awaitable[Selection]]
-TOPIC_LIMIT = 80
 T = TypeVar("T")
-
-
-class AskError(ParleyError):
-    """A question or decision that cannot be made as asked; the message says why."""
-
-
-class Busy(AskError):
-    """Too many of this asker's (or to this member) questions are being answered right now."""
-
-    status = 429
-
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class NoSuchEscalation(AskError, NotFound):
-    """No such escalation in this principal's queue (whether it exists elsewhere is not said)."""
-
-
-class AlreadyDecided(AskError, Conflict):
-    pass
 
 
 @dataclass(frozen=True)
@@ -74,63 +51,6 @@ class Asked:
     thread_id: int
     quotable: bool
     escalation_id: int | None
-
-
-@dataclass(frozen=True)
-class AskLimits:
-    """Questions being answered at once, per asking principal and per member asked, in this process:
-    a burst of asks waits for nobody's answerer but its own, and a member's slow model cannot be
-    queued without end."""
-
-    per_asker: int = 4
-    per_member: int = 8
-    total: int = (
-        16  # in this process: beyond what the answering workers can clear in a few seconds' turns
-    )
-    retry_after: int = 5  # seconds: what a refused ask is told to wait
-
-
-class InFlight:
-    """Counts of questions being answered, held for the duration of an answerer's work."""
-
-    def __init__(self, limits: AskLimits):
-        self.limits = limits
-        self.askers: Counter[int] = Counter()
-        self.members: Counter[int] = Counter()
-        self.total = 0
-
-    @contextmanager
-    def hold(self, asker_id: int, member_id: int) -> Iterator[None]:
-        limits = self.limits
-        if self.askers[asker_id] >= limits.per_asker:
-            raise Busy(
-                f"busy: {limits.per_asker} of your questions are already being answered; retry in "
-                f"{limits.retry_after} s",
-                limits.retry_after,
-            )
-        if self.members[member_id] >= limits.per_member:
-            raise Busy(
-                f"busy: this member's agent is answering {limits.per_member} questions already; retry in "
-                f"{limits.retry_after} s",
-                limits.retry_after,
-            )
-        if self.total >= limits.total:
-            raise Busy(
-                f"busy: the club's answering agents have {limits.total} questions in hand; retry in "
-                f"{limits.retry_after} s",
-                limits.retry_after,
-            )
-        self.askers[asker_id] += 1
-        self.members[member_id] += 1
-        self.total += 1
-        try:
-            yield
-        finally:
-            self.total -= 1
-            for counter, key in ((self.askers, asker_id), (self.members, member_id)):
-                counter[key] -= 1
-                if counter[key] <= 0:
-                    del counter[key]
 
 
 @dataclass(frozen=True)
@@ -152,19 +72,31 @@ class Prepared:
 def revealable(
     db: Database, member_id: int, body: MandateBody, asker_is_member: bool
 ) -> dict[str, Approved]:
-    """The approved notes this mandate reveals to this asker, by id: all an answerer is ever handed."""
+    """The approved notes this mandate reveals to this asker, by id: all an answerer is ever handed.
+    Each carries its examples, newest first: they are looked up by the ids of the notes revealed, so
+    only a revealed note brings any."""
     reveal = set(body.reveal) - {"private"}
     if not asker_is_member:
         reveal.discard("members")
     topics = set(body.topics)
+    shown = [
+        row
+        for row in records.notes_of(db, member_id, "approved")
+        if row["visibility"] in reveal and row["topic"] in topics
+    ]
+    examples = example_rows.questions_by_note(db, member_id, MAX_EXAMPLES) if shown else {}
     return {
         str(row["id"]): Approved(
-            Note(id=str(row["id"]), topic=row["topic"], text=row["text"]),
+            Note(
+                id=str(row["id"]),
+                topic=row["topic"],
+                text=row["text"],
+                examples=tuple(examples.get(str(row["id"]), ())),
+            ),
             date=str(row["updated_at"])[:10],
             relay=bool(row["relay"]),
         )
-        for row in records.notes_of(db, member_id, "approved")
-        if row["visibility"] in reveal and row["topic"] in topics
+        for row in shown
     }
 
 
@@ -390,123 +322,3 @@ class Escalations:
                     stamp,
                 )
         return asked
-
-    def _answer(
-        self,
-        member_id: int,
-        handle: str,
-        body: MandateBody,
-        request: ScopedRequest,
-        asker_is_member: bool,
-    ) -> Grounded:
-        """The answering agent, from a thread: handed only what this mandate reveals to this asker."""
-        handed = revealable(self.db, member_id, body, asker_is_member)
-        terms = Terms(principal=handle, topics=tuple(body.topics), quotable=body.quotable)
-        selection = self.answerer(request, terms, [approved.note for approved in handed.values()])
-        return compose(request, terms, selection, handed)
-
-    # --- the queue ---------------------------------------------------------------------------
-
-    def queue(self, principal_id: int, status: str = "open") -> list[Row]:
-        return rows.queue(self.db, principal_id, status)
-
-    def open_count(self, principal_id: int) -> int:
-        return rows.open_count(self.db, principal_id)
-
-    def get(self, principal_id: int, escalation_id: int) -> Row:
-        found = rows.escalation(self.db, principal_id, escalation_id)
-        if found is None:
-            raise NoSuchEscalation(f"there is no question {escalation_id} in your queue")
-        return found
-
-    def thread(self, thread_id: int) -> list[Row]:
-        return rows.messages(self.db, thread_id)
-
-    def decide(self, principal_id: int, escalation_id: int, action: str, text: str = "") -> Row:
-        """answer (with the principal's own words), decline, or widen (add a topic and re-answer).
-
-        A decision that cannot be made changes nothing: a widen whose new topic still answers
-        nothing leaves the mandate as it was."""
-        escalation = self.get(principal_id, escalation_id)
-        if escalation["status"] != "open":
-            raise AlreadyDecided(f"question {escalation_id} was already {escalation['status']}")
-        text = text.strip()
-        if action == "answer":
-            if not text:
-                raise AskError("write the answer you want delivered")
-            delivered, status = text, "answered"
-        elif action == "decline":
-            delivered = text or (
-                "Declined by the member."
-                if escalation["language"] == "en"
-                else "Recusado pelo membro."
-            )
-            status = "declined"
-        elif action == "widen":
-            delivered, status = self._widen(principal_id, escalation, text), "widened"
-        else:
-            raise AskError("the decision must be answer, decline or widen")
-        stamp = now()
-        with write(self.db):
-            if not rows.decide(self.db, escalation_id, status, delivered, stamp):
-                raise AlreadyDecided(f"question {escalation_id} was decided meanwhile")
-            member = principal_rows.by_id(self.db, principal_id)
-            rows.add_message(
-                self.db,
-                escalation["thread_id"],
-                "decision",
-                delivered,
-                stamp,
-                "decided",
-                member["handle"] if member else None,
-            )
-            self.db.announce_inbox(
-                escalation["asker_id"]
-            )  # every process hears of it when this commits
-        self.on_delivery(escalation["asker_id"])
-        return self.get(principal_id, escalation_id)
-
-    def _widen(self, principal_id: int, escalation: Row, topic: str) -> str:
-        """Answer under the mandate with one more topic; sign that mandate only if it answers."""
-        topic = topic.strip().lower()
-        if not topic or len(topic) > TOPIC_LIMIT:
-            raise AskError(
-                f"name the topic (1 to {TOPIC_LIMIT} characters) the mandate should now cover"
-            )
-        if escalation["reason"] == "commitment":
-            raise AskError(
-                "widening cannot help: this question asks for a commitment, which no mandate lets the "
-                "answering agent make; answer it in your own words or decline"
-            )
-        status = mandates.current(self.db, self.key, principal_id)
-        if not status.valid or status.body is None:
-            raise AskError("your mandate is not valid; sign a new one before widening it")
-        candidate = status.body.model_copy(
-            update={"topics": sorted(set(status.body.topics) | {topic})}
-        )
-        request = ScopedRequest(
-            question=escalation["question"],
-            asker=str(escalation["asker_id"]),
-            language=escalation["language"],
-        )
-        answer = self._answer(
-            principal_id,
-            candidate.principal,
-            candidate,
-            request,
-            escalation["asker_status"] == MEMBER,
-        ).answer
-        if answer.escalate is not None or answer.refused is not None or not answer.findings:
-            raise AskError(
-                f"even with '{topic}' in the mandate, no note answers this; answer it in your own words "
-                "(your mandate was not changed)"
-            )
-        mandates.amend(
-            self.db,
-            self.key,
-            principal_id=principal_id,
-            topics=list(candidate.topics),
-            known_scopes=frozenset(self.manifest.scopes),
-            agent_scopes=self.manifest.agent_scopes,
-        )
-        return answer.findings

@@ -15,7 +15,7 @@ import sys
 def parser() -> argparse.ArgumentParser:
     # Imported here, not above: `parley serve --workers N` spawns each worker with this module as its
     # `__main__`, and a worker must answer its supervisor's health check before it has imported the club.
-    from server.cli import cluster, members, notes, operations, rules
+    from server.cli import cluster, members, notes, operations, queue, rules
 
     top = argparse.ArgumentParser(
         prog="parley",
@@ -26,6 +26,7 @@ def parser() -> argparse.ArgumentParser:
     operations.register(sub)
     members.register(sub)
     notes.register(sub)
+    queue.register(sub)
     rules.register(sub)
     cluster.register(sub)
     return top

@@ -168,7 +168,8 @@ def queue(db: Database, principal_id: int, status: str = "open") -> list[Row]:
     return list(
         db.query(
             """SELECT e.id, e.question, e.reason, e.status, e.language, e.created_at, e.decided_at, e.decision,
-                  e.thread_id, e.asker_agent, e.notes, p.handle AS asker
+                  e.thread_id, e.asker_agent, e.notes, e.decided_via, e.answered_with,
+                  p.handle AS asker, p.status AS asker_status
            FROM escalations e JOIN principals p ON p.id = e.asker_id
            WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id""",
             [principal_id, status],
@@ -197,12 +198,24 @@ def escalation(db: Database, principal_id: int, escalation_id: int) -> Row | Non
     return rows[0] if rows else None
 
 
-def decide(db: Database, escalation_id: int, status: str, decision: str, stamp: str) -> bool:
-    """Close an open escalation; False when it was no longer open (decided meanwhile)."""
+def decide(
+    db: Database,
+    escalation_id: int,
+    status: str,
+    decision: str,
+    stamp: str,
+    *,
+    via: str | None = None,
+    session_id: int | None = None,
+    note_id: int | None = None,
+) -> bool:
+    """Close an open escalation, recording how it was decided (`via`: console or cli, the console
+    session's row, the note that answered); False when it was no longer open (decided meanwhile)."""
     return (
         db.execute(
-            "UPDATE escalations SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'open'",
-            [status, decision, stamp, escalation_id],
+            "UPDATE escalations SET status = ?, decision = ?, decided_at = ?, decided_via = ?, "
+            "decided_session = ?, answered_with = ? WHERE id = ? AND status = 'open'",
+            [status, decision, stamp, via, session_id, note_id, escalation_id],
         ).rowcount
         == 1
     )

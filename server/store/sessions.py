@@ -44,3 +44,23 @@ def end_all(db: Database, principal_id: int, reason: str) -> int:
         "WHERE principal_id = ? AND ended_at IS NULL",
         [now(), reason, principal_id],
     ).rowcount
+
+
+def live_id(db: Database, digest: str) -> int | None:
+    """The row of a live session (as `principal_of` reads it): what a decision made in it records."""
+    row = db.execute(
+        "SELECT s.id FROM console_sessions s JOIN principals p ON p.id = s.principal_id "
+        "WHERE s.digest = ? AND s.ended_at IS NULL AND s.expires_at > ? AND p.status != 'suspended'",
+        [digest, now()],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def live_owner(db: Database, session_id: int) -> int | None:
+    """The principal of the live session with this row, or None (ended, expired, suspended, none)."""
+    row = db.execute(
+        "SELECT s.principal_id FROM console_sessions s JOIN principals p ON p.id = s.principal_id "
+        "WHERE s.id = ? AND s.ended_at IS NULL AND s.expires_at > ? AND p.status != 'suspended'",
+        [session_id, now()],
+    ).fetchone()
+    return row[0] if row else None

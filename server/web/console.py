@@ -1,5 +1,6 @@
-"""The principal console: home, the decision queue and the mandate; `Console.routes()` also serves
-agents and tokens (`web.agents`) and settings, activity and applicants (`web.club`).
+"""The principal console: home and the mandate, on the decision queue's pages (`web.queue`);
+`Console.routes()` also serves agents and tokens (`web.agents`) and settings, activity and applicants
+(`web.club`).
 
 Server-rendered, usable without JavaScript, Post/Redirect/Get after every change. Every page and
 form acts for the signed-in principal only: ids in URLs and forms are looked up together with that
@@ -9,17 +10,15 @@ not exist.
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
-import anyio
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from server.access import default_scopes, lane_of
-from server.errors import NotFound, ParleyError
+from server.errors import ParleyError
 from server.identity import mandates
 from server.identity.principals import Principal
 from server.store import agents as agent_rows
@@ -31,26 +30,16 @@ from server.web import mandate_review
 from server.web.agents import AgentPages
 from server.web.club import ClubPages
 from server.web.connect import connection
-from server.web.frame import Frame, path_id
 from server.web.members import MemberPages
+from server.web.note_examples import ExamplePages
 from server.web.notes import NotePages
+from server.web.queue import QueuePages
 from server.web.week import picture
 
-REASONS = {
-    "commitment": "It asks for a commitment — your agent informs, it never agrees, books, buys or promises.",
-    "mandate": "Your mandate does not cover this topic, so your agent did not answer it.",
-}
-DECIDED = ("answered", "declined", "widened")
 STATEMENT_LIMIT = 2000
-KINDS = {
-    "question": "Asked",
-    "answer": "Your agent answered",
-    "decline": "Your agent told them",
-    "decision": "You decided",
-}
 
 
-class Console(Frame):
+class Console(QueuePages):
     # --- home --------------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
@@ -122,117 +111,6 @@ class Console(Frame):
             request,
             "Your new application is with the stewards. You will see their decision here.",
             "/console",
-        )
-
-    # --- queue -------------------------------------------------------------------------------
-
-    def _numbers(self, me: Principal) -> dict[int, int]:
-        """Each of a member's questions numbered from 1 in the order they arrived: their own count, not
-        the club's row ids (a member's first question is question 1)."""
-        ids = sorted(
-            item["id"]
-            for status in ("open", *DECIDED)
-            for item in self.escalations.queue(me.id, status)
-        )
-        return {escalation_id: number for number, escalation_id in enumerate(ids, start=1)}
-
-    def _open_items(
-        self, me: Principal, numbers: dict[int, int] | None = None
-    ) -> list[dict[str, object]]:
-        numbers = numbers if numbers is not None else self._numbers(me)
-        return [
-            {
-                **item,
-                "thread": self.escalations.thread(item["thread_id"]),
-                "number": numbers.get(item["id"]),
-                "why": REASONS.get(item["reason"], REASONS["mandate"]),
-                "can_widen": item["reason"] != "commitment",
-                "attached": self._attached(me, item.get("notes")),
-            }
-            for item in self.escalations.queue(me.id)
-        ]
-
-    def _attached(self, me: Principal, ids: str | None) -> list[dict[str, object]]:
-        """The member's notes an escalated question came with (the ones it would have quoted)."""
-        found = (
-            records.note_of(self.db, me.id, int(i))
-            for i in json.loads(ids or "[]")
-            if str(i).isdigit()
-        )
-        return [note for note in found if note is not None]
-
-    def _decided(
-        self, me: Principal, numbers: dict[int, int] | None = None
-    ) -> list[dict[str, object]]:
-        numbers = numbers if numbers is not None else self._numbers(me)
-        decided = [
-            {**item, "number": numbers.get(item["id"])}
-            for status in DECIDED
-            for item in self.escalations.queue(me.id, status)
-        ]
-        decided.sort(key=lambda item: item["decided_at"] or "", reverse=True)
-        return decided
-
-    def _queue_page(
-        self,
-        request: Request,
-        me: Principal,
-        status_code: int = 200,
-        error: str | None = None,
-        kept: dict[str, object] | None = None,
-    ) -> Response:
-        numbers = self._numbers(me)
-        return self._page(
-            request,
-            me,
-            "console_queue.html",
-            status_code=status_code,
-            items=self._open_items(me, numbers),
-            decided=self._decided(me, numbers)[:20],
-            error=error,
-            kept=kept or {},
-            kinds=KINDS,
-        )
-
-    async def queue(self, request: Request) -> Response:
-        me = self._signed_in(request)
-        if isinstance(me, Response):
-            return me
-        return self._queue_page(request, me)
-
-    async def decide(self, request: Request) -> Response:
-        begun = await self._signed_form(request)
-        if isinstance(begun, Response):
-            return begun
-        me, form = begun
-        action, text = str(form.get("action", ""))[:16], str(form.get("text", ""))
-        try:
-            escalation_id = path_id(request, "escalation_id")
-            if len(text) > 4000:
-                raise ParleyError("Keep it under 4000 characters.")
-            # a widen re-asks the answering agent, which may be a slow model: off the event loop
-            await anyio.to_thread.run_sync(
-                self.escalations.decide, me.id, escalation_id, action, text
-            )
-        except NotFound:
-            return self._not_found(request)
-        except ParleyError as exc:
-            kept = {"id": escalation_id, "action": action, "text": text}
-            return self._queue_page(
-                request,
-                me,
-                exc.status if 400 <= exc.status < 500 else 400,
-                error=str(exc)[:1].upper() + str(exc)[1:],
-                kept=kept,
-            )
-        verb = {
-            "answer": "Your answer",
-            "decline": "Your decline",
-            "widen": "Your agent's answer",
-        }.get(action, "It")
-        number = self._numbers(me).get(escalation_id, escalation_id)
-        return self._done(
-            request, f"Question {number} decided. {verb} is in the asker's inbox.", "/console/queue"
         )
 
     # --- mandate -----------------------------------------------------------------------------
@@ -403,17 +281,17 @@ class Console(Frame):
             self.public_url,
         )
         agents, club, members = AgentPages(*shared), ClubPages(*shared), MemberPages(*shared)
-        notes = NotePages(*shared)
+        notes, taught = NotePages(*shared), ExamplePages(*shared)
         return [
             Route("/console", self.home, methods=["GET"]),
             Route("/console/application", self.apply_again, methods=["POST"]),
-            Route("/console/queue", self.queue, methods=["GET"]),
-            Route("/console/queue/{escalation_id}", self.decide, methods=["POST"]),
+            *self.queue_routes(),
             Route("/console/mandate", self.mandate, methods=["GET"]),
             Route("/console/mandate", self.sign, methods=["POST"]),
             Route("/console/mandate/member-scopes", self.member_scopes, methods=["POST"]),
             *agents.routes(),
             *notes.routes(),
+            *taught.routes(),
             *club.routes(),
             *members.routes(),
         ]

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from server.access import default_scopes
-from server.asking import Escalations, briefing
+from server.asking import Escalations, briefing, queue
 from server.errors import NotFound
 from server.identity import mandates, principals
 from server.identity.mandates import SigningKey
@@ -83,7 +83,7 @@ class Frame:
         **context: object,
     ) -> Response:
         flash = request.session.pop("flash", None)
-        open_count = self.escalations.open_count(me.id)
+        open_count = queue.open_count(self.db, me.id)
         return self.pages.render(
             request,
             template,

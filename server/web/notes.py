@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.asking import briefing
+from server.asking import briefing, examples
 from server.errors import NotFound, ParleyError
 from server.identity.principals import Principal
 from server.web.frame import Frame, path_id
@@ -56,6 +56,7 @@ class NotePages(Frame):
         form: dict[str, str] | None = None,
     ) -> Response:
         rows = briefing.notes(self.db, me.id)
+        taught = examples.by_note(self.db, me.id)  # the questions each note was confirmed to answer
         rows.sort(key=lambda row: (STATUS_ORDER.get(row["status"], 3), row["topic"], row["id"]))
         notes = [
             {
@@ -64,6 +65,7 @@ class NotePages(Frame):
                 "written_by_agent": str(row["written_by"] or "").startswith("agent:"),
                 "agent": str(row["written_by"] or "").removeprefix("agent:"),
                 "concerns": briefing.concerns(row["topic"], row["text"], me.handle),
+                "examples": taught.get(int(row["id"]), []),
             }
             for row in rows
         ]

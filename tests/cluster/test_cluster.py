@@ -27,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from server.asking import Escalations
+from server.asking.queue import COMMAND_LINE, Decision, Queue
 from server.cli import demo
 from server.identity import mandates, tokens
 from server.identity import principals as club_ops
@@ -383,9 +384,9 @@ async def test_an_inbox_decision_made_on_a_or_in_the_cli_reaches_a_listener_on_b
                 cluster.db, cluster.key(), load_manifest(cluster.settings.manifest_path)
             )
             ana_id = club_ops.find_principal(cluster.db, "ana").id
-            escalations.decide(
-                ana_id, second["escalation_id"], "answer", "An olive tree."
-            )  # as the CLI does
+            Queue(escalations).decide(  # as the CLI does
+                ana_id, second["escalation_id"], Decision("answer", "An olive tree."), COMMAND_LINE
+            )
             assert getattr(await first_event(subscription), "uri", None) == "parley://inbox"
         inbox = (await bruno.read_resource("parley://inbox")).contents[0].text
         assert "Figs." in inbox and "An olive tree." in inbox
