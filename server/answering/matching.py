@@ -141,7 +141,6 @@ are indexed once, whatever the number of questions.
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 import threading
@@ -150,11 +149,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+import numpy.typing as npt
 import snowballstemmer
 from rapidfuzz import fuzz, process
 
 from server.answering import concepts, kinds, meaning, sureness, taught
 from server.answering.normalised import normalise
+from server.answering.text import readable
 
 # The encoder's agreement counts among this many notes at least: by chance, two rankers agree once in
 # as many notes (with one note to choose from they always agree)
@@ -365,11 +367,20 @@ def name_words(names: Sequence[str]) -> frozenset[str]:
 def assess(
     question: str, notes: Sequence[tuple[str, str, str]], names: frozenset[str] = frozenset()
 ) -> tuple[list[float], list[float]]:
-    """(score, coverage) of each note for the question: what `match` decides on.
+    """(score, coverage) of each note for the question (`read`, less its rare coverage)."""
+    score, coverage, _ = read(question, notes, names)
+    return score, coverage
+
+
+def read(
+    question: str, notes: Sequence[tuple[str, str, str]], names: frozenset[str] = frozenset()
+) -> tuple[list[float], list[float], list[float]]:
+    """(score, coverage, rare coverage) of each note for the question: what `match` decides on.
 
     The score is BM25 over the question's distinct terms, normalised by what the question could score at
     best (each term found once, every one known); the coverage is the share of the question's words
-    (its name aside) that the note speaks to, by a stem or by a subject. The member's own names
+    (its name aside) that the note speaks to, by a stem or by a subject; the rare coverage weighs
+    each of those words by its rarity in general language (`meaning.rarity`). The member's own names
     (`names`, from `name_words`) are never a question's subject, even where a note holds one
     ("@dra.joana.exoticos"); without them, the question's first word no note knows is taken for it."""
     index = _index(tuple(notes))
@@ -381,11 +392,19 @@ def assess(
             score[position] += part
     ceiling = sum(_weight(term) * index.idf.get(term, index.unknown) for term in query) or 1.0
     spared = tokens if names else _named_member_dropped(tokens, index)
+    weights = [meaning.rarity(token) for token in spared]
+    total = math.fsum(weights)
     spoken = [0] * index.size
-    for token in spared:
+    rare = [0.0] * index.size
+    for token, weight in zip(spared, weights, strict=True):
         for position in {p for term in _word_terms(token) for p, _ in index.postings.get(term, ())}:
             spoken[position] += 1
-    return [s / ceiling for s in score], [n / len(spared) if spared else 0.0 for n in spoken]
+            rare[position] += weight
+    return (
+        [s / ceiling for s in score],
+        [n / len(spared) if spared else 0.0 for n in spoken],
+        [r / total if total > 0 else 0.0 for r in rare],
+    )
 
 
 def scores(question: str, notes: Sequence[tuple[str, str, str]]) -> list[float]:
@@ -416,29 +435,33 @@ def assessed(
 
     A note's confirmed examples (`examples`) are read as part of it (`taught`)."""
     folded = name_words(names)
-    read = taught.expanded(notes, examples) if examples else tuple(notes)
-    score, coverage = assess(question, read, folded)
-    rare = _rare_coverages(question, read, folded)
-    z = _z_scores(meaning.similarities(question, notes))
+    # the encoder reads the question as people see it: no invisible characters, no look-alikes
+    shown = readable(question)
+    z = _z_scores(meaning.similarities(shown, notes))
+    seen = tuple(notes)
+    taught_nearest = None
     if examples:
-        asked, owners = taught.flattened(notes, examples)
-        if asked:
-            z = taught.nearer(z, _z_scores(meaning.example_similarities(question, asked)), owners)
+        view = taught.view(tuple((*note, tuple(examples.get(note[0], ()))) for note in notes))
+        seen = view.notes
+        if view.examples:
+            similarity = meaning.example_similarities(shown, view.examples)
+            taught_nearest = taught.nearest(similarity, view.owners)
+    score, coverage, rare = read(question, seen, folded)
     # ties go to the lower id
-    order = heapq.nsmallest(
-        max(CANDIDATES, 2), range(len(notes)), key=lambda i: (-score[i], notes[i][0])
-    )
-    nearest = min(range(len(notes)), key=lambda i: (-z[i], notes[i][0]))
+    rank = _id_rank(tuple(note_id for note_id, _, _ in notes))
+    order = np.lexsort((rank, -np.asarray(score)))[: max(CANDIDATES, 2)].tolist()
+    nearest = int(np.lexsort((rank, -np.asarray(z)))[0])
     best = order[0]
     runner_up = score[order[1]] if len(order) > 1 else 0.0
     kind = kinds.narrow(question)
     evidence = sureness.Evidence(
-        agreed=nearest == best and len(notes) >= AGREED_AMONG,
+        agreed=best in (nearest, taught_nearest) and len(notes) >= AGREED_AMONG,
         score=score[best],
         margin=score[best] - runner_up,
         coverage=coverage[best],
         rare=rare[best],
-        z=z[best] if len(notes) >= AGREED_AMONG else 0.0,
+        # among fewer notes the encoder cannot place one above the rest: the words alone decide
+        z=z[best] if len(notes) >= AGREED_AMONG else math.inf,
         kind_missing=kind is not None and not kinds.holds_narrow(kind, notes[best][2]),
         open=kinds.is_open(question),
     )
@@ -469,28 +492,22 @@ def match(
     return Match((), found.candidates)
 
 
+@lru_cache(maxsize=256)
+def _id_rank(ids: tuple[str, ...]) -> npt.NDArray[np.int64]:
+    """Each note's place in the order of the notes' ids (ties in a ranking go to the lower id)."""
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+    return rank
+
+
 def _z_scores(similarity: list[float]) -> list[float]:
     """Each cosine relative to the member's notes: minus their mean, over their spread (0 if none)."""
-    mean = math.fsum(similarity) / len(similarity)
-    spread = math.sqrt(math.fsum((value - mean) ** 2 for value in similarity) / len(similarity))
-    return [(value - mean) / spread if spread > 0 else 0.0 for value in similarity]
-
-
-def _rare_coverages(
-    question: str, notes: Sequence[tuple[str, str, str]], names: frozenset[str]
-) -> list[float]:
-    """For each note, the share of the question's words (its names aside) that the note speaks to,
-    each word weighing its rarity (`meaning.rarity`)."""
-    index = _index(tuple(notes))
-    tokens = _corrected(words(question, names), index)
-    spared = tokens if names else _named_member_dropped(tokens, index)
-    weights = [meaning.rarity(token) for token in spared]
-    total = math.fsum(weights)
-    spoken = [0.0] * index.size
-    for token, weight in zip(spared, weights, strict=True):
-        for position in {p for term in _word_terms(token) for p, _ in index.postings.get(term, ())}:
-            spoken[position] += weight
-    return [value / total if total > 0 else 0.0 for value in spoken]
+    values = np.asarray(similarity, dtype=np.float64)
+    spread = float(values.std())
+    if spread <= 0:
+        return [0.0] * len(similarity)
+    found: list[float] = ((values - values.mean()) / spread).tolist()
+    return found
 
 
 def warm() -> None:

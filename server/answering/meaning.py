@@ -105,14 +105,15 @@ def warm() -> None:
     _encoder()
 
 
-def example_similarities(question: str, examples: tuple[str, ...]) -> list[float]:
+def example_similarities(question: str, examples: tuple[str, ...]) -> npt.NDArray[np.float64]:
     """The cosine of the question with each of a member's examples (questions the member confirmed
-    a note answers), in their order: cached as the notes' vectors are."""
+    a note answers), in their order: cached as the notes' vectors are. Row by row (einsum, no BLAS),
+    as `similarities`: an example's cosine does not shift with the number of examples beside it."""
     if not examples:
-        return []
-    vectors = _example_vectors(examples)
-    asked = _text_vector(question)
-    found: list[float] = (vectors * asked).sum(axis=1).tolist()
+        return np.zeros(0)
+    found: npt.NDArray[np.float64] = np.einsum(
+        "ij,j->i", _example_vectors(examples), _text_vector(question)
+    ).astype(np.float64)
     return found
 
 

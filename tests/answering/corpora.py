@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from tests.answering.answer_rate import Question, load
+from tests.answering.tally import Tally
 
 HERE = Path(__file__).parent
 FITTED = ("ana", "ravi", "lucia", "joana")
@@ -53,3 +54,16 @@ def corpus(name: str) -> MemberCorpus:
     if name in ("joana", "daniel"):
         return _written_for_46(name)
     raise SystemExit(f"answer-rate: no corpus {name!r}; there are {', '.join(ALL)}")
+
+
+def first_ask(member: MemberCorpus, answerer: str = "deterministic") -> Tally:
+    """Every question of the corpus asked once of an answerer (the deterministic one unless told)
+    that has never been taught: the member's handle as the principal, every note revealable."""
+    from tests.answering.answer_rate import resolve
+
+    answer = resolve(answerer)
+    tally = Tally()
+    for q in member.questions:
+        quoted, _ = answer(q.text, q.language, member.name, member.notes)
+        tally.add(q, quoted)
+    return tally

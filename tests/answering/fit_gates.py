@@ -23,7 +23,10 @@ import numpy.typing as npt
 from tests.answering.corpora import FITTED, MemberCorpus, corpus
 
 WRONG_BUDGET = 0.015
-PLATEAU = 2  # steps of looser neighbours a chosen point must be clear of (`_on_a_plateau`)
+# steps of looser neighbours a chosen point must be clear of (`_on_a_plateau`): the fewest at which
+# every fitted corpus, left out, kept the promise (1: ravi 1/19 and joana 2/16 unanswerable answered;
+# 2: ravi 1/19; 3: none). Chosen on those left-out figures, so the newest corpus is the clean test.
+PLATEAU = 3
 GRID = {  # each axis from its loosest value; the loosest is never chosen (see `_on_a_plateau`)
     "agreed_coverage": (0.0, 0.25, 0.34, 0.5, 0.67),
     "agreed_rare": (0.0, 0.25, 0.4, 0.5, 0.6, 0.75),
@@ -91,17 +94,43 @@ def _masks(t: Table) -> tuple[list[Bools], list[Bools]]:
     return agreed, clear
 
 
+_COUNTED: dict[int, tuple[Table, tuple[npt.NDArray[np.int64], ...]]] = {}
+
+
 def _counts(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
-    """(right, wrong, unanswerable answered) at every grid point, agreed points by clear points."""
+    """`_count`, once per table."""
+    if id(t) not in _COUNTED or _COUNTED[id(t)][0] is not t:
+        _COUNTED[id(t)] = (t, _count(t))
+    return _COUNTED[id(t)][1]
+
+
+def _count(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
+    """(right, wrong, unanswerable answered) at every grid point, agreed points by clear points.
+
+    A point answers a question on the agreed route (row a) or on the clear route (column c) held to
+    the closed-question floor of row a: |A or C| = |A| + |C| - |A and C|, each count over a set of
+    questions a matrix product."""
     agreed, clear = _masks(t)
-    a = np.stack(agreed)[:, None, :]
-    c = np.stack(clear)[None, :, :]
-    closed = [t.open | (t.rare >= r) for *_, r in itertools.product(*(GRID[k] for k in AGREED))]
-    answered = a | (c & np.stack(closed)[:, None, :])
-    right = (answered & t.answerable & t.best_is_right).sum(axis=2)
-    wrong = (answered & t.answerable & ~t.best_is_right).sum(axis=2)
-    unanswerable = (answered & ~t.answerable).sum(axis=2)
-    return right, wrong, unanswerable
+    a = np.stack(agreed).astype(np.float32)
+    floors = [t.open | (t.rare >= r) for *_, r in itertools.product(*(GRID[k] for k in AGREED))]
+    c = np.stack(clear).astype(np.float32)
+    found = []
+    for subset in (
+        t.answerable & t.best_is_right,
+        t.answerable & ~t.best_is_right,
+        ~t.answerable,
+    ):
+        total = np.zeros((len(agreed), len(clear)), dtype=np.int64)
+        for floor in {tuple(f) for f in floors}:
+            rows = [i for i, f in enumerate(floors) if tuple(f) == floor]
+            kept = subset & np.array(floor)
+            clear_kept = c * kept
+            both = a[rows] @ clear_kept.T
+            total[rows] = np.rint(
+                (a[rows] * subset).sum(axis=1)[:, None] + clear_kept.sum(axis=1)[None, :] - both
+            ).astype(np.int64)
+        found.append(total)
+    return found[0], found[1], found[2]
 
 
 def point(index: tuple[int, int]) -> dict[str, float]:
