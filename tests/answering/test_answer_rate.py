@@ -75,6 +75,30 @@ def test_the_shipped_answerer_keeps_the_promise_and_quotes_one_note(
     assert tally.most_quoted == 1
 
 
+@pytest.fixture(scope="module")
+def newest() -> corpora.Tally:
+    """The newest corpus, never fitted on: scored once the matcher was frozen (commit df67de3)."""
+    tally = corpora.first_ask(corpora.corpus(corpora.NEWEST))
+    print(f"\n{corpora.NEWEST} (newest), first ask: {tally.line()}")
+    return tally
+
+
+def test_the_newest_corpus_gets_a_wrong_note_at_most_3_times_in_100(newest: corpora.Tally) -> None:
+    assert newest.wrong_rate <= PROMISE and newest.most_quoted == 1, newest.mistakes
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the promise is broken on the newest corpus, scored after the freeze: 1 of its 16 "
+    "unanswerable questions answered ('which mics does he own?' -> 'I don't rent out my studio or "
+    "my microphones': the note's setting, not its point; the words and the encoder agree on it)",
+)
+def test_the_newest_corpus_answers_at_most_3_in_100_unanswerable_questions(
+    newest: corpora.Tally,
+) -> None:
+    assert newest.unanswerable_rate <= PROMISE, newest.mistakes
+
+
 @pytest.mark.parametrize("name", corpora.FITTED)
 @pytest.mark.xfail(
     strict=True,
