@@ -60,6 +60,7 @@ BOTH_BACKENDS = {
     "test_edge",
     "test_console_rules",
     "test_members",
+    "test_teaching",
 }
 
 

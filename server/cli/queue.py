@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from server.asking.errors import AskError
+from server.asking.errors import AskError, NoSuchEscalation
 from server.asking.escalations import Escalations
 from server.asking.queue import COMMAND_LINE, Decision, Queue
 from server.cli.context import Context, emit_json, table
@@ -75,7 +75,13 @@ def queue_decline(args: argparse.Namespace) -> int:
 def _decide(args: argparse.Namespace, decision: Decision) -> int:
     ctx = Context()
     principal = principals.find_principal(ctx.db, args.handle)
-    row = _queue(ctx).decide(principal.id, args.id, decision, COMMAND_LINE)
+    try:
+        row = _queue(ctx).decide(principal.id, args.id, decision, COMMAND_LINE)
+    except NoSuchEscalation:
+        raise NoSuchEscalation(
+            f"there is no question {args.id} in {principal.handle}'s queue; "
+            f"'parley queue list {principal.handle}' shows the open ones"
+        ) from None
     taught = (
         f"; the question is now an example of note {row['answered_with']}"
         if row["answered_with"] is not None
