@@ -1,8 +1,8 @@
 """`scripts/answer-rate --learn` as a test (issue #46): each corpus, the newest too (scored after the
 matcher froze), in a club of its own (a temporary SQLite store), asked through the real ask path;
 each note's first question, where it escalated, settled by the member through the real `parley queue
-answer`; then every other question asked again. The promise holds after learning too; the right-rate goal (0.85) is an expected failure
-while it is short. Run with -s to see the figures."""
+answer`; then every other question asked again. The promise holds after learning too; the
+right-rate goal (0.85) is an expected failure while it is short. Run with -s to see the figures."""
 
 from __future__ import annotations
 
