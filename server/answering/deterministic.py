@@ -4,10 +4,11 @@ It informs and nothing else. The question screen (`screen.classify`) reads reque
 request to commit the member (book, reserve, accept, sign, pay, hire, hold a date, name a price; in
 English, Brazilian Portuguese or Spanish) escalates as a commitment, and a request to send data
 somewhere, to call a tool or to set aside its instructions is refused. Any other question is matched
-against the notes it was handed, which are the notes the mandate reveals to this asker
-(`matching.match`): the note that clearly answers it is chosen; when none does, the question
-escalates with the closest notes attached for the principal. Whether a question is understood is
-decided by the notes, not by whether its words name a mandated topic.
+against the notes it was handed, which are the notes the mandate reveals to this asker, with the
+questions the member confirmed each answers (`matching.match`): the note the matcher is sure of is
+chosen; when it is sure of none, the question escalates with the plausible notes attached for the
+principal. Whether a question is understood is decided by the notes, not by whether its words name
+a mandated topic.
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ def answer(request: ScopedRequest, terms: Terms, notes: list[Note]) -> Selection
     if screened is not None:
         return screened
     found = match(
-        request.question, request.language, [(note.id, note.topic, note.text) for note in notes]
+        request.question,
+        request.language,
+        [(note.id, note.topic, note.text) for note in notes],
+        names=(terms.principal,),
+        examples={note.id: note.examples for note in notes if note.examples},
     )
     if found.chosen:
         return Selection(notes=found.chosen)

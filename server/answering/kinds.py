@@ -80,3 +80,51 @@ def is_open(question: str) -> bool:
 def holds(kind: str, text: str) -> bool:
     """Whether a note's text holds an answer of that kind."""
     return KINDS[kind][1].search(normalise(text)) is not None
+
+
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "janeiro|fevereiro|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
+)
+_WEEKDAYS = (
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekdays?|weekends?|"
+    "segundas?|tercas?|quartas?|quintas?|sextas?|sabados?|domingos?|uteis|fins? de semana"
+)
+# a narrower kind a question may name outright (what year, which month, what time of day, which day of
+# the week): a note that holds no answer of that kind does not answer it, whatever its subject ("what
+# month are her holidays?" and a note on something she does monthly; "what year?" and a note that
+# names a month). (the question's cue, what an answer holds)
+NARROW: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "year": (
+        re.compile(r"\b(what|which|que|qual|em que) (year|ano)\b|\bdesde que ano\b"),
+        re.compile(r"\b(19|20)\d\d\b"),
+    ),
+    "month": (
+        re.compile(r"\b(what|which|que|qual|em que) (month|mes)\b"),
+        re.compile(rf"\b({_MONTHS})\b"),
+    ),
+    "clock": (
+        re.compile(r"\b(what time|at what time|que horas|a que horas|que horario)\b"),
+        re.compile(
+            r"\d+ ?h\b|\b\d{1,2}(:\d\d)? ?(am|pm)\b|\b\d{1,2}:\d\d\b|"
+            r"\b(manha|tarde|noite|morning|afternoon|evening|night)\b"
+        ),
+    ),
+    "weekday": (
+        re.compile(r"\b(what|which|que|qual|em que) (day|days|dia|dias)\b"),
+        re.compile(rf"\b({_WEEKDAYS})\b"),
+    ),
+}
+
+
+@lru_cache(maxsize=4096)
+def narrow(question: str) -> str | None:
+    """The narrow kind the question names outright (`NARROW`), or None."""
+    folded = normalise(question)
+    return next((kind for kind, (cue, _) in NARROW.items() if cue.search(folded)), None)
+
+
+@lru_cache(maxsize=4096)
+def holds_narrow(kind: str, text: str) -> bool:
+    """Whether a note's text holds an answer of that narrow kind."""
+    return NARROW[kind][1].search(normalise(text)) is not None

@@ -103,3 +103,20 @@ def similarities(question: str, notes: Sequence[tuple[str, str, str]]) -> list[f
 def warm() -> None:
     """Loads the encoder (its files are read now), for a process about to confine itself."""
     _encoder()
+
+
+def example_similarities(question: str, examples: tuple[str, ...]) -> npt.NDArray[np.float64]:
+    """The cosine of the question with each of a member's examples (questions the member confirmed
+    a note answers), in their order: cached as the notes' vectors are. Row by row (einsum, no BLAS),
+    as `similarities`: an example's cosine does not shift with the number of examples beside it."""
+    if not examples:
+        return np.zeros(0)
+    found: npt.NDArray[np.float64] = np.einsum(
+        "ij,j->i", _example_vectors(examples), _text_vector(question)
+    ).astype(np.float64)
+    return found
+
+
+@lru_cache(maxsize=64)
+def _example_vectors(examples: tuple[str, ...]) -> Vectors:
+    return np.stack([_text_vector(example) for example in examples])

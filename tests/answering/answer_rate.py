@@ -1,10 +1,14 @@
 """The answer rate of an answering agent on the paraphrase corpus (issue #33): does it quote the note
 that answers a question asked in other words, and keep quiet when no note does?
 
-Usage: scripts/answer-rate [--answerer NAME|module:function] [--split tuning|holdout|fresh|more|all] [--mistakes]
-       scripts/answer-rate --speed      (the matcher's p50 and p99: 200 notes, and each member's own)
-       scripts/answer-rate --fit-open-gate   (refits the matcher's open-question gate on the tuning split)
-       scripts/answer-rate --fit-doubt       (refits the matcher's doubt of the words' choice, tuning split)
+Usage: scripts/answer-rate [--answerer NAME|module:function] [--corpus NAME]... [--newest] [--mistakes]
+           (each corpus on its own, first ask: `corpora`; the newest only with --newest)
+       scripts/answer-rate --learn [--corpus NAME]... [--newest]
+           (first ask, the member teaches through `parley queue answer`, ask again: `learning`)
+       scripts/answer-rate --split tuning|holdout|fresh|more|all   (the paraphrase corpus's old splits)
+       scripts/answer-rate --speed   (the matcher's p50 and p99: 200 notes and 1,000 examples, and
+                                      each member's own notes)
+       scripts/answer-rate --fit     (refits the matcher's gates leaving whole corpora out: fit_gates)
 
 An answerer is either
 - `deterministic` (today's `server.answering.deterministic.answer`), or any `module:function` with the
@@ -133,7 +137,7 @@ def matcher_answerer(
         return (), refused
     if escalate is not None:
         return (), escalate
-    chosen = match(question, language, notes).chosen
+    chosen = match(question, language, notes, names=(principal,)).chosen
     return chosen, None if chosen else "outside_mandate"
 
 
@@ -332,12 +336,13 @@ def report(figures: Figures, title: str) -> str:
     return "\n".join(lines)
 
 
-def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
+def speed(corpus: Corpus, size: int = 200, rounds: int = 5, examples_count: int = 1000) -> str:
     """p50 and p99 of one `match`, warm caches, CPU time of this thread (wall time also counts the time
     a loaded machine ran others), on two kinds of note sets:
     - `size` notes: the corpus's notes repeated under new ids. Every note has identical twins, so the
       words are never clearly ahead of a runner-up and nearly every question asks the encoder: the
       worst case for the encoder's share, not a member's briefing;
+    - the same notes with `examples_count` examples among them (questions a member confirmed);
     - each member's own notes (14 to 16), every question asked of its member, as the corpus asks them.
     For each: the share of questions that asked the sentence encoder, the whole match (every question
     encoded anew: its cached vector is forgotten before each match), the match with the question's
@@ -352,6 +357,15 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
         (f"{note_id}-{i // len(every)}", topic, text)
         for i, (note_id, topic, text) in ((i, every[i % len(every)]) for i in range(size))
     ]
+    # 1,000 examples over the 200 notes: every question of the corpora, each taught to the notes of
+    # its own note's copies in turn (5 a note), so each note answers questions like its own
+    asked = [q for q in corpus.questions + corpus.more + corpus.fresh if q.note is not None]
+    examples: dict[str, list[str]] = {}
+    for i in range(examples_count):
+        q = asked[i % len(asked)]
+        copies = [n for n, _, _ in repeated if n.startswith(f"{q.note}-")]
+        target = copies[(i // len(asked)) % len(copies)]
+        examples.setdefault(target, []).append(f"{q.text} ({i})" if i >= len(asked) else q.text)
     matching.warm()
     meaning.warm()
     asked_encoder = [0]
@@ -369,10 +383,12 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
         )
 
     def timed(
-        notes_of: Callable[[Question], list[tuple[str, str, str]]], encoded: bool = False
+        notes_of: Callable[[Question], list[tuple[str, str, str]]],
+        encoded: bool = False,
+        taught: dict[str, list[str]] | None = None,
     ) -> tuple[str, float]:
         for q in corpus.questions:  # builds every index and note vector once
-            matching.match(q.text, q.language, notes_of(q))
+            matching.match(q.text, q.language, notes_of(q), (q.member,), taught)
         cpu, wall = [], []
         asked_encoder[0] = 0
         for _ in range(rounds):
@@ -380,36 +396,29 @@ def speed(corpus: Corpus, size: int = 200, rounds: int = 5) -> str:
                 if not encoded:  # the question's vector forgotten (the notes' stay cached)
                     meaning._text_vector.cache_clear()
                 start, start_cpu = time.perf_counter(), time.thread_time()
-                matching.match(q.text, q.language, notes_of(q))
+                matching.match(q.text, q.language, notes_of(q), (q.member,), taught)
                 cpu.append(time.thread_time() - start_cpu)
                 wall.append(time.perf_counter() - start)
         return f"CPU {quantiles(cpu)}; wall {quantiles(wall)}", asked_encoder[0] / len(cpu)
 
     lines = []
-    sets: list[tuple[str, Callable[[Question], list[tuple[str, str, str]]]]] = [
-        (f"{size} notes (the corpus's, repeated)", lambda q: repeated),
-        ("each member's own notes", lambda q: corpus.notes[q.member]),
+    sets: list[tuple[str, Callable[[Question], list[tuple[str, str, str]]], Any]] = [
+        (f"{size} notes (the corpus's, repeated)", lambda q: repeated, None),
+        (f"{size} notes and {examples_count} examples", lambda q: repeated, examples),
+        ("each member's own notes", lambda q: corpus.notes[q.member], None),
     ]
     meaning.similarities = counted  # counts the encoder's turns
     try:
-        for title, notes_of in sets:
-            whole, share = timed(notes_of)
+        for title, notes_of, taught in sets:
+            whole, share = timed(notes_of, taught=taught)
             lines.append(
                 f"match over {title}, {rounds * len(corpus.questions)} questions, "
                 f"{share:.2f} asking the encoder: {whole}"
             )
             lines.append(
-                f"match over {title}, the question already encoded: "
-                f"{timed(notes_of, encoded=True)[0]}"
+                f"match over {title}, the question already encoded (selection): "
+                f"{timed(notes_of, encoded=True, taught=taught)[0]}"
             )
-        by_meaning, doubted = matching._by_meaning, matching._doubted
-        matching._by_meaning = lambda *args: None  # words alone
-        matching._doubted = lambda *args: False
-        try:
-            for title, notes_of in sets:
-                lines.append(f"match over {title}, the encoder left out: {timed(notes_of)[0]}")
-        finally:
-            matching._by_meaning, matching._doubted = by_meaning, doubted
     finally:
         meaning.similarities = similarities
     encoder = []
@@ -439,36 +448,48 @@ def main(argv: list[str] | None = None) -> int:
         default="deterministic",
         help="deterministic (default), matcher, or module:function with the answering contract",
     )
-    parser.add_argument("--split", choices=SPLITS, default="tuning")
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        help="the paraphrase corpus's old splits (#33) instead of the corpora one by one",
+    )
+    parser.add_argument(
+        "--corpus",
+        action="append",
+        help="a corpus by name (ana, ravi, lucia, joana, daniel); default: the fitted ones",
+    )
+    parser.add_argument(
+        "--newest",
+        action="store_true",
+        help="the newest corpus too (daniel): score it only once the matcher is frozen",
+    )
     parser.add_argument("--mistakes", action="store_true", help="list each miss")
+    parser.add_argument(
+        "--learn",
+        action="store_true",
+        help="first ask, the member teaches through `parley queue answer`, then ask again",
+    )
     parser.add_argument(
         "--speed",
         action="store_true",
-        help="time the matcher over 200 notes and over each member's own notes instead",
+        help="time the matcher over 200 notes with 1,000 examples, and each member's own notes",
     )
     parser.add_argument(
-        "--fit-open-gate",
+        "--fit",
         action="store_true",
-        help="refit the matcher's open-question gate on the tuning split (fit_open_gate.py)",
-    )
-    parser.add_argument(
-        "--fit-doubt",
-        action="store_true",
-        help="refit the matcher's doubt of the words' choice on the tuning split (fit_doubt.py)",
+        help="refit the matcher's gates leaving whole corpora out (fit_gates.py)",
     )
     args = parser.parse_args(argv)
-    if args.fit_doubt:
-        from tests.answering.fit_doubt import main as fit_doubt
+    if args.fit:
+        from tests.answering.fit_gates import main as fit_gates
 
-        return fit_doubt()
-    if args.fit_open_gate:
-        from tests.answering.fit_open_gate import main as fit_open_gate
-
-        return fit_open_gate()
+        return fit_gates()
     corpus = load()
     if args.speed:
         print(speed(corpus))
         return 0
+    if args.split is None:
+        return _by_corpus(args)
     answerer = resolve(args.answerer)
     splits = ("tuning", "holdout", "fresh") if args.split == "all" else (args.split,)
     for split in splits:
@@ -485,6 +506,32 @@ def main(argv: list[str] | None = None) -> int:
                 + [f"commitment missed {t!r}" for t in figures.commitments_missed]
                 + [f"false friend fired {t!r}" for t in figures.false_friends_fired]
             ):
+                print("   ", line)
+    return 0
+
+
+def _by_corpus(args: argparse.Namespace) -> int:
+    """Each corpus on its own: first ask, or first ask and after the member taught (`--learn`)."""
+    from tests.answering import corpora, learning
+
+    names = args.corpus or [*corpora.FITTED, *([corpora.NEWEST] if args.newest else [])]
+    for name in names:
+        member = corpora.corpus(name)
+        newest = " (the newest corpus)" if name == corpora.NEWEST else ""
+        if args.learn:
+            found = learning.learn(member)
+            print(
+                f"{name}{newest}: {found.taught} first questions taught through parley queue answer"
+            )
+            print(f"  first ask, the other questions: {found.first_ask.line()}")
+            print(f"  after learning, the same:       {found.learned.line()}")
+            mistakes = found.learned.mistakes
+        else:
+            tally = corpora.first_ask(member, args.answerer)
+            print(f"{name}{newest}, first ask: {tally.line()}")
+            mistakes = tally.mistakes
+        if args.mistakes:
+            for line in mistakes:
                 print("   ", line)
     return 0
 

@@ -1,8 +1,11 @@
-"""The answer rate on the paraphrase corpus (issue #33): the matcher and the commitment screen, wired into
-the deterministic answerer, against what that answerer did before, on the tuning two-thirds and on the
-held-out third, and on the fresh held-out set written after that third had been looked at.
+"""The answer rate, corpus by corpus (issue #46): on first ask the matcher quotes a wrong note at most 3
+times in 100 and answers at most 3 in 100 of the questions no note answers, on every corpus, each
+judged under gates fitted on the other corpora (`fit_gates`, leaving it out); right as high as it then
+goes, with the 0.85 goal an expected failure while it is short. The paraphrase corpus of #33 (ana,
+ravi, lucia) is read here as three corpora, one a member; joana's was written for #46 before the
+matcher changed; daniel's, the newest, is never fitted on (`corpora`).
 
-Run with -s to see the figures (the same as `scripts/answer-rate --answerer matcher --split all`)."""
+Run with -s to see the figures (`scripts/answer-rate`, `scripts/answer-rate --fit`)."""
 
 from __future__ import annotations
 
@@ -10,49 +13,133 @@ from collections import Counter
 
 import pytest
 
-from tests.answering.answer_rate import (
-    Figures,
-    in_split,
-    load,
-    matcher_answerer,
-    measure,
-    questions_of,
-    report,
-    resolve,
-    screen_of,
-)
+from tests.answering import corpora, fit_gates
+from tests.answering.answer_rate import in_split, load, questions_of
 
 CORPUS = load()
-SPLITS = ("tuning", "holdout", "fresh")
+PROMISE = 0.03
 
 
 @pytest.fixture(scope="module")
-def figures() -> dict[str, Figures]:
-    found = {split: measure(matcher_answerer, CORPUS, split) for split in SPLITS}
-    for split, measured in found.items():
-        print("\n" + report(measured, f"matcher on the {split} split"))
-    return found
+def tables() -> dict[str, fit_gates.Table]:
+    return {name: fit_gates.table(corpora.corpus(name)) for name in corpora.FITTED}
 
 
 @pytest.fixture(scope="module")
-def wired() -> dict[str, Figures]:
-    found = {
-        split: measure(resolve("deterministic"), CORPUS, split, screen_of("deterministic"))
-        for split in SPLITS
-    }
-    for split, measured in found.items():
-        print("\n" + report(measured, f"the deterministic answerer on the {split} split"))
+def left_out(tables: dict[str, fit_gates.Table]) -> dict[str, tuple[int, int, int, int, int]]:
+    """Each fitted corpus under the gates fitted on the others: (right, wrong, answerable,
+    unanswerable answered, unanswerable)."""
+    found = {}
+    for name, table in tables.items():
+        at = fit_gates.fit([t for other, t in tables.items() if other != name])
+        right, wrong, unanswerable = (int(c[at]) for c in fit_gates._counts(table))
+        asked = int(table.answerable.sum())
+        found[name] = (right, wrong, asked, unanswerable, int((~table.answerable).sum()))
+        print(f"\nleft out, {fit_gates.figures(table, at)}")
     return found
 
 
-# What the deterministic answerer did on this corpus before #33 (picking notes by topic names and shared
-# words, screening with the router's reader): `scripts/answer-rate --split all` at commit 46d28ee; on the
-# fresh set (written later), the matcher as it stood before it (`--answerer matcher` at 8fa5d9f).
-BEFORE = {
-    "tuning": {"right": 23, "wrong": 8, "unanswerable_answered": 0, "commitments_escalated": 21},
-    "holdout": {"right": 11, "wrong": 2, "unanswerable_answered": 1, "commitments_escalated": 13},
-    "fresh": {"right": 55, "wrong": 5, "unanswerable_answered": 2, "commitments_escalated": 0},
-}
+@pytest.mark.parametrize("name", corpora.FITTED)
+def test_a_corpus_left_out_of_the_fit_keeps_the_promise(
+    left_out: dict[str, tuple[int, int, int, int, int]], name: str
+) -> None:
+    right, wrong, asked, unanswerable, unanswerables = left_out[name]
+    assert wrong / asked <= PROMISE and unanswerable / unanswerables <= PROMISE, left_out[name]
+    assert right > 0
+
+
+def test_the_shipped_gates_are_what_the_fit_on_every_fitted_corpus_gives(
+    tables: dict[str, fit_gates.Table],
+) -> None:
+    from server.answering import sureness
+
+    fitted = fit_gates.point(fit_gates.fit(list(tables.values())))
+    assert fitted == {name: getattr(sureness.GATES, name) for name in fitted}
+
+
+@pytest.fixture(scope="module")
+def first_asks() -> dict[str, corpora.Tally]:
+    """Every fitted corpus asked of the deterministic answerer as shipped (screen, matcher, gates)."""
+    found = {name: corpora.first_ask(corpora.corpus(name)) for name in corpora.FITTED}
+    for name, tally in found.items():
+        print(f"\n{name}, first ask: {tally.line()}")
+    return found
+
+
+@pytest.mark.parametrize("name", corpora.FITTED)
+def test_the_shipped_answerer_keeps_the_promise_and_quotes_one_note(
+    first_asks: dict[str, corpora.Tally], name: str
+) -> None:
+    tally = first_asks[name]
+    assert tally.wrong_rate <= PROMISE and tally.unanswerable_rate <= PROMISE, tally.mistakes
+    assert tally.most_quoted == 1
+
+
+@pytest.fixture(scope="module")
+def newest() -> corpora.Tally:
+    """The newest corpus, never fitted on: scored once the matcher was frozen (commit df67de3)."""
+    tally = corpora.first_ask(corpora.corpus(corpora.NEWEST))
+    print(f"\n{corpora.NEWEST} (newest), first ask: {tally.line()}")
+    return tally
+
+
+def test_the_newest_corpus_gets_a_wrong_note_at_most_3_times_in_100(newest: corpora.Tally) -> None:
+    assert newest.wrong_rate <= PROMISE and newest.most_quoted == 1, newest.mistakes
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the promise is broken on the newest corpus, scored after the freeze: 1 of its 16 "
+    "unanswerable questions answered ('which mics does he own?' -> 'I don't rent out my studio or "
+    "my microphones': the note's setting, not its point; the words and the encoder agree on it)",
+)
+def test_the_newest_corpus_answers_at_most_3_in_100_unanswerable_questions(
+    newest: corpora.Tally,
+) -> None:
+    assert newest.unanswerable_rate <= PROMISE, newest.mistakes
+
+
+@pytest.mark.parametrize("name", corpora.FITTED)
+@pytest.mark.xfail(
+    strict=True,
+    reason="#46's right-rate goal is not reached: on first ask the matcher, sure only where its "
+    "certainty held on corpora left out, answers 0.22-0.30 of the questions right (see the figures "
+    "printed); the goal is 0.85 with Portuguese within 5 points of English",
+)
+def test_the_answerer_reaches_the_right_rate_goal(
+    first_asks: dict[str, corpora.Tally], name: str
+) -> None:
+    tally = first_asks[name]
+    assert tally.right_rate >= 0.85
+    english, portuguese = (
+        right / asked for right, asked in (tally.by_language["en"], tally.by_language["pt-BR"])
+    )
+    assert abs(english - portuguese) <= 0.05
+
+
+@pytest.mark.parametrize("name", ["joana", "daniel"])
+def test_the_corpora_written_for_46_are_what_it_asks_for(name: str) -> None:
+    """Another member than ana, notes in both languages, 80-100 answerable questions in both
+    languages (some crossing them), 15 or more that no note answers; no question repeated."""
+    member = corpora.corpus(name)
+    languages = Counter(note_language(text) for _, _, text in member.notes)
+    assert 30 <= len(member.notes) <= 40 and languages["en"] >= 10 and languages["pt"] >= 10
+    answerable = [q for q in member.questions if q.note is not None]
+    assert 80 <= len(answerable) <= 100
+    assert {q.language for q in answerable} == {"en", "pt-BR"}
+    assert sum(q.note is None for q in member.questions) >= 15
+    known = {note_id for note_id, _, _ in member.notes}
+    assert all(q.note in known for q in answerable)
+    assert len({q.text.casefold() for q in member.questions}) == len(member.questions)
+    text_of = {note_id: text for note_id, _, text in member.notes}
+    crossing = [q for q in answerable if note_language(text_of[q.note or ""]) != q.language[:2]]
+    assert len(crossing) >= 20
+
+
+def note_language(text: str) -> str:
+    from server.answering.matching import text_language
+
+    return text_language(text) or "en"
 
 
 def test_the_corpus_is_what_the_issue_asks_for() -> None:
@@ -114,115 +201,6 @@ def test_the_later_tuning_questions_are_tuning_data_only() -> None:
     assert len(held_out) == len(CORPUS.questions) // 3
 
 
-@pytest.mark.parametrize("split", SPLITS)
-def test_the_matcher_quotes_one_note(figures: dict[str, Figures], split: str) -> None:
-    measured = figures[split]
-    assert measured.median_quoted == 1 and max(measured.quoted_counts) <= 3
-
-
-@pytest.mark.parametrize(
-    "split",
-    [
-        "tuning",
-        # 1 of 12: "ela faz revisão de texto acadêmico?" -> "Tenho mestrado em Estudos da Tradução"
-        # (the words and the sentence encoder agree on that near miss, at a cosine of 0.31); 0 of 12
-        # before the encoder
-        pytest.param(
-            "holdout",
-            marks=pytest.mark.xfail(strict=True, reason="unanswerable answered 0.083 held out"),
-        ),
-        # 2 of 14: "has ravi ever worked with kubernetes?" -> his AWS and Terraform note; "O Ravi é
-        # casado?" -> where he lives ("casado" shares the Portuguese stem of "casa", a home)
-        pytest.param(
-            "fresh",
-            marks=pytest.mark.xfail(strict=True, reason="unanswerable answered 0.143 fresh"),
-        ),
-    ],
-)
-def test_the_matcher_answers_no_unanswerable_question(
-    figures: dict[str, Figures], split: str
-) -> None:
-    assert figures[split].unanswerable_rate <= 0.03, figures[split].mistakes
-
-
-@pytest.mark.parametrize(
-    "split",
-    [
-        "tuning",
-        # 1 of 66 ("O Ravi tem projeto de código aberto?" -> his personal projects)
-        "holdout",
-        # 3 of 88 (4 before the encoder's doubt), among them "what city does lucia live in?" ->
-        # "I lived in Madrid" (the words share "live"; the note that says where she is based speaks
-        # of neither)
-        pytest.param(
-            "fresh",
-            marks=pytest.mark.xfail(strict=True, reason="wrong note 0.034 on the fresh set"),
-        ),
-    ],
-)
-def test_the_matcher_quotes_a_wrong_note_at_most_3_times_in_100(
-    figures: dict[str, Figures], split: str
-) -> None:
-    assert figures[split].wrong_rate <= 0.03, figures[split].mistakes
-
-
-@pytest.mark.parametrize("split", SPLITS)
-def test_the_deterministic_answerer_is_the_screen_then_the_matcher(
-    figures: dict[str, Figures], wired: dict[str, Figures], split: str
-) -> None:
-    assert wired[split] == figures[split]
-
-
-@pytest.mark.parametrize("split", SPLITS)
-def test_the_deterministic_answerer_answers_more_than_before(
-    wired: dict[str, Figures], split: str
-) -> None:
-    assert wired[split].right > BEFORE[split]["right"]
-    assert wired[split].unanswerable_answered <= BEFORE[split]["unanswerable_answered"]
-    if wired[split].commitments:  # the fresh set has questions only
-        assert wired[split].commitments_escalated > BEFORE[split]["commitments_escalated"]
-
-
-@pytest.mark.parametrize("split", SPLITS)
-@pytest.mark.xfail(
-    strict=True,
-    reason="#33's target is not reached: the deterministic matcher "
-    "answers 0.82 of the tuning questions (English 0.83, Portuguese 0.80; 0.65 of "
-    "the 46 written last), 0.74 held out (English 0.82, Portuguese 0.66) and 0.72 on "
-    "the fresh set (English 0.73, Portuguese 0.70; see the figures printed); the "
-    "model answerer chooses by meaning",
-)
-def test_the_matcher_reaches_the_issues_answer_rate(
-    figures: dict[str, Figures], split: str
-) -> None:
-    measured = figures[split]
-    assert measured.right_rate >= 0.85
-    assert abs(measured.language_rate("en") - measured.language_rate("pt-BR")) <= 0.05
-
-
-@pytest.mark.parametrize(
-    "split",
-    [
-        "tuning",
-        "holdout",
-        # 3 of 88 answerable questions escalated as commitments: "Which day does Ravi block off from
-        # calls?", "Will Lúcia sign a non-disclosure agreement?", "em quanto tempo a lucia traduz 10
-        # mil palavras?" (the screen reads a schedule, a signature and an amount there)
-        pytest.param(
-            "fresh",
-            marks=pytest.mark.xfail(strict=True, reason="0.034 escalated as commitments, fresh"),
-        ),
-    ],
-)
-def test_the_screen_escalates_every_commitment_and_no_false_friend(
-    figures: dict[str, Figures], split: str
-) -> None:
-    measured = figures[split]
-    assert measured.commitments_escalated == measured.commitments, measured.commitments_missed
-    assert measured.false_friends_fired == []
-    assert measured.commitment_escalation_rate <= 0.02
-
-
 def test_the_same_question_selects_the_same_notes() -> None:
     """Deterministic, the sentence encoder included: every question of the corpus, asked again with
     every cache emptied (the notes' indexes and vectors rebuilt), selects the same notes and
@@ -231,7 +209,7 @@ def test_the_same_question_selects_the_same_notes() -> None:
 
     def selections() -> list[matching.Match]:
         return [
-            matching.match(q.text, q.language, CORPUS.notes[q.member])
+            matching.match(q.text, q.language, CORPUS.notes[q.member], (q.member,))
             for q in CORPUS.questions + CORPUS.fresh
         ]
 
@@ -240,4 +218,4 @@ def test_the_same_question_selects_the_same_notes() -> None:
     meaning._note_vectors.cache_clear()
     meaning._text_vector.cache_clear()
     assert selections() == first
-    assert sum(bool(found.chosen) for found in first) > len(first) // 2
+    assert sum(bool(found.chosen) for found in first) > len(first) // 5

@@ -173,8 +173,11 @@ async def test_a_console_decision_needs_a_live_console_session_of_the_members_ow
 
 async def test_removing_a_note_or_replacing_its_text_removes_its_examples(world):
     db, key, service, queue, people, notes = world
-    for number, topic in enumerate(("design", "studio", "availability")):
-        escalation = await escalate(service, people["bruno"], f"{FILM} (asked {number})")
+    # three questions with no word in common: a question taught to one note is answered from it
+    # when asked again (the matcher learns from examples, #46), so each is asked once
+    unrelated = (FILM, "Where did Ana grow up?", "Does Ana keep a cat?")
+    for question, topic in zip(unrelated, ("design", "studio", "availability"), strict=True):
+        escalation = await escalate(service, people["bruno"], question)
         queue.decide(
             people["ana"], escalation, Decision("note", note_id=notes[topic]), COMMAND_LINE
         )
@@ -209,7 +212,8 @@ async def test_a_note_bruno_may_not_see_never_brings_its_examples_to_the_answere
     secret = "Would Ana ever take a job from Quetzal Motors?"
     escalation = await escalate(service, people["carla"], secret, member=False)
     queue.decide(people["ana"], escalation, Decision("note", note_id=notes["design"]), COMMAND_LINE)
-    escalation = await escalate(service, people["bruno"], f"{secret} Really?")
+    # another question (the secret, taught to a public note, would now be answered from it)
+    escalation = await escalate(service, people["bruno"], "Does Ana keep a cat?")
     queue.decide(
         people["ana"], escalation, Decision("note", note_id=notes["availability"]), COMMAND_LINE
     )

@@ -9,7 +9,7 @@ from playwright.async_api import expect
 from tests.browser.conftest import looked_at, sign_in
 from tests.conftest import connect
 
-FILM = "What is Ana's favourite film?"
+FILM = "Which film project did Ana like most?"  # her design note is close; none answers it
 
 
 async def test_this_note_answers_it_then_the_notes_page_lists_the_example_and_removes_it(

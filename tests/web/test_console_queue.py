@@ -11,7 +11,7 @@ from server.identity import mandates, principals
 from tests.conftest import connect
 from tests.console_helpers import ConsoleUser
 
-FILM = "What is Ana's favourite film?"
+FILM = "What is the studio's favourite film?"  # a close note (the studio's), none that answers
 
 
 async def ask(client, question: str) -> dict:
