@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from server.cli.context import Context, emit_json, table
+from server.cli.context import Context, add_json, emit_json, table
 
 # The asking stack is imported when a command runs, not for `--help` (tests/cli/test_cli_startup.py).
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "list", help="a member's open questions: id, question, asker, reason, candidate notes"
     )
     s.add_argument("handle", help="the member's handle")
-    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(s)
     s.set_defaults(func=queue_list)
     s = actions.add_parser(
         "answer", help="answer a question with one of the member's notes, or in their words"
