@@ -74,9 +74,13 @@ class ChangeFeed:
                 if self._stop.is_set():
                     break
                 failures += 1
-                # Said once an outage, not once an attempt; and not at all when the store has said it
-                # (its outage line covers the feed) or the first reconnection works (a blip).
-                if failures >= 2 and not self._down_reported and not self.db.outage.down:
+                # Said once an outage, not once an attempt, and not when the first reconnection works
+                # (a blip). A reconnection the database refuses is the store's outage, and the store
+                # says it (one line a process, whichever of the pool and the feed notices first);
+                # only a feed that fails while its store answers speaks for itself.
+                if failures >= 2 and isinstance(exc, psycopg.OperationalError):
+                    self.db.outage.began(f"the change feed could not reconnect: {type(exc).__name__}")
+                elif failures >= 2 and not self._down_reported and not self.db.outage.down:
                     self._down_reported = True
                     log.warning(
                         "change feed disconnected (%s: %s); reconnecting",

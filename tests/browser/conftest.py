@@ -7,7 +7,12 @@ import shutil
 import tempfile
 
 import pytest
-from playwright.async_api import async_playwright
+from playwright.async_api import async_playwright, expect
+
+# How long an `expect(...)` waits for the page to say what it should (it passes as soon as it does):
+# on a 2-core machine running the suite in two processes, a form post that compiles a rule took over
+# Playwright's default 5 s once. A bound on waiting, not a measure of speed.
+expect.set_options(timeout=20_000)
 
 CHROMIUM = os.environ.get("PARLEY_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [

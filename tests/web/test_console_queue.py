@@ -121,7 +121,7 @@ async def test_why_it_is_here_is_worded_from_todays_notes_and_candidates_are_the
         assert "None of your notes seems to answer it." in commitment
         assert "This note answers it" not in commitment and "asks for a commitment" in commitment
         # Ana lets her agent relay the note as written: the same question now reads otherwise
-        briefing.review(db, ana_id, rate["id"], "approve", relay=True)
+        briefing.review(db, ana_id, rate["id"], "approve", revision=rate["revision"], relay=True)
         held = card((await ana.get("/console/queue")).text, priced["escalation_id"])
         assert "names a price" not in held and "may now be relayed as written" in held
 
