@@ -1,6 +1,6 @@
 """Fits the matcher's gates (`sureness.Gates`) by leaving whole corpora out (issue #46).
 
-For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana; never the newest),
+For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana, daniel; never the newest),
 the matcher's evidence for its words' best note is computed once (`matching.assessed`); then, over a
 grid of the gates, each point's figures on each corpus. A fit on some corpora keeps the points where
 every one of them has a wrong-note rate of at most WRONG_BUDGET and no unanswerable question answered
