@@ -117,7 +117,7 @@ def test_the_answerer_reaches_the_right_rate_goal(
     assert abs(english - portuguese) <= 0.05
 
 
-@pytest.mark.parametrize("name", ["joana", "daniel"])
+@pytest.mark.parametrize("name", ["joana", "daniel", "tomas"])
 def test_the_corpora_written_for_46_are_what_it_asks_for(name: str) -> None:
     """Another member than ana, notes in both languages, 80-100 answerable questions in both
     languages (some crossing them), 15 or more that no note answers; no question repeated."""
