@@ -114,6 +114,17 @@ NARROW: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(r"\b(what|which|que|qual|em que) (day|days|dia|dias)\b"),
         re.compile(rf"\b({_WEEKDAYS})\b"),
     ),
+    # an amount of money ("how much does he charge for a podcast episode?" and the note on his
+    # podcasts, which names no price): answered only by a note that names one, or says it is free
+    "price": (
+        re.compile(
+            r"\b(how much|quanto|quanta)\b.*\b(cost|costs|charge|charges|price|fee|fees|"
+            r"custa|custam|cobra|cobram|preco|valor)\b|\bhow much (is|are|for)\b|"
+            r"\b(what s|whats|what is|qual e|qual) (the |o )?(price|cost|fee|preco|valor)\b|"
+            r"\bwhat (would|does|do|will)\b.*\bcost\b"
+        ),
+        re.compile(r"[$€£]|\b(reais|dollars?|euros?|free|gratis|gratuit[oa]s?|de graca)\b"),
+    ),
 }
 
 

@@ -12,6 +12,21 @@ by leaving whole corpora out (tests/answering/fit_gates.py). A member's confirme
 as part of their notes (`taught`). Otherwise the matcher is not sure and says so with the plausible
 candidates, for the principal.
 
+Round r46 (five corpora, daniel's now fitted, tomas's the newest): the fit keeps to the promise
+itself left out, not to half of it. Kept: "own" read as a word (dropped as a function word, "which
+mics does he own?" was wholly spoken to by "I don't rent out ... my microphones"); a price as a
+narrow kind (`kinds`); the apart route (`sureness.apart`: on joana's and daniel's corpora the
+encoder's nearest is right for 62 and 64 questions, the words' best for 43 and 39); the calibrated
+route (`sureness.confirmed_alike`: after learning +2, +2, 0, +1, +2 right on ana, ravi, lucia, joana,
+daniel, no wrong note, no unanswerable answered). With daniel fitted, no grid point kept the promise
+on every corpus left out short of 3 plateau steps; there, the gates are stricter than the round
+before's (first ask: ana 22, ravi 27, lucia 23, joana 16, daniel 14 right; at 2 steps 28, 37, 34,
+25, 24, but daniel left out answered 1 of 16 unanswerable). Measured and left out: the same
+calibration without the yes-or-no floor (+2, +3, +2, +1, +1 right under the round before's gates,
+and daniel's "ele vende discos de vinil?" answered); the nearest confirmed example (encoder, question
+against question) as a route of its own: it is of the right note for 55/125, 33/117, 31/104, 5/73 and
+17/72 of the later questions (paraphrases of a note differ from each other as much as from it).
+
 Removed in the round of #46, because they did not hold out: the gates the rounds below added, each
 fitted on the paraphrase corpus's tuning split (THRESHOLD, MARGIN and COVERAGE; STRONG_*; the kind
 gate; AGREED_SIMILARITY; NEAREST_APART; RARE_*; OPEN_*; DOUBTED_BELOW). On joana's corpus, written
@@ -206,7 +221,7 @@ those much many whether is are be been being was were do does did doing done can
 may might must i you we he she they them us him in on at by from about into as any some all what which who whom
 whose how when where why there here up out just also than then so if no yes have has had am i'm i've i'd
 it's what's don't doesn't there's does ever usually actually exactly really kind sort stuff thing things get
-got like someone something anything anyone else own herself himself themselves yourself one ones would'
+got like someone something anything anyone else herself himself themselves yourself one ones would'
 """.split()
 )
 _PT_STOPWORDS = frozenset(
@@ -437,6 +452,20 @@ class Assessed:
     best: str
     evidence: sureness.Evidence
     candidates: tuple[str, ...]
+    nearest: str = ""  # the encoder's nearest note (`sureness.apart` may quote it)
+    # the best note's confirmed examples that, asked untaught, ranked it first: their evidence
+    calibrated: tuple[sureness.Evidence, ...] = ()
+
+    def sure(self) -> str | None:
+        """The note the matcher is sure of: the words' best on the agreed route, else the encoder's
+        nearest on the apart route; None when neither holds."""
+        if sureness.decide(self.evidence) or any(
+            sureness.confirmed_alike(self.evidence, taught) for taught in self.calibrated
+        ):
+            return self.best
+        if sureness.apart(self.evidence):
+            return self.nearest
+        return None
 
 
 def assessed(
@@ -464,7 +493,9 @@ def assessed(
     # ties go to the lower id
     rank = _id_rank(tuple(note_id for note_id, _, _ in notes))
     order = np.lexsort((rank, -np.asarray(score)))[: max(CANDIDATES, 2)].tolist()
-    nearest = int(np.lexsort((rank, -np.asarray(z)))[0])
+    by_z = np.lexsort((rank, -np.asarray(z)))
+    nearest = int(by_z[0])
+    second_z = z[int(by_z[1])] if len(notes) > 1 else z[nearest]
     best = order[0]
     runner_up = score[order[1]] if len(order) > 1 else 0.0
     kind = kinds.narrow(question)
@@ -479,12 +510,32 @@ def assessed(
         z=z[best] if len(notes) >= AGREED_AMONG else 0.0,
         kind_missing=kind is not None and not kinds.holds_narrow(kind, notes[best][2]),
         open=kinds.is_open(question),
+        nearest_z=z[nearest] if len(notes) >= AGREED_AMONG else 0.0,
+        nearest_gap=z[nearest] - second_z if len(notes) >= AGREED_AMONG else 0.0,
+        nearest_rare=rare[nearest],
+        nearest_kind_missing=kind is not None and not kinds.holds_narrow(kind, notes[nearest][2]),
     )
     ranked = list(dict.fromkeys([*order, nearest]))
     candidates = tuple(notes[i][0] for i in ranked if sureness.plausible(score[i], z[i]))[
         :CANDIDATES
     ]
-    return Assessed(notes[best][0], evidence, candidates)
+    calibrated: tuple[sureness.Evidence, ...] = ()
+    unsure = not (sureness.decide(evidence) or sureness.apart(evidence))
+    if unsure and examples and examples.get(notes[best][0]):
+        calibrated = tuple(
+            found.evidence
+            for example in sorted(examples[notes[best][0]])
+            if (found := _untaught(example, tuple(notes), tuple(names))).best == notes[best][0]
+        )
+    return Assessed(notes[best][0], evidence, candidates, notes[nearest][0], calibrated)
+
+
+@lru_cache(maxsize=4096)
+def _untaught(
+    example: str, notes: tuple[tuple[str, str, str], ...], names: tuple[str, ...]
+) -> Assessed:
+    """A confirmed example asked as it first was, of the notes without their examples."""
+    return assessed(example, notes, names)
 
 
 def match(
@@ -502,8 +553,9 @@ def match(
     if not notes:
         return Match((), ())
     found = assessed(question, notes, names, examples)
-    if sureness.decide(found.evidence):
-        return Match((found.best,), found.candidates)
+    sure = found.sure()
+    if sure is not None:
+        return Match((sure,), tuple(dict.fromkeys([sure, *found.candidates]))[:CANDIDATES])
     return Match((), found.candidates)
 
 

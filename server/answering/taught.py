@@ -13,7 +13,9 @@ with its own note in the margin test):
   the notes' cosines; when the question's nearest example stands EXAMPLE_APART above the rest, its
   note counts as the encoder's choice too, so the member's example can make the two rankers agree
   (it never unmakes an agreement the note itself made, and never ranks notes).
-`sureness.decide` applies unchanged: examples move notes up, they do not loosen what "sure" means.
+`sureness.decide` applies unchanged; besides, an example that escalated though its note ranked first
+calibrates what is sure for that note and this member (`sureness.confirmed_alike`), never below the
+kind and yes-or-no floors that do not depend on the member.
 Only the notes handed to the answerer carry examples (an asker's view of a member's notes carries
 those notes' examples only), so an example can never make a note the asker may not see a candidate.
 """

@@ -1,11 +1,12 @@
 """Fits the matcher's gates (`sureness.Gates`) by leaving whole corpora out (issue #46).
 
-For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana; never the newest),
+For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana, daniel; never the newest),
 the matcher's evidence for its words' best note is computed once (`matching.assessed`); then, over a
 grid of the gates, each point's figures on each corpus. A fit on some corpora keeps the points where
-every one of them has a wrong-note rate of at most WRONG_BUDGET and no unanswerable question answered
-(the promise is 0.03: the fit keeps to half of it, so a left-out corpus has room), and of those, the
-one with the most right answers over them (ties: the stricter point, the first in grid order).
+every one of them keeps the promise itself (wrong note at most 0.03 of its answerable questions,
+unanswerable answered at most 0.03 of the others: none, with fewer than 34), PLATEAU grid steps clear
+of the feasible region's edge, and of those, the one with the most right answers over them (ties:
+the first in grid order); when none does, the strictest point.
 
 `scripts/answer-rate --fit` prints, for each fitted corpus in turn, the gates fitted on the others and
 the left-out corpus's figures under them; then the gates fitted on all of them (what `sureness.GATES`
@@ -22,23 +23,23 @@ import numpy.typing as npt
 
 from tests.answering.corpora import FITTED, MemberCorpus, corpus
 
-WRONG_BUDGET = 0.015
+WRONG_BUDGET = 0.03  # the promise itself, on each corpus
+UNANSWERABLE_BUDGET = 0.03
 # steps of looser neighbours a chosen point must be clear of (`_on_a_plateau`): the fewest at which
-# every fitted corpus, left out, kept the promise (1: ravi 1/19 and joana 2/16 unanswerable answered;
-# 2: ravi 1/19; 3: none). Chosen on those left-out figures, so the newest corpus is the clean test.
+# every fitted corpus, left out, kept the promise (round r46, five corpora, the apart route in the
+# grid: 0: daniel 3 wrong and 3/16 unanswerable answered; 1: daniel 1/16 ('which mics does he own?');
+# 2: daniel 1/16; 3: none). Chosen on those left-out figures, so the newest corpus is the clean test.
 PLATEAU = 3
 GRID = {  # each axis from its loosest value; the loosest is never chosen (see `_on_a_plateau`)
     "agreed_coverage": (0.0, 0.25, 0.34, 0.5, 0.67),
     "agreed_rare": (0.0, 0.25, 0.4, 0.5, 0.6, 0.75),
     "agreed_margin": (-1.0, 0.0, 0.03, 0.06, 0.1, 0.15),
     "closed_rare": (-1.0, 0.0, 0.5, 0.6, 0.7, 0.8, 0.9),
-    "clear_score": (0.3, 0.4, 0.5, 0.6, 0.8, 1.0, float("inf")),
-    "clear_margin": (0.0, 0.1, 0.2, 0.3, 0.45),
-    "clear_rare": (0.25, 0.5, 0.6, 0.75, 0.9),
-    "clear_not_below": (-0.5, 0.0, 0.5, 1.0, 1.5, 2.0),
+    "apart_z": (2.0, 2.5, 3.0, 3.25, 3.5, 3.75, 4.0, 4.5, float("inf")),
+    "apart_gap": (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5),
 }
 AGREED = ("agreed_coverage", "agreed_rare", "agreed_margin", "closed_rare")
-CLEAR = ("clear_score", "clear_margin", "clear_rare", "clear_not_below")
+APART = ("apart_z", "apart_gap")
 Bools = npt.NDArray[np.bool_]
 
 
@@ -57,6 +58,11 @@ class Table:
     open: Bools
     answerable: Bools
     best_is_right: Bools
+    nearest_z: npt.NDArray[np.float64]
+    nearest_gap: npt.NDArray[np.float64]
+    nearest_rare: npt.NDArray[np.float64]
+    nearest_allowed: Bools  # no narrow kind missing from the encoder's nearest note
+    nearest_is_right: Bools
 
 
 def table(member: MemberCorpus, examples: dict[str, list[str]] | None = None) -> Table:
@@ -68,12 +74,15 @@ def table(member: MemberCorpus, examples: dict[str, list[str]] | None = None) ->
         e = found.evidence
         rows.append(
             (e.agreed, e.score, e.margin, e.coverage, e.rare, e.z,
-             not e.kind_missing and e.score > 0, e.open, q.note is not None, found.best == q.note)
+             not e.kind_missing and e.score > 0, e.open, q.note is not None, found.best == q.note,
+             e.nearest_z, e.nearest_gap, e.nearest_rare, not e.nearest_kind_missing,
+             found.nearest == q.note)
         )  # fmt: skip
     columns = list(zip(*rows, strict=True))
+    flags = (0, 6, 7, 8, 9, 13, 14)
     return Table(
         member.name,
-        *(np.array(columns[i], dtype=bool if i in (0, 6, 7, 8, 9) else float) for i in range(10)),
+        *(np.array(columns[i], dtype=bool if i in flags else float) for i in range(15)),
     )
 
 
@@ -87,11 +96,11 @@ def _masks(t: Table) -> tuple[list[Bools], list[Bools]]:
         & (t.open | (t.rare >= closed))
         for c, r, m, closed in itertools.product(*(GRID[k] for k in AGREED))
     ]
-    clear = [
-        t.allowed & (t.score >= s) & (t.margin >= m) & (t.rare >= r) & (t.z >= z)
-        for s, m, r, z in itertools.product(*(GRID[k] for k in CLEAR))
+    apart = [
+        t.nearest_allowed & (t.nearest_z >= z) & (t.nearest_gap >= g)
+        for z, g in itertools.product(*(GRID[k] for k in APART))
     ]
-    return agreed, clear
+    return agreed, apart
 
 
 _COUNTED: dict[int, tuple[Table, tuple[npt.NDArray[np.int64], ...]]] = {}
@@ -105,29 +114,32 @@ def _counts(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
 
 
 def _count(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
-    """(right, wrong, unanswerable answered) at every grid point, agreed points by clear points.
+    """(right, wrong, unanswerable answered) at every grid point, agreed points by apart points.
 
-    A point answers a question on the agreed route (row a) or on the clear route (column c) held to
-    the closed-question floor of row a: |A or C| = |A| + |C| - |A and C|, each count over a set of
-    questions a matrix product."""
-    agreed, clear = _masks(t)
+    A point answers a question with the words' best on the agreed route (row a) or with the
+    encoder's nearest on the apart route (column c), held to the closed-question floor of row a on
+    that note's rare coverage. Where both routes answer, the encoder's nearest is the words' best
+    (agreement), so |A or C| = |A| + |C| - |A and C|, each count a matrix product."""
+    agreed, apart = _masks(t)
     a = np.stack(agreed).astype(np.float32)
-    floors = [t.open | (t.rare >= r) for *_, r in itertools.product(*(GRID[k] for k in AGREED))]
-    c = np.stack(clear).astype(np.float32)
+    floors = [
+        t.open | (t.nearest_rare >= r) for *_, r in itertools.product(*(GRID[k] for k in AGREED))
+    ]
+    c = np.stack(apart).astype(np.float32)
     found = []
-    for subset in (
-        t.answerable & t.best_is_right,
-        t.answerable & ~t.best_is_right,
-        ~t.answerable,
+    for by_words, by_encoder in (
+        (t.answerable & t.best_is_right, t.answerable & t.nearest_is_right),
+        (t.answerable & ~t.best_is_right, t.answerable & ~t.nearest_is_right),
+        (~t.answerable, ~t.answerable),
     ):
-        total = np.zeros((len(agreed), len(clear)), dtype=np.int64)
+        total = np.zeros((len(agreed), len(apart)), dtype=np.int64)
         for floor in {tuple(f) for f in floors}:
             rows = [i for i, f in enumerate(floors) if tuple(f) == floor]
-            kept = subset & np.array(floor)
-            clear_kept = c * kept
-            both = a[rows] @ clear_kept.T
+            kept = by_encoder & np.array(floor)
+            apart_kept = c * kept
+            both = a[rows] @ (c * (kept & by_words)).T
             total[rows] = np.rint(
-                (a[rows] * subset).sum(axis=1)[:, None] + clear_kept.sum(axis=1)[None, :] - both
+                (a[rows] * by_words).sum(axis=1)[:, None] + apart_kept.sum(axis=1)[None, :] - both
             ).astype(np.int64)
         found.append(total)
     return found[0], found[1], found[2]
@@ -135,15 +147,15 @@ def _count(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
 
 def point(index: tuple[int, int]) -> dict[str, float]:
     agreed = list(itertools.product(*(GRID[k] for k in AGREED)))[index[0]]
-    clear = list(itertools.product(*(GRID[k] for k in CLEAR)))[index[1]]
-    return dict(zip(AGREED + CLEAR, agreed + clear, strict=True))
+    apart = list(itertools.product(*(GRID[k] for k in APART)))[index[1]]
+    return dict(zip(AGREED + APART, agreed + apart, strict=True))
 
 
 def _on_a_plateau(feasible: Bools) -> Bools:
     """The feasible points whose every one-step looser neighbour (one threshold lowered to the grid's
     next value) is feasible too: a point at the edge of the feasible region is one question from a
     miss on another corpus. The loosest value of an axis has no such neighbour and is never kept."""
-    shape = tuple(len(GRID[k]) for k in AGREED + CLEAR)
+    shape = tuple(len(GRID[k]) for k in AGREED + APART)
     grid = feasible.reshape(shape)
     kept = grid.copy()
     for axis in range(grid.ndim):
@@ -156,17 +168,23 @@ def _on_a_plateau(feasible: Bools) -> Bools:
 
 
 def fit(tables: list[Table]) -> tuple[int, int]:
-    """The grid point with the most right answers over these corpora that keeps each within budget."""
+    """The grid point with the most right answers over these corpora that keeps each within the
+    promise (`WRONG_BUDGET`, `UNANSWERABLE_BUDGET`), clear of its edge by PLATEAU steps; when no
+    point does, the strictest (it answers nothing the agreed route's strictest gates do not)."""
     total = None
     feasible = None
     for t in tables:
         right, wrong, unanswerable = _counts(t)
-        ok = (wrong <= WRONG_BUDGET * t.answerable.sum()) & (unanswerable == 0)
+        ok = (wrong <= WRONG_BUDGET * t.answerable.sum()) & (
+            unanswerable <= UNANSWERABLE_BUDGET * (~t.answerable).sum()
+        )
         feasible = ok if feasible is None else feasible & ok
         total = right if total is None else total + right
     assert total is not None and feasible is not None
     for _ in range(PLATEAU):
         feasible = _on_a_plateau(feasible)
+    if not feasible.any():
+        return feasible.shape[0] - 1, feasible.shape[1] - 1
     chosen = np.where(feasible, total, -1)
     found = np.unravel_index(int(np.argmax(chosen)), chosen.shape)
     return int(found[0]), int(found[1])

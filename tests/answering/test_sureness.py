@@ -65,3 +65,67 @@ def test_an_example_of_a_note_not_handed_never_brings_that_note() -> None:
     hidden = [note for note in notes if note.id != "j23"]
     selection = deterministic.answer(request, terms, hidden)
     assert "j23" not in selection.notes + selection.candidates
+
+
+DANIEL = corpus("daniel")
+
+
+def test_a_question_asking_a_price_is_not_answered_from_a_note_that_names_none() -> None:
+    """ "how much does he charge for a podcast episode?" and his note on podcasts (no amount): the
+    words and the encoder agreed on it before the price kind; his note on his rates names one."""
+    assert kinds.narrow("how much does he charge for a podcast episode?") == "price"
+    assert kinds.narrow("qual o preço da masterização?") == "price"
+    assert kinds.narrow("how many shows does he edit?") is None
+    assert not kinds.holds_narrow(
+        "price", "I edit four weekly podcasts; an episode comes back within 48 hours."
+    )
+    assert kinds.holds_narrow(
+        "price", "Cobro R$ 900 por faixa mixada e R$ 250 por faixa masterizada."
+    )
+    names = ("daniel", "Daniel")
+    found = match("how much does he charge for a podcast episode?", "en", DANIEL.notes, names)
+    assert found.chosen == ()
+
+
+def test_owning_is_a_questions_subject_not_a_function_word() -> None:
+    """ "which mics does he own?" shares its setting with "I don't rent out my studio or my
+    microphones", not its point: with "own" dropped as a function word, the note spoke to all of it."""
+    found = assessed("which mics does he own?", DANIEL.notes, ("daniel", "Daniel"))
+    assert found.evidence.coverage < 1.0
+    assert match("which mics does he own?", "en", DANIEL.notes, ("daniel", "Daniel")).chosen == ()
+
+
+def test_the_encoders_nearest_standing_apart_is_quoted_only_on_the_apart_route() -> None:
+    from server.answering import sureness
+
+    base = sureness.Evidence(
+        agreed=False, score=0.1, margin=0.0, coverage=0.2, rare=0.2, z=0.5,
+        kind_missing=False, open=True, nearest_z=5.0, nearest_gap=2.0, nearest_rare=0.0,
+        nearest_kind_missing=False,
+    )  # fmt: skip
+    assert not sureness.decide(base) and sureness.apart(base)
+    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_z": 3.0}))
+    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_gap": 0.1}))
+    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_kind_missing": True}))
+    closed = base.__class__(**{**base.__dict__, "open": False})
+    assert not sureness.apart(closed)  # a yes-or-no question needs the note's words too
+
+
+def test_a_members_confirmed_example_calibrates_what_is_sure_for_that_note() -> None:
+    """ "does Daniel collect records?" escalated though his note on his records ranked first; he
+    confirmed it. A later question the words and the encoder give that note with evidence as strong
+    on every count is answered from it; the gates alone still abstain."""
+    from server.answering import sureness
+
+    names = ("daniel", "Daniel")
+    asked = "what kind of music is in his vinyl collection?"
+    taught = {"d20": ("does Daniel collect records?",)}
+    assert match(asked, "en", DANIEL.notes, names).chosen == ()
+    found = assessed(asked, DANIEL.notes, names, taught)
+    assert not sureness.decide(found.evidence) and found.calibrated
+    assert match(asked, "en", DANIEL.notes, names, taught).chosen == ("d20",)
+    # an example of a note the asker may not see never calibrates anything
+    handed = [note for note in DANIEL.notes if note[0] != "d20"]
+    assert "d20" not in match(asked, "en", handed, names, taught).chosen
+    # nor does one whose untaught question ranked another note first
+    assert match(asked, "en", DANIEL.notes, names, {"d20": ("is he into music?",)}).chosen == ()
