@@ -18,7 +18,7 @@ import logging
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.access import Access
+from server.access import Access, Lane
 from server.chokepoint.audit import AuditTrail
 from server.http import replies
 from server.http.admission import Admission, Admitter
@@ -133,11 +133,11 @@ class Gate:
             rejected = rejected or CredentialRejected("no caller")  # fail closed
             log.warning("rejected credential from %s: %s", state.address, rejected.reason)
             if wait is not None:
-                await replies.too_many(send, "guest", wait)
+                await replies.too_many(send, Lane.GUEST, wait)
                 return
             await replies.reject(send, rejected.reason, self.resource_metadata_url)
             return
-        if caller.lane == "guest" and state.refuses_guest:
+        if caller.lane == Lane.GUEST and state.refuses_guest:
             # The connection asked never to be a guest (?guest=no): a missing credential is a 401,
             # which is also what starts an MCP client's OAuth discovery.
             await replies.challenge(send, self.resource_metadata_url)
@@ -195,7 +195,7 @@ class Gate:
 @functools.cache
 def _lane_headers(lane: str) -> tuple[tuple[bytes, bytes], ...]:
     """The headers that tell a client its lane (and a guest why)."""
-    if lane == "guest":
+    if lane == Lane.GUEST:
         return (
             (b"parley-lane", b"guest"),
             (b"parley-lane-reason", b"no credential sent; send Authorization: Bearer <token>"),

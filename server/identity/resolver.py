@@ -32,6 +32,7 @@ from server.identity.mandates import MandateStatus, SigningKey
 from server.store import chains
 from server.store import tokens as token_rows
 from server.store.database import Database, now, parse_time, revision
+from server.store.principals import PrincipalStatus
 
 TOUCH_EVERY = 60.0  # seconds between writes of one token's last use
 wall_clock = time.time  # epoch seconds: what a remembered chain's expiry is checked against
@@ -386,7 +387,7 @@ class Resolver:
                 )
             if agent_revoked is not None:
                 raise CredentialRejected(f"the token's agent '{agent_name}' was revoked")
-        if status == "suspended":
+        if status == PrincipalStatus.SUSPENDED:
             raise CredentialRejected(f"principal {handle} is suspended")
         return Identity(
             credential=credential,

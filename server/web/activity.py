@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from server.access import Lane
 from server.errors import NotFound
 from server.identity import principals
 from server.store import audit as audit_rows
@@ -158,7 +159,7 @@ class ActivityPages(Frame):
             Step(
                 "Mandate",
                 MANDATE_STATES.get(state, state) + (f", version {version}" if version else ""),
-                "passed" if state == "valid" or call["lane"] == "guest" else "skipped",
+                "passed" if state == "valid" or call["lane"] == Lane.GUEST else "skipped",
                 ""
                 if state == "valid"
                 else "The agent holds only what the lane allows without a mandate.",
