@@ -28,7 +28,7 @@ from server.http.relay import Relay
 from server.http.request_state import RequestState, serving
 from server.http.session_owners import SessionOwners
 from server.http.step_up import step_up_scope
-from server.identity.credentials import CredentialRejected
+from server.identity.credentials import CredentialKind, CredentialRejected
 from server.identity.resolver import last_use_deferred
 from server.manifest.schema import Manifest
 from server.metrics import STATEMENT_SOURCE, requests_by
@@ -152,7 +152,9 @@ class Gate:
             await replies.json_rpc_error(send, 404, -32600, "Session not found")
             return
         state.caller = caller
-        if scope["method"] == "POST" and (caller.credential == "oauth" or session is not None):
+        if scope["method"] == "POST" and (
+            caller.credential == CredentialKind.OAUTH or session is not None
+        ):
             if not await read_body(state, receive):
                 await replies.too_large(send)
                 return
@@ -163,7 +165,7 @@ class Gate:
                 if problem is not None:
                     await replies.json_rpc_error(send, 400, *problem)
                     return
-            if caller.credential == "oauth":
+            if caller.credential == CredentialKind.OAUTH:
                 missing = step_up_scope(self.manifest, self.access, caller, state)
                 if missing is not None:
                     await replies.insufficient_scope(send, missing, self.resource_metadata_url)

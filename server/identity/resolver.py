@@ -23,6 +23,7 @@ from server.identity.credentials import (
     LEEWAY_SECONDS,
     PRINCIPAL_PREFIX,
     AccessClaims,
+    CredentialKind,
     CredentialRejected,
     TokenVerifier,
     bearer_token,
@@ -60,7 +61,7 @@ def last_use_deferred() -> Iterator[dict[str, str]]:
 class Identity:
     """A verified credential and the party behind it."""
 
-    credential: str  # agent_token | principal_token | oauth
+    credential: CredentialKind
     principal_id: int
     principal: str
     principal_status: str
@@ -78,7 +79,7 @@ class Identity:
 
     @property
     def acts_as_agent(self) -> bool:
-        return self.credential != "principal_token"
+        return self.credential != CredentialKind.PRINCIPAL_TOKEN
 
 
 class _Remembered:
@@ -276,7 +277,9 @@ class Resolver:
             raise CredentialRejected("token was revoked")
         if row.expires_at is not None and row.expires_at <= now():
             raise CredentialRejected(f"token expired at {row.expires_at}")
-        credential = "agent_token" if row.kind == "agent" else "principal_token"
+        credential = (
+            CredentialKind.AGENT_TOKEN if row.kind == "agent" else CredentialKind.PRINCIPAL_TOKEN
+        )
         scopes: list[str] = json.loads(row.scopes_json)
         identity = self._party(
             row.party,
@@ -349,7 +352,7 @@ class Resolver:
             principal_id = bound.party.agent_principal_id
         return self._party(
             party,
-            "oauth",
+            CredentialKind.OAUTH,
             principal_id,
             agent_id,
             claims.scopes,
@@ -362,7 +365,7 @@ class Resolver:
     def _party(
         self,
         party: chains.Party,
-        credential: str,
+        credential: CredentialKind,
         principal_id: int,
         agent_id: int | None,
         token_scopes: frozenset[str],
@@ -375,7 +378,7 @@ class Resolver:
         agent_principal, agent_name = party.agent_principal_id, party.agent_name
         agent_revoked = party.agent_revoked_at
         handle, status, steward = party.handle, party.status, party.steward
-        as_agent = credential != "principal_token"
+        as_agent = credential != CredentialKind.PRINCIPAL_TOKEN
         if as_agent and party.agent_id is None:
             raise CredentialRejected("the token's agent no longer exists")
         if party.principal_id is None or handle is None or status is None:

@@ -18,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from server.access import Lane
+from server.chokepoint.outcomes import Outcome
 from server.errors import NotFound
 from server.identity import principals
 from server.store import audit as audit_rows
@@ -229,19 +230,19 @@ class ActivityPages(Frame):
             )
         if not recorded.get("steps") and call["path"]:
             steps.append(Step("Rules", "none on this binding", "passed"))
-        if outcome == "rule_denied":
+        if outcome == Outcome.RULE_DENIED:
             sentence = self.say_rule(call)
             return steps, f"Rule not met: {sentence or call['rule']}" + (
                 f" (rule “{call['rule']}”)" if sentence else ""
             )
-        if outcome == "rule_broken":
+        if outcome == Outcome.RULE_BROKEN:
             return (
                 steps,
                 f"Blocked by rule “{call['rule']}”: this rule no longer compiles; a steward must fix or remove it.",
             )
-        if outcome == "rule_error":
+        if outcome == Outcome.RULE_ERROR:
             return steps, f"Rule could not be evaluated: “{call['rule']}”. The call was not made."
-        if outcome == "source_blocked":
+        if outcome == Outcome.SOURCE_BLOCKED:
             return (
                 steps,
                 "Blocked: a context source the rules need did not answer, so the call was not made (fail closed).",
