@@ -5,6 +5,7 @@ and under TYPE_CHECKING count too, since a type-only cycle is still a tangle for
 from __future__ import annotations
 
 import ast
+import re
 import tokenize
 from pathlib import Path
 
@@ -184,3 +185,123 @@ def test_authlib_is_imported_only_by_its_typed_adapter():
             if any(name == "authlib" or name.startswith("authlib.") for name in names):
                 importers.add(module)
     assert importers == {"server.oauth.authlib_api"}
+
+
+# server/README.md's table of folders, held to the ranks above and to the imports found.
+README = ROOT / "README.md"
+# The single-file leaves every folder may import without listing them in the table.
+SHARED_LEAVES = {
+    "server.errors",
+    "server.metrics",
+    "server.heap",
+    "server.plaintext",
+    "server.quoting",
+}
+
+
+def _layer_of(cell_name: str) -> str:
+    """`cli/` or `app.py` or `http.ratelimit` (as the README writes them) → its module name."""
+    return "server." + cell_name.removesuffix("/").removesuffix(".py")
+
+
+def documented_rows(text: str) -> list[tuple[int, set[str], str]]:
+    """(rank, the row's layers, its "may import" cell) for each row of the table of folders."""
+    rows = []
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].isdigit():
+            rows.append(
+                (
+                    int(cells[0]),
+                    {_layer_of(n) for n in re.findall(r"`([^`]+)`", cells[1])},
+                    cells[3],
+                )
+            )
+    return rows
+
+
+def disagreements(text: str, graph: dict[str, set[str]]) -> list[str]:
+    """Where the README's table and the code disagree: a folder missing or ranked otherwise, or a
+    "may import" cell that is not exactly what the folder imports (a `folder.module` entry allows
+    that module of the folder only; the shared leaves are allowed everywhere)."""
+    wrong: list[str] = []
+    rows = documented_rows(text)
+    documented = [name for _, names, _ in rows for name in names]
+    for name in sorted({n for n in documented if documented.count(n) > 1}):
+        wrong.append(f"{name}: in more than one row")
+    for name in sorted(set(RANKS) - {"server"} - set(documented)):
+        wrong.append(f"{name}: ranked {RANKS[name]} by the layer test, missing from the README")
+    top = max(RANKS.values())
+    for rank, names, cell in rows:
+        for name in sorted(names):
+            if name not in RANKS:
+                wrong.append(f"{name}: in the README, unknown to the layer test")
+            elif RANKS[name] != rank:
+                wrong.append(
+                    f"{name}: ranked {rank} by the README, {RANKS[name]} by the layer test"
+                )
+        imported = {
+            target
+            for module, targets in graph.items()
+            if layer(module) in names
+            for target in targets
+            if layer(target) not in names and target != "server"
+        }
+        label = ", ".join(sorted(names))
+        if cell == "anything":
+            if rank != top:
+                wrong.append(f"{label}: may import anything, yet ranks {rank} below the top")
+            continue
+        listed = (
+            set()
+            if cell == "—"
+            else {_layer_of(re.sub(r"\(.*?\)", "", entry).strip()) for entry in cell.split(",")}
+        )
+        for entry in sorted(listed):
+            folder = layer(entry)
+            if RANKS.get(folder, top) >= rank:
+                wrong.append(f"{label}: may import {entry}, which does not rank below {rank}")
+            used = {t for t in imported if layer(t) == folder}
+            if not used:
+                wrong.append(f"{label}: may import {entry}, yet imports nothing of it")
+            elif entry != folder and not all(t == entry or t.startswith(entry + ".") for t in used):
+                wrong.append(f"{label}: may import {entry} only, yet imports {sorted(used)}")
+        for folder in sorted(
+            {layer(t) for t in imported} - {layer(e) for e in listed} - SHARED_LEAVES
+        ):
+            wrong.append(f'{label}: imports {folder}, which its "may import" does not list')
+    return wrong
+
+
+def test_the_readme_table_is_the_layer_tests_ranks_and_the_imports_found():
+    assert disagreements(README.read_text(), GRAPH) == []
+
+
+def test_the_readme_check_sees_a_planted_disagreement():
+    """The check above can fail: a folder dropped from the table, a rank changed, an import the
+    table does not list and one it lists that is not used are each named."""
+    text = README.read_text()
+    dropped = "\n".join(line for line in text.splitlines() if "`heap.py`" not in line)
+    assert "server.heap: ranked 0 by the layer test, missing from the README" in disagreements(
+        dropped, GRAPH
+    )
+    reranked = re.sub(r"^\| 3 \| `access/`", "| 4 | `access/`", text, flags=re.M)
+    assert "server.access: ranked 4 by the README, 3 by the layer test" in disagreements(
+        reranked, GRAPH
+    )
+    planted = {
+        **GRAPH,
+        "server.access.lanes": GRAPH["server.access.lanes"] | {"server.store.audit"},
+    }
+    assert 'server.access: imports server.store, which its "may import" does not list' in (
+        disagreements(text, planted)
+    )
+    unused = re.sub(
+        r"^(\| 3 \| `access/`.*\| )identity, manifest \|$",
+        r"\1identity, manifest, store |",
+        text,
+        flags=re.M,
+    )
+    assert "server.access: may import server.store, yet imports nothing of it" in disagreements(
+        unused, GRAPH
+    )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from mcp_types import CallToolResult
 
+from server.access.lanes import Lane
 from server.identity.credentials import AccessClaims
 from server.identity.mandates import MandateStatus
 from server.identity.resolver import Identity
@@ -41,7 +42,7 @@ class KeptAnswers:
 @dataclass(frozen=True, slots=True)
 class Caller:
     identity: Identity | None  # None: the guest lane, no credential sent
-    lane: str
+    lane: Lane
     why: str
     scopes: frozenset[str]
     tools: tuple[str, ...]

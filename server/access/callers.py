@@ -9,6 +9,7 @@ import functools
 from server.access.caller import Caller
 from server.access.entry import entry_persona, visible_tools
 from server.access.lanes import GUEST, MEMBER, effective_scopes, grantable_scopes, lane_of
+from server.identity.credentials import CredentialKind
 from server.identity.resolver import Identity, Resolver
 from server.manifest.schema import Manifest, as_text
 
@@ -99,7 +100,11 @@ class Access:
         )
         handle = identity.principal
         if identity.acts_as_agent:
-            kind = "OAuth access token" if identity.credential == "oauth" else "agent token"
+            kind = (
+                "OAuth access token"
+                if identity.credential == CredentialKind.OAUTH
+                else "agent token"
+            )
             who = f"{kind} of {handle}'s agent '{identity.agent}'"
             if not mandate.valid:
                 who += f"; mandate: {mandate.describe()}, so zero scopes"

@@ -8,20 +8,33 @@ a principal's own token is held by its lane only (the mandate governs its agents
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from server.identity.credentials import CredentialRejected
+from server.identity.principals import PrincipalStatus
 from server.manifest.schema import Manifest
 
-GUEST, APPLICANT, MEMBER = "guest", "applicant", "member"
-LANES = (GUEST, APPLICANT, MEMBER)
+
+class Lane(StrEnum):
+    """A caller's lane. A StrEnum: each equals its name as text, so the wire, the audit rows and the
+    manifest's `lanes:` keys read exactly as before; compare with these, never with a literal."""
+
+    GUEST = "guest"
+    APPLICANT = "applicant"
+    MEMBER = "member"
 
 
-def lane_of(status: str | None) -> str:
+GUEST, APPLICANT, MEMBER = Lane.GUEST, Lane.APPLICANT, Lane.MEMBER
+LANES = tuple(Lane)
+
+
+def lane_of(status: str | None) -> Lane:
     """The lane for a principal's status; None (no principal) is the guest lane. Fails closed."""
     if status is None:
         return GUEST
-    if status == "member":
+    if status == PrincipalStatus.MEMBER:
         return MEMBER
-    if status == "applicant":
+    if status == PrincipalStatus.APPLICANT:
         return APPLICANT
     raise CredentialRejected(f"a principal who is {status} reaches no lane")
 

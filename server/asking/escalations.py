@@ -37,6 +37,7 @@ from server.store import asking as rows
 from server.store import examples as example_rows
 from server.store import records
 from server.store.database import Database, now, write
+from server.store.principals import PrincipalStatus
 
 log = logging.getLogger("parley.asking")
 
@@ -225,7 +226,7 @@ class Escalations:
             if earlier is not None:
                 return earlier
         named = self.members.named(member, revision)
-        if named is None or named.principal["status"] != "member":
+        if named is None or named.principal["status"] != PrincipalStatus.MEMBER:
             raise AskError(f"no member with handle '{member}'; search_directory lists members")
         target = named.principal
         if target["id"] == asker_id:

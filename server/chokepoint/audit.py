@@ -26,23 +26,13 @@ from typing import Any, NamedTuple
 import anyio
 
 from server.access import Caller
+from server.chokepoint.outcomes import OUTCOMES
 from server.store import audit as audit_rows
 from server.store.database import Database, StoreUnavailable, format_time
 from server.store.postgres import PostgresDatabase
 
 log = logging.getLogger("parley.audit")
 
-OUTCOMES = (
-    "ok",
-    "tool_error",
-    "invalid_input",
-    "unknown_tool",
-    "internal_error",
-    "rule_denied",
-    "source_blocked",
-    "rule_error",
-    "rule_broken",
-)
 NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]")
 

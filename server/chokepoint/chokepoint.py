@@ -20,6 +20,7 @@ from server.access import Caller
 from server.asking import Escalations
 from server.chokepoint import audit
 from server.chokepoint.context_sources import ContextSources
+from server.chokepoint.outcomes import Outcome
 from server.chokepoint.rulebook import RuleBook, Trail
 from server.errors import ParleyError
 from server.identity.mandates import SigningKey
@@ -161,17 +162,17 @@ class Chokepoint:
     ) -> types.CallToolResult:
         """Visibility, then input validation, then the binding's rules, then the tool; always audited."""
         started = time.perf_counter()
-        outcome, rule = "internal_error", None
+        outcome, rule = Outcome.INTERNAL_ERROR, None
         trail: Trail | None = None  # the rules and context sources the call met, for the audit
         try:
             if name not in caller.tools:
-                outcome = "unknown_tool"
+                outcome = Outcome.UNKNOWN_TOOL
                 raise unknown_tool(name)
             spec = self.specs[name]
             try:
                 args = _validated(spec, arguments)
             except ValidationError as exc:
-                outcome = "invalid_input"
+                outcome = Outcome.INVALID_INPUT
                 return _error(_validation_message(name, exc))
             # the rules in force for this request: the revision its credential was resolved at, read once
             # (read again, and a new rule compiled, in a worker thread: never on the event loop)
@@ -191,7 +192,7 @@ class Chokepoint:
             if spec.pure:
                 again = self._answered(caller, name)
                 if again is not None:
-                    outcome = "ok"
+                    outcome = Outcome.OK
                     return again
             ctx = ToolContext(
                 self.db,
@@ -211,9 +212,9 @@ class Chokepoint:
                 else:
                     output = spec.handler(ctx, args)
             except ParleyError as exc:
-                outcome = "tool_error"
+                outcome = Outcome.TOOL_ERROR
                 return _error(str(exc))
-            outcome = "ok"
+            outcome = Outcome.OK
             result = _result(output.model_dump(mode="json"))
             if spec.pure:
                 self._remember(caller, name, result)

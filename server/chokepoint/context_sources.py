@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import httpx2
 
-from server.access import Caller
+from server.access import Caller, Lane
 from server.errors import ParleyError
 from server.manifest.schema import SourceDecl
 from server.store import asking, principals, records
@@ -130,7 +130,7 @@ class ContextSources:
             if attribute == "id":
                 values["id"] = caller.principal or ""
             elif attribute == "status":
-                values["status"] = caller.principal_status or "guest"
+                values["status"] = caller.principal_status or Lane.GUEST
             elif attribute == "steward":
                 values["steward"] = caller.steward
             elif attribute == "lane":

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from server.access import Caller
 from server.chokepoint.context_sources import IDENTITY, ContextSources, SourceFailed
+from server.chokepoint.outcomes import Outcome
 from server.chokepoint.rules import (
     Rule,
     RuleContext,
@@ -56,7 +57,7 @@ Trail = list[tuple[str, str, str]]
 
 @dataclass(frozen=True)
 class Denial:
-    outcome: str  # rule_denied | source_blocked | rule_error | rule_broken
+    outcome: Outcome  # RULE_DENIED, SOURCE_BLOCKED, RULE_ERROR or RULE_BROKEN
     message: str
     rule: str | None = None
 
@@ -85,7 +86,7 @@ class BrokenRule:
     @property
     def denial(self) -> Denial:
         return Denial(
-            "rule_broken",
+            Outcome.RULE_BROKEN,
             f'Blocked by rule "{self.name}": {BROKEN}. The call was not made.',
             self.name,
         )
@@ -287,7 +288,7 @@ class RuleBook:
             trail += self._sources_trail(needed, failure)
             trail += [("rule", rule.name, "not reached") for rule in rules]
             return Denial(
-                "source_blocked",
+                Outcome.SOURCE_BLOCKED,
                 f"Blocked: {failure}. Rules on this tool need it, so the call was not "
                 "made (fail closed).",
             )
@@ -313,7 +314,7 @@ class RuleBook:
                     trail += [("rule", later.name, "not reached") for later in rules[index + 1 :]]
                     why = "took too long to evaluate" if overran else "could not be evaluated"
                     return Denial(
-                        "rule_error",
+                        Outcome.RULE_ERROR,
                         f'Rule {why}: "{rule.name}". The call was not made.',
                         rule.name,
                     )
@@ -321,7 +322,7 @@ class RuleBook:
                 trail.append(("rule", rule.name, "not met"))
                 trail += [("rule", later.name, "not reached") for later in rules[index + 1 :]]
                 return Denial(
-                    "rule_denied",
+                    Outcome.RULE_DENIED,
                     f'Rule not met: {rule.reads_as} (rule "{rule.name}"). The call was not made.',
                     rule.name,
                 )

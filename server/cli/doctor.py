@@ -14,7 +14,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-LANE_ORDER = {"guest": 0, "applicant": 1, "member": 2}
+from server.access import Lane
+
+LANE_ORDER = {lane.value: rank for rank, lane in enumerate(Lane)}  # guest < applicant < member
 
 EXIT_OK = 0
 EXIT_UNREACHABLE = 1
@@ -39,9 +41,9 @@ class Diagnosis:
             return EXIT_UNREACHABLE
         if self.rejected:
             return EXIT_LOWER_LANE
-        if self.token_sent and self.lane == "guest":
+        if self.token_sent and self.lane == Lane.GUEST:
             return EXIT_LOWER_LANE
-        if expect and LANE_ORDER.get(self.lane or "guest", 0) < LANE_ORDER[expect]:
+        if expect and LANE_ORDER.get(self.lane or Lane.GUEST, 0) < LANE_ORDER[expect]:
             return EXIT_LOWER_LANE
         return EXIT_OK
 
@@ -67,7 +69,7 @@ class Diagnosis:
             f"effective scopes: {', '.join(self.scopes) or 'none'}",
             f"tools: {len(self.tools)} visible, {self.tools_hidden} hidden ({', '.join(self.tools)})",
         ]
-        if self.lane == "guest":
+        if self.lane == Lane.GUEST:
             lines.append(
                 "WARNING: guest lane. "
                 + (
@@ -76,11 +78,11 @@ class Diagnosis:
                     else "No credential was sent; pass --token or set PARLEY_TOKEN."
                 )
             )
-        elif self.lane == "applicant":
+        elif self.lane == Lane.APPLICANT:
             lines.append(
                 "note: the principal is not admitted yet; the member directory stays closed."
             )
-        if expect and self.exit_code(expect) == EXIT_LOWER_LANE and self.lane != "guest":
+        if expect and self.exit_code(expect) == EXIT_LOWER_LANE and self.lane != Lane.GUEST:
             lines.append(f"WARNING: expected the {expect} lane.")
         return "\n".join(lines)
 

@@ -81,9 +81,10 @@ def _short_reach(
     only the applicant's lane does (admission widens it); None when it reaches every scope it holds."""
     from server.access import effective_scopes, lane_of
     from server.identity import mandates
+    from server.identity.principals import PrincipalStatus
 
     handle = principal.handle
-    if principal.status not in ("applicant", "member"):
+    if principal.status not in (PrincipalStatus.APPLICANT, PrincipalStatus.MEMBER):
         return f"warning: {handle} is {principal.status}: every token of theirs is refused"
     mandate = mandates.current(ctx.db, ctx.key, principal.id)
     reach = effective_scopes(

@@ -17,13 +17,14 @@ from server.cli.context import Context, UsageError, add_json, command, csv, err,
 
 def principal_add(args: argparse.Namespace) -> int:
     from server.identity import principals
+    from server.identity.principals import PrincipalStatus
 
     ctx = Context()
     added = principals.add_principal(
         ctx.db,
         args.handle,
         args.name or args.handle,
-        status="member" if args.member else "applicant",
+        status=PrincipalStatus.MEMBER if args.member else PrincipalStatus.APPLICANT,
         steward=args.steward,
         bio=args.bio or "",
         tags=csv(args.tags) or [],

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import anyio
 
-from server.access import Access, Caller
+from server.access import Access, Caller, Lane
 from server.chokepoint.audit import Carried
 from server.http.ratelimit import Budget, SharedBudget
 from server.http.request_state import RequestState
@@ -73,7 +73,7 @@ class Admitter:
             caller = self.access.from_header(state.authorization)
         except CredentialRejected as exc:
             return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
-        if caller.lane == "guest" and state.refuses_guest:
+        if caller.lane == Lane.GUEST and state.refuses_guest:
             return Admission(caller, None, None)  # answered 401 before any budget is spent
         if caller.token_hash:
             return Admission(caller, None, self.token_limiter.take(f"token:{caller.token_hash}"))

@@ -27,7 +27,7 @@ from opentelemetry import trace
 from pydantic import BaseModel
 
 from server import __version__
-from server.access import Caller
+from server.access import Caller, Lane
 from server.chokepoint.chokepoint import Chokepoint
 from server.http.live import INBOX_URI, LiveSessions, connection_of
 from server.http.request_state import caller_of, state_of
@@ -45,7 +45,7 @@ def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -
     total = len(manifest.tools)
     chosen = manifest.agents.get(caller.entry_persona or "")
     persona = chosen.full_instructions(manifest.links, public_url) if chosen is not None else ""
-    if caller.lane == "guest":
+    if caller.lane == Lane.GUEST:
         head = (
             f"{manifest.club.name}. You are in the GUEST lane because no credential was sent: "
             f"you see {len(caller.tools)} of {total} tools. {lane.how_to_leave}"
@@ -107,7 +107,7 @@ class _PerCallerInstructions:
                 result["cacheScope"] = "private"
             else:
                 result["capabilities"] = _what_is_sent(result.get("capabilities"))
-            if caller.lane == "guest":
+            if caller.lane == Lane.GUEST:
                 log.warning(
                     "connection in GUEST lane (no credential sent): %d of %d tools; "
                     "send 'Authorization: Bearer <token>' to leave it",

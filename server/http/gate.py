@@ -18,7 +18,7 @@ import logging
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.access import Access
+from server.access import Access, Lane
 from server.chokepoint.audit import AuditTrail
 from server.http import replies
 from server.http.admission import Admission, Admitter
@@ -28,7 +28,7 @@ from server.http.relay import Relay
 from server.http.request_state import RequestState, serving
 from server.http.session_owners import SessionOwners
 from server.http.step_up import step_up_scope
-from server.identity.credentials import CredentialRejected
+from server.identity.credentials import CredentialKind, CredentialRejected
 from server.identity.resolver import last_use_deferred
 from server.manifest.schema import Manifest
 from server.metrics import STATEMENT_SOURCE, requests_by
@@ -133,11 +133,11 @@ class Gate:
             rejected = rejected or CredentialRejected("no caller")  # fail closed
             log.warning("rejected credential from %s: %s", state.address, rejected.reason)
             if wait is not None:
-                await replies.too_many(send, "guest", wait)
+                await replies.too_many(send, Lane.GUEST, wait)
                 return
             await replies.reject(send, rejected.reason, self.resource_metadata_url)
             return
-        if caller.lane == "guest" and state.refuses_guest:
+        if caller.lane == Lane.GUEST and state.refuses_guest:
             # The connection asked never to be a guest (?guest=no): a missing credential is a 401,
             # which is also what starts an MCP client's OAuth discovery.
             await replies.challenge(send, self.resource_metadata_url)
@@ -152,7 +152,9 @@ class Gate:
             await replies.json_rpc_error(send, 404, -32600, "Session not found")
             return
         state.caller = caller
-        if scope["method"] == "POST" and (caller.credential == "oauth" or session is not None):
+        if scope["method"] == "POST" and (
+            caller.credential == CredentialKind.OAUTH or session is not None
+        ):
             if not await read_body(state, receive):
                 await replies.too_large(send)
                 return
@@ -163,7 +165,7 @@ class Gate:
                 if problem is not None:
                     await replies.json_rpc_error(send, 400, *problem)
                     return
-            if caller.credential == "oauth":
+            if caller.credential == CredentialKind.OAUTH:
                 missing = step_up_scope(self.manifest, self.access, caller, state)
                 if missing is not None:
                     await replies.insufficient_scope(send, missing, self.resource_metadata_url)
@@ -195,7 +197,7 @@ class Gate:
 @functools.cache
 def _lane_headers(lane: str) -> tuple[tuple[bytes, bytes], ...]:
     """The headers that tell a client its lane (and a guest why)."""
-    if lane == "guest":
+    if lane == Lane.GUEST:
         return (
             (b"parley-lane", b"guest"),
             (b"parley-lane-reason", b"no credential sent; send Authorization: Bearer <token>"),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.access import Caller
+from server.access import Caller, Lane
 from server.http.replies import respond
 from server.http.request_state import current
 from server.metrics import requests_by
@@ -53,7 +53,7 @@ class SessionQuota:
         if caller.principal_id is None:
             return ("lane:guest", f"address:{address}")
         keys = (f"principal:{caller.principal_id}",)
-        return ("lane:applicant", *keys) if caller.lane == "applicant" else keys
+        return ("lane:applicant", *keys) if caller.lane == Lane.APPLICANT else keys
 
     def _limit(self, key: str) -> int:
         return self.limits.get(key) or self.limits[key.split(":", 1)[0]]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Protocol
 
 from server.errors import ParleyError
@@ -17,6 +18,15 @@ AGENT_PREFIX = "pa_"
 PRINCIPAL_PREFIX = "pp_"
 EMBEDDED_SUBJECT_PREFIX = "agent:"  # the embedded issuer's `sub` is agent:<agent id>
 MAX_TOKEN_LENGTH = 4096
+
+
+class CredentialKind(StrEnum):
+    """What a verified caller presented. A StrEnum: each equals its text, as `whoami` and the audit
+    show it; compare with these, never with a literal."""
+
+    AGENT_TOKEN = "agent_token"
+    PRINCIPAL_TOKEN = "principal_token"
+    OAUTH = "oauth"  # an access token from the embedded authorization server
 
 
 class CredentialRejected(ParleyError):

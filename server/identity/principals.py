@@ -18,10 +18,11 @@ from server.store import agents as agent_rows
 from server.store import principals as principal_rows
 from server.store import sessions
 from server.store.database import Database, now, write
+from server.store.principals import PrincipalStatus as PrincipalStatus  # the statuses, here too
 
 HANDLE = re.compile(r"^[a-z][a-z0-9_-]{1,31}$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,47}$")
-STATUSES = ("applicant", "member", "suspended")
+STATUSES = tuple(PrincipalStatus)
 DEFAULT_AGENT = "assistant"
 # What a note written through the principal's own token records as its agent (`tools.briefing`).
 OWN_TOKEN = "principal token"
@@ -94,7 +95,7 @@ def add_principal(
     handle: str,
     name: str,
     *,
-    status: str = "applicant",
+    status: str = PrincipalStatus.APPLICANT,
     steward: bool = False,
     bio: str = "",
     tags: list[str] | None = None,
@@ -131,11 +132,13 @@ def set_status(db: Database, handle: str, status: str) -> Principal:
     if status not in STATUSES:
         raise ClubError(f"status must be one of {', '.join(STATUSES)}")
     if status == principal.status:
-        raise AlreadyThere(f"{handle} is already {'a member' if status == 'member' else status}")
-    admitted = principal.admitted_at or (now() if status == "member" else None)
+        raise AlreadyThere(
+            f"{handle} is already {'a member' if status == PrincipalStatus.MEMBER else status}"
+        )
+    admitted = principal.admitted_at or (now() if status == PrincipalStatus.MEMBER else None)
     with write(db):
         principal_rows.set_status(db, principal.id, status, admitted)
-        if status == "suspended":
+        if status == PrincipalStatus.SUSPENDED:
             sessions.end_all(db, principal.id, "suspended")
     return find_principal(db, handle)
 

@@ -23,6 +23,7 @@ from server.identity.credentials import (
     LEEWAY_SECONDS,
     PRINCIPAL_PREFIX,
     AccessClaims,
+    CredentialKind,
     CredentialRejected,
     TokenVerifier,
     bearer_token,
@@ -32,6 +33,7 @@ from server.identity.mandates import MandateStatus, SigningKey
 from server.store import chains
 from server.store import tokens as token_rows
 from server.store.database import Database, now, parse_time, revision
+from server.store.principals import PrincipalStatus
 
 TOUCH_EVERY = 60.0  # seconds between writes of one token's last use
 wall_clock = time.time  # epoch seconds: what a remembered chain's expiry is checked against
@@ -59,7 +61,7 @@ def last_use_deferred() -> Iterator[dict[str, str]]:
 class Identity:
     """A verified credential and the party behind it."""
 
-    credential: str  # agent_token | principal_token | oauth
+    credential: CredentialKind
     principal_id: int
     principal: str
     principal_status: str
@@ -77,7 +79,7 @@ class Identity:
 
     @property
     def acts_as_agent(self) -> bool:
-        return self.credential != "principal_token"
+        return self.credential != CredentialKind.PRINCIPAL_TOKEN
 
 
 class _Remembered:
@@ -275,7 +277,9 @@ class Resolver:
             raise CredentialRejected("token was revoked")
         if row.expires_at is not None and row.expires_at <= now():
             raise CredentialRejected(f"token expired at {row.expires_at}")
-        credential = "agent_token" if row.kind == "agent" else "principal_token"
+        credential = (
+            CredentialKind.AGENT_TOKEN if row.kind == "agent" else CredentialKind.PRINCIPAL_TOKEN
+        )
         scopes: list[str] = json.loads(row.scopes_json)
         identity = self._party(
             row.party,
@@ -348,7 +352,7 @@ class Resolver:
             principal_id = bound.party.agent_principal_id
         return self._party(
             party,
-            "oauth",
+            CredentialKind.OAUTH,
             principal_id,
             agent_id,
             claims.scopes,
@@ -361,7 +365,7 @@ class Resolver:
     def _party(
         self,
         party: chains.Party,
-        credential: str,
+        credential: CredentialKind,
         principal_id: int,
         agent_id: int | None,
         token_scopes: frozenset[str],
@@ -374,7 +378,7 @@ class Resolver:
         agent_principal, agent_name = party.agent_principal_id, party.agent_name
         agent_revoked = party.agent_revoked_at
         handle, status, steward = party.handle, party.status, party.steward
-        as_agent = credential != "principal_token"
+        as_agent = credential != CredentialKind.PRINCIPAL_TOKEN
         if as_agent and party.agent_id is None:
             raise CredentialRejected("the token's agent no longer exists")
         if party.principal_id is None or handle is None or status is None:
@@ -386,7 +390,7 @@ class Resolver:
                 )
             if agent_revoked is not None:
                 raise CredentialRejected(f"the token's agent '{agent_name}' was revoked")
-        if status == "suspended":
+        if status == PrincipalStatus.SUSPENDED:
             raise CredentialRejected(f"principal {handle} is suspended")
         return Identity(
             credential=credential,

@@ -2,25 +2,21 @@
 
 Every problem is collected with its path (and line, where YAML gives one), so `parley tools check`
 and `parley serve` can say exactly where to look. The default club travels inside the package
-(`server/defaults`, built from the top-level `manifests/` folder) and is read with importlib.resources.
+(`server/defaults`, built from the top-level `manifests/` folder) or sits beside it in a checkout;
+`server.defaults_dir` finds it from the imported package's own location.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from server import defaults_dir
 from server.manifest.schema import DEFAULT_AGENT, LANES, Manifest, ManifestError, Problem
-
-
-def defaults_dir() -> Path:
-    """The folder of the packaged default club: manifest, vocabularies and knowledge."""
-    return Path(str(resources.files("server.defaults")))
 
 
 def default_manifest_path() -> Path:

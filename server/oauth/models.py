@@ -26,6 +26,7 @@ from server.store import oauth as rows
 from server.store import principals as principal_rows
 from server.store.database import Database, now
 from server.store.oauth import ClientRow, CodeRow, GrantRow, RefreshTokenRow
+from server.store.principals import PrincipalStatus
 
 CODE_TTL = 300
 ACCESS_TTL = 3600
@@ -169,7 +170,7 @@ class OAuthStore:
         active = {
             row["id"] for row in agent_rows.of_principal(self.db, principal_id, active_only=True)
         }
-        return status in ("applicant", "member") and agent_id in active
+        return status in (PrincipalStatus.APPLICANT, PrincipalStatus.MEMBER) and agent_id in active
 
     def family_of_access_token(self, token: str) -> str | None:
         """The grant family of one of our own access tokens, if its signature verifies."""

@@ -13,35 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
-from typing import cast
 
 import yaml
 
+from server import defaults_dir
 from server.router.reader import LANGUAGES, fold
 
-
-def _vocabulary_dir() -> Path:
-    """The installed package's folder (the top-level manifests/ ships as `server.defaults`), or,
-    where that package is not mapped (a source checkout), the repository's manifests/vocabulary."""
-    try:
-        folder = resources.files("server.defaults") / "vocabulary"
-    except (ModuleNotFoundError, TypeError):
-        folder = None
-    if folder is not None and folder.is_dir():
-        try:
-            # a folder on disk is a path (os.PathLike); any other Traversable raises TypeError, caught below
-            return Path(os.fspath(cast("os.PathLike[str]", folder)))
-        except TypeError:  # a folder that is not on disk (a zipped install) is read in place
-            return folder  # type: ignore[return-value]
-    return Path(__file__).resolve().parent.parent.parent / "manifests" / "vocabulary"
-
-
-VOCABULARY_DIR = _vocabulary_dir()
+VOCABULARY_DIR = defaults_dir() / "vocabulary"
 DIGESTS = "digests.json"
 
 

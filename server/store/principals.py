@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 
 from server.store.database import Database, Row
+
+
+class PrincipalStatus(StrEnum):
+    """A principal's standing, as the `principals.status` column holds it. A StrEnum: each equals its
+    text, so rows, JSON and the console read as before; compare with these, never with a literal."""
+
+    APPLICANT = "applicant"
+    MEMBER = "member"
+    SUSPENDED = "suspended"
+
 
 _COLUMNS = "id, handle, name, status, steward, bio, tags, created_at, admitted_at"
 
@@ -44,7 +55,7 @@ def insert(
             "bio": bio,
             "tags": json.dumps(sorted(set(tags))),
             "created_at": created_at,
-            "admitted_at": created_at if status == "member" else None,
+            "admitted_at": created_at if status == PrincipalStatus.MEMBER else None,
         },
     )
 

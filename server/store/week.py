@@ -4,6 +4,7 @@ day; what waits in their queue and since when; their agents' calls refused, by r
 from __future__ import annotations
 
 from server.store.database import Database, Row
+from server.store.principals import PrincipalStatus
 
 
 def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, dict[str, int]]:
@@ -37,6 +38,6 @@ def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> l
 def standing(db: Database) -> dict[str, int]:
     """How many principals are applicants, members, suspended (for a steward's Home)."""
     rows = db.execute("SELECT status, COUNT(*) FROM principals GROUP BY status").fetchall()
-    counts = {"applicant": 0, "member": 0, "suspended": 0}
+    counts = {status.value: 0 for status in PrincipalStatus}
     counts.update({row[0]: int(row[1]) for row in rows})
     return counts

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from server.access import Lane
 from server.asking import AskError
 from server.quoting import QuotedNote
 from server.tools.registry import MAX_ID, Args, Output, ToolContext, ToolError, tool
@@ -91,7 +92,7 @@ async def ask(ctx: ToolContext, args: AskArgs) -> AskResult:
         asked = await ctx.asking.ask(
             asker_id=ctx.principal_id,
             asker_agent=caller.agent,
-            asker_is_member=caller.lane == "member",
+            asker_is_member=caller.lane == Lane.MEMBER,
             member=args.member,
             question=args.question,
             language=args.language,

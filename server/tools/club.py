@@ -6,10 +6,11 @@ from datetime import timedelta
 
 from pydantic import Field
 
-from server.access import default_scopes, visible_tools
+from server.access import Lane, default_scopes, visible_tools
 from server.identity import mandates, principals, tokens
 from server.store import records
 from server.store.database import now, write
+from server.store.principals import PrincipalStatus
 from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool
 
 APPLICANT_MANDATE_DAYS = 180
@@ -51,7 +52,7 @@ def about_club(ctx: ToolContext, args: NoArgs) -> AboutClub:
                 description=decl.description,
                 how_to_leave=decl.how_to_leave,
                 scopes=sorted(scopes),
-                tools_visible=len(visible_tools(manifest, scopes, lane != "guest", None)),
+                tools_visible=len(visible_tools(manifest, scopes, lane != Lane.GUEST, None)),
             )
         )
     return AboutClub(
@@ -188,10 +189,12 @@ def apply(ctx: ToolContext, args: ApplyArgs) -> Application:
             "apply from a connection without a credential"
         )
     manifest = ctx.manifest
-    applicant_scopes = default_scopes(manifest, "applicant")
+    applicant_scopes = default_scopes(manifest, Lane.APPLICANT)
     try:
         with write(ctx.db):
-            principal = principals.add_principal(ctx.db, args.handle, args.name, status="applicant")
+            principal = principals.add_principal(
+                ctx.db, args.handle, args.name, status=PrincipalStatus.APPLICANT
+            )
             application_id = records.add_application(ctx.db, principal.id, args.statement, now())
             agent_id = principals.add_agent(ctx.db, principal.handle)
             # Applying is the applicant's approval of the club's standard applicant mandate.
@@ -215,7 +218,7 @@ def apply(ctx: ToolContext, args: ApplyArgs) -> Application:
     return Application(
         application_id=application_id,
         handle=principal.handle,
-        status="applicant",
+        status=PrincipalStatus.APPLICANT,
         token=minted.token,
         token_id=minted.public_id,
         next_step=(

@@ -11,6 +11,7 @@ from pydantic import Field
 from server.identity import mandates, principals
 from server.quoting import Quoted
 from server.store import principals as principal_rows
+from server.store.principals import PrincipalStatus
 from server.tools.registry import Args, FoldedText, Output, ToolContext, ToolError, tool
 
 
@@ -84,7 +85,7 @@ def view_member(ctx: ToolContext, args: ViewArgs) -> MemberView:
         member = principals.find_principal(ctx.db, args.handle)
     except principals.ClubError:
         member = None
-    if member is None or member.status != "member":
+    if member is None or member.status != PrincipalStatus.MEMBER:
         raise ToolError(f"no member with handle '{args.handle}'; search_directory lists members")
     status = mandates.current(ctx.db, ctx.key, member.id)
     body = status.body if status.valid else None

@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from server.access import Lane
+from server.chokepoint.outcomes import Outcome
 from server.errors import NotFound
 from server.identity import principals
 from server.store import audit as audit_rows
@@ -158,7 +160,7 @@ class ActivityPages(Frame):
             Step(
                 "Mandate",
                 MANDATE_STATES.get(state, state) + (f", version {version}" if version else ""),
-                "passed" if state == "valid" or call["lane"] == "guest" else "skipped",
+                "passed" if state == "valid" or call["lane"] == Lane.GUEST else "skipped",
                 ""
                 if state == "valid"
                 else "The agent holds only what the lane allows without a mandate.",
@@ -228,19 +230,19 @@ class ActivityPages(Frame):
             )
         if not recorded.get("steps") and call["path"]:
             steps.append(Step("Rules", "none on this binding", "passed"))
-        if outcome == "rule_denied":
+        if outcome == Outcome.RULE_DENIED:
             sentence = self.say_rule(call)
             return steps, f"Rule not met: {sentence or call['rule']}" + (
                 f" (rule “{call['rule']}”)" if sentence else ""
             )
-        if outcome == "rule_broken":
+        if outcome == Outcome.RULE_BROKEN:
             return (
                 steps,
                 f"Blocked by rule “{call['rule']}”: this rule no longer compiles; a steward must fix or remove it.",
             )
-        if outcome == "rule_error":
+        if outcome == Outcome.RULE_ERROR:
             return steps, f"Rule could not be evaluated: “{call['rule']}”. The call was not made."
-        if outcome == "source_blocked":
+        if outcome == Outcome.SOURCE_BLOCKED:
             return (
                 steps,
                 "Blocked: a context source the rules need did not answer, so the call was not made (fail closed).",

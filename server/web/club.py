@@ -19,6 +19,7 @@ from server.store import principals as principal_rows
 from server.store import records
 from server.store import settings as setting_rows
 from server.store.database import now
+from server.store.principals import PrincipalStatus
 from server.web.frame import Frame
 
 ON_UNREAD = {
@@ -203,11 +204,11 @@ class ClubPages(Frame):
         )
 
     async def admit(self, request: Request) -> Response:
-        begun = await self._on_person(request, "applicant")
+        begun = await self._on_person(request, PrincipalStatus.APPLICANT)
         if isinstance(begun, Response):
             return begun
         me, form, person = begun
-        principals.set_status(self.db, person.handle, "member")
+        principals.set_status(self.db, person.handle, PrincipalStatus.MEMBER)
         console_rows.decide_application(self.db, person.id, "admitted", "Admitted.", now())
         return self._done(
             request,
@@ -217,7 +218,7 @@ class ClubPages(Frame):
         )
 
     async def decline(self, request: Request) -> Response:
-        begun = await self._on_person(request, "applicant")
+        begun = await self._on_person(request, PrincipalStatus.APPLICANT)
         if isinstance(begun, Response):
             return begun
         me, form, person = begun

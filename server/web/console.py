@@ -26,6 +26,7 @@ from server.store import console as console_rows
 from server.store import records
 from server.store import week as week_rows
 from server.store.database import now, parse_time
+from server.store.principals import PrincipalStatus
 from server.web import mandate_review
 from server.web.agents import AgentPages
 from server.web.club import ClubPages
@@ -93,7 +94,11 @@ class Console(QueuePages):
             return begun
         me, form = begun
         latest = console_rows.application_decision(self.db, me.id)
-        if me.status != "applicant" or latest is None or latest["status"] != "declined":
+        if (
+            me.status != PrincipalStatus.APPLICANT
+            or latest is None
+            or latest["status"] != "declined"
+        ):
             return self._done(request, "You have no declined application to follow up.", "/console")
         statement = str(form.get("statement", "")).strip()
         if not statement or len(statement) > STATEMENT_LIMIT:

@@ -9,13 +9,14 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from server.access import default_scopes
+from server.access import Lane, default_scopes
 from server.asking import Escalations, briefing, queue
 from server.errors import NotFound
 from server.identity import mandates, principals
 from server.identity.mandates import SigningKey
 from server.identity.principals import Principal
 from server.manifest.schema import Manifest
+from server.store.principals import PrincipalStatus
 from server.web.pages import Pages
 
 MAX_ID = 2**53
@@ -87,7 +88,7 @@ class Frame:
         status_code: int = 200,
         **context: object,
     ) -> Response:
-        if me.status != "member" and template in MEMBERS_ONLY:
+        if me.status != PrincipalStatus.MEMBER and template in MEMBERS_ONLY:
             # an applicant's agent cannot write notes nor be asked: the page says so and what comes next
             template, context = "console_members_only.html", {"page_name": MEMBERS_ONLY[template]}
         flash = request.session.pop("flash", None)
@@ -210,7 +211,7 @@ class Frame:
     def missing_member_scopes(self, me: Principal) -> list[str]:
         """Scopes the member lane allows that the member's mandate leaves out (a mandate signed as an
         applicant, or one narrowed since): empty for applicants."""
-        if me.status != "member":
+        if me.status != PrincipalStatus.MEMBER:
             return []
         status = mandates.current(self.db, self.key, me.id)
-        return sorted(default_scopes(self.manifest, "member") - status.scopes)
+        return sorted(default_scopes(self.manifest, Lane.MEMBER) - status.scopes)

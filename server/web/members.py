@@ -10,10 +10,15 @@ from starlette.routing import Route
 from server.identity import principals
 from server.store import console as console_rows
 from server.store import principals as principal_rows
+from server.store.principals import PrincipalStatus
 from server.web.frame import Frame
 
 SHOWN = 200
-STATUS_WORDS = {"member": "member", "applicant": "applying", "suspended": "suspended"}
+STATUS_WORDS = {
+    PrincipalStatus.MEMBER: "member",
+    PrincipalStatus.APPLICANT: "applying",
+    PrincipalStatus.SUSPENDED: "suspended",
+}
 
 
 def standing_since(person: dict[str, object]) -> tuple[str, object]:
@@ -56,7 +61,7 @@ class MemberPages(Frame):
         if isinstance(begun, Response):
             return begun
         me, form, person = begun
-        if person.id == me.id or person.status == "suspended":
+        if person.id == me.id or person.status == PrincipalStatus.SUSPENDED:
             return self._done(
                 request,
                 f"{person.name} cannot be suspended from here: "
@@ -77,7 +82,7 @@ class MemberPages(Frame):
                 button=f"Suspend {person.name}",
                 back="/console/members",
             )
-        principals.set_status(self.db, person.handle, "suspended")
+        principals.set_status(self.db, person.handle, PrincipalStatus.SUSPENDED)
         return self._done(
             request, f"{person.name} (@{person.handle}) is suspended.", "/console/members"
         )
@@ -87,9 +92,9 @@ class MemberPages(Frame):
         if isinstance(begun, Response):
             return begun
         me, form, person = begun
-        if person.status != "suspended":
+        if person.status != PrincipalStatus.SUSPENDED:
             return self._done(request, f"{person.name} is not suspended.", "/console/members")
-        back = "member" if person.admitted_at else "applicant"
+        back = PrincipalStatus.MEMBER if person.admitted_at else PrincipalStatus.APPLICANT
         principals.set_status(self.db, person.handle, back)
         return self._done(
             request,
@@ -103,7 +108,10 @@ class MemberPages(Frame):
         if isinstance(begun, Response):
             return begun
         me, form, person = begun
-        if person.status != "applicant" or console_rows.reopen_application(self.db, person.id) == 0:
+        if (
+            person.status != PrincipalStatus.APPLICANT
+            or console_rows.reopen_application(self.db, person.id) == 0
+        ):
             return self._not_found(request)
         return self._done(
             request,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,34 @@ def test_server_refuses_a_manifest_tool_it_does_not_implement(tmp_path):
     manifest = parse_manifest(textwrap.dedent(BASE) + "  teleport: {access: public}\n")
     with pytest.raises(ManifestError, match="does not implement: teleport"):
         Chokepoint(None, None, manifest, None, tools.load_all())
+
+
+def test_a_second_checkout_sharing_the_venv_reads_its_own_default_club(tmp_path):
+    """The default club is found beside the imported package, not through the editable install's
+    mapping: a second checkout run with this venv reads its own manifests/, not the first's."""
+    import shutil
+    import subprocess
+    import sys
+
+    here = Path(__file__).resolve().parents[2]
+    other = tmp_path / "checkout"
+    shutil.copytree(here / "server", other / "server", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(here / "manifests", other / "manifests")
+    club = other / "manifests" / "club.yaml"
+    club.write_text(club.read_text().replace("name: Parley Club", "name: Second checkout", 1))
+    read = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import server.manifest as m; print(m.default_manifest_path()); "
+            "print(m.load_manifest().club.name)",
+        ],
+        cwd=other,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(other)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    path, name = read.stdout.split("\n")[:2]
+    assert (Path(path), name) == (club, "Second checkout")

@@ -159,26 +159,17 @@ def test_bad_vocabulary_files_are_refused_with_reasons(tmp_path, body, message):
         record(tmp_path)
 
 
-def test_the_vocabulary_folder_is_found_in_the_installed_package(tmp_path, monkeypatch):
-    """Installed, manifests/ ships as the package server.defaults; a checkout falls back to the repo."""
-    import importlib
-    import importlib.util
-    import sys
-
+def test_the_vocabulary_folder_is_found_in_the_installed_package(tmp_path):
+    """Installed, manifests/ ships inside the package as server/defaults; a checkout has it beside the
+    package. Both are found from the package's own folder (`server.defaults_dir`)."""
+    from server import PACKAGE, defaults_dir
     from server.router import vocabulary as module
 
     assert module.VOCABULARY_DIR.parts[-2:] == ("manifests", "vocabulary")
-    package = tmp_path / "defaults"
-    shutil.copytree(module.VOCABULARY_DIR, package / "vocabulary")
-    (package / "__init__.py").write_text("")
-    spec = importlib.util.spec_from_file_location(
-        "server.defaults", package / "__init__.py", submodule_search_locations=[str(package)]
-    )
-    installed = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(installed)
-    monkeypatch.setitem(sys.modules, "server.defaults", installed)
-    assert module._vocabulary_dir() == package / "vocabulary"
-    assert load("pt-BR", module._vocabulary_dir()).language == "pt-BR"
-    monkeypatch.delitem(sys.modules, "server.defaults")
-    importlib.invalidate_caches()
-    assert module._vocabulary_dir() == module.VOCABULARY_DIR
+    assert module.VOCABULARY_DIR == defaults_dir(PACKAGE) / "vocabulary"
+    installed = tmp_path / "site-packages" / "server"
+    shutil.copytree(module.VOCABULARY_DIR.parent, installed / "defaults")
+    assert defaults_dir(installed) == installed / "defaults"
+    assert load("pt-BR", defaults_dir(installed) / "vocabulary").language == "pt-BR"
+    with pytest.raises(FileNotFoundError, match="no default club"):
+        defaults_dir(tmp_path / "elsewhere" / "server")
