@@ -61,6 +61,7 @@ from server.store.database import Database, StoreUnavailable
 from server.store.migrations import require_current, schema_version
 from server.store.opening import open_db
 from server.store.postgres import PostgresDatabase
+from server.transport import sdk
 from server.web.activity import ActivityPages
 from server.web.console import Console
 from server.web.pages import Pages, session_middleware, session_secret
@@ -225,10 +226,8 @@ def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
     )
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     # Shares of the session table per lane, address and principal; which sessions the SDK still holds
-    # is read from its manager's dict (it publishes no other way to know that a session ended).
-    quota = SessionQuota(
-        settings.max_sessions, lambda session: session in manager._server_instances
-    )
+    # is read from its manager (it publishes no way to know that a session ended: server.transport).
+    quota = SessionQuota(settings.max_sessions, lambda session: sdk.holds(manager, session))
     # A plain JSON-answered request goes the lean way (server.http.lean), anything else the SDK's.
     sdk_way = (
         manager.handle_request

@@ -22,6 +22,7 @@ RANKS = {
     "server.heap": 0,
     "server.plaintext": 0,
     "server.quoting": 0,
+    "server.transport": 0,
     "server.store": 1,
     "server.manifest": 1,
     "server.answering": 1,
