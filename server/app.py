@@ -59,7 +59,7 @@ from server.router.reader import LANGUAGES
 from server.settings import Settings
 from server.store.database import Database, StoreUnavailable
 from server.store.migrations import require_current, schema_version
-from server.store.opening import open_db
+from server.store.opening import open_db, shared_store
 from server.store.postgres import PostgresDatabase
 from server.transport import sdk
 from server.web.activity import ActivityPages
@@ -172,8 +172,9 @@ def build(settings: Settings | None = None) -> Parley:
 
 def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
     shared = settings.shared_store
-    if isinstance(db, PostgresDatabase):
-        db.counted = count_statements  # its round trips, by what they were made for, on /metrics
+    db.count_round_trips(
+        count_statements
+    )  # its round trips, by what they were made for, on /metrics
     if shared:
         # Beside other processes: the schema `parley db migrate` made, and the keys and manifest it recorded.
         require_current(db)
@@ -304,7 +305,8 @@ def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        feed = change_feed(db, live) if isinstance(db, PostgresDatabase) else None
+        shared = shared_store(db)
+        feed = None if shared is None else change_feed(shared, live)
         # The workers' processes start now and get ready in the background, not in the first ask's
         # time; the first call in a slot reads its ready line (waiting for readiness in a thread of
         # our own raced the asks for the slots and failed a worker under load).

@@ -123,7 +123,7 @@ class Escalations:
         self.members = Members(db)  # who an ask names, and their mandate's row, per store revision
         # A store across the network (PostgreSQL) is waited on in a worker thread; the embedded one is
         # read and written on the loop, as the chokepoint runs every other tool's store work there.
-        self.offload = getattr(db, "backend", "sqlite") != "sqlite"
+        self.offload = db.over_network
 
     # --- asking ------------------------------------------------------------------------------
 

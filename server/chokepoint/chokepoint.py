@@ -119,7 +119,7 @@ class Chokepoint:
         self.catalogue_for = Catalogues(self.definitions)
         # A store across the network (PostgreSQL): every handler and the audit row wait on it, so
         # they run in worker threads; on the embedded store only tools marked blocking do.
-        self.offload = getattr(db, "backend", "sqlite") != "sqlite"
+        self.offload = getattr(db, "over_network", False)  # None: listings only (tests)
         self.audit = audit.AuditTrail(db, self.offload)
 
     def _answered(self, caller: Caller, name: str) -> types.CallToolResult | None:

@@ -51,7 +51,7 @@ class Context:
 
         self.manifest  # noqa: B018 - a broken manifest is reported first, whatever the command
         db = open_db(self.settings.store, create=self.create_store)
-        if db.backend != "sqlite":
+        if db.shared:
             if self.create_store:
                 from server.cluster.keyfolder import cluster_record, init_keys  # the OAuth keys too
 
