@@ -39,8 +39,10 @@ from server.http.live import LiveSessions
 from server.http.ratelimit import budget
 from server.http.request_state import caller_of
 from server.http.session_quota import SessionQuota, SessionShares
-from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
+from server.keys.console import session_secret
+from server.keys.mandate import SigningKey
+from server.keys.oauth import KeyRing
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
 from server.metrics import (
@@ -51,7 +53,6 @@ from server.metrics import (
     process_exited,
 )
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
-from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
 from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, UrlSource
 from server.router import vocabulary
@@ -64,7 +65,7 @@ from server.store.postgres import PostgresDatabase
 from server.transport import sdk
 from server.web.activity import ActivityPages
 from server.web.console import Console
-from server.web.pages import Pages, session_middleware, session_secret
+from server.web.pages import Pages, session_middleware
 from server.web.rules import RulePages
 from server.web.sealed import Sealer
 

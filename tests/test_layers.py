@@ -27,15 +27,16 @@ RANKS = {
     "server.manifest": 1,
     "server.answering": 1,
     "server.settings": 2,
-    "server.identity": 2,
-    "server.access": 3,
-    "server.asking": 4,
-    "server.tools": 5,
-    "server.chokepoint": 6,
-    "server.http": 7,
-    "server.web": 8,
-    "server.oauth": 9,
-    "server.cluster": 10,
+    "server.keys": 2,
+    "server.identity": 3,
+    "server.cluster": 3,
+    "server.access": 4,
+    "server.asking": 5,
+    "server.tools": 6,
+    "server.chokepoint": 7,
+    "server.http": 8,
+    "server.web": 9,
+    "server.oauth": 10,
     "server.app": 11,
     "server.cli": 11,
 }
@@ -138,8 +139,8 @@ def test_the_layer_check_sees_a_planted_violation():
         "server.tools.inbox": GRAPH["server.tools.inbox"] | {"server.http.endpoint"},
     }
     assert against_the_grain(planted) == [
-        "server.store.audit imports server.chokepoint.chokepoint (server.chokepoint ranks 6, server.store ranks 1)",
-        "server.tools.inbox imports server.http.endpoint (server.http ranks 7, server.tools ranks 5)",
+        "server.store.audit imports server.chokepoint.chokepoint (server.chokepoint ranks 7, server.store ranks 1)",
+        "server.tools.inbox imports server.http.endpoint (server.http ranks 8, server.tools ranks 6)",
     ]
 
 

@@ -31,7 +31,8 @@ from server.asking.limits import Busy as Busy  # re-exported: where callers foun
 from server.asking.limits import InFlight
 from server.asking.members import Members
 from server.identity import mandates
-from server.identity.mandates import MandateBody, SigningKey
+from server.identity.mandates import MandateBody
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.store import asking as rows
 from server.store import examples as example_rows

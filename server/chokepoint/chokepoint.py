@@ -22,7 +22,7 @@ from server.chokepoint import audit
 from server.chokepoint.context_sources import ContextSources
 from server.chokepoint.rulebook import RuleBook, Trail
 from server.errors import ParleyError
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.metrics import tool_calls_by
 from server.router.catalogue import Catalogue

@@ -20,7 +20,7 @@ from server.errors import ParleyError
 # Every command module imports this one, and `parley COMMAND --help` imports every command module:
 # the settings, the manifest, the store and the keys are imported when a command first uses them.
 if TYPE_CHECKING:
-    from server.identity.mandates import SigningKey
+    from server.keys.mandate import SigningKey
     from server.manifest.schema import Manifest
     from server.store.database import Database, Row
 
@@ -63,7 +63,7 @@ class Context:
 
     @cached_property
     def key(self) -> SigningKey:
-        from server.identity.mandates import SigningKey
+        from server.keys.mandate import SigningKey
 
         self.db  # noqa: B018 - a key lives beside a store: refuse first if the store is missing
         # a cluster's keys folder is made once, by `parley keys init` (or demo / init)
