@@ -184,9 +184,9 @@ def bench_credentials(rounds: int, n: int) -> None:
     from server.app import build
     from server.cli import demo
     from server.identity import principals
-    from server.identity.mandates import SigningKey
+    from server.keys.mandate import SigningKey
+    from server.keys.oauth import KeyRing
     from server.manifest.loading import load_manifest
-    from server.oauth.keys import KeyRing
     from server.settings import Settings
     from server.store.opening import open_db
 
@@ -312,7 +312,7 @@ def bench_rules(rounds: int, n: int, turn: int) -> None:
 
     from server.app import build
     from server.cli import demo
-    from server.identity.mandates import SigningKey
+    from server.keys.mandate import SigningKey
     from server.manifest.loading import load_manifest
     from server.settings import Settings
     from server.store.opening import open_db
@@ -425,7 +425,7 @@ def main() -> int:
         return 0
 
     from server.cli import demo
-    from server.identity.mandates import SigningKey
+    from server.keys.mandate import SigningKey
     from server.manifest.loading import load_manifest
     from server.settings import Settings
     from server.store.opening import open_db

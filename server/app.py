@@ -39,8 +39,10 @@ from server.http.live import LiveSessions
 from server.http.ratelimit import budget
 from server.http.request_state import caller_of
 from server.http.session_quota import SessionQuota, SessionShares
-from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
+from server.keys.console import session_secret
+from server.keys.mandate import SigningKey
+from server.keys.oauth import KeyRing
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
 from server.metrics import (
@@ -51,7 +53,6 @@ from server.metrics import (
     process_exited,
 )
 from server.oauth.authorization import OAuthStore, ParleyAuthorizationServer, canonical_resource
-from server.oauth.keys import KeyRing
 from server.oauth.pages import AuthorizationPages, server_metadata
 from server.oauth.verify import AccessTokenVerifier, FileSource, RingSource, UrlSource
 from server.router import vocabulary
@@ -59,11 +60,12 @@ from server.router.reader import LANGUAGES
 from server.settings import Settings
 from server.store.database import Database, StoreUnavailable
 from server.store.migrations import require_current, schema_version
-from server.store.opening import open_db
+from server.store.opening import open_db, shared_store
 from server.store.postgres import PostgresDatabase
+from server.transport import sdk
 from server.web.activity import ActivityPages
 from server.web.console import Console
-from server.web.pages import Pages, session_middleware, session_secret
+from server.web.pages import Pages, session_middleware
 from server.web.rules import RulePages
 from server.web.sealed import Sealer
 
@@ -171,8 +173,9 @@ def build(settings: Settings | None = None) -> Parley:
 
 def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
     shared = settings.shared_store
-    if isinstance(db, PostgresDatabase):
-        db.counted = count_statements  # its round trips, by what they were made for, on /metrics
+    db.count_round_trips(
+        count_statements
+    )  # its round trips, by what they were made for, on /metrics
     if shared:
         # Beside other processes: the schema `parley db migrate` made, and the keys and manifest it recorded.
         require_current(db)
@@ -225,10 +228,8 @@ def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
     )
     metadata_url = f"{settings.public_url}/.well-known/oauth-protected-resource/mcp"
     # Shares of the session table per lane, address and principal; which sessions the SDK still holds
-    # is read from its manager's dict (it publishes no other way to know that a session ended).
-    quota = SessionQuota(
-        settings.max_sessions, lambda session: session in manager._server_instances
-    )
+    # is read from its manager (it publishes no way to know that a session ended: server.transport).
+    quota = SessionQuota(settings.max_sessions, lambda session: sdk.holds(manager, session))
     # A plain JSON-answered request goes the lean way (server.http.lean), anything else the SDK's.
     sdk_way = (
         manager.handle_request
@@ -305,7 +306,8 @@ def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        feed = change_feed(db, live) if isinstance(db, PostgresDatabase) else None
+        shared = shared_store(db)
+        feed = None if shared is None else change_feed(shared, live)
         # The workers' processes start now and get ready in the background, not in the first ask's
         # time; the first call in a slot reads its ready line (waiting for readiness in a thread of
         # our own raced the asks for the slots and failed a worker under load).

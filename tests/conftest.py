@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from server.app import Parley, build
 from server.cli import demo
 from server.cluster.keyfolder import cluster_record, init_keys
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.loading import load_manifest
 from server.manifest.schema import Manifest
 from server.settings import Settings

@@ -23,19 +23,21 @@ RANKS = {
     "server.heap": 0,
     "server.plaintext": 0,
     "server.quoting": 0,
+    "server.transport": 0,
     "server.store": 1,
     "server.manifest": 1,
     "server.answering": 1,
     "server.settings": 2,
-    "server.identity": 2,
-    "server.access": 3,
-    "server.asking": 4,
-    "server.tools": 5,
-    "server.chokepoint": 6,
-    "server.http": 7,
-    "server.web": 8,
-    "server.oauth": 9,
-    "server.cluster": 10,
+    "server.keys": 2,
+    "server.identity": 3,
+    "server.cluster": 3,
+    "server.access": 4,
+    "server.asking": 5,
+    "server.tools": 6,
+    "server.chokepoint": 7,
+    "server.http": 8,
+    "server.web": 9,
+    "server.oauth": 10,
     "server.app": 11,
     "server.cli": 11,
 }
@@ -138,8 +140,8 @@ def test_the_layer_check_sees_a_planted_violation():
         "server.tools.inbox": GRAPH["server.tools.inbox"] | {"server.http.endpoint"},
     }
     assert against_the_grain(planted) == [
-        "server.store.audit imports server.chokepoint.chokepoint (server.chokepoint ranks 6, server.store ranks 1)",
-        "server.tools.inbox imports server.http.endpoint (server.http ranks 7, server.tools ranks 5)",
+        "server.store.audit imports server.chokepoint.chokepoint (server.chokepoint ranks 7, server.store ranks 1)",
+        "server.tools.inbox imports server.http.endpoint (server.http ranks 8, server.tools ranks 6)",
     ]
 
 
@@ -285,8 +287,8 @@ def test_the_readme_check_sees_a_planted_disagreement():
     assert "server.heap: ranked 0 by the layer test, missing from the README" in disagreements(
         dropped, GRAPH
     )
-    reranked = re.sub(r"^\| 3 \| `access/`", "| 4 | `access/`", text, flags=re.M)
-    assert "server.access: ranked 4 by the README, 3 by the layer test" in disagreements(
+    reranked = re.sub(r"^\| 4 \| `access/`", "| 5 | `access/`", text, flags=re.M)
+    assert "server.access: ranked 5 by the README, 4 by the layer test" in disagreements(
         reranked, GRAPH
     )
     planted = {
@@ -297,7 +299,7 @@ def test_the_readme_check_sees_a_planted_disagreement():
         disagreements(text, planted)
     )
     unused = re.sub(
-        r"^(\| 3 \| `access/`.*\| )identity, manifest \|$",
+        r"^(\| 4 \| `access/`.*\| )identity, manifest \|$",
         r"\1identity, manifest, store |",
         text,
         flags=re.M,

@@ -6,7 +6,7 @@ section of scripts/bench_http.py, and the member askers of bench_main_job.py and
 THE ONLY FILE OF THE BENCH THAT IMPORTS PARLEY (inside `main`, so the benches may import
 `member_askers` without it). It uses exactly these names; update them here when `server` moves:
   server.store.opening.open_db           open the store (SQLite file or PostgreSQL URL, schema in place)
-  server.identity.mandates.SigningKey.load_or_create   the mandate-signing key
+  server.keys.mandate.SigningKey.load_or_create    the mandate-signing key
   server.identity.mandates.sign_mandate  sign each new principal's mandate
   server.identity.principals.add_principal, add_agent   the principal and its default agent
   server.identity.tokens.mint            agent tokens (SHA-256 stored; the secret returned once)
@@ -47,7 +47,8 @@ def main() -> int:
 
     from server.identity import principals as club
     from server.identity import tokens
-    from server.identity.mandates import SigningKey, sign_mandate
+    from server.identity.mandates import sign_mandate
+    from server.keys.mandate import SigningKey
     from server.store.database import write
     from server.store.opening import open_db
 

@@ -31,7 +31,8 @@ from server.asking.limits import Busy as Busy  # re-exported: where callers foun
 from server.asking.limits import InFlight
 from server.asking.members import Members
 from server.identity import mandates
-from server.identity.mandates import MandateBody, SigningKey
+from server.identity.mandates import MandateBody
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.store import asking as rows
 from server.store import examples as example_rows
@@ -124,7 +125,7 @@ class Escalations:
         self.members = Members(db)  # who an ask names, and their mandate's row, per store revision
         # A store across the network (PostgreSQL) is waited on in a worker thread; the embedded one is
         # read and written on the loop, as the chokepoint runs every other tool's store work there.
-        self.offload = getattr(db, "backend", "sqlite") != "sqlite"
+        self.offload = db.over_network
 
     # --- asking ------------------------------------------------------------------------------
 

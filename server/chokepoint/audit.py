@@ -29,7 +29,6 @@ from server.access import Caller
 from server.chokepoint.outcomes import OUTCOMES
 from server.store import audit as audit_rows
 from server.store.database import Database, StoreUnavailable, format_time
-from server.store.postgres import PostgresDatabase
 
 log = logging.getLogger("parley.audit")
 
@@ -269,7 +268,7 @@ class AuditTrail:
             else:
                 _insert(self.db, calls)
         except StoreUnavailable:
-            if isinstance(self.db, PostgresDatabase) and self.db.outage.audit_unwritten(len(calls)):
+            if self.db.audit_unwritten(len(calls)):
                 return  # counted into the outage's recovery line: one line an outage, not one a call
             for call in calls:
                 log.error(

@@ -23,7 +23,7 @@ from server.chokepoint.context_sources import ContextSources
 from server.chokepoint.outcomes import Outcome
 from server.chokepoint.rulebook import RuleBook, Trail
 from server.errors import ParleyError
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.metrics import tool_calls_by
 from server.router.catalogue import Catalogue
@@ -120,7 +120,7 @@ class Chokepoint:
         self.catalogue_for = Catalogues(self.definitions)
         # A store across the network (PostgreSQL): every handler and the audit row wait on it, so
         # they run in worker threads; on the embedded store only tools marked blocking do.
-        self.offload = getattr(db, "backend", "sqlite") != "sqlite"
+        self.offload = getattr(db, "over_network", False)  # None: listings only (tests)
         self.audit = audit.AuditTrail(db, self.offload)
 
     def _answered(self, caller: Caller, name: str) -> types.CallToolResult | None:

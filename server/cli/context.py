@@ -20,7 +20,7 @@ from server.errors import ParleyError
 # Every command module imports this one, and `parley COMMAND --help` imports every command module:
 # the settings, the manifest, the store and the keys are imported when a command first uses them.
 if TYPE_CHECKING:
-    from server.identity.mandates import SigningKey
+    from server.keys.mandate import SigningKey
     from server.manifest.schema import Manifest
     from server.store.database import Database, Row
 
@@ -51,7 +51,7 @@ class Context:
 
         self.manifest  # noqa: B018 - a broken manifest is reported first, whatever the command
         db = open_db(self.settings.store, create=self.create_store)
-        if db.backend != "sqlite":
+        if db.shared:
             if self.create_store:
                 from server.cluster.keyfolder import cluster_record, init_keys  # the OAuth keys too
 
@@ -63,7 +63,7 @@ class Context:
 
     @cached_property
     def key(self) -> SigningKey:
-        from server.identity.mandates import SigningKey
+        from server.keys.mandate import SigningKey
 
         self.db  # noqa: B018 - a key lives beside a store: refuse first if the store is missing
         # a cluster's keys folder is made once, by `parley keys init` (or demo / init)

@@ -9,7 +9,7 @@ from typing import Any
 
 from server.access import default_scopes
 from server.identity import mandates, principals, tokens
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.store import principals as principal_rows
 from server.store import records

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from server.cli.context import Context, UsageError, add_json, command, emit_json, err
 
 if TYPE_CHECKING:
-    from server.oauth.keys import KeyRing
+    from server.keys.oauth import KeyRing
 
 
 def audit_tail(args: argparse.Namespace) -> int:
@@ -48,7 +48,7 @@ def audit_tail(args: argparse.Namespace) -> int:
 
 def _ring(ctx: Context) -> KeyRing:
     """The embedded issuer's keys; retirements are kept in the store, so they hold for every process."""
-    from server.oauth.keys import KeyRing
+    from server.keys.oauth import KeyRing
 
     settings = ctx.settings
     if not settings.embedded_issuer:

@@ -133,7 +133,7 @@ def store_findings(manifest_path: Path) -> list[Finding]:
             )
         ]
     try:
-        if db.backend != "sqlite":
+        if db.shared:
             require_current(db)
         return stored_rule_findings(manifest, db)
     except (ParleyError, ValueError) as exc:

@@ -79,7 +79,9 @@ class ChangeFeed:
                 # says it (one line a process, whichever of the pool and the feed notices first);
                 # only a feed that fails while its store answers speaks for itself.
                 if failures >= 2 and isinstance(exc, psycopg.OperationalError):
-                    self.db.outage.began(f"the change feed could not reconnect: {type(exc).__name__}")
+                    self.db.outage.began(
+                        f"the change feed could not reconnect: {type(exc).__name__}"
+                    )
                 elif failures >= 2 and not self._down_reported and not self.db.outage.down:
                     self._down_reported = True
                     log.warning(

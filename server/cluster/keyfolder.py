@@ -14,11 +14,11 @@ import json
 from pathlib import Path
 
 from server.errors import ConfigError
-from server.identity.mandates import SigningKey
-from server.oauth.keys import KeyRing
+from server.keys.console import session_secret
+from server.keys.mandate import SigningKey
+from server.keys.oauth import KeyRing
 from server.store.database import Database
 from server.store.migrations import meta
-from server.web.pages import session_secret
 
 NAMES = {
     "fingerprint.mandate_key": "the mandate-signing key",

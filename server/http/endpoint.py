@@ -13,9 +13,6 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import mcp_types as types
-from mcp.server._otel import (
-    OpenTelemetryMiddleware,
-)  # the SDK's docs: drop it from `middleware` to opt out
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -33,6 +30,9 @@ from server.http.live import INBOX_URI, LiveSessions, connection_of
 from server.http.request_state import caller_of, state_of
 from server.manifest.schema import Manifest
 from server.quoting import QUOTED_NOTICE
+from server.transport.sdk import (
+    OpenTelemetryMiddleware,  # the SDK's docs: drop it from `middleware` to opt out
+)
 
 log = logging.getLogger("parley.mcp")
 

@@ -16,7 +16,6 @@ from starlette.responses import JSONResponse
 from server.answering.pool import AnswererPool
 from server.metrics import ANSWERING_ALIVE, LISTENER_UP, PROCESS_UP, STORE_POOL, STORE_UP
 from server.store.database import Database, StoreUnavailable
-from server.store.postgres import PostgresDatabase
 
 STORE_DEADLINE = 1.0  # seconds the store has to answer a readiness probe
 NO_STORE = {"cache-control": "no-store"}
@@ -77,14 +76,12 @@ class Health:
         PROCESS_UP.set(1)
         pids = self.pool.pids()
         ANSWERING_ALIVE.set(sum(1 for pid in pids if _running(pid)))
-        if isinstance(self.db, PostgresDatabase):
-            STORE_UP.set(0 if self.db.outage.down else 1)
-            stats = self.db.pool.get_stats()
-            STORE_POOL.labels("open").set(stats.get("pool_size", 0))
-            STORE_POOL.labels("in_use").set(
-                stats.get("pool_size", 0) - stats.get("pool_available", 0)
-            )
-            STORE_POOL.labels("waiting").set(stats.get("requests_waiting", 0))
+        stats = self.db.pool_stats()
+        if stats is not None:
+            STORE_UP.set(1 if stats.up else 0)
+            STORE_POOL.labels("open").set(stats.open)
+            STORE_POOL.labels("in_use").set(stats.in_use)
+            STORE_POOL.labels("waiting").set(stats.waiting)
             LISTENER_UP.set(1 if self.listening is not None and self.listening() else 0)
         else:
             STORE_UP.set(1)

@@ -39,8 +39,8 @@ last (scripts/bench_http.py: wrk's p99 at 100 connections).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +81,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.http.live import connection_of
 from server.http.request_state import current
+from server.transport import sdk
 
 # The dispatcher's own logger: a handler that raises is logged where the SDK's way logs it.
 sdk_log = logging.getLogger("mcp.shared.jsonrpc_dispatcher")
@@ -222,7 +223,7 @@ class LeanExchange:
         if connection is None or sid is None or sid in self._sessions:
             return
         session = _Session(
-            connection, ServerRunner(self.server, connection, self.manager._lifespan_state)
+            connection, ServerRunner(self.server, connection, sdk.lifespan_state(self.manager))
         )
         self._sessions[sid] = session
         connection.exit_stack.callback(self._ended, sid, session)
@@ -251,7 +252,7 @@ class LeanExchange:
     async def _take(self, scope: Scope, receive: Receive) -> _Exchange | Receive:
         """The exchange, when the SDK would take this request; else the receive to hand it on with."""
         manager = self.manager
-        if scope["method"] != "POST" or not manager.json_response or manager._task_group is None:
+        if scope["method"] != "POST" or not manager.json_response or not sdk.running(manager):
             return receive
         first: dict[bytes, bytes] = {}  # each header's first value: the one the SDK reads
         for name, value in scope["headers"]:
@@ -310,10 +311,7 @@ class LeanExchange:
         """The session this request names, if the SDK would serve the request on it as it stands."""
         if sid is None or isinstance(scope.get("user"), AuthenticatedUser):
             return None
-        transport = self.manager._server_instances.get(sid)
-        if transport is None or transport.is_terminated or sid in self.manager._session_owners:
-            return None
-        if transport.idle_scope is not None and transport.idle_scope.cancel_called:
+        if sdk.open_session(self.manager, sid) is None:
             return None
         return self._sessions.get(sid)
 
@@ -353,7 +351,7 @@ class LeanExchange:
         message, session, lifespan = (
             exchange.message,
             exchange.session,
-            self.manager._lifespan_state,
+            sdk.lifespan_state(self.manager),
         )
         dispatch = _Dispatch(
             _STATELESS if session is None else _STATEFUL,
@@ -369,12 +367,12 @@ class LeanExchange:
                 runner = ServerRunner(self.server, connection, lifespan)
                 answer = await _answer(runner, dispatch, message)
             finally:
-                if _has_cleanup(connection):
+                if sdk.has_cleanup(connection.exit_stack):
                     await aclose_shielded(connection)
             await _respond(send, 200, answer or _cancelled(message), None)
             return
         assert exchange.session_id is not None
-        transport = self.manager._server_instances[exchange.session_id]
+        transport = sdk.transport_of(self.manager, exchange.session_id)
         flight = _Flight(anyio.CancelScope(), dispatch)
         key = coerce_request_id(message.id)
         session.in_flight[key] = flight  # a duplicate id overwrites, as in the dispatcher's table
@@ -383,23 +381,16 @@ class LeanExchange:
             if session.in_flight.get(key) is flight:
                 del session.in_flight[key]
 
-        # in flight for the idle timeout, as the transport's handle_request counts a request
-        idle, timeout = transport.idle_scope, transport._idle_timeout
-        if idle is not None and timeout is not None:
-            transport._requests_in_flight += 1
-            idle.deadline = math.inf
         answer = None
-        try:
-            with flight.scope:
-                if session.runner.lifespan_state is not lifespan:
-                    session.runner = ServerRunner(self.server, session.connection, lifespan)
-                answer = await _answer(session.runner, dispatch, message, landed)
-        finally:
-            landed()
-            if idle is not None and timeout is not None:
-                transport._requests_in_flight -= 1
-                if not transport._requests_in_flight:
-                    idle.deadline = anyio.current_time() + timeout
+        # in flight for the idle timeout, as the transport's handle_request counts a request
+        with contextlib.nullcontext() if transport is None else sdk.held_open(transport):
+            try:
+                with flight.scope:
+                    if session.runner.lifespan_state is not lifespan:
+                        session.runner = ServerRunner(self.server, session.connection, lifespan)
+                    answer = await _answer(session.runner, dispatch, message, landed)
+            finally:
+                landed()
         if flight.ended:
             ended = ErrorData(
                 code=INTERNAL_ERROR, message="Session terminated before the request completed"
@@ -409,13 +400,6 @@ class LeanExchange:
             )
             return
         await _respond(send, 200, answer or _cancelled(message), exchange.session_id)
-
-
-def _has_cleanup(connection: Connection) -> bool:
-    """Whether a handler left cleanup on the request's connection. Most leave none, and unwinding
-    an empty stack under the SDK's shielded, bounded scope cost a stateless request as much as its
-    tool did; with anything on it (or a stack whose callbacks cannot be seen) it is unwound as before."""
-    return bool(getattr(connection.exit_stack, "_exit_callbacks", True))
 
 
 def _cancelled(message: JSONRPCRequest) -> JSONRPCError:

@@ -32,6 +32,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from server.access import Access, Caller
 from server.identity.credentials import CredentialRejected
 from server.store.database import StoreUnavailable
+from server.transport import sdk
 
 log = logging.getLogger("parley.notify")
 
@@ -49,12 +50,10 @@ class _Watch:
 def connection_of(ctx: ServerRequestContext) -> Connection | None:
     """The long-lived connection behind a request's per-request session.
 
-    SDK 2.3 builds a fresh `ServerSession` per request and exposes the connection (whose
-    standalone stream carries server-initiated notifications) only as a private attribute;
-    tests/http/test_e2e_live_changes.py fails if an SDK upgrade moves it.
+    The SDK keeps it private (`server.transport.sdk.session_connection`);
+    tests/http/test_e2e_live_changes.py and tests/transport/ fail if an SDK upgrade moves it.
     """
-    connection = getattr(ctx.session, "_connection", None)
-    return connection if isinstance(connection, Connection) else None
+    return sdk.session_connection(ctx.session)
 
 
 class LiveSessions:

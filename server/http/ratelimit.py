@@ -16,6 +16,7 @@ from typing import Protocol
 
 from server.store.batching import Carrying
 from server.store.database import Database
+from server.store.opening import shared_store
 from server.store.postgres import PostgresDatabase
 
 
@@ -102,8 +103,9 @@ class SharedBudget:
 
 def budget(db: Database, per_minute: int, scope: str) -> Budget:
     """A shared budget on PostgreSQL, else this process's own."""
-    if isinstance(db, PostgresDatabase):
-        return SharedBudget(db, per_minute, scope)
+    shared = shared_store(db)
+    if shared is not None:
+        return SharedBudget(shared, per_minute, scope)
     return RateLimiter(per_minute)
 
 

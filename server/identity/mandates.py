@@ -8,26 +8,22 @@ A mandate whose signature fails, that has expired, or that is missing counts as 
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.errors import KeyMissing, ParleyError
+from server.errors import ParleyError
+from server.keys.mandate import SigningKey
 from server.store import mandates as mandate_rows
 from server.store import principals as principal_rows
 from server.store.database import Database, format_time, now, parse_time, write
 
 VISIBILITIES = ("public", "members", "private")
-KEY_FILE = "mandate-signing.pem"
 
 
 class MandateBody(BaseModel):
@@ -51,47 +47,6 @@ def canonical_json(data: Mapping[str, object]) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
         "utf-8"
     )
-
-
-class SigningKey:
-    """The club's mandate-signing key, created on first use with owner-only permissions."""
-
-    def __init__(self, private: Ed25519PrivateKey):
-        self._private = private
-        raw = private.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
-        self.public_raw = raw
-        self.key_id = hashlib.sha256(raw).hexdigest()[:16]
-
-    @classmethod
-    def load_or_create(cls, keys_dir: Path, create: bool = True) -> SigningKey:
-        """The mandate-signing key of the keys folder; `create=False` (a cluster's shared folder,
-        created once by `parley keys init`) refuses a folder without one instead of making a key
-        no other process has."""
-        path = Path(keys_dir) / KEY_FILE
-        if not path.exists() and not create:
-            raise KeyMissing("mandate-signing key", Path(keys_dir).resolve())
-        if path.exists():
-            private = serialization.load_pem_private_key(path.read_bytes(), password=None)
-            if not isinstance(private, Ed25519PrivateKey):
-                raise ValueError(f"{path} is not an Ed25519 private key")
-            return cls(private)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(path.parent, 0o700)
-        private = Ed25519PrivateKey.generate()
-        pem = private.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(pem)
-        return cls(private)
-
-    def sign(self, body: bytes) -> str:
-        return base64.b64encode(self._private.sign(body)).decode("ascii")
 
 
 def _verify(body: str, signature: str, key_id: str, key: SigningKey) -> MandateBody | None:

@@ -29,7 +29,8 @@ from server.identity.credentials import (
     bearer_token,
     digest,
 )
-from server.identity.mandates import MandateStatus, SigningKey
+from server.identity.mandates import MandateStatus
+from server.keys.mandate import SigningKey
 from server.store import chains
 from server.store import tokens as token_rows
 from server.store.database import Database, now, parse_time, revision

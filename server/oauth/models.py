@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import jwt
 
 from server.identity.credentials import digest
-from server.oauth.keys import KeyRing
+from server.keys.oauth import KeyRing
 from server.store import agents as agent_rows
 from server.store import oauth as rows
 from server.store import principals as principal_rows

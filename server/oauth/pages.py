@@ -14,7 +14,7 @@ from starlette.routing import Route
 from server.access import grantable_scopes, lane_of
 from server.http.ratelimit import budget, retry_after_header
 from server.identity import mandates
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.oauth.authlib_api import AuthorizationCodeGrant, OAuth2Error
 from server.oauth.authorization import (

@@ -23,8 +23,8 @@ import httpx2
 import jwt
 
 from server.identity.credentials import LEEWAY_SECONDS, AccessClaims, CredentialRejected
+from server.keys.oauth import KeyRing
 from server.manifest.schema import as_text
-from server.oauth.keys import KeyRing
 
 # Claims the resolver decides from itself; a token cannot set these for the entry table.
 _REGISTERED = frozenset(

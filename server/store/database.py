@@ -10,7 +10,8 @@ from __future__ import annotations
 import abc
 import contextlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
 
@@ -63,6 +64,16 @@ class StoreUnavailable(ParleyError):
     status = 503
 
 
+@dataclass(frozen=True)
+class PoolStats:
+    """A pooled store's state for `/metrics`: reachable now, connections open, in use, requests waiting."""
+
+    up: bool
+    open: int
+    in_use: int
+    waiting: int
+
+
 class Database(abc.ABC):
     """What every store module uses, on either backend: statements with `?` or `:name` parameters,
     dict rows, an insert that answers the new id, and units of work that write.
@@ -70,7 +81,26 @@ class Database(abc.ABC):
     SQL is written once, in the dialect both databases share; where they differ (the schema, locks,
     notifications) the backend's own module says so."""
 
-    backend: str
+    backend: str  # its name, for reports (`/healthz`, `parley cluster`); ask the capabilities below
+    # Several processes read and write it at once: budgets, decisions and changes go through it, and
+    # only `parley db migrate` and `parley keys init` create its schema and keys.
+    shared: bool = False
+    # Each statement waits on a network round trip: work that touches it runs off the event loop.
+    over_network: bool = False
+
+    def count_round_trips(self, counted: Callable[[int], None]) -> None:
+        """Have its round trips, by what they were made for, counted (`/metrics`); a store with
+        none (the embedded file) has nothing to count."""
+        return None
+
+    def audit_unwritten(self, rows: int) -> bool:
+        """Whether an outage in progress counts these unwritten audit rows into its own recovery
+        line (one line an outage); False: the caller logs each."""
+        return False
+
+    def pool_stats(self) -> PoolStats | None:
+        """Its connection pool as gauges, if it has one."""
+        return None
 
     @abc.abstractmethod
     def execute(self, sql: str, parameters: Params = None) -> Cursor:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.store.database import Database
+
+if TYPE_CHECKING:
+    from server.store.postgres import PostgresDatabase
 
 
 def open_db(
@@ -32,3 +36,11 @@ def open_db(
         db.close()
         raise
     return db
+
+
+def shared_store(db: Database) -> PostgresDatabase | None:
+    """The store itself when several processes share it (`Database.shared`), typed for what only
+    such a store offers: budgets kept in it, its change feed."""
+    from server.store.postgres import PostgresDatabase
+
+    return db if isinstance(db, PostgresDatabase) and db.shared else None

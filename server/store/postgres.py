@@ -30,6 +30,7 @@ from server.store.batching import BudgetBatcher
 from server.store.database import (
     Database,
     Params,
+    PoolStats,
     Row,
     StoreUnavailable,
     Taken,
@@ -117,6 +118,8 @@ def _run(
 
 class PostgresDatabase(Database):
     backend = "postgresql"
+    shared = True
+    over_network = True
 
     def __init__(self, url: str, pool_size: int = 20):
         self.url = url
@@ -270,6 +273,22 @@ class PostgresDatabase(Database):
                     yield self
             finally:
                 self._local.conn = None
+
+    def count_round_trips(self, counted: Callable[[int], None]) -> None:
+        self.counted = counted
+
+    def audit_unwritten(self, rows: int) -> bool:
+        return self.outage.audit_unwritten(rows)
+
+    def pool_stats(self) -> PoolStats:
+        stats = self.pool.get_stats()
+        size = stats.get("pool_size", 0)
+        return PoolStats(
+            up=not self.outage.down,
+            open=size,
+            in_use=size - stats.get("pool_available", 0),
+            waiting=stats.get("requests_waiting", 0),
+        )
 
     def close(self) -> None:
         self.together.close()

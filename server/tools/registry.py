@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 from server.access import Caller
 from server.asking import Escalations
 from server.errors import ParleyError
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.plaintext import control_character, folded
 from server.router import Catalogue, Vocabulary

@@ -13,8 +13,8 @@ from server.access import Lane, default_scopes
 from server.asking import Escalations, briefing, queue
 from server.errors import NotFound
 from server.identity import mandates, principals
-from server.identity.mandates import SigningKey
 from server.identity.principals import Principal
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.store.principals import PrincipalStatus
 from server.web.pages import Pages

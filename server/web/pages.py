@@ -9,7 +9,6 @@ the keys folder, never in the database.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 from datetime import UTC, datetime, timedelta
@@ -26,10 +25,10 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from server.errors import KeyMissing
 from server.http.ratelimit import budget, retry_after_header
 from server.identity.credentials import digest
 from server.identity.passwords import check_password
+from server.keys.console import session_secret
 from server.store import principals as principal_rows
 from server.store import sessions
 from server.store.database import Database, format_time
@@ -43,7 +42,6 @@ STATIC = {
     "rules.css": "text/css; charset=utf-8",
     "rules.js": "text/javascript; charset=utf-8",
 }
-SESSION_SECRET_FILE = "session-secret"
 SESSION_HOURS = 8
 CSP = (
     "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
@@ -60,20 +58,6 @@ def csp_sending_forms_to(origin: str) -> str:
 
 
 ACCOUNT_ATTEMPTS_PER_MINUTE = 10  # password attempts on one account, from every address together
-
-
-def session_secret(keys_dir: Path, create: bool = True) -> str:
-    """The secret that signs console cookies; every process of a cluster must share it (`create=False`
-    refuses a keys folder without one: `parley keys init` makes it once)."""
-    path = Path(keys_dir) / SESSION_SECRET_FILE
-    if not path.exists() and not create:
-        raise KeyMissing("console session secret", Path(keys_dir).resolve())
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_urlsafe(48))
-    return path.read_text().strip()
 
 
 def session_middleware(keys_dir: Path, public_url: str, create: bool = True) -> Middleware:

@@ -23,8 +23,8 @@ from server.chokepoint.context_sources import IDENTITY
 from server.chokepoint.rulebook import BrokenRule, RuleBook
 from server.chokepoint.rules import OPERATORS, Rule, RuleError
 from server.errors import NotFound
-from server.identity.mandates import SigningKey
 from server.identity.principals import Principal
+from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.web.frame import Frame, bounded_id, path_id
 from server.web.pages import Pages

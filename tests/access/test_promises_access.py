@@ -13,8 +13,8 @@ from server.cli import demo
 from server.identity import mandates, tokens
 from server.identity import principals as club_ops
 from server.identity.credentials import CredentialRejected
-from server.identity.mandates import SigningKey
 from server.identity.resolver import Resolver
+from server.keys.mandate import SigningKey
 from server.manifest.loading import load_manifest
 from server.store.database import parse_time
 from server.store.opening import open_db

@@ -59,7 +59,7 @@ class Club:
 
     def __init__(self, folder: Path, member: MemberCorpus) -> None:
         from server.asking import Escalations
-        from server.identity.mandates import SigningKey
+        from server.keys.mandate import SigningKey
         from server.manifest.loading import load_manifest
         from server.settings import Settings
         from server.store.opening import open_db

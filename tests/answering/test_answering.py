@@ -296,7 +296,7 @@ def test_model_answerer_that_cannot_be_reached_escalates():
 
 async def test_escalations_service_uses_a_configured_answerer(tmp_path, model_endpoint):
     from server.cli import demo
-    from server.identity.mandates import SigningKey
+    from server.keys.mandate import SigningKey
     from server.manifest.loading import load_manifest
     from server.store.opening import open_db
 

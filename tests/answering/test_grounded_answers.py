@@ -21,7 +21,7 @@ from server.asking import Escalations, briefing
 from server.asking.escalations import revealable
 from server.cli import demo
 from server.identity import mandates
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.loading import load_manifest
 from server.store import asking as thread_rows
 from server.store import records

@@ -439,8 +439,8 @@ async def test_whoami_tells_a_guest_of_a_rule_published_after_it_last_answered(t
     tool's answer is keyed on the rules in force too."""
     from server.access import Access
     from server.chokepoint.chokepoint import Chokepoint
-    from server.identity.mandates import SigningKey
     from server.identity.resolver import Resolver
+    from server.keys.mandate import SigningKey
     from server.manifest.loading import load_manifest
 
     db = open_db(tmp_path / "club.db")

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx2
 
 from server.cli import demo
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.loading import load_manifest
 from server.store.opening import open_db
 from tests.conftest import bound_socket, connect

@@ -32,7 +32,7 @@ from server.cli import demo
 from server.identity import mandates, tokens
 from server.identity import principals as club_ops
 from server.identity.credentials import digest
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.loading import load_manifest
 from server.settings import Settings
 from server.store import oauth as oauth_rows

@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.http.gate import Gate
 from server.http.lean import LeanExchange
+from server.transport import sdk
 from tests.conftest import Club, manifest_copy, running_club
 from tests.grounding_helpers import Model, model_endpoint
 
@@ -297,14 +298,15 @@ def test_a_lean_request_holds_its_session_open_and_restarts_its_idle_countdown(w
     """As the transport counts a request: in flight while served, the countdown restarted after."""
     token = ways.club.tokens.member.token
     session = ways.open_session(token)
-    transport = ways.lean.manager._server_instances[session]
-    assert transport.idle_scope is not None and transport._idle_timeout is not None
+    transport = sdk.transport_of(ways.lean.manager, session)
+    timeout = None if transport is None else sdk.idle_timeout(transport)
+    assert transport is not None and transport.idle_scope is not None and timeout is not None
     time.sleep(0.3)  # the opening requests' own countdowns have started by now
     started = time.monotonic()  # the clock of asyncio's loop, the idle scope's
     served, reached = ways.send(ways.headers(token, session), WHOAMI)
     assert served["status"] == 200 and reached == 0
-    assert transport.idle_scope.deadline >= started + transport._idle_timeout
-    assert transport._requests_in_flight == 0
+    assert transport.idle_scope.deadline >= started + timeout
+    assert sdk.requests_in_flight(transport) == 0
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,9 @@ from server.access import Access
 from server.cli import demo
 from server.identity import mandates, principals, tokens
 from server.identity.credentials import CredentialRejected
-from server.identity.mandates import MandateError, SigningKey
+from server.identity.mandates import MandateError
 from server.identity.resolver import Resolver
+from server.keys.mandate import KEY_FILE, SigningKey
 from server.manifest.loading import load_manifest
 from tests.access.test_e2e_lanes import GUEST, member_tools_within
 from tests.store_dump import store_dump
@@ -261,7 +262,7 @@ def test_database_file_holds_no_token_in_clear(world, tmp_path):
 
 
 def test_signing_key_file_is_owner_only(world, tmp_path):
-    path = tmp_path / "keys" / mandates.KEY_FILE
+    path = tmp_path / "keys" / KEY_FILE
     assert path.stat().st_mode & 0o077 == 0
     assert SigningKey.load_or_create(tmp_path / "keys").key_id == world[1].key_id
 

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from server.identity import principals as club_ops
-from server.oauth.keys import KeyRing
+from server.keys.oauth import KeyRing
 from tests.access.test_e2e_lanes import APPLICANT, MEMBER
 from tests.conftest import connect, running_club, tool_names
 from tests.http_stub import reply

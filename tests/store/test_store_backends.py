@@ -13,7 +13,7 @@ from server.errors import ConfigError
 from server.identity import mandates, tokens
 from server.identity import principals as club_ops
 from server.identity.credentials import digest
-from server.identity.mandates import SigningKey
+from server.keys.mandate import SigningKey
 from server.manifest.loading import load_manifest
 from server.store import principals as principal_rows
 from server.store import tokens as token_rows

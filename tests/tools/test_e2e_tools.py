@@ -470,9 +470,8 @@ def test_the_sdks_message_span_runs_only_when_a_tracer_provider_is_set(club, tmp
     import sys
     from pathlib import Path
 
-    from mcp.server._otel import OpenTelemetryMiddleware
-
     from server.http.endpoint import build_mcp_server, tracing_configured
+    from server.transport.sdk import OpenTelemetryMiddleware
 
     parley = club.live.parley
 

@@ -119,7 +119,7 @@ def test_the_session_cookie_is_secure_behind_https_httponly_and_same_site(tmp_pa
 
 
 def test_the_session_secret_is_made_once_in_a_new_folder_and_readable_by_its_owner_only(tmp_path):
-    from server.web.pages import SESSION_SECRET_FILE, session_secret
+    from server.keys.console import SESSION_SECRET_FILE, session_secret
 
     keys = tmp_path / "not" / "yet" / "keys"
     secret = session_secret(keys)
