@@ -100,13 +100,8 @@ class PhraseBinding(BindingState):
             return None
         if token.kind in WHOLE_VALUES:
             return [token]
-        if token.kind != "word" or token.index == self.first_word:
+        if self._opens_no_name(token, start):
             return None
-        if (ender := self.by_index.get(start - 1)) is not None and ender.norm in ".!?" and token.norm in self.function:
-            return None  # "… working on. Can you …": a sentence's first word, a function word, is no name
-        before = self.by_index.get(start - 1)
-        if before is not None and before.text == token.text and before.kind == "word":
-            return None  # the second word of a contraction read as two ("What's": what is)
         if _DIGIT.search(token.text) or (token.text.isupper() and len(token.text) > 1):
             run = [token]
         elif token.text[:1].isupper():
@@ -114,25 +109,52 @@ class PhraseBinding(BindingState):
                 return None  # "Friday", "April": a time, not a name
             if self._inside_name(token):
                 return None  # "Art" of "Metropolitan Museum of Art" is not a name of its own
-            run = [token]
-            i = start + 1
-            while i in self.by_index:
-                nxt = self.by_index[i]
-                if nxt.kind == "word" and nxt.text[:1].isupper():
-                    if run[-1].norm == "." and (then := self.by_index.get(i + 1)) and then.text[:1].islower():
-                        break  # "Liverpool F.C. Include its statistics": a new sentence after the initials
-                    run.append(nxt)
-                elif nxt.norm == "." and nxt.glued and _initial(run[-1]) and (
-                        _initial(self.by_index.get(i + 1), glued=True) or (len(run) > 1 and run[-2].norm == ".")):
-                    run.append(nxt)  # the initials of "Washington D.C.", "U.S."
-                elif nxt.kind == "word" and nxt.norm in NAME_LINKS and \
-                        self.by_index.get(i + 1) is not None and self.by_index[i + 1].text[:1].isupper():
-                    run.append(nxt)
-                else:
-                    break
-                i += 1
+            run = self._capitalised_run(token, start)
         else:
             return None
+        run = self._with_region(run)
+        if open_end or run[-1].text.endswith(("'s", "’s")):
+            return run  # a possessive ends the name ("Ronaldo's matches")
+        if self._runs_on(self.by_index.get(run[-1].index + 1)):
+            # "British pounds" runs on ("Amazon stock": a name, then the tool's thing);
+            # "Melbourne using", "York avoiding" open a new phrase
+            return None
+        return run
+
+    def _opens_no_name(self, token: Token, start: int) -> bool:
+        """A token no name starts at: not a word, the turn's first word, a sentence's first function
+        word, or the second half of a contraction."""
+        if token.kind != "word" or token.index == self.first_word:
+            return True
+        if (ender := self.by_index.get(start - 1)) is not None and ender.norm in ".!?" and token.norm in self.function:
+            return True  # "… working on. Can you …": a sentence's first word, a function word, is no name
+        before = self.by_index.get(start - 1)
+        # the second word of a contraction read as two ("What's": what is)
+        return before is not None and before.text == token.text and before.kind == "word"
+
+    def _capitalised_run(self, token: Token, start: int) -> list[Token]:
+        """The capitalised words from `token` on, with the initials and links a name holds."""
+        run = [token]
+        i = start + 1
+        while i in self.by_index:
+            nxt = self.by_index[i]
+            if nxt.kind == "word" and nxt.text[:1].isupper():
+                if run[-1].norm == "." and (then := self.by_index.get(i + 1)) and then.text[:1].islower():
+                    break  # "Liverpool F.C. Include its statistics": a new sentence after the initials
+                run.append(nxt)
+            elif nxt.norm == "." and nxt.glued and _initial(run[-1]) and (
+                    _initial(self.by_index.get(i + 1), glued=True) or (len(run) > 1 and run[-2].norm == ".")):
+                run.append(nxt)  # the initials of "Washington D.C.", "U.S."
+            elif nxt.kind == "word" and nxt.norm in NAME_LINKS and \
+                    self.by_index.get(i + 1) is not None and self.by_index[i + 1].text[:1].isupper():
+                run.append(nxt)
+            else:
+                break
+            i += 1
+        return run
+
+    def _with_region(self, run: list[Token]) -> list[Token]:
+        """A short name followed by a comma and a capitalised word takes its region along."""
         comma, more = self.by_index.get(run[-1].index + 1), self.by_index.get(run[-1].index + 2)
         if comma is not None and comma.norm == "," and more is not None and more.kind == "word" \
                 and more.text[:1].isupper() and more.norm not in self.function and len(run) < 4 \
@@ -141,19 +163,16 @@ class PhraseBinding(BindingState):
             while run[-1].index + 1 in self.by_index and self.by_index[run[-1].index + 1].kind == "word" \
                     and self.by_index[run[-1].index + 1].text[:1].isupper():
                 run.append(self.by_index[run[-1].index + 1])
-        after = self.by_index.get(run[-1].index + 1)
-        if open_end or run[-1].text.endswith(("'s", "’s")):
-            return run  # a possessive ends the name ("Ronaldo's matches")
-        if after is not None and after.kind == "word" and after.norm not in self.function \
-                and after.norm not in CONNECTORS and not after.text[:1].isupper() \
-                and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
-                and after.norm not in lx.TIME_WORDS[self.language] \
-                and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]) \
-                and self.noun(after) not in self.tool.things:
-            # "British pounds" runs on ("Amazon stock": a name, then the tool's thing);
-            # "Melbourne using", "York avoiding" open a new phrase
-            return None
         return run
+
+    def _runs_on(self, after: Token | None) -> bool:
+        """Whether the word after a name continues it in lowercase, so the name is no whole value."""
+        return after is not None and after.kind == "word" and after.norm not in self.function \
+            and after.norm not in CONNECTORS and not after.text[:1].isupper() \
+            and after.norm not in OPENERS[self.language] and not after.norm.endswith(PARTICIPLES[self.language]) \
+            and after.norm not in lx.TIME_WORDS[self.language] \
+            and after.norm not in TIME_MODIFIERS and not after.norm.endswith(ADVERBS[self.language]) \
+            and self.noun(after) not in self.tool.things
 
     def _tool_word(self, token: Token) -> bool:
         """A word of the tool's own name: "Amazon stock" is a name, then the thing the tool is about."""

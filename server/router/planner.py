@@ -59,6 +59,19 @@ class Outcome:
     handoff: Handoff | None = None
 
 
+@dataclass(frozen=True)
+class _ClauseFacts:
+    """What one clause says, read once; each stage of choosing its tool reads what it needs."""
+
+    clause: Clause
+    reading: Reading
+    span: set[int]
+    action: str | None
+    found: list[tuple[Token, str]]  # (token, noun) for every thing the clause names
+    known: list[tuple[Token, str]]  # those whose noun the catalogue's tools know
+    past_question: bool
+
+
 class Planner:
     def __init__(
         self, catalogue: Catalogue, language: Language, vocabulary: Vocabulary, context: Context
@@ -73,6 +86,7 @@ class Planner:
     # --- one clause ------------------------------------------------------------------------
 
     def clause(self, clause: Clause, reading: Reading, done: list[Step]) -> Outcome:
+        """One clause's step: which tool it reaches, then what that tool needs from the turn."""
         if reading.definition:
             # "what is a mandate?": asks what such a thing is, which no tool's call answers
             step = Step(kind="unread", decided_by="unread: meaning")
@@ -80,15 +94,40 @@ class Planner:
         if reading.form.frame == "none" and described(clause, self.language):
             step = Step(kind="unread", decided_by=_STATEMENT)
             return Outcome(step, "unread", "Rephrase", self.say.unread())
-        span = clause_span(clause)
-        action = clause.verb.action if clause.verb else None
-        found = things(clause.tokens, self.language, self.vocabulary, span)
-        known = [(token, noun) for token, noun in found if noun in self.nouns]
-        known_nouns = [noun for _, noun in known]
-        form = reading.form
-        past_question = form.tense == "past"
-        tools = self.catalogue.tools
+        facts = self._facts(clause, reading)
+        by_action, known, known_nouns = self._reached(facts)
+        chosen, rule, through_value = self._chosen(facts, by_action, known_nouns)
+        chosen, rule = self._narrowed(facts, chosen, rule, by_action)
+        several = self._several(facts, chosen)
+        if several is not None:
+            return several
+        if not chosen:
+            return self._no_tool(
+                clause, reading, facts.action, facts.found, known, facts.past_question
+            )
+        return self._with_tool(chosen[0], facts, rule, through_value, done)
 
+    def _facts(self, clause: Clause, reading: Reading) -> _ClauseFacts:
+        span = clause_span(clause)
+        found = things(clause.tokens, self.language, self.vocabulary, span)
+        return _ClauseFacts(
+            clause=clause,
+            reading=reading,
+            span=span,
+            action=clause.verb.action if clause.verb else None,
+            found=found,
+            known=[(token, noun) for token, noun in found if noun in self.nouns],
+            past_question=reading.form.tense == "past",
+        )
+
+    def _reached(
+        self, facts: _ClauseFacts
+    ) -> tuple[list[CatalogueTool], list[tuple[Token, str]], list[str]]:
+        """The tools the clause's verb reaches, the things it names that the catalogue knows, and
+        their nouns (a past question about doing adds the nouns the doing makes)."""
+        clause, form, action, known = facts.clause, facts.reading.form, facts.action, facts.known
+        known_nouns = [noun for _, noun in known]
+        tools = self.catalogue.tools
         first = next((t for t in clause.tokens if t.kind == "word"), None)
         unknown_verb = (
             action is None
@@ -110,30 +149,44 @@ class Planner:
             if not by_action and action == "give" and form.frame == "ordering":
                 # "give me a recipe": with nothing here that gives, a request to be told, read
                 by_action = [t for t in tools if not t.writes]
-        if past_question:
-            writers: list[CatalogueTool] | list[str] = [t for t in by_action if t.writes]
-            by_action = [t for t in by_action if not t.writes]
-            if action and lx.ACTIONS.get(action) != "read" and not known_nouns:
-                # "did anyone reply?": a past question about doing asks about what the doing makes
-                made = [
-                    self.vocabulary.noun(w) for w in lx.ACTION_NOUNS[self.language].get(action, ())
-                ]
-                known_nouns = [n for n in dict.fromkeys(made) if n and n in self.nouns][:1]
-                writers = writers or known_nouns
-            if writers and known_nouns:
-                by_action += [
-                    t
-                    for t in tools
-                    if not t.writes
-                    and any(n in t.nouns for n in known_nouns)
-                    and t not in by_action
-                ]
+        if facts.past_question:
+            by_action, known_nouns = self._reached_in_the_past(by_action, action, known_nouns)
+        return by_action, known, known_nouns
+
+    def _reached_in_the_past(
+        self, by_action: list[CatalogueTool], action: str | None, known_nouns: list[str]
+    ) -> tuple[list[CatalogueTool], list[str]]:
+        """A past-tense question never writes: its writers give way to the readers of their things."""
+        writers: list[CatalogueTool] | list[str] = [t for t in by_action if t.writes]
+        by_action = [t for t in by_action if not t.writes]
+        if action and lx.ACTIONS.get(action) != "read" and not known_nouns:
+            # "did anyone reply?": a past question about doing asks about what the doing makes
+            made = [self.vocabulary.noun(w) for w in lx.ACTION_NOUNS[self.language].get(action, ())]
+            known_nouns = [n for n in dict.fromkeys(made) if n and n in self.nouns][:1]
+            writers = writers or known_nouns
+        if writers and known_nouns:
+            by_action += [
+                t
+                for t in self.catalogue.tools
+                if not t.writes and any(n in t.nouns for n in known_nouns) and t not in by_action
+            ]
+        return by_action, known_nouns
+
+    def _chosen(
+        self, facts: _ClauseFacts, by_action: list[CatalogueTool], known_nouns: list[str]
+    ) -> tuple[list[CatalogueTool], str | None, bool]:
+        """The tools the clause chooses among those reached, the rule that chose them, and whether
+        the choice went through a value the tool reads (derived) rather than its thing."""
+        action, found = facts.action, facts.found
         # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411");
         # among the tools whose thing the turn names, the one whose name it names most fully
         primary = known_nouns[:1]
         admission = [t for t in by_action if primary[0] in t.nouns] if primary else []
         ranked = rank(
-            by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action
+            by_action,
+            TurnWords(found, facts.clause.tokens),
+            primary[0] if primary else None,
+            action,
         )
         admission = ranked or [t for t in admission if not t.adjectives]
         admitted = {
@@ -146,39 +199,55 @@ class Planner:
         )
         rule = (
             "tool: past tense"
-            if past_question and action and lx.ACTIONS.get(action) != "read"
+            if facts.past_question and action and lx.ACTIONS.get(action) != "read"
             else None
         )
         # a tool named by its verb alone is reached by that verb's own action, not by any reading verb
         verb_only = [
             t for t in by_action if not t.nouns and t.action in CLOSE.get(action or "", {action})
         ]
-        through_value = False
         if admission:
-            chosen, rule = admission, rule or "tool: admission"
-        elif not derived and action is not None and len(verb_only) == 1 and len(by_action) == 1:
+            return admission, rule or "tool: admission", False
+        if not derived and action is not None and len(verb_only) == 1 and len(by_action) == 1:
             # a tool named by its verb alone (apply, ask, plan) takes what the turn is about as input
-            chosen, rule = verb_only, rule or "tool: derived"
-        elif derived:
-            chosen, rule = derived, rule or "tool: derived"
-            through_value = True
-        elif (
+            return verb_only, rule or "tool: derived", False
+        if derived:
+            return derived, rule or "tool: derived", True
+        return self._chosen_by_verb(facts, by_action, rule)
+
+    def _chosen_by_verb(
+        self, facts: _ClauseFacts, by_action: list[CatalogueTool], rule: str | None
+    ) -> tuple[list[CatalogueTool], str | None, bool]:
+        """With no tool whose thing the turn names: the verb's own tool, an ambiguity, or the tools
+        whose description's thing the turn names."""
+        action, found = facts.action, facts.found
+        if (
             not found
             and len(by_action) == 1
             and action is not None
             and by_action[0].action in CLOSE.get(action, {action})
         ):
             # a verb alone reaches the one tool of its own action ("search" a search tool), not any reader
-            chosen, rule = by_action, rule or "tool: derived"
-        elif not found and len(by_action) > 1 and action is not None:
-            chosen, rule = by_action, "ask: ambiguous"
-        elif action is not None and (served := by_purpose(by_action, found)):
+            return by_action, rule or "tool: derived", False
+        if not found and len(by_action) > 1 and action is not None:
+            return by_action, "ask: ambiguous", False
+        if action is not None and (served := by_purpose(by_action, found)):
             # no tool's name names the thing, but one's description says it acts on it ("find a therapist":
             # "Discover therapists in a city"); two such are asked about
-            chosen, rule = served, rule or "tool: purpose"
-        else:
-            chosen = []
+            return served, rule or "tool: purpose", False
+        return [], rule, False
 
+    def _narrowed(
+        self,
+        facts: _ClauseFacts,
+        chosen: list[CatalogueTool],
+        rule: str | None,
+        by_action: list[CatalogueTool],
+    ) -> tuple[list[CatalogueTool], str | None]:
+        """The chosen tools narrowed: by their own verb, by a value the context knows, by adjective,
+        and siblings told apart."""
+        action, found, clause = facts.action, facts.found, facts.clause
+        tools = self.catalogue.tools
         if rule in ("tool: admission", "tool: purpose"):
             # a tool whose own verb the turn does not use rests on its thing alone: "movie tickets"
             # names tickets, and a movie search is not what the turn is about ("calculate the average
@@ -189,7 +258,9 @@ class Planner:
                 if t.action in CLOSE.get(action or "", {action})
                 or not qualifier_only(t, found, tools)
             ]
-        readers = [t for t in tools if not t.writes] if form.frame == "question" else []
+        readers = (
+            [t for t in tools if not t.writes] if facts.reading.form.frame == "question" else []
+        )
         known_taker = taker_of_known(
             chosen, by_action or readers, clause.tokens, self.context.known_values, self.language
         )
@@ -199,8 +270,15 @@ class Planner:
             chosen = self._prefer_by_adjective(chosen, clause) or chosen
         if rule == "tool: admission":
             chosen = told_apart(chosen, by_action, clause.tokens, action)
+        return chosen, rule
+
+    def _several(self, facts: _ClauseFacts, chosen: list[CatalogueTool]) -> Outcome | None:
+        """Two or more tools still chosen: unsure among them, or a choice asked of the caller."""
         if len(chosen) > 1 and all(
-            tool_unsure(t, clause.tokens, found, action, span, self.language) for t in chosen
+            tool_unsure(
+                t, facts.clause.tokens, facts.found, facts.action, facts.span, self.language
+            )
+            for t in chosen
         ):
             # a tie among tools the turn names only the kind of ("I would like a ferry"), giving none
             # of the values any of them reads: offering a choice would be a guess that one is meant
@@ -214,15 +292,80 @@ class Planner:
                 "ambiguous",
                 "Choose",
                 self.say.ambiguous(chosen),
-                evidence=form.predicate or "",
+                evidence=facts.reading.form.predicate or "",
             )
+        return None
 
-        if not chosen:
-            return self._no_tool(clause, reading, action, found, known, past_question)
+    def _with_tool(
+        self,
+        tool: CatalogueTool,
+        facts: _ClauseFacts,
+        rule: str | None,
+        through_value: bool,
+        done: list[Step],
+    ) -> Outcome:
+        """The one tool chosen: declined, or its arguments bound and what is missing asked for."""
+        clause, reading, action, found = facts.clause, facts.reading, facts.action, facts.found
+        form = reading.form
+        refused = self._refused(tool, facts)
+        if refused is not None:
+            return refused
+        arguments, sources, unsure, unplaced = self._arguments(tool, clause, reading, done, found)
+        from_turn = "turn" in sources.values()
+        if (
+            action is None
+            and form.frame == "question"
+            and any(p.required for p in tool.params)
+            and not from_turn
+        ):
+            # "what is the penalty for burglary?": a question about the thing, with none of the values
+            # the tool reads it by, is a question of knowledge, not a call
+            step = Step(kind="unread", decided_by="unread: question of knowledge")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unread())
+        missing = [
+            p.name
+            for p in tool.params
+            if (p.required or p.name in unsure) and p.name not in arguments
+        ]
+        selection = Selection(tool=tool.name, arguments=arguments, sources=sources)
+        if form.frame == "howto":
+            return self._howto(tool, facts, selection, missing, through_value)
+        if missing and not from_turn and self._unsure(tool, facts, through_value):
+            # the turn names the kind of thing the tool does and none of the values it reads: which
+            # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
+            step = Step(kind="unread", decided_by="unread: tool unsure")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
+        if missing:
+            selection = Selection(
+                tool=tool.name, arguments=arguments, sources=sources, missing=missing
+            )
+            step = Step(kind="ask", decided_by="ask: incomplete", selection=selection)
+            return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
+        if unplaced:
+            # the turn states what this tool has no place for: named back, never dropped by a run
+            step = Step(kind="ask", decided_by="ask: unplaced", selection=selection)
+            return Outcome(step, "incomplete", "Rephrase", self.say.unplaced(tool, unplaced))
+        assert rule is not None  # every branch that chooses a tool names its rule
+        step = Step(kind="tool", decided_by=rule, selection=selection)
+        return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
 
-        tool = chosen[0]
-        destination = [t for t in reading.destination if t in clause.tokens]
-        carries = action in lx.SEND_ACTIONS or "destination" in tool.kinds
+    def _unsure(self, tool: CatalogueTool, facts: _ClauseFacts, through_value: bool) -> bool:
+        return tool_unsure(
+            tool,
+            facts.clause.tokens,
+            facts.found,
+            facts.action,
+            facts.span,
+            self.language,
+            through_value,
+        )
+
+    def _refused(self, tool: CatalogueTool, facts: _ClauseFacts) -> Outcome | None:
+        """Declined before any argument is bound: data sent where the tool takes none, or a negated
+        order."""
+        form = facts.reading.form
+        destination = [t for t in facts.reading.destination if t in facts.clause.tokens]
+        carries = facts.action in lx.SEND_ACTIONS or "destination" in tool.kinds
         if (
             destination
             and carries
@@ -235,74 +378,39 @@ class Planner:
             )
             because = self.say.negated(tool)
             return Outcome(step, "resolved", "None", because, declined_because=because)
-        arguments, sources, unsure, unplaced = self._arguments(tool, clause, reading, done, found)
+        return None
+
+    def _howto(
+        self,
+        tool: CatalogueTool,
+        facts: _ClauseFacts,
+        selection: Selection,
+        missing: list[str],
+        through_value: bool,
+    ) -> Outcome:
+        """ "how do I …": say what the tool needs; a question about doing is not the doing."""
         if (
-            action is None
-            and form.frame == "question"
-            and any(p.required for p in tool.params)
-            and "turn" not in sources.values()
-        ):
-            # "what is the penalty for burglary?": a question about the thing, with none of the values
-            # the tool reads it by, is a question of knowledge, not a call
-            step = Step(kind="unread", decided_by="unread: question of knowledge")
-            return Outcome(step, "unmet_object", "Rephrase", self.say.unread())
-        missing = [
-            p.name
-            for p in tool.params
-            if (p.required or p.name in unsure) and p.name not in arguments
-        ]
-        if (
-            form.frame == "howto"
-            and through_value
-            and "turn" not in sources.values()
-            and tool_unsure(tool, clause.tokens, found, action, span, self.language, through_value)
+            through_value
+            and "turn" not in selection.sources.values()
+            and self._unsure(tool, facts, through_value)
         ):
             # "how to get nodes information?" reaches an interface reader only through its nodeId: a
             # question about doing names what the tool reads by, not what it does
             step = Step(kind="unread", decided_by="unread: tool unsure")
             return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
-        if form.frame == "howto":
-            # "how do I …": say what the tool needs; a question about doing is not the doing
-            step = Step(
-                kind="ask",
-                decided_by="ask: howto",
-                selection=Selection(
-                    tool=tool.name, arguments=arguments, sources=sources, missing=missing
-                ),
-            )
-            return Outcome(
-                step,
-                "incomplete" if missing else "resolved",
-                "Supply" if missing else "None",
-                self.say.howto(tool, missing),
-            )
-        if missing and "turn" not in sources.values():
-            if tool_unsure(tool, clause.tokens, found, action, span, self.language, through_value):
-                # the turn names the kind of thing the tool does and none of the values it reads: which
-                # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
-                step = Step(kind="unread", decided_by="unread: tool unsure")
-                return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
-        if missing:
-            step = Step(
-                kind="ask",
-                decided_by="ask: incomplete",
-                selection=Selection(
-                    tool=tool.name, arguments=arguments, sources=sources, missing=missing
-                ),
-            )
-            return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
-        if unplaced:
-            # the turn states what this tool has no place for: named back, never dropped by a run
-            selection = Selection(tool=tool.name, arguments=arguments, sources=sources)
-            step = Step(kind="ask", decided_by="ask: unplaced", selection=selection)
-            return Outcome(step, "incomplete", "Rephrase", self.say.unplaced(tool, unplaced))
-        assert rule is not None  # every branch that chooses a tool names its rule
-        step = Step(
-            kind="tool",
-            decided_by=rule,
-            selection=Selection(tool=tool.name, arguments=arguments, sources=sources),
+        asked = Selection(
+            tool=tool.name,
+            arguments=selection.arguments,
+            sources=selection.sources,
+            missing=missing,
         )
-        return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
+        step = Step(kind="ask", decided_by="ask: howto", selection=asked)
+        return Outcome(
+            step,
+            "incomplete" if missing else "resolved",
+            "Supply" if missing else "None",
+            self.say.howto(tool, missing),
+        )
 
     def _senses(self, tokens: list[Token]) -> list[tuple[Token, tuple[str, bool]]]:
         """The vocabulary's adjectives and adverbs in these tokens, two-word ones first ("for good")."""

@@ -323,39 +323,14 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     first_verb = next((c.verb for c in clauses if c.verb is not None), None)
     meaning = bool(_starts(words, lx.MEANING_OPENERS[language]))  # read once, for frame and act
     frame = _frame(words, tokens, language, meaning)
-    negations = lx.NEGATIONS[language]
-    negated = not negations.isdisjoint(words) or (
-        "n't" in "".join(words) and any(w.endswith("n't") for w in words)
-    )  # don't, isn't
-    polarity = "negated" if negated else "affirmative"
-    tense = first_verb.tense if first_verb else "present"
-    if any(w in lx.PAST_AUXILIARIES[language] for w in words[:3]) and frame == "question":
-        tense = "past"
-    if language == "en" and words[:1] in (["did"], ["has"], ["have"], ["was"], ["were"]):
-        tense = "past"
-    if tense != "past" and not lx.FUTURE_AUXILIARIES[language].isdisjoint(words):
-        tense = "future"
-    if tense == "future" and first_verb is None:
-        tense = "present"
+    polarity = "negated" if _negated(words, language) else "affirmative"
+    tense = _tense(words, first_verb, frame, language)
 
     roles: dict[str, str] = {}
-    destination = [t for t in tokens if t.kind in ("email", "url")]
-    preps = lx.DESTINATION_PREPS[language]
-    last = len(tokens) - 1
-    for k in [k for k, t in enumerate(tokens) if t.norm in preps and k < last]:
-        nxt = tokens[k + 1]
-        if nxt.kind in ("email", "url", "handle") or (
-            nxt.kind == "word" and nxt.text[:1].isupper()
-        ):
-            if all(nxt is not d for d in destination):
-                destination.append(nxt)
+    destination = _destination(tokens, language)
     if destination:
         roles["destination"] = " ".join(t.text for t in destination)
-    time_words = lx.TIME_WORDS[language]
-    times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
-    for k in [k for k, t in enumerate(tokens) if t.norm in _AT and k < last]:
-        if tokens[k + 1].kind in ("number", "decimal"):
-            times.append(tokens[k + 1])
+    times = _times(tokens, language)
     if times:
         roles["time"] = " ".join(t.text for t in times)
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
@@ -366,68 +341,7 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     if pointers:
         roles["pointed"] = pointers[0].text
     operators = _operators(words, language)
-    # the thing and its qualifier: the first content word after the verb (or anywhere), then prep phrases
-    function = lx.FUNCTION_WORDS[language]
-    verb_span = set()
-    for clause in clauses:
-        if clause.verb:
-            verb_span |= {
-                clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)
-            }
-    start = (first_verb.index + first_verb.length) if first_verb else 0
-    if first_verb:
-        start = (
-            clauses[0].tokens[first_verb.index].index + first_verb.length
-            if clauses[0].verb
-            else start
-        )
-    if operators:
-        function = function | {
-            w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()
-        }
-    content = [
-        t
-        for t in tokens[start:]
-        if t.kind in ("word", "handle")
-        and t.norm not in function
-        and t.index not in verb_span
-        and t.norm not in time_words
-    ]
-    if not content:
-        content = [
-            t
-            for t in tokens
-            if t.kind in ("word", "handle")
-            and t.norm not in function
-            and t.index not in verb_span
-            and t.norm not in time_words
-        ]
-    if content:
-        head = content[0]
-        thing = [head]
-        if head.index + 1 < len(tokens) and tokens[head.index + 1].kind == "number":
-            thing.append(tokens[head.index + 1])
-        roles["thing"] = " ".join(t.text for t in thing)
-        qualifier_preps = lx.QUALIFIER_PREPS[language]
-        for i in range(head.index + 1, len(tokens) - 1):
-            if (
-                tokens[i].norm in qualifier_preps
-                and tokens[i + 1].kind == "word"
-                and tokens[i + 1].norm not in function
-            ):
-                tail = []
-                for t in tokens[i:]:
-                    if (
-                        t.norm in preps
-                        or t in destination
-                        or t.kind == "punct"
-                        or t.index in verb_span
-                    ):
-                        break
-                    if t.kind in ("word", "number", "handle"):
-                        tail.append(t)
-                roles["qualifier"] = " ".join(t.text for t in tail)
-                break
+    roles.update(_thing(tokens, clauses, first_verb, operators, destination, language))
     act = _act(first_verb, frame, meaning, awaiting)
     form = Form(
         act=act,
@@ -447,6 +361,134 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         operators,
         frame == "question" and _definition(tokens, language),
     )
+
+
+def _negated(words: list[str], language: str) -> bool:
+    negations = lx.NEGATIONS[language]
+    return not negations.isdisjoint(words) or (
+        "n't" in "".join(words) and any(w.endswith("n't") for w in words)
+    )  # don't, isn't
+
+
+def _tense(words: list[str], first_verb: Verb | None, frame: str, language: str) -> str:
+    """The first verb's tense, made past by a past auxiliary opening a question ("did", "has")
+    and future by a future auxiliary anywhere; a future with no verb is the present."""
+    tense = first_verb.tense if first_verb else "present"
+    if any(w in lx.PAST_AUXILIARIES[language] for w in words[:3]) and frame == "question":
+        tense = "past"
+    if language == "en" and words[:1] in (["did"], ["has"], ["have"], ["was"], ["were"]):
+        tense = "past"
+    if tense != "past" and not lx.FUTURE_AUXILIARIES[language].isdisjoint(words):
+        tense = "future"
+    if tense == "future" and first_verb is None:
+        tense = "present"
+    return tense
+
+
+def _destination(tokens: list[Token], language: str) -> list[Token]:
+    """Where the turn sends something: addresses, and what follows "to" that reads as a name."""
+    destination = [t for t in tokens if t.kind in ("email", "url")]
+    preps = lx.DESTINATION_PREPS[language]
+    last = len(tokens) - 1
+    for k in [k for k, t in enumerate(tokens) if t.norm in preps and k < last]:
+        nxt = tokens[k + 1]
+        if nxt.kind in ("email", "url", "handle") or (
+            nxt.kind == "word" and nxt.text[:1].isupper()
+        ):
+            if all(nxt is not d for d in destination):
+                destination.append(nxt)
+    return destination
+
+
+def _times(tokens: list[Token], language: str) -> list[Token]:
+    """Words of time ("tomorrow"), then the numbers a time of day follows "at" with."""
+    time_words = lx.TIME_WORDS[language]
+    times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
+    last = len(tokens) - 1
+    for k in [k for k, t in enumerate(tokens) if t.norm in _AT and k < last]:
+        if tokens[k + 1].kind in ("number", "decimal"):
+            times.append(tokens[k + 1])
+    return times
+
+
+def _thing(
+    tokens: list[Token],
+    clauses: list[Clause],
+    first_verb: Verb | None,
+    operators: list[str],
+    destination: list[Token],
+    language: str,
+) -> dict[str, str]:
+    """The thing and its qualifier: the first content word after the verb (or anywhere), then
+    the prepositional phrase that qualifies it."""
+    function = lx.FUNCTION_WORDS[language]
+    time_words = lx.TIME_WORDS[language]
+    verb_span = set()
+    for clause in clauses:
+        if clause.verb:
+            verb_span |= {
+                clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)
+            }
+    start = (first_verb.index + first_verb.length) if first_verb else 0
+    if first_verb:
+        start = (
+            clauses[0].tokens[first_verb.index].index + first_verb.length
+            if clauses[0].verb
+            else start
+        )
+    if operators:
+        function = function | {
+            w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()
+        }
+
+    def is_content(t: Token) -> bool:
+        return (
+            t.kind in ("word", "handle")
+            and t.norm not in function
+            and t.index not in verb_span
+            and t.norm not in time_words
+        )
+
+    content = [t for t in tokens[start:] if is_content(t)] or [t for t in tokens if is_content(t)]
+    if not content:
+        return {}
+    head = content[0]
+    thing = [head]
+    if head.index + 1 < len(tokens) and tokens[head.index + 1].kind == "number":
+        thing.append(tokens[head.index + 1])
+    roles = {"thing": " ".join(t.text for t in thing)}
+    qualifier = _qualifier(tokens, head, function, destination, verb_span, language)
+    if qualifier is not None:
+        roles["qualifier"] = " ".join(t.text for t in qualifier)
+    return roles
+
+
+def _qualifier(
+    tokens: list[Token],
+    head: Token,
+    function: frozenset[str] | set[str],
+    destination: list[Token],
+    verb_span: set[int],
+    language: str,
+) -> list[Token] | None:
+    """The first qualifying phrase after the thing ("of order 4411"), up to a destination, a
+    verb or punctuation; None where no qualifying preposition follows the thing."""
+    qualifier_preps = lx.QUALIFIER_PREPS[language]
+    preps = lx.DESTINATION_PREPS[language]
+    for i in range(head.index + 1, len(tokens) - 1):
+        if (
+            tokens[i].norm in qualifier_preps
+            and tokens[i + 1].kind == "word"
+            and tokens[i + 1].norm not in function
+        ):
+            tail = []
+            for t in tokens[i:]:
+                if t.norm in preps or t in destination or t.kind == "punct" or t.index in verb_span:
+                    break
+                if t.kind in ("word", "number", "handle"):
+                    tail.append(t)
+            return tail
+    return None
 
 
 _AT = frozenset({"at", "as", "às"})  # a time of day follows: "at 9"
