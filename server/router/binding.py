@@ -30,9 +30,10 @@ from server.router.certainty import NUMERIC, OF
 from server.router.dates import as_described
 from server.router.dictated import DictationBinding
 from server.router.kinds import FLAG_NOISE
+from server.router.name_runs import CONNECTORS, WHOLE_VALUES
 from server.router.names import singular
 from server.router.numeric import NumberBinding
-from server.router.phrases import CONNECTORS, WHOLE_VALUES, PhraseBinding
+from server.router.phrases import PhraseBinding
 from server.router.reader import Reading, Token
 from server.router.selection import stem_shared
 from server.router.state import Claim, Senses

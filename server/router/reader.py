@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from server.router import lexicon as lx
+from server.router.roles import destination_of, thing_of, times_of
 from server.router.tokens import (
     Token as Token,
 )  # re-exported: reader.Token, reader.fold
@@ -327,10 +328,10 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     tense = _tense(words, first_verb, frame, language)
 
     roles: dict[str, str] = {}
-    destination = _destination(tokens, language)
+    destination = destination_of(tokens, language)
     if destination:
         roles["destination"] = " ".join(t.text for t in destination)
-    times = _times(tokens, language)
+    times = times_of(tokens, language)
     if times:
         roles["time"] = " ".join(t.text for t in times)
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
@@ -341,7 +342,8 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     if pointers:
         roles["pointed"] = pointers[0].text
     operators = _operators(words, language)
-    roles.update(_thing(tokens, clauses, first_verb, operators, destination, language))
+    verb_span, start = _verb_positions(clauses, first_verb)
+    roles.update(thing_of(tokens, verb_span, start, operators, destination, language))
     act = _act(first_verb, frame, meaning, awaiting)
     form = Form(
         act=act,
@@ -361,6 +363,25 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
         operators,
         frame == "question" and _definition(tokens, language),
     )
+
+
+def _verb_positions(clauses: list[Clause], first_verb: Verb | None) -> tuple[set[int], int]:
+    """The token indices of every clause's verb, and where the first verb ends (the thing is
+    looked for after it first)."""
+    verb_span = set()
+    for clause in clauses:
+        if clause.verb:
+            verb_span |= {
+                clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)
+            }
+    start = (first_verb.index + first_verb.length) if first_verb else 0
+    if first_verb:
+        start = (
+            clauses[0].tokens[first_verb.index].index + first_verb.length
+            if clauses[0].verb
+            else start
+        )
+    return verb_span, start
 
 
 def _negated(words: list[str], language: str) -> bool:
@@ -385,113 +406,6 @@ def _tense(words: list[str], first_verb: Verb | None, frame: str, language: str)
     return tense
 
 
-def _destination(tokens: list[Token], language: str) -> list[Token]:
-    """Where the turn sends something: addresses, and what follows "to" that reads as a name."""
-    destination = [t for t in tokens if t.kind in ("email", "url")]
-    preps = lx.DESTINATION_PREPS[language]
-    last = len(tokens) - 1
-    for k in [k for k, t in enumerate(tokens) if t.norm in preps and k < last]:
-        nxt = tokens[k + 1]
-        if nxt.kind in ("email", "url", "handle") or (
-            nxt.kind == "word" and nxt.text[:1].isupper()
-        ):
-            if all(nxt is not d for d in destination):
-                destination.append(nxt)
-    return destination
-
-
-def _times(tokens: list[Token], language: str) -> list[Token]:
-    """Words of time ("tomorrow"), then the numbers a time of day follows "at" with."""
-    time_words = lx.TIME_WORDS[language]
-    times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
-    last = len(tokens) - 1
-    for k in [k for k, t in enumerate(tokens) if t.norm in _AT and k < last]:
-        if tokens[k + 1].kind in ("number", "decimal"):
-            times.append(tokens[k + 1])
-    return times
-
-
-def _thing(
-    tokens: list[Token],
-    clauses: list[Clause],
-    first_verb: Verb | None,
-    operators: list[str],
-    destination: list[Token],
-    language: str,
-) -> dict[str, str]:
-    """The thing and its qualifier: the first content word after the verb (or anywhere), then
-    the prepositional phrase that qualifies it."""
-    function = lx.FUNCTION_WORDS[language]
-    time_words = lx.TIME_WORDS[language]
-    verb_span = set()
-    for clause in clauses:
-        if clause.verb:
-            verb_span |= {
-                clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)
-            }
-    start = (first_verb.index + first_verb.length) if first_verb else 0
-    if first_verb:
-        start = (
-            clauses[0].tokens[first_verb.index].index + first_verb.length
-            if clauses[0].verb
-            else start
-        )
-    if operators:
-        function = function | {
-            w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()
-        }
-
-    def is_content(t: Token) -> bool:
-        return (
-            t.kind in ("word", "handle")
-            and t.norm not in function
-            and t.index not in verb_span
-            and t.norm not in time_words
-        )
-
-    content = [t for t in tokens[start:] if is_content(t)] or [t for t in tokens if is_content(t)]
-    if not content:
-        return {}
-    head = content[0]
-    thing = [head]
-    if head.index + 1 < len(tokens) and tokens[head.index + 1].kind == "number":
-        thing.append(tokens[head.index + 1])
-    roles = {"thing": " ".join(t.text for t in thing)}
-    qualifier = _qualifier(tokens, head, function, destination, verb_span, language)
-    if qualifier is not None:
-        roles["qualifier"] = " ".join(t.text for t in qualifier)
-    return roles
-
-
-def _qualifier(
-    tokens: list[Token],
-    head: Token,
-    function: frozenset[str] | set[str],
-    destination: list[Token],
-    verb_span: set[int],
-    language: str,
-) -> list[Token] | None:
-    """The first qualifying phrase after the thing ("of order 4411"), up to a destination, a
-    verb or punctuation; None where no qualifying preposition follows the thing."""
-    qualifier_preps = lx.QUALIFIER_PREPS[language]
-    preps = lx.DESTINATION_PREPS[language]
-    for i in range(head.index + 1, len(tokens) - 1):
-        if (
-            tokens[i].norm in qualifier_preps
-            and tokens[i + 1].kind == "word"
-            and tokens[i + 1].norm not in function
-        ):
-            tail = []
-            for t in tokens[i:]:
-                if t.norm in preps or t in destination or t.kind == "punct" or t.index in verb_span:
-                    break
-                if t.kind in ("word", "number", "handle"):
-                    tail.append(t)
-            return tail
-    return None
-
-
-_AT = frozenset({"at", "as", "às"})  # a time of day follows: "at 9"
 _PADDED_OPERATORS = {
     language: tuple((f" {phrase} ", op) for phrase, op in table.items())
     for language, table in lx.COMPUTE_OPERATORS.items()
