@@ -20,8 +20,9 @@ from starlette.routing import Route
 
 from server.asking import Escalations
 from server.chokepoint.context_sources import IDENTITY
-from server.chokepoint.rulebook import BrokenRule, RuleBook
+from server.chokepoint.rulebook import RuleBook
 from server.chokepoint.rules import OPERATORS, Rule, RuleError
+from server.chokepoint.stored_rules import BrokenRule
 from server.errors import NotFound
 from server.identity.mandates import SigningKey
 from server.identity.principals import Principal
