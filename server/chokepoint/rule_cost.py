@@ -63,20 +63,7 @@ class _Frame:
 
 def measure(expression: str) -> RuleCost:
     """The rule's size, nesting and cost; raises `TooCostly` as soon as one passes its bound."""
-    if len(expression) > MAX_CHARACTERS:
-        raise TooCostly(
-            f"the expression is {len(expression):,} characters; a rule is at most "
-            f"{MAX_CHARACTERS:,}"
-        )
-    tokens: list[tuple[str, str]] = []
-    for match in _TOKEN.finditer(expression):
-        kind = match.lastgroup or "other"
-        if kind != "space":
-            tokens.append((kind, match.group() if kind in ("name", "other") else ""))
-    if len(tokens) > MAX_TOKENS:
-        raise TooCostly(
-            f"the expression has {len(tokens):,} terms; a rule has at most {MAX_TOKENS:,}"
-        )
+    tokens = _terms(expression)
     widest = max(UNKNOWN_RANGE, _elements_written(tokens))
     stack = [_Frame("", 1, False)]
     cost = nesting = comprehensions = 0
@@ -115,6 +102,26 @@ def measure(expression: str) -> RuleCost:
                 "compare fields directly, or use fewer or smaller lists"
             )
     return RuleCost(len(expression), len(tokens), nesting, cost, comprehensions)
+
+
+def _terms(expression: str) -> list[tuple[str, str]]:
+    """The expression's terms as (kind, text), spaces aside; raises `TooCostly` for an expression
+    too long to read or with too many terms."""
+    if len(expression) > MAX_CHARACTERS:
+        raise TooCostly(
+            f"the expression is {len(expression):,} characters; a rule is at most "
+            f"{MAX_CHARACTERS:,}"
+        )
+    tokens: list[tuple[str, str]] = []
+    for match in _TOKEN.finditer(expression):
+        kind = match.lastgroup or "other"
+        if kind != "space":
+            tokens.append((kind, match.group() if kind in ("name", "other") else ""))
+    if len(tokens) > MAX_TOKENS:
+        raise TooCostly(
+            f"the expression has {len(tokens):,} terms; a rule has at most {MAX_TOKENS:,}"
+        )
+    return tokens
 
 
 def _kind(tokens: list[tuple[str, str]], index: int) -> str:

@@ -8,7 +8,6 @@ instructions naming the lane, why, and how to leave it.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -17,7 +16,6 @@ from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.exceptions import MCPError
 from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from opentelemetry import trace
@@ -26,8 +24,9 @@ from pydantic import BaseModel
 from server import __version__
 from server.access import Caller, Lane
 from server.chokepoint.chokepoint import Chokepoint
-from server.http.live import INBOX_URI, LiveSessions, connection_of
+from server.http.live import LiveSessions, connection_of
 from server.http.request_state import caller_of, state_of
+from server.http.resources import Resources
 from server.manifest.schema import Manifest
 from server.quoting import QUOTED_NOTICE
 from server.transport.sdk import (
@@ -35,8 +34,6 @@ from server.transport.sdk import (
 )
 
 log = logging.getLogger("parley.mcp")
-
-KNOWLEDGE_PREFIX = "parley://knowledge/"
 
 
 def instructions_for(caller: Caller, manifest: Manifest, public_url: str = "") -> str:
@@ -293,91 +290,7 @@ def build_mcp_server(
             chokepoint, live, ctx, caller_of(ctx), params.name, params.arguments
         )
 
-    def inbox_visible(caller: Caller) -> bool:
-        return "inbox" in caller.tools
-
-    def knowledge_of(caller: Caller) -> dict[str, str]:
-        """uri → knowledge base name, for the knowledge the caller's chosen agent declares."""
-        persona = manifest.agents.get(caller.entry_persona or "")
-        return {
-            f"{KNOWLEDGE_PREFIX}{name}": name for name in (persona.knowledge if persona else [])
-        }
-
-    async def list_resources(
-        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        caller = caller_of(ctx)
-        resources = [
-            types.Resource(
-                uri=uri,
-                name=name,
-                title=manifest.knowledge[name].title,
-                mime_type="text/markdown",
-                description=manifest.knowledge[name].description or manifest.knowledge[name].title,
-            )
-            for uri, name in knowledge_of(caller).items()
-        ]
-        if inbox_visible(caller):
-            resources.append(
-                types.Resource(
-                    uri=INBOX_URI,
-                    name="inbox",
-                    mime_type="application/json",
-                    description="Your threads: answers, declines and the decisions members made later. "
-                    "Subscribe to hear when a decision arrives.",
-                )
-            )
-        return types.ListResourcesResult(resources=resources, ttl_ms=0, cache_scope="private")
-
-    async def read_resource(
-        ctx: ServerRequestContext, params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        caller = caller_of(ctx)
-        knowledge = knowledge_of(caller)
-        if params.uri in knowledge:
-            base = manifest.knowledge[knowledge[params.uri]]
-            text = (Path(manifest.source_dir) / base.file).read_text(encoding="utf-8")
-            return types.ReadResourceResult(
-                contents=[
-                    types.TextResourceContents(uri=params.uri, mime_type="text/markdown", text=text)
-                ],
-                ttl_ms=0,
-                cache_scope="private",
-            )
-        if params.uri != INBOX_URI or not inbox_visible(caller):
-            raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
-        result = await chokepoint.call(caller, "inbox", {})
-        first = result.content[0] if result.content else None
-        text = first.text if isinstance(first, types.TextContent) else "{}"
-        return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(uri=INBOX_URI, mime_type="application/json", text=text)
-            ],
-            ttl_ms=0,
-            cache_scope="private",
-        )
-
-    async def list_templates(
-        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        """No templated resources: every resource is listed by its own URI (an empty answer, not an error)."""
-        return types.ListResourceTemplatesResult(resource_templates=[])
-
-    async def subscribe(
-        ctx: ServerRequestContext, params: types.SubscribeRequestParams
-    ) -> types.EmptyResult:
-        caller = caller_of(ctx)
-        if params.uri != INBOX_URI or not inbox_visible(caller):
-            raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
-        live.subscribe(ctx, caller, params.uri, on=True)
-        return types.EmptyResult()
-
-    async def unsubscribe(
-        ctx: ServerRequestContext, params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
-        live.subscribe(ctx, caller_of(ctx), params.uri, on=False)
-        return types.EmptyResult()
-
+    resources = Resources(chokepoint, live)
     server = Server(
         "parley",
         version=__version__,
@@ -385,11 +298,11 @@ def build_mcp_server(
         instructions=manifest.club.description,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
-        on_list_resource_templates=list_templates,
-        on_subscribe_resource=subscribe,
-        on_unsubscribe_resource=unsubscribe,
+        on_list_resources=resources.listing,
+        on_read_resource=resources.read,
+        on_list_resource_templates=resources.templates,
+        on_subscribe_resource=resources.subscribe,
+        on_unsubscribe_resource=resources.unsubscribe,
         on_subscriptions_listen=live.listen,
     )
     if not (tracing_configured() if tracing is None else tracing):

@@ -18,7 +18,7 @@ import logging
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.access import Access, Lane
+from server.access import Access, Caller, Lane
 from server.chokepoint.audit import AuditTrail
 from server.http import replies
 from server.http.admission import Admission, Admitter
@@ -124,53 +124,79 @@ class Gate:
                 await self.audit.carried(carry)
 
     async def _serve(self, state: RequestState, scope: Scope, receive: Receive, send: Send) -> None:
+        caller = await self._admitted(state, send)
+        if caller is None:
+            return  # refused, and the reply says why
+        session = state.session
+        state.caller = caller
+        if scope["method"] == "POST" and (
+            caller.credential == CredentialKind.OAUTH or session is not None
+        ):
+            if not await self._body_accepted(state, caller, receive, send):
+                return
+        requests_by(caller.lane, "admitted").inc()
+        await self._pass_on(state, caller, scope, receive, send)
+
+    async def _admitted(self, state: RequestState, send: Send) -> Caller | None:
+        """The request's caller, or None once the refusal is sent: a rejected credential, a guest
+        where the connection refuses one, a spent budget, or a session that is someone else's."""
         try:
             caller, rejected, wait = await self._admit(state)
         except StoreUnavailable as exc:
             await replies.unavailable(send, str(exc))
-            return
+            return None
         if rejected is not None or caller is None:
             rejected = rejected or CredentialRejected("no caller")  # fail closed
             log.warning("rejected credential from %s: %s", state.address, rejected.reason)
             if wait is not None:
                 await replies.too_many(send, Lane.GUEST, wait)
-                return
+                return None
             await replies.reject(send, rejected.reason, self.resource_metadata_url)
-            return
+            return None
         if caller.lane == Lane.GUEST and state.refuses_guest:
             # The connection asked never to be a guest (?guest=no): a missing credential is a 401,
             # which is also what starts an MCP client's OAuth discovery.
             await replies.challenge(send, self.resource_metadata_url)
-            return
+            return None
         if wait is not None:
             await replies.too_many(send, caller.lane, wait)
-            return
+            return None
         session = state.session
         if session is not None and not self.sessions.admits(session, caller):
             # A session belongs to the principal and agent that first used it with a credential:
             # anyone else is told it does not exist, as the SDK's own auth answers.
             await replies.json_rpc_error(send, 404, -32600, "Session not found")
-            return
-        state.caller = caller
-        if scope["method"] == "POST" and (
-            caller.credential == CredentialKind.OAUTH or session is not None
-        ):
-            if not await read_body(state, receive):
-                await replies.too_large(send)
-                return
-            if session is not None:
-                # The SDK's session transport acknowledges some malformed messages with 202: answer
-                # them here.
-                problem = envelope_problem(state)
-                if problem is not None:
-                    await replies.json_rpc_error(send, 400, *problem)
-                    return
-            if caller.credential == CredentialKind.OAUTH:
-                missing = step_up_scope(self.manifest, self.access, caller, state)
-                if missing is not None:
-                    await replies.insufficient_scope(send, missing, self.resource_metadata_url)
-                    return
-        requests_by(caller.lane, "admitted").inc()
+            return None
+        return caller
+
+    async def _body_accepted(
+        self, state: RequestState, caller: Caller, receive: Receive, send: Send
+    ) -> bool:
+        """A POST's body read here (an OAuth call or a session's message): within its size, a
+        well-formed envelope for a session, and within the scopes an OAuth token holds. False once
+        the refusal is sent."""
+        if not await read_body(state, receive):
+            await replies.too_large(send)
+            return False
+        if state.session is not None:
+            # The SDK's session transport acknowledges some malformed messages with 202: answer
+            # them here.
+            problem = envelope_problem(state)
+            if problem is not None:
+                await replies.json_rpc_error(send, 400, *problem)
+                return False
+        if caller.credential == CredentialKind.OAUTH:
+            missing = step_up_scope(self.manifest, self.access, caller, state)
+            if missing is not None:
+                await replies.insufficient_scope(send, missing, self.resource_metadata_url)
+                return False
+        return True
+
+    async def _pass_on(
+        self, state: RequestState, caller: Caller, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """The admitted request to the MCP app, every response telling the client its lane."""
+        session = state.session
         lane_headers = _lane_headers(caller.lane)
 
         async def send_with_lane(message: Message) -> None:

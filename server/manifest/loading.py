@@ -9,6 +9,7 @@ and `parley serve` can say exactly where to look. The default club travels insid
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,12 @@ def default_manifest_path() -> Path:
     return defaults_dir() / "club.yaml"
 
 
+Report = Callable[[tuple[str | int, ...], str], None]
+"""Records one problem at a path in the manifest."""
+
+
 def _check(manifest: Manifest) -> list[Problem]:
+    """Every cross-reference the models cannot check alone, in the order a reader meets them."""
     problems: list[Problem] = []
 
     def problem(path: tuple[str | int, ...], message: str) -> None:
@@ -32,6 +38,18 @@ def _check(manifest: Manifest) -> list[Problem]:
         )
         problems.append(Problem(path, message, label=label))
 
+    _check_lanes(manifest, problem)
+    _check_tools(manifest, problem)
+    for kind, n in Counter(manifest.evidence_kinds).items():
+        if n > 1:
+            problem(("evidence_kinds",), f"duplicate kind '{kind}'")
+    _check_agents(manifest, problem)
+    _check_entry(manifest, problem)
+    return problems
+
+
+def _check_lanes(manifest: Manifest, problem: Report) -> None:
+    """The three lanes, each ceiling made of known scopes, once each; the guest holds none."""
     known = set(manifest.scopes)
     missing_lanes = [lane for lane in LANES if lane not in manifest.lanes]
     if missing_lanes:
@@ -56,6 +74,11 @@ def _check(manifest: Manifest) -> list[Problem]:
         problem(
             ("lanes", "guest", "ceiling"), "the guest lane has no credential and can hold no scope"
         )
+
+
+def _check_tools(manifest: Manifest, problem: Report) -> None:
+    """A tool's scope is known and some lane's ceiling reaches it, or no caller could use it."""
+    known = set(manifest.scopes)
     reachable = {scope for decl in manifest.lanes.values() for scope in decl.ceiling}
     for name, tool in manifest.tools.items():
         if tool.needs is None:
@@ -67,9 +90,10 @@ def _check(manifest: Manifest) -> list[Problem]:
                 ("tools", name),
                 f"no lane's ceiling holds '{tool.needs}', so no caller can reach it",
             )
-    for kind, n in Counter(manifest.evidence_kinds).items():
-        if n > 1:
-            problem(("evidence_kinds",), f"duplicate kind '{kind}'")
+
+
+def _check_agents(manifest: Manifest, problem: Report) -> None:
+    """An agent names only tools, knowledge bases and links the manifest declares."""
     for name, agent in manifest.agents.items():
         for tool_name in agent.tools:
             if tool_name not in manifest.tools:
@@ -81,6 +105,10 @@ def _check(manifest: Manifest) -> list[Problem]:
             for link in agent.links:
                 if link not in manifest.links:
                     problem(("agents", name, "links"), f"unknown link '{link}'")
+
+
+def _check_entry(manifest: Manifest, problem: Report) -> None:
+    """The entry table: known agents, every row reachable, and a last row that catches everyone."""
     if not manifest.entry:
         problem(("entry",), "the entry table needs at least one row")
     for number, row in enumerate(manifest.entry, start=1):
@@ -97,7 +125,6 @@ def _check(manifest: Manifest) -> list[Problem]:
             "the last row must have no conditions, "
             "or a caller who matches no row has no agent to talk to",
         )
-    return problems
 
 
 class _DuplicateKey(Exception):

@@ -167,54 +167,81 @@ def _offers(
 ) -> bool:
     """Whether the turn offers a candidate for any value the tool reads (flags aside): a token of the
     kind the parameter takes, bound or not (a city the format refuses is still offered)."""
-    kinds = {t.kind for t in tokens}
-    words = {t.norm for t in tokens if t.kind == "word"}
-    text = " ".join(t.norm for t in tokens)
-    proper: bool | None = None  # read where a parameter asks (a pair of tokens at a time)
-    which: bool | None = None
-    days = _DAYS[language]
+    turn = _Offered(tool, tokens, found, language)
     for param in tool.params:
         if param.kind == "flag":
             continue
+        if turn.of_its_kind(param):
+            return True
+        if _read_in_words(param) and turn.names_which():
+            return True
+    return False
+
+
+def _read_in_words(param: Param) -> bool:
+    """A required string a word can say which thing is meant by: no time, no identifier, no list
+    of values, and no unlisted link or address (those are offered only as one)."""
+    if param.kind == "destination" and _written_as(param) and not (param.enum or param.known):
+        return False
+    return (
+        param.required
+        and param.type == "string"
+        and param.kind not in ("time", "identifier")
+        and not param.enum
+    )
+
+
+class _Offered:
+    """The candidates a turn offers, read once per turn; the costlier readings (names, which thing)
+    only when a parameter asks, and then once."""
+
+    def __init__(
+        self,
+        tool: CatalogueTool,
+        tokens: list[Token],
+        found: list[tuple[Token, str]],
+        language: str,
+    ):
+        self.tool, self.tokens, self.found, self.language = tool, tokens, found, language
+        self.kinds = {t.kind for t in tokens}
+        self.words = {t.norm for t in tokens if t.kind == "word"}
+        self.text = " ".join(t.norm for t in tokens)
+        self._proper: bool | None = None  # a pair of tokens at a time
+        self._which: bool | None = None
+
+    def of_its_kind(self, param: Param) -> bool:
+        """A token of the kind the parameter takes: one of its listed values, a place, a time, a
+        link, a number, or (for any other required value) a name or a value written as one."""
         listed = (*param.enum, *param.known)
         if listed:
-            if any(v and v.lower() in text for v in listed):
-                return True
-        elif not param.required:
-            continue  # a value an optional parameter might take, beside none of the required, is no sign
-        elif PLACE_WORDS & {*param.words, *param.described} and param.type == "string":
-            if _placed(tokens, language):
-                return True
-        elif param.kind == "time" or param.date_format:
-            if kinds & _TIME_KINDS or words & days:
-                return True
-        elif param.kind == "destination" and (written := _written_as(param)):
+            return any(v and v.lower() in self.text for v in listed)
+        if not param.required:
+            return False  # a value an optional parameter might take, beside none of the required, is no sign
+        if PLACE_WORDS & {*param.words, *param.described} and param.type == "string":
+            return _placed(self.tokens, self.language)
+        if param.kind == "time" or param.date_format:
+            return bool(self.kinds & _TIME_KINDS or self.words & _DAYS[self.language])
+        if param.kind == "destination" and (written := _written_as(param)):
             # a link or an address is offered only as one: a name, a number or a word that says
             # which thing is meant is no URL
-            if kinds & written:
-                return True
-            continue
-        elif param.type in ("number", "integer") or param.kind in ("amount", "count"):
-            if kinds & _NUMBER_KINDS:
-                return True
-        else:
-            if proper is None:
-                proper = any(
-                    _proper(t, b, language) for b, t in zip(tokens, tokens[1:], strict=False)
-                )
-            if proper or kinds & VALUE_KINDS:
-                return True
-        if (  # a word saying which thing is meant, in words: no time, and no identifier
-            param.required
-            and param.type == "string"
-            and param.kind not in ("time", "identifier")
-            and not param.enum
-        ):
-            if which is None:
-                which = _named_which(tokens, found, tool, language)
-            if which:
-                return True
-    return False
+            return bool(self.kinds & written)
+        if param.type in ("number", "integer") or param.kind in ("amount", "count"):
+            return bool(self.kinds & _NUMBER_KINDS)
+        return self.names() or bool(self.kinds & VALUE_KINDS)
+
+    def names(self) -> bool:
+        if self._proper is None:
+            tokens = self.tokens
+            self._proper = any(
+                _proper(t, b, self.language) for b, t in zip(tokens, tokens[1:], strict=False)
+            )
+        return self._proper
+
+    def names_which(self) -> bool:
+        """A word saying which thing is meant, in words."""
+        if self._which is None:
+            self._which = _named_which(self.tokens, self.found, self.tool, self.language)
+        return self._which
 
 
 def _names_only_the_tool(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Literal
 
 from server.router import lexicon as lx
 from server.router.catalogue import Param
@@ -42,6 +43,15 @@ class NumberBinding(RowBinding, KindBinding, CertaintyBinding):
             for p in self.free()
             if p.type in ("number", "integer") or p.kind in ("amount", "count", "identifier")
         ]
+        claimed, unlabelled = self._claim_numbers(values, numeric)
+        self.settle(numeric, claimed, self._number)
+        self._bind_unlabelled(numeric, unlabelled)
+
+    def _claim_numbers(
+        self, values: list[Token], numeric: list[Param]
+    ) -> tuple[dict[str, list[Token]], list[Token]]:
+        """Each number that is a value to the parameter listed for it or named by its label; the
+        numbers no label names, for the passes after."""
         unlabelled = []
         claimed: dict[str, list[Token]] = {}
         listed = self.respectively(numeric)
@@ -60,28 +70,37 @@ class NumberBinding(RowBinding, KindBinding, CertaintyBinding):
             unit = self.by_index.get(token.index + 1)
             if unit is not None and unit.kind == "word" and unit.norm in ("am", "pm", "o'clock"):
                 continue  # 11 PM is a time of day, not a number
-            takers = numeric
-            if self._counts_next(token):
-                takers = [p for p in numeric if p.kind != "identifier"]
-            best = self._best(self.left_label(token), takers)
-            if best is None:
-                best = self._best(self.right_label(token), takers)
-            if best is None:
-                # by description, less words that several describe ("hotel" of a three star hotel: no room)
-                label = [
-                    w
-                    for w in self.right_label(token) or self.left_label(token)
-                    if sum(w in p.described for p in self.tool.params) < 2
-                ]
-                best = self._best(label, numeric, describe=True)
+            best = self._labelled_by(token, numeric)
             if best is False:
                 self.unsure.update(p.name for p in numeric)
-                continue
-            if best is None:
+            elif best is None:
                 unlabelled.append(token)
             else:
                 claimed.setdefault(best.name, []).append(token)
-        self.settle(numeric, claimed, self._number)
+        return claimed, unlabelled
+
+    def _labelled_by(self, token: Token, numeric: list[Param]) -> Param | None | Literal[False]:
+        """The parameter the number's label names: the words before it, after it, then the
+        parameters' descriptions; False where two tie."""
+        takers = numeric
+        if self._counts_next(token):
+            takers = [p for p in numeric if p.kind != "identifier"]
+        best = self._best(self.left_label(token), takers)
+        if best is None:
+            best = self._best(self.right_label(token), takers)
+        if best is None:
+            # by description, less words that several describe ("hotel" of a three star hotel: no room)
+            label = [
+                w
+                for w in self.right_label(token) or self.left_label(token)
+                if sum(w in p.described for p in self.tool.params) < 2
+            ]
+            best = self._best(label, numeric, describe=True)
+        return best
+
+    def _bind_unlabelled(self, numeric: list[Param], unlabelled: list[Token]) -> None:
+        """Numbers no label names: a percent, money, a lone number, each to the one parameter that
+        takes it; several numbers to a sequence; otherwise the parameters left are unsure."""
         left = [p for p in numeric if p.name not in self.arguments and p.name not in self.unsure]
         # a percent to the one parameter whose description says how it takes a percent
         percents = [t for t in unlabelled if t.text.endswith("%")]

@@ -9,57 +9,35 @@ tool takes it is declined whole.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import cast
 
 from server.router import lexicon as lx
-from server.router.accounting import taker_of_known
 from server.router.binding import Binder
 from server.router.catalogue import Catalogue, CatalogueTool, takes
 from server.router.certainty_tool import tool_unsure
-from server.router.compute import arithmetic
+from server.router.choosing import ClauseFacts, ToolChooser
 from server.router.context import Awaiting, Context
 from server.router.model import (
-    Handoff,
     Language,
-    Next,
     PlanOutcome,
     Selection,
     Step,
     TurnPlan,
 )
-from server.router.model import Outcome as OutcomeKind
-from server.router.reader import LANGUAGES, Clause, Reading, Token, lemma_of, read
+from server.router.reader import LANGUAGES, Clause, Reading, Token, read
 from server.router.render import Renderer
 from server.router.selection import (
-    CLOSE,
-    TurnWords,
-    by_purpose,
     clause_span,
-    qualifier_only,
-    rank,
-    reaching,
     things,
 )
-from server.router.siblings import told_apart
 from server.router.statements import described
+from server.router.unmet import Outcome, Unmet
 from server.router.vocabulary import Vocabulary
 
 _STATEMENT = "unread: statement"
 
 
-@dataclass
-class Outcome:
-    step: Step
-    outcome: OutcomeKind
-    next: Next
-    render: str
-    evidence: str = ""
-    declined_because: str | None = None
-    handoff: Handoff | None = None
-
-
-class Planner:
+class Planner(Unmet):
     def __init__(
         self, catalogue: Catalogue, language: Language, vocabulary: Vocabulary, context: Context
     ):
@@ -68,11 +46,12 @@ class Planner:
         self.vocabulary = vocabulary
         self.context = context
         self.say = Renderer(language, catalogue)
-        self.nouns = catalogue.nouns
+        self.chooser = ToolChooser(catalogue, language, vocabulary, context)
 
     # --- one clause ------------------------------------------------------------------------
 
     def clause(self, clause: Clause, reading: Reading, done: list[Step]) -> Outcome:
+        """One clause's step: which tool it reaches, then what that tool needs from the turn."""
         if reading.definition:
             # "what is a mandate?": asks what such a thing is, which no tool's call answers
             step = Step(kind="unread", decided_by="unread: meaning")
@@ -80,127 +59,24 @@ class Planner:
         if reading.form.frame == "none" and described(clause, self.language):
             step = Step(kind="unread", decided_by=_STATEMENT)
             return Outcome(step, "unread", "Rephrase", self.say.unread())
-        span = clause_span(clause)
-        action = clause.verb.action if clause.verb else None
-        found = things(clause.tokens, self.language, self.vocabulary, span)
-        known = [(token, noun) for token, noun in found if noun in self.nouns]
-        known_nouns = [noun for _, noun in known]
-        form = reading.form
-        past_question = form.tense == "past"
-        tools = self.catalogue.tools
+        choice = self.chooser.choose(clause, reading)
+        facts, chosen = choice.facts, choice.tools
+        several = self._several(facts, chosen)
+        if several is not None:
+            return several
+        if not chosen:
+            return self._no_tool(
+                clause, reading, facts.action, facts.found, choice.known, facts.past_question
+            )
+        return self._with_tool(chosen[0], facts, choice.rule, choice.through_value, done)
 
-        first = next((t for t in clause.tokens if t.kind == "word"), None)
-        unknown_verb = (
-            action is None
-            and first is not None
-            and first is clause.tokens[0]
-            and first.norm not in lx.FUNCTION_WORDS[self.language]
-            and not any(token is first for token, _ in known)
-        )
-        if unknown_verb and form.frame != "question":
-            # the turn opens with a word in a verb's place that this language's grammar does not know
-            by_action = []
-            known = []
-            known_nouns = []
-        elif action is None and (form.frame in ("question", "none", "ordering")) and known:
-            # "what's in my inbox?", "meu perfil": a read of the thing named
-            by_action = [t for t in tools if not t.writes]
-        else:
-            by_action = list(reaching(self.catalogue, action))
-            if not by_action and action == "give" and form.frame == "ordering":
-                # "give me a recipe": with nothing here that gives, a request to be told, read
-                by_action = [t for t in tools if not t.writes]
-        if past_question:
-            writers: list[CatalogueTool] | list[str] = [t for t in by_action if t.writes]
-            by_action = [t for t in by_action if not t.writes]
-            if action and lx.ACTIONS.get(action) != "read" and not known_nouns:
-                # "did anyone reply?": a past question about doing asks about what the doing makes
-                made = [
-                    self.vocabulary.noun(w) for w in lx.ACTION_NOUNS[self.language].get(action, ())
-                ]
-                known_nouns = [n for n in dict.fromkeys(made) if n and n in self.nouns][:1]
-                writers = writers or known_nouns
-            if writers and known_nouns:
-                by_action += [
-                    t
-                    for t in tools
-                    if not t.writes
-                    and any(n in t.nouns for n in known_nouns)
-                    and t not in by_action
-                ]
-        # the first noun the turn names is what it is about; later ones qualify it ("the card of order 4411");
-        # among the tools whose thing the turn names, the one whose name it names most fully
-        primary = known_nouns[:1]
-        admission = [t for t in by_action if primary[0] in t.nouns] if primary else []
-        ranked = rank(
-            by_action, TurnWords(found, clause.tokens), primary[0] if primary else None, action
-        )
-        admission = ranked or [t for t in admission if not t.adjectives]
-        admitted = {
-            id(t) for t in admission
-        }  # by identity: comparing two tools field by field is slow
-        derived = (
-            [t for t in by_action if id(t) not in admitted and primary[0] in t.param_nouns]
-            if primary
-            else []
-        )
-        rule = (
-            "tool: past tense"
-            if past_question and action and lx.ACTIONS.get(action) != "read"
-            else None
-        )
-        # a tool named by its verb alone is reached by that verb's own action, not by any reading verb
-        verb_only = [
-            t for t in by_action if not t.nouns and t.action in CLOSE.get(action or "", {action})
-        ]
-        through_value = False
-        if admission:
-            chosen, rule = admission, rule or "tool: admission"
-        elif not derived and action is not None and len(verb_only) == 1 and len(by_action) == 1:
-            # a tool named by its verb alone (apply, ask, plan) takes what the turn is about as input
-            chosen, rule = verb_only, rule or "tool: derived"
-        elif derived:
-            chosen, rule = derived, rule or "tool: derived"
-            through_value = True
-        elif (
-            not found
-            and len(by_action) == 1
-            and action is not None
-            and by_action[0].action in CLOSE.get(action, {action})
-        ):
-            # a verb alone reaches the one tool of its own action ("search" a search tool), not any reader
-            chosen, rule = by_action, rule or "tool: derived"
-        elif not found and len(by_action) > 1 and action is not None:
-            chosen, rule = by_action, "ask: ambiguous"
-        elif action is not None and (served := by_purpose(by_action, found)):
-            # no tool's name names the thing, but one's description says it acts on it ("find a therapist":
-            # "Discover therapists in a city"); two such are asked about
-            chosen, rule = served, rule or "tool: purpose"
-        else:
-            chosen = []
-
-        if rule in ("tool: admission", "tool: purpose"):
-            # a tool whose own verb the turn does not use rests on its thing alone: "movie tickets"
-            # names tickets, and a movie search is not what the turn is about ("calculate the average
-            # grade" uses calculate_average's verb, and stays)
-            chosen = [
-                t
-                for t in chosen
-                if t.action in CLOSE.get(action or "", {action})
-                or not qualifier_only(t, found, tools)
-            ]
-        readers = [t for t in tools if not t.writes] if form.frame == "question" else []
-        known_taker = taker_of_known(
-            chosen, by_action or readers, clause.tokens, self.context.known_values, self.language
-        )
-        if known_taker:
-            chosen, rule = known_taker, "tool: derived"
-        if len(chosen) > 1:
-            chosen = self._prefer_by_adjective(chosen, clause) or chosen
-        if rule == "tool: admission":
-            chosen = told_apart(chosen, by_action, clause.tokens, action)
+    def _several(self, facts: ClauseFacts, chosen: list[CatalogueTool]) -> Outcome | None:
+        """Two or more tools still chosen: unsure among them, or a choice asked of the caller."""
         if len(chosen) > 1 and all(
-            tool_unsure(t, clause.tokens, found, action, span, self.language) for t in chosen
+            tool_unsure(
+                t, facts.clause.tokens, facts.found, facts.action, facts.span, self.language
+            )
+            for t in chosen
         ):
             # a tie among tools the turn names only the kind of ("I would like a ferry"), giving none
             # of the values any of them reads: offering a choice would be a guess that one is meant
@@ -214,15 +90,80 @@ class Planner:
                 "ambiguous",
                 "Choose",
                 self.say.ambiguous(chosen),
-                evidence=form.predicate or "",
+                evidence=facts.reading.form.predicate or "",
             )
+        return None
 
-        if not chosen:
-            return self._no_tool(clause, reading, action, found, known, past_question)
+    def _with_tool(
+        self,
+        tool: CatalogueTool,
+        facts: ClauseFacts,
+        rule: str | None,
+        through_value: bool,
+        done: list[Step],
+    ) -> Outcome:
+        """The one tool chosen: declined, or its arguments bound and what is missing asked for."""
+        clause, reading, action, found = facts.clause, facts.reading, facts.action, facts.found
+        form = reading.form
+        refused = self._refused(tool, facts)
+        if refused is not None:
+            return refused
+        arguments, sources, unsure, unplaced = self._arguments(tool, clause, reading, done, found)
+        from_turn = "turn" in sources.values()
+        if (
+            action is None
+            and form.frame == "question"
+            and any(p.required for p in tool.params)
+            and not from_turn
+        ):
+            # "what is the penalty for burglary?": a question about the thing, with none of the values
+            # the tool reads it by, is a question of knowledge, not a call
+            step = Step(kind="unread", decided_by="unread: question of knowledge")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unread())
+        missing = [
+            p.name
+            for p in tool.params
+            if (p.required or p.name in unsure) and p.name not in arguments
+        ]
+        selection = Selection(tool=tool.name, arguments=arguments, sources=sources)
+        if form.frame == "howto":
+            return self._howto(tool, facts, selection, missing, through_value)
+        if missing and not from_turn and self._unsure(tool, facts, through_value):
+            # the turn names the kind of thing the tool does and none of the values it reads: which
+            # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
+            step = Step(kind="unread", decided_by="unread: tool unsure")
+            return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
+        if missing:
+            selection = Selection(
+                tool=tool.name, arguments=arguments, sources=sources, missing=missing
+            )
+            step = Step(kind="ask", decided_by="ask: incomplete", selection=selection)
+            return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
+        if unplaced:
+            # the turn states what this tool has no place for: named back, never dropped by a run
+            step = Step(kind="ask", decided_by="ask: unplaced", selection=selection)
+            return Outcome(step, "incomplete", "Rephrase", self.say.unplaced(tool, unplaced))
+        assert rule is not None  # every branch that chooses a tool names its rule
+        step = Step(kind="tool", decided_by=rule, selection=selection)
+        return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
 
-        tool = chosen[0]
-        destination = [t for t in reading.destination if t in clause.tokens]
-        carries = action in lx.SEND_ACTIONS or "destination" in tool.kinds
+    def _unsure(self, tool: CatalogueTool, facts: ClauseFacts, through_value: bool) -> bool:
+        return tool_unsure(
+            tool,
+            facts.clause.tokens,
+            facts.found,
+            facts.action,
+            facts.span,
+            self.language,
+            through_value,
+        )
+
+    def _refused(self, tool: CatalogueTool, facts: ClauseFacts) -> Outcome | None:
+        """Declined before any argument is bound: data sent where the tool takes none, or a negated
+        order."""
+        form = facts.reading.form
+        destination = [t for t in facts.reading.destination if t in facts.clause.tokens]
+        carries = facts.action in lx.SEND_ACTIONS or "destination" in tool.kinds
         if (
             destination
             and carries
@@ -235,194 +176,39 @@ class Planner:
             )
             because = self.say.negated(tool)
             return Outcome(step, "resolved", "None", because, declined_because=because)
-        arguments, sources, unsure, unplaced = self._arguments(tool, clause, reading, done, found)
+        return None
+
+    def _howto(
+        self,
+        tool: CatalogueTool,
+        facts: ClauseFacts,
+        selection: Selection,
+        missing: list[str],
+        through_value: bool,
+    ) -> Outcome:
+        """ "how do I …": say what the tool needs; a question about doing is not the doing."""
         if (
-            action is None
-            and form.frame == "question"
-            and any(p.required for p in tool.params)
-            and "turn" not in sources.values()
-        ):
-            # "what is the penalty for burglary?": a question about the thing, with none of the values
-            # the tool reads it by, is a question of knowledge, not a call
-            step = Step(kind="unread", decided_by="unread: question of knowledge")
-            return Outcome(step, "unmet_object", "Rephrase", self.say.unread())
-        missing = [
-            p.name
-            for p in tool.params
-            if (p.required or p.name in unsure) and p.name not in arguments
-        ]
-        if (
-            form.frame == "howto"
-            and through_value
-            and "turn" not in sources.values()
-            and tool_unsure(tool, clause.tokens, found, action, span, self.language, through_value)
+            through_value
+            and "turn" not in selection.sources.values()
+            and self._unsure(tool, facts, through_value)
         ):
             # "how to get nodes information?" reaches an interface reader only through its nodeId: a
             # question about doing names what the tool reads by, not what it does
             step = Step(kind="unread", decided_by="unread: tool unsure")
             return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
-        if form.frame == "howto":
-            # "how do I …": say what the tool needs; a question about doing is not the doing
-            step = Step(
-                kind="ask",
-                decided_by="ask: howto",
-                selection=Selection(
-                    tool=tool.name, arguments=arguments, sources=sources, missing=missing
-                ),
-            )
-            return Outcome(
-                step,
-                "incomplete" if missing else "resolved",
-                "Supply" if missing else "None",
-                self.say.howto(tool, missing),
-            )
-        if missing and "turn" not in sources.values():
-            if tool_unsure(tool, clause.tokens, found, action, span, self.language, through_value):
-                # the turn names the kind of thing the tool does and none of the values it reads: which
-                # tool is meant is a guess ("find me a train"); say so rather than ask for a tool's values
-                step = Step(kind="unread", decided_by="unread: tool unsure")
-                return Outcome(step, "unmet_object", "Rephrase", self.say.unsure(tool, missing))
-        if missing:
-            step = Step(
-                kind="ask",
-                decided_by="ask: incomplete",
-                selection=Selection(
-                    tool=tool.name, arguments=arguments, sources=sources, missing=missing
-                ),
-            )
-            return Outcome(step, "incomplete", "Supply", self.say.incomplete(tool, missing))
-        if unplaced:
-            # the turn states what this tool has no place for: named back, never dropped by a run
-            selection = Selection(tool=tool.name, arguments=arguments, sources=sources)
-            step = Step(kind="ask", decided_by="ask: unplaced", selection=selection)
-            return Outcome(step, "incomplete", "Rephrase", self.say.unplaced(tool, unplaced))
-        assert rule is not None  # every branch that chooses a tool names its rule
-        step = Step(
-            kind="tool",
-            decided_by=rule,
-            selection=Selection(tool=tool.name, arguments=arguments, sources=sources),
+        asked = Selection(
+            tool=tool.name,
+            arguments=selection.arguments,
+            sources=selection.sources,
+            missing=missing,
         )
-        return Outcome(step, "resolved", "None", self.say.resolved(tool, arguments))
-
-    def _senses(self, tokens: list[Token]) -> list[tuple[Token, tuple[str, bool]]]:
-        """The vocabulary's adjectives and adverbs in these tokens, two-word ones first ("for good")."""
-        found: list[tuple[Token, tuple[str, bool]]] = []
-        if not self.vocabulary.adjectives:
-            return found
-        words = [t for t in tokens if t.kind == "word"]
-        i = 0
-        while i < len(words):
-            pair = f"{words[i].norm} {words[i + 1].norm}" if i + 1 < len(words) else None
-            sense = self.vocabulary.adjective(pair) if pair else None
-            if sense:
-                found.append((words[i], sense))
-                i += 2
-                continue
-            sense = self.vocabulary.adjective(words[i].norm)
-            if sense:
-                found.append((words[i], sense))
-            i += 1
-        return found
-
-    def _prefer_by_adjective(
-        self, tools: list[CatalogueTool], clause: Clause
-    ) -> list[CatalogueTool]:
-        """Adjectives and adverbs choose between tools a turn already reached; never reach one alone."""
-        wanted = {means for _, (means, same) in self._senses(clause.tokens) if same}
-        if not wanted:
-            return []
-        return [t for t in tools if wanted & (set(t.adjectives) | set(t.name.split("_")))]
-
-    def _no_tool(
-        self,
-        clause: Clause,
-        reading: Reading,
-        action: str | None,
-        things: list[tuple[Token, str]],
-        known: list[tuple[Token, str]],
-        past_question: bool,
-    ) -> Outcome:
-        if reading.form.act == "meaning":
-            step = Step(kind="unread", decided_by="unread: meaning")
-            return Outcome(step, "unread", "Defer", self.say.meaning())
-        if (
-            reading.operators
-            and sum(1 for t in clause.tokens if t.kind in ("number", "decimal")) >= 2
-        ):
-            if action is not None and lx.ACTIONS.get(action) != "read":
-                return self._decline_compute()
-            return self._compute(clause, reading)
-        destination = [t for t in reading.destination if t in clause.tokens]
-        if destination and action in lx.SEND_ACTIONS:
-            return self._decline(destination)
-        if past_question and known:
-            step = Step(kind="unread", decided_by="unread: past tense")
-            return Outcome(
-                step, "unmet_action", "None", self.say.past_unmet(), evidence=known[0][0].text
-            )
-        if known:
-            token, noun = known[0]
-            actors = [t for t in self.catalogue.tools if noun in t.nouns] or [
-                t for t in self.catalogue.tools if noun in t.param_nouns
-            ]
-            lemma = lemma_of(clause.verb, self.language) if clause.verb else None
-            return Outcome(
-                Step(kind="unread", decided_by="unread: no tool"),
-                "unmet_action",
-                "None",
-                self.say.unmet_action(actors, token.text, lemma),
-                evidence=token.text,
-            )
-        doers = list(reaching(self.catalogue, action))
-        if doers and things:
-            thing = next((t for t, _ in things), None)
-            return Outcome(
-                Step(kind="unread", decided_by="unread: no tool"),
-                "unmet_object",
-                "None",
-                self.say.unmet_object(doers, thing.text if thing else ""),
-                evidence=thing.text if thing else "",
-            )
-        return self._unread()
-
-    def _unread(self) -> Outcome:
-        if not self.context.rephrased:
-            step = Step(kind="unread", decided_by="unread: no tool")
-            return Outcome(step, "unread", "Rephrase", self.say.unread())
-        setting = self.context.on_unread
-        step = Step(kind="unread", decided_by=f"unread: on_unread {setting}")
-        if setting == "refuse":
-            return Outcome(step, "unread", "None", self.say.refuse())
+        step = Step(kind="ask", decided_by="ask: howto", selection=asked)
         return Outcome(
-            step, "unread", "Defer", self.say.handoff(setting), handoff=cast(Handoff, setting)
-        )  # one of ON_UNREAD (Context.from_dict), not refuse
-
-    def _decline(self, destination: list[Token]) -> Outcome:
-        where = ", ".join(t.text for t in destination)
-        step = Step(kind="decline", decided_by="decline: destination")
-        because = self.say.declined_destination(where)
-        return Outcome(
-            step, "unmet_action", "None", because, evidence=where, declined_because=because
+            step,
+            "incomplete" if missing else "resolved",
+            "Supply" if missing else "None",
+            self.say.howto(tool, missing),
         )
-
-    def _decline_compute(self) -> Outcome:
-        step = Step(kind="decline", decided_by="decline: compute writes")
-        because = self.say.declined_compute()
-        return Outcome(step, "unmet_action", "None", because, declined_because=because)
-
-    def _compute(self, clause: Clause, reading: Reading) -> Outcome:
-        expression, result = arithmetic(clause.tokens, self.language)
-        if result is None:
-            return self._unread()
-        step = Step(
-            kind="compute",
-            decided_by="compute: arithmetic",
-            selection=Selection(
-                arguments={"expression": expression}, sources={"expression": "turn"}
-            ),
-            result=result,
-        )
-        return Outcome(step, "resolved", "None", f"{expression} = {result}")
 
     # --- arguments -------------------------------------------------------------------------
 
@@ -444,7 +230,7 @@ class Planner:
         binder = Binder(
             tool, clause.tokens, reading, self.language, found, used, self.context.known_values
         )
-        senses = self._senses(clause.tokens)
+        senses = self.chooser.senses(clause.tokens)
         binder.bind(senses, verb_end)
         arguments, sources = binder.arguments, binder.sources
         for param in tool.params:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from server.router import lexicon as lx
+from server.router.roles import destination_of, thing_of, times_of
 from server.router.tokens import (
     Token as Token,
 )  # re-exported: reader.Token, reader.fold
@@ -21,17 +22,9 @@ from server.router.tokens import (
 from server.router.tokens import (
     tokenize,
 )
+from server.router.verbs import Verb, find_verb
 
 LANGUAGES = ("en", "pt-BR")
-
-
-@dataclass
-class Verb:
-    action: str
-    surface: str
-    tense: str
-    index: int
-    length: int = 1
 
 
 @dataclass
@@ -107,23 +100,6 @@ def _definition(tokens: list[Token], language: str) -> bool:
     )
 
 
-def _verb_index(language: str) -> dict[str, tuple[str, str]]:
-    table = lx.EN_VERBS if language == "en" else lx.PT_VERBS
-    index: dict[str, tuple[str, str]] = {}
-    for action, forms in sorted(table.items()):
-        for form, tense in forms.items():
-            index.setdefault(form, (action, tense))
-    return index
-
-
-_VERBS = {language: _verb_index(language) for language in LANGUAGES}
-# The first words of two-word verbs (look up, hand off): only these are tried as a pair
-_PAIR_FIRSTS = {
-    language: frozenset(form.split(" ")[0] for form in verbs if " " in form)
-    for language, verbs in _VERBS.items()
-}
-
-
 @lru_cache(maxsize=64)
 def _openers_by_first_word(openers: tuple[str, ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
     """Openers by their first word, each word list longest opener first (as typed, longest first)."""
@@ -165,77 +141,6 @@ def _starts(words: list[str], openers: tuple[str, ...]) -> str | None:
     for parts in _openers_by_first_word(openers).get(words[0], ()):
         if tuple(words[: len(parts)]) == parts:
             return " ".join(parts)
-    return None
-
-
-def find_verb(tokens: list[Token], language: str, start: int = 0) -> Verb | None:
-    """The clause's main verb: the first verb form, preferring one right after a modal or auxiliary."""
-    verbs = _VERBS[language]
-    pair_firsts = _PAIR_FIRSTS[language]
-    words = [t.norm if t.kind == "word" else None for t in tokens]
-    function = lx.FUNCTION_WORDS[language]
-    first_content = next(
-        (
-            i
-            for i in range(start, len(words))
-            if words[i] and words[i] not in function and words[i] not in ("please", "por", "favor")
-        ),
-        None,
-    )
-    for i in range(start, len(words)):
-        word = words[i]
-        if word is None:
-            continue
-        # two-word verbs first (look up, hand off, look for)
-        if word in pair_firsts and i + 1 < len(words) and words[i + 1]:
-            pair = f"{word} {words[i + 1]}"
-            if pair in verbs:
-                action, tense = verbs[pair]
-                return Verb(action, f"{tokens[i].text} {tokens[i + 1].text}", tense, i, 2)
-        if word not in verbs:
-            continue
-        if i > start and (
-            words[i - 1] in lx.DETERMINERS[language]
-            or (
-                i - 1 > start
-                and words[i - 2] in lx.DETERMINERS[language]
-                and words[i - 1] not in verbs
-            )
-        ):
-            continue  # "any answers", "any new answers": a noun after a determiner
-        if i > start and words[i - 1] in lx.NOUN_PREPOSITIONS[language] and i != first_content:
-            continue  # "dividend per share": a noun after a preposition
-        if language == "pt-BR" and word in lx.PT_NOT_VERBS:
-            previous = words[i - 1] if i > 0 else None
-            after_aux = previous in (
-                "foi",
-                "foram",
-                "vai",
-                "vou",
-                "pode",
-                "poderia",
-                "consegue",
-                "me",
-                "voce",
-                "ja",
-                "nao",
-                "quero",
-                "queria",
-                "tinha",
-                "sido",
-            )
-            if not (i == first_content or after_aux):
-                continue
-        if language == "en" and word in function and i != first_content:
-            continue
-        if (
-            word in lx.PARTICIPIAL_PREPOSITIONS[language]
-            and i != first_content
-            and (i == 0 or words[i - 1] not in lx.PAST_AUXILIARIES[language] | lx.BE[language])
-        ):
-            continue
-        action, tense = verbs[word]
-        return Verb(action, tokens[i].text, tense, i)
     return None
 
 
@@ -323,39 +228,14 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     first_verb = next((c.verb for c in clauses if c.verb is not None), None)
     meaning = bool(_starts(words, lx.MEANING_OPENERS[language]))  # read once, for frame and act
     frame = _frame(words, tokens, language, meaning)
-    negations = lx.NEGATIONS[language]
-    negated = not negations.isdisjoint(words) or (
-        "n't" in "".join(words) and any(w.endswith("n't") for w in words)
-    )  # don't, isn't
-    polarity = "negated" if negated else "affirmative"
-    tense = first_verb.tense if first_verb else "present"
-    if any(w in lx.PAST_AUXILIARIES[language] for w in words[:3]) and frame == "question":
-        tense = "past"
-    if language == "en" and words[:1] in (["did"], ["has"], ["have"], ["was"], ["were"]):
-        tense = "past"
-    if tense != "past" and not lx.FUTURE_AUXILIARIES[language].isdisjoint(words):
-        tense = "future"
-    if tense == "future" and first_verb is None:
-        tense = "present"
+    polarity = "negated" if _negated(words, language) else "affirmative"
+    tense = _tense(words, first_verb, frame, language)
 
     roles: dict[str, str] = {}
-    destination = [t for t in tokens if t.kind in ("email", "url")]
-    preps = lx.DESTINATION_PREPS[language]
-    last = len(tokens) - 1
-    for k in [k for k, t in enumerate(tokens) if t.norm in preps and k < last]:
-        nxt = tokens[k + 1]
-        if nxt.kind in ("email", "url", "handle") or (
-            nxt.kind == "word" and nxt.text[:1].isupper()
-        ):
-            if all(nxt is not d for d in destination):
-                destination.append(nxt)
+    destination = destination_of(tokens, language)
     if destination:
         roles["destination"] = " ".join(t.text for t in destination)
-    time_words = lx.TIME_WORDS[language]
-    times = [t for t in tokens if t.kind == "word" and t.norm in time_words]
-    for k in [k for k, t in enumerate(tokens) if t.norm in _AT and k < last]:
-        if tokens[k + 1].kind in ("number", "decimal"):
-            times.append(tokens[k + 1])
+    times = times_of(tokens, language)
     if times:
         roles["time"] = " ".join(t.text for t in times)
     quantities = [t for t in tokens if t.kind in ("decimal", "money")]
@@ -366,68 +246,8 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     if pointers:
         roles["pointed"] = pointers[0].text
     operators = _operators(words, language)
-    # the thing and its qualifier: the first content word after the verb (or anywhere), then prep phrases
-    function = lx.FUNCTION_WORDS[language]
-    verb_span = set()
-    for clause in clauses:
-        if clause.verb:
-            verb_span |= {
-                clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)
-            }
-    start = (first_verb.index + first_verb.length) if first_verb else 0
-    if first_verb:
-        start = (
-            clauses[0].tokens[first_verb.index].index + first_verb.length
-            if clauses[0].verb
-            else start
-        )
-    if operators:
-        function = function | {
-            w for phrase in lx.COMPUTE_OPERATORS[language] for w in phrase.split()
-        }
-    content = [
-        t
-        for t in tokens[start:]
-        if t.kind in ("word", "handle")
-        and t.norm not in function
-        and t.index not in verb_span
-        and t.norm not in time_words
-    ]
-    if not content:
-        content = [
-            t
-            for t in tokens
-            if t.kind in ("word", "handle")
-            and t.norm not in function
-            and t.index not in verb_span
-            and t.norm not in time_words
-        ]
-    if content:
-        head = content[0]
-        thing = [head]
-        if head.index + 1 < len(tokens) and tokens[head.index + 1].kind == "number":
-            thing.append(tokens[head.index + 1])
-        roles["thing"] = " ".join(t.text for t in thing)
-        qualifier_preps = lx.QUALIFIER_PREPS[language]
-        for i in range(head.index + 1, len(tokens) - 1):
-            if (
-                tokens[i].norm in qualifier_preps
-                and tokens[i + 1].kind == "word"
-                and tokens[i + 1].norm not in function
-            ):
-                tail = []
-                for t in tokens[i:]:
-                    if (
-                        t.norm in preps
-                        or t in destination
-                        or t.kind == "punct"
-                        or t.index in verb_span
-                    ):
-                        break
-                    if t.kind in ("word", "number", "handle"):
-                        tail.append(t)
-                roles["qualifier"] = " ".join(t.text for t in tail)
-                break
+    verb_span, start = _verb_positions(clauses, first_verb)
+    roles.update(thing_of(tokens, verb_span, start, operators, destination, language))
     act = _act(first_verb, frame, meaning, awaiting)
     form = Form(
         act=act,
@@ -449,7 +269,47 @@ def read(turn: str, language: str, awaiting: bool = False) -> Reading:
     )
 
 
-_AT = frozenset({"at", "as", "às"})  # a time of day follows: "at 9"
+def _verb_positions(clauses: list[Clause], first_verb: Verb | None) -> tuple[set[int], int]:
+    """The token indices of every clause's verb, and where the first verb ends (the thing is
+    looked for after it first)."""
+    verb_span = set()
+    for clause in clauses:
+        if clause.verb:
+            verb_span |= {
+                clause.tokens[clause.verb.index + k].index for k in range(clause.verb.length)
+            }
+    start = (first_verb.index + first_verb.length) if first_verb else 0
+    if first_verb:
+        start = (
+            clauses[0].tokens[first_verb.index].index + first_verb.length
+            if clauses[0].verb
+            else start
+        )
+    return verb_span, start
+
+
+def _negated(words: list[str], language: str) -> bool:
+    negations = lx.NEGATIONS[language]
+    return not negations.isdisjoint(words) or (
+        "n't" in "".join(words) and any(w.endswith("n't") for w in words)
+    )  # don't, isn't
+
+
+def _tense(words: list[str], first_verb: Verb | None, frame: str, language: str) -> str:
+    """The first verb's tense, made past by a past auxiliary opening a question ("did", "has")
+    and future by a future auxiliary anywhere; a future with no verb is the present."""
+    tense = first_verb.tense if first_verb else "present"
+    if any(w in lx.PAST_AUXILIARIES[language] for w in words[:3]) and frame == "question":
+        tense = "past"
+    if language == "en" and words[:1] in (["did"], ["has"], ["have"], ["was"], ["were"]):
+        tense = "past"
+    if tense != "past" and not lx.FUTURE_AUXILIARIES[language].isdisjoint(words):
+        tense = "future"
+    if tense == "future" and first_verb is None:
+        tense = "present"
+    return tense
+
+
 _PADDED_OPERATORS = {
     language: tuple((f" {phrase} ", op) for phrase, op in table.items())
     for language, table in lx.COMPUTE_OPERATORS.items()
@@ -491,26 +351,3 @@ def _act(verb: Verb | None, frame: str, meaning: bool, awaiting: bool) -> str:
     if verb.action == "give" or (frame == "ordering" and lx.ACTIONS.get(verb.action) == "read"):
         return "give" if verb.action == "give" else "inform"
     return lx.ACT_OF_ACTION.get(verb.action, "act")
-
-
-def lemma_of(verb: Verb, language: str) -> str:
-    """The verb's dictionary form, to name it back to the person: "apagar" for "apague", "delete"."""
-    surface = fold(verb.surface)
-    if language == "en":
-        forms = lx.EN_VERBS[verb.action]
-        present = [f for f, tense in forms.items() if tense == "present" and " " not in f]
-        return (
-            min(present, key=lambda f: (not surface.startswith(f[:3]), len(f)))
-            if present
-            else surface
-        )
-    forms = lx.PT_VERBS[verb.action]
-    infinitives = [f for f in forms if f.endswith(("ar", "er", "ir"))]
-
-    def shared(form: str) -> int:
-        n = 0
-        while n < min(len(form), len(surface)) and form[n] == surface[n]:
-            n += 1
-        return n
-
-    return max(sorted(infinitives), key=shared) if infinitives else surface

@@ -5,7 +5,8 @@ own documentation reaches a tool by sharing its words; it asks for nothing."""
 from __future__ import annotations
 
 from server.router import lexicon as lx
-from server.router.reader import Clause, find_verb
+from server.router.reader import Clause
+from server.router.verbs import find_verb
 
 _NOT_THIRD = frozenset({"is", "has", "does", "was", "goes", "this", "its", "us", "yes", "please"})
 # Words by which a turn speaks as, or to, someone: a clause with one of them may be a request however

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import NotRequired, TypedDict, Unpack
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -44,6 +45,20 @@ def path_id(request: Request, name: str) -> int:
     if found is None:
         raise NotFound("there is nothing here for you")
     return found
+
+
+class Confirmation(TypedDict):
+    """What an "are you sure?" page says: its question, what will happen, the form it posts again
+    (with any fields to carry), its button, and the way back that changes nothing."""
+
+    title: str
+    lines: list[str]
+    action: str
+    button: str
+    back: str
+    fields: NotRequired[list[tuple[str, list[str]]] | None]
+    danger: NotRequired[bool]  # a destructive action (the default): its button is marked so
+    items: NotRequired[list[str] | None]
 
 
 # Pages of what a member's agent does for others (it is asked questions, it quotes notes): an applicant
@@ -156,15 +171,7 @@ class Frame:
         self,
         request: Request,
         me: Principal,
-        *,
-        title: str,
-        lines: list[str],
-        action: str,
-        button: str,
-        back: str,
-        fields: list[tuple[str, list[str]]] | None = None,
-        danger: bool = True,
-        items: list[str] | None = None,
+        **confirm: Unpack[Confirmation],
     ) -> Response:
         """The "are you sure?" step of a destructive form, without JavaScript: the same form again with
         `confirm=yes`, saying what will happen, and a way back that changes nothing."""
@@ -172,14 +179,14 @@ class Frame:
             request,
             me,
             "console_confirm.html",
-            title=title,
-            lines=lines,
-            action=action,
-            button=button,
-            back=back,
-            fields=fields or [],
-            danger=danger,
-            items=items or [],
+            title=confirm["title"],
+            lines=confirm["lines"],
+            action=confirm["action"],
+            button=confirm["button"],
+            back=confirm["back"],
+            fields=confirm.get("fields") or [],
+            danger=confirm.get("danger", True),
+            items=confirm.get("items") or [],
         )
 
     @staticmethod

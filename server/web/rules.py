@@ -9,7 +9,6 @@ code path for draft, publish and remove. Members who are not stewards get 403 an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TypedDict
 
 import anyio
@@ -20,37 +19,18 @@ from starlette.routing import Route
 
 from server.asking import Escalations
 from server.chokepoint.context_sources import IDENTITY
-from server.chokepoint.rulebook import BrokenRule, RuleBook
+from server.chokepoint.rulebook import RuleBook
 from server.chokepoint.rules import OPERATORS, Rule, RuleError
+from server.chokepoint.stored_rules import BrokenRule
 from server.errors import NotFound
 from server.identity.principals import Principal
 from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.web.frame import Frame, bounded_id, path_id
 from server.web.pages import Pages
+from server.web.rule_cards import binding_panels, publish_summary
 from server.web.rule_form import Editor, EditorState
 from server.web.rule_graph import Graph, ToolFacts, layout
-
-
-@dataclass(frozen=True)
-class Card:
-    """One rule as the panel shows it: never a call's values, only what the steward wrote."""
-
-    name: str
-    state: str  # manifest | published | draft | broken
-    reads_as: str  # the sentence, or the CEL when the builder cannot say it
-    cel: bool
-    rule_id: int | None = None
-    problem: str | None = None
-    removing: bool = False  # in force until the next publish removes it
-
-
-class BindingPanel(TypedDict):
-    """One binding of a tool (agent · parley · tool) and its rules, as the tool's panel shows."""
-
-    agent: str
-    binding: str
-    cards: list[Card]
 
 
 class Overview(TypedDict):
@@ -61,16 +41,6 @@ class Overview(TypedDict):
     facts: list[ToolFacts]
 
 
-class PublishChange(TypedDict):
-    """What publishing changes on one binding: rules it adds, removes, and keeps in force."""
-
-    binding: str
-    tool: str
-    adds: list[Card]
-    removes: list[Card]
-    kept: list[Card]
-
-
 class StoredRule(TypedDict):
     """A rule of the store not removed (published or drafted), by its store id."""
 
@@ -78,18 +48,6 @@ class StoredRule(TypedDict):
     name: str
     state: str
     tool: str
-
-
-def _card(rule: Rule, state: str, removing: frozenset[int] = frozenset()) -> Card:
-    rule_id = int(rule.origin.removeprefix("store:")) if rule.origin.startswith("store:") else None
-    return Card(
-        rule.name,
-        state,
-        rule.expression if rule.is_cel else rule.reads_as,
-        rule.is_cel,
-        rule_id,
-        removing=rule_id in removing,
-    )
 
 
 class RulePages(Frame):
@@ -176,42 +134,6 @@ class RulePages(Frame):
             facts=facts,
         )
 
-    def _panel(self, tool: str) -> list[BindingPanel]:
-        drafts = self.rulebook.drafts()
-        removing = frozenset(row["id"] for row in self.rulebook.removals())
-        panel: list[BindingPanel] = []
-        for agent in self._bindings(tool):
-            cards = [
-                _card(
-                    rule,
-                    "manifest" if rule.origin.startswith("manifest:") else "published",
-                    removing,
-                )
-                for rule in self.rulebook.rules_for(agent, tool)
-            ]
-            cards += [
-                Card(
-                    rule.name,
-                    "broken",
-                    "",
-                    False,
-                    rule.rule_id,
-                    rule.problem,
-                    removing=rule.rule_id in removing,
-                )
-                for rule in self.rulebook.broken(agent, tool)
-            ]
-            for row, compiled in drafts:
-                if (row["agent"], row["tool"]) == (agent, tool):
-                    cards.append(
-                        Card(row["name"], "draft", "", False, row["id"], compiled.problem)
-                        if isinstance(compiled, BrokenRule)
-                        else _card(compiled[0], "draft")
-                    )
-            binding = f"{agent} · parley · {tool}"
-            panel.append(BindingPanel(agent=agent, binding=binding, cards=cards))
-        return panel
-
     async def index(self, request: Request) -> Response:
         me = self._steward(request)
         if isinstance(me, Response):
@@ -225,7 +147,7 @@ class RulePages(Frame):
             me,
             "rules.html",
             tool=tool,
-            panel=self._panel(tool) if tool else None,
+            panel=binding_panels(self.rulebook, self._bindings(tool), tool) if tool else None,
             description=self._description(tool) if tool else "",
             **overview,
         )
@@ -343,56 +265,13 @@ class RulePages(Frame):
 
     # --- publish and remove ----------------------------------------------------------------------
 
-    def _summary(self) -> list[PublishChange]:
-        """What publishing changes, per binding: the rules it adds, and the rules already in force."""
-        self.rulebook.refresh()
-        removing = frozenset(row["id"] for row in self.rulebook.removals())
-        by_binding: dict[tuple[str, str], PublishChange] = {}
-
-        def entry(agent: str, tool: str) -> PublishChange:
-            if (agent, tool) not in by_binding:
-                cards = [
-                    _card(rule, "published", removing)
-                    for rule in self.rulebook.rules_for(agent, tool)
-                ]
-                by_binding[(agent, tool)] = PublishChange(
-                    binding=f"{agent} · parley · {tool}",
-                    tool=tool,
-                    adds=[],
-                    removes=[card for card in cards if card.removing],
-                    kept=[card for card in cards if not card.removing],
-                )
-            return by_binding[(agent, tool)]
-
-        for row, compiled in self.rulebook.drafts():
-            entry(row["agent"], row["tool"])["adds"].append(
-                Card(row["name"], "draft", "", False, row["id"], compiled.problem)
-                if isinstance(compiled, BrokenRule)
-                else _card(compiled[0], "draft")
-            )
-        for row in self.rulebook.removals():
-            found = entry(row["agent"], row["tool"])
-            if all(
-                card.rule_id != row["id"] for card in found["removes"]
-            ):  # one that no longer compiles
-                found["removes"].append(
-                    Card(
-                        row["name"],
-                        "broken",
-                        "",
-                        False,
-                        row["id"],
-                        "It no longer compiles",
-                        removing=True,
-                    )
-                )
-        return list(by_binding.values())
-
     async def review(self, request: Request) -> Response:
         me = self._steward(request)
         if isinstance(me, Response):
             return me
-        return self._page(request, me, "rules_publish.html", summary=self._summary(), error=None)
+        return self._page(
+            request, me, "rules_publish.html", summary=publish_summary(self.rulebook), error=None
+        )
 
     async def publish(self, request: Request) -> Response:
         begun = await self._steward_form(request)
@@ -419,7 +298,7 @@ class RulePages(Frame):
                 me,
                 "rules_publish.html",
                 status_code=409,
-                summary=self._summary(),
+                summary=publish_summary(self.rulebook),
                 error=str(exc)[:1].upper() + str(exc)[1:] + ".",
             )
         said = [

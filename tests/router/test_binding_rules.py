@@ -838,7 +838,7 @@ def test_a_value_the_description_lists_binds_when_the_turn_names_it():
 
 
 def test_what_a_description_lists():
-    from server.router.catalogue import _listed
+    from server.router.descriptions import listed_values as _listed
 
     assert _listed("The city, e.g. 'Boston' or 'Austin'.") == ()
     assert _listed("Sort order: 'asc' or 'desc'.") == ("asc", "desc")

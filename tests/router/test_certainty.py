@@ -316,7 +316,7 @@ SONGS = {
     ],
 )
 def test_a_description_says_what_its_tool_acts_on(description, purpose):
-    from server.router.catalogue import _purpose
+    from server.router.descriptions import purpose_of as _purpose
 
     assert _purpose(description) == purpose
 
