@@ -95,7 +95,12 @@ async def test_a_changed_note_reaches_the_next_ask_and_one_revision_reads_the_no
     (note,) = [n for n in briefing.notes(db, ana) if n["topic"] == "availability"]
     standing = revision(db)
     drafted = briefing.write_note(
-        db, ana, "availability", "Ana is fully booked until June.", "members", agent="helper"
+        db,
+        ana,
+        "availability",
+        "Ana is booked until June, and taking on new work after that.",
+        "members",
+        agent="helper",
     )
     assert revision(db) == standing  # a pending note is handed to nobody: nothing moves
     assert "taking on new work from February" in (await ask(service, db, bruno) or "")
@@ -115,6 +120,8 @@ async def test_a_changed_note_reaches_the_next_ask_and_one_revision_reads_the_no
 
     briefing.delete(db, ana, note["id"])
     briefing.review(db, ana, drafted["id"], "approve", revision=drafted["revision"])  # handed now
-    assert "fully booked until June" in (await ask(service, db, bruno) or "")
+    assert "booked until June, and taking on new work after that" in (
+        await ask(service, db, bruno) or ""
+    )
     briefing.delete(db, ana, drafted["id"])
     assert await ask(service, db, bruno) is None  # no note on availability is left: it escalates

@@ -265,6 +265,11 @@ def test_with_postgresql_stopped_every_answer_is_a_quick_503_that_says_so_and_th
         "mcp-protocol-version": "2025-06-18",
     }
     proc, log = serve_and_wait(env, port, "--workers", "2")
+    # both workers up before the outage: a late one's start-up lines are not the outage's
+    deadline = time.monotonic() + 90
+    while sum("Parley application started in process" in line for line in log) < 2:
+        assert time.monotonic() < deadline and proc.poll() is None, "".join(log)
+        time.sleep(0.1)
     console = httpx2.Client(base_url=base, timeout=3)  # every answer below must come within 3 s
     try:
         page = console.get("/signin")
