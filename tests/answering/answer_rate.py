@@ -38,6 +38,8 @@ from typing import Any
 
 import yaml
 
+from tests.answering.tally import Tally
+
 CORPUS = Path(__file__).with_name("paraphrase_corpus.yaml")
 FRESH = Path(__file__).with_name("paraphrase_fresh.yaml")
 SPLITS = ("tuning", "holdout", "fresh", "more", "all")
@@ -205,37 +207,21 @@ def resolve(name: str) -> Answerer:
 
 
 @dataclass
-class Figures:
-    answerable: int = 0
-    right: int = 0
-    wrong: int = 0
+class Figures(Tally):
+    """A tally of one split, with what else #33's report reads: unanswered questions, escalations as
+    commitments, notes quoted per answer, and the question screen's figures."""
+
     unanswered: int = 0
     escalated_as_commitment: int = 0
-    by_language: dict[str, list[int]] = field(default_factory=dict)  # language -> [right, asked]
     quoted_counts: list[int] = field(default_factory=list)
-    unanswerable: int = 0
-    unanswerable_answered: int = 0
     commitments: int = 0
     commitments_escalated: int = 0
     commitments_missed: list[str] = field(default_factory=list)
     false_friends: int = 0
     false_friends_fired: list[str] = field(default_factory=list)
-    mistakes: list[str] = field(default_factory=list)
 
     def rate(self, part: int, whole: int) -> float:
         return part / whole if whole else 0.0
-
-    @property
-    def right_rate(self) -> float:
-        return self.rate(self.right, self.answerable)
-
-    @property
-    def wrong_rate(self) -> float:
-        return self.rate(self.wrong, self.answerable)
-
-    @property
-    def unanswerable_rate(self) -> float:
-        return self.rate(self.unanswerable_answered, self.unanswerable)
 
     @property
     def commitment_escalation_rate(self) -> float:
@@ -262,24 +248,12 @@ def measure(
         )
         if quoted:
             figures.quoted_counts.append(len(quoted))
+        figures.add(q, quoted)
         if q.note is None:
-            figures.unanswerable += 1
-            if quoted:
-                figures.unanswerable_answered += 1
-                figures.mistakes.append(f"answered unanswerable {q.text!r} with {quoted}")
             continue
-        figures.answerable += 1
-        tally = figures.by_language.setdefault(q.language, [0, 0])
-        tally[1] += 1
         if reason == "commitment":
             figures.escalated_as_commitment += 1
-        if q.note in quoted:
-            figures.right += 1
-            tally[0] += 1
-        elif quoted:
-            figures.wrong += 1
-            figures.mistakes.append(f"wrong {q.text!r}: {quoted}, wanted {q.note}")
-        else:
+        if not quoted:
             figures.unanswered += 1
             figures.mistakes.append(f"unanswered {q.text!r} ({reason}), wanted {q.note}")
     for q in in_split(corpus.commitments, split):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tests.answering.answer_rate import Question
+if TYPE_CHECKING:  # answer_rate builds its own figures on this tally
+    from tests.answering.answer_rate import Question
 
 
 @dataclass
 class Tally:
-    """Right, wrong and unanswerable answered on a set of questions, and right by language."""
+    """Right, wrong and unanswerable answered on a set of questions, and right by language: the one
+    way every report counts them (`answer_rate.Figures` adds the screen's figures)."""
 
     answerable: int = 0
     right: int = 0
