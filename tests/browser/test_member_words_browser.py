@@ -104,6 +104,9 @@ async def test_the_rule_builder_speaks_after_input_names_a_duplicate_and_shows_a
     await page.get_by_label("Operator of condition 1").select_option("is at most")
     await page.get_by_label("Value of condition 1").fill("5")
     await page.get_by_label("Name").fill("Short inboxes")
+    # the editor has read the condition (its live "Reads as" says it) before it is added, as a member
+    # sees it: a click while the form is being redrawn lands on the form it replaces
+    await expect(page.locator("#reads-as")).to_contain_text("limit is at most 5")
     await page.get_by_role("button", name="Add to draft", exact=True).click()
     await expect(page.get_by_role("status")).to_contain_text("is in the draft", use_inner_text=True)
     await page.goto(f"{club.live.base}/console/rules/new?agent=member&tool=inbox")
@@ -111,6 +114,7 @@ async def test_the_rule_builder_speaks_after_input_names_a_duplicate_and_shows_a
     await page.get_by_label("Operator of condition 1").select_option("is at most")
     await page.get_by_label("Value of condition 1").fill("5")
     await page.get_by_label("Name").fill("Short inboxes again")
+    await expect(page.locator("#reads-as")).to_contain_text("limit is at most 5")
     await page.get_by_role("button", name="Add to draft", exact=True).click()
     await expect(page.locator("#rows-error")).to_contain_text(
         "The same rule as “Short inboxes”", use_inner_text=True
