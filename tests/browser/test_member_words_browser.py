@@ -3,9 +3,10 @@ an applicant would, at 1280 px (a laptop) where the steward's navigation must fi
 
 from __future__ import annotations
 
+import asyncio
 import re
 
-from playwright.async_api import expect
+from playwright.async_api import Route, expect
 
 from server.web.connect import INSPECTOR
 from tests.browser.conftest import looked_at, sign_in
@@ -120,3 +121,37 @@ async def test_the_rule_builder_speaks_after_input_names_a_duplicate_and_shows_a
         "The same rule as “Short inboxes”", use_inner_text=True
     )
     await looked_at(page, "rule-editor-duplicate")
+
+
+async def test_what_a_member_types_while_the_rule_editor_redraws_is_kept(club, page):
+    """Choosing an operator redraws the form from the server; a value typed before that form arrives
+    stays typed, is read, and the box typed in keeps the focus (the browser holds the server's real
+    answer back until the typing is done)."""
+    held, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_redraws(route: Route) -> None:
+        if route.request.method != "POST" or "x-parley-fragment" not in route.request.headers:
+            await route.continue_()
+            return
+        answer = await route.fetch()
+        held.set()
+        await release.wait()
+        await route.fulfill(response=answer)
+
+    await sign_in(page, club.live.base, "ana", club.tokens.passwords["ana"])
+    await page.goto(f"{club.live.base}/console/rules/new?agent=member&tool=inbox")
+    await page.get_by_label("Field of condition 1").select_option("args.limit")
+    await expect(page.locator("#row_0-default")).to_be_visible()
+    await page.route("**/console/rules/**", hold_redraws)
+    await page.get_by_label("Operator of condition 1").select_option("is at most")
+    await asyncio.wait_for(held.wait(), 20)  # the redraw is on its way, and held
+    await page.get_by_label("Value of condition 1").fill("5")
+    await page.get_by_label("Name").fill("Short inboxes")
+    release.set()
+    await expect(page.locator("#rule-editor")).not_to_have_attribute("aria-busy", "true")
+    await expect(page.get_by_label("Value of condition 1")).to_have_value("5")
+    await expect(page.get_by_label("Name")).to_have_value("Short inboxes")
+    # the box typed in is still the one in use
+    await expect(page.get_by_label("Name")).to_be_focused()
+    await expect(page.locator("#reads-as")).to_contain_text("limit is at most 5")
+    await expect(page.get_by_label("Operator of condition 1")).to_have_value("is at most")
