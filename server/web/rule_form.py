@@ -369,7 +369,7 @@ class Editor:
             if other["binding"] == binding and other["reads_as"] == reads_as:
                 where = "in the draft" if other["state"] == "draft" else "in force"
                 return (
-                    f"The same rule as “{other['name']}” ({other['id']}), {where} already for "
+                    f"The same rule as “{other['name']}”, {where} already for "
                     f"{self.tool}: change a condition, or keep that one."
                 )
         return None

@@ -118,8 +118,9 @@ async def test_the_rule_builder_speaks_after_input_names_a_duplicate_and_shows_a
     await expect(page.locator("#reads-as")).to_contain_text("limit is at most 5")
     await page.get_by_role("button", name="Add to draft", exact=True).click()
     await expect(page.locator("#rows-error")).to_contain_text(
-        "The same rule as “Short inboxes”", use_inner_text=True
+        "The same rule as “Short inboxes”, in the draft already", use_inner_text=True
     )
+    await expect(page.locator("#rows-error")).not_to_contain_text("store:")  # no internal id
     await looked_at(page, "rule-editor-duplicate")
 
 
