@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from server.asking import briefing
+from server.asking.briefing import reach
 from server.errors import ParleyError
 from server.identity.mandates import MandateStatus
 from server.tools.registry import (
@@ -69,7 +69,7 @@ def _note(row: dict[str, Any], who: str, status: MandateStatus) -> Note:  # rows
         visibility=row["visibility"],
         updated_at=row["updated_at"],
         status=row["status"],
-        when_approved=briefing.reach(row, who, status, "your principal"),
+        when_approved=reach(row, who, status, "your principal"),
     )
 
 

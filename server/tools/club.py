@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from server.access import Lane, default_scopes, visible_tools
-from server.identity import principals
+from server.identity.principals import ClubError
 from server.store.principals import PrincipalStatus
 from server.tools.registry import Args, NoArgs, Output, PureContext, ToolError, WriteContext, tool
 
@@ -179,7 +179,7 @@ def apply(ctx: WriteContext, args: ApplyArgs) -> Application:
     """
     try:
         applied = ctx.writes.apply(args.handle, args.name, args.statement)
-    except principals.ClubError as exc:
+    except ClubError as exc:
         raise ToolError(str(exc)) from None
     return Application(
         application_id=applied.application_id,

@@ -108,17 +108,16 @@ class Reads(_Confined):
     def search_members(self, words: list[str], limit: int) -> list[Row]:
         return principal_rows.search_members(self._club.db, words, limit)
 
-    def member(self, handle: str) -> Principal | None:
-        """An admitted member by handle; None for anyone else (an applicant, or no one)."""
+    def member(self, handle: str) -> tuple[Principal, MandateStatus] | None:
+        """An admitted member by handle, with their mandate, its signature checked (what their
+        answering agent may treat); None for anyone else (an applicant, or no one)."""
         try:
             found = principals.find_principal(self._club.db, handle)
         except principals.ClubError:
             return None
-        return found if found.status == PrincipalStatus.MEMBER else None
-
-    def member_mandate(self, member: Principal) -> MandateStatus:
-        """An admitted member's mandate, its signature checked (what their answering agent may treat)."""
-        return mandates.current(self._club.db, self._club.key, member.id)
+        if found.status != PrincipalStatus.MEMBER:
+            return None
+        return found, mandates.current(self._club.db, self._club.key, found.id)
 
     def member_handles(self) -> list[str]:
         """Handles of admitted members, for the router's known values."""

@@ -6,8 +6,7 @@ from datetime import timedelta
 
 from pydantic import Field
 
-from server.identity import mandates
-from server.identity.mandates import MandateError
+from server.identity.mandates import MandateError, MandateStatus
 from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, WriteContext, tool
 
 
@@ -60,7 +59,7 @@ class Mandate(Output):
     expires_at: str | None = None
 
 
-def _mandate_output(status: mandates.MandateStatus) -> Mandate:
+def _mandate_output(status: MandateStatus) -> Mandate:
     body = status.body
     if body is None:
         return Mandate(state=status.state, description=status.describe())
