@@ -4,6 +4,10 @@ A tool's docstring is its description for the calling agent. The manifest, not t
 says which scope a tool needs; the registry only knows what each tool does. A tool that can wait
 on something slow (a model, another service) is either a coroutine that awaits it (holding no
 thread while it waits: `ask`), or is marked `blocking` and runs in a worker thread.
+
+A tool never holds the database or a key: it receives the context its flags allow, built for the call
+from its caller (`PureContext`: no store; `ToolContext`: + `reads`; `WriteContext`: + `writes`, all
+in `facade`), and the decorator, like mypy, refuses a tool that asks for a wider one.
 """
 
 from __future__ import annotations
