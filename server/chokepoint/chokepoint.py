@@ -29,7 +29,8 @@ from server.metrics import tool_calls_by
 from server.router.catalogue import Catalogue
 from server.router.vocabulary import Vocabulary
 from server.store.database import Database, revision
-from server.tools import ToolContext, ToolSpec, specs_for
+from server.tools import ToolSpec, specs_for
+from server.tools.facade import Club
 from server.tools.registry import Args
 
 log = logging.getLogger("parley.chokepoint")
@@ -194,15 +195,12 @@ class Chokepoint:
                 if again is not None:
                     outcome = Outcome.OK
                     return again
-            ctx = ToolContext(
-                self.db,
-                self.key,
-                self.manifest,
+            ctx = spec.context(
+                Club(self.db, self.key, self.manifest, self.asking),
                 caller,
-                self.vocabularies,
-                self.catalogue_for,
-                self.asking,
-                self.rulebook.explain,
+                vocabularies=self.vocabularies,
+                catalogue_for=self.catalogue_for,
+                explain_rules=self.rulebook.explain,
             )
             try:
                 if spec.awaits:

@@ -1,6 +1,7 @@
 """The typed tools, one module a group; `registry` holds what they share (Args, Output, the
-context a tool receives, the @tool decorator). Imports: asking, access, identity, manifest, router,
-store, errors.
+contexts a tool receives, the @tool decorator); `facade` is all a tool may use of the club: reads and
+writes confined to its caller, never the database or a key. Imports: asking, access, identity, keys,
+manifest, router, store, errors.
 
 Every module of this package is imported here, so a new tool is one file (or one function in an
 existing file) plus its manifest entry: nothing lists the modules by hand.
@@ -22,16 +23,19 @@ from server.tools.registry import (
     Args,
     NoArgs,
     Output,
+    PureContext,
     ToolContext,
     ToolError,
     ToolSpec,
+    WriteContext,
     tool,
 )
 
 
 def _tool_modules() -> tuple[ModuleType, ...]:
-    """Every module of this package but the registry, imported so each registers its tools."""
-    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name != "registry")
+    """Every module of this package but the registry and the facade, imported so each registers its tools."""
+    shared = {"registry", "facade"}
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name not in shared)
     return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
 
 
@@ -43,9 +47,11 @@ __all__ = [
     "Args",
     "NoArgs",
     "Output",
+    "PureContext",
     "ToolContext",
     "ToolError",
     "ToolSpec",
+    "WriteContext",
     "definitions",
     "input_schemas",
     "load_all",

@@ -11,9 +11,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from server.asking import briefing
+from server.asking.briefing import reach
 from server.errors import ParleyError
-from server.identity import mandates, principals
 from server.identity.mandates import MandateStatus
 from server.tools.registry import (
     MAX_ID,
@@ -23,6 +22,7 @@ from server.tools.registry import (
     Output,
     ToolContext,
     ToolError,
+    WriteContext,
     tool,
 )
 
@@ -69,12 +69,12 @@ def _note(row: dict[str, Any], who: str, status: MandateStatus) -> Note:  # rows
         visibility=row["visibility"],
         updated_at=row["updated_at"],
         status=row["status"],
-        when_approved=briefing.reach(row, who, status, "your principal"),
+        when_approved=reach(row, who, status, "your principal"),
     )
 
 
 @tool(writes=True)
-def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
+def update_briefing(ctx: WriteContext, args: UpdateBriefingArgs) -> Note:
     """Propose a note for your principal's answering agent, or a replacement of one by `note_id`.
 
     The note is `pending` until your principal approves it in the console: until then the answering
@@ -84,18 +84,10 @@ def update_briefing(ctx: ToolContext, args: UpdateBriefingArgs) -> Note:
     notes may wait for approval at once.
     """
     try:
-        row = briefing.write_note(
-            ctx.db,
-            ctx.principal_id,
-            args.topic,
-            args.text,
-            args.visibility,
-            agent=ctx.caller.agent or principals.OWN_TOKEN,
-            note_id=args.note_id,
-        )
+        row = ctx.writes.write_note(args.topic, args.text, args.visibility, args.note_id)
     except ParleyError as exc:
         raise ToolError(f"{exc}; list_briefing shows your notes") from None
-    return _note(row, ctx.caller.principal or "", _mandate(ctx))
+    return _note(row, ctx.caller.principal or "", ctx.reads.mandate())
 
 
 class Briefing(Output):
@@ -105,11 +97,5 @@ class Briefing(Output):
 @tool()
 def list_briefing(ctx: ToolContext, args: NoArgs) -> Briefing:
     """Every note in your answering agent's briefing, by topic, with whether your principal approved it."""
-    who, status = ctx.caller.principal or "", _mandate(ctx)
-    return Briefing(
-        notes=[_note(row, who, status) for row in briefing.notes(ctx.db, ctx.principal_id)]
-    )
-
-
-def _mandate(ctx: ToolContext) -> MandateStatus:
-    return mandates.current(ctx.db, ctx.key, ctx.principal_id)
+    who, status = ctx.caller.principal or "", ctx.reads.mandate()
+    return Briefing(notes=[_note(row, who, status) for row in ctx.reads.notes()])

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from pydantic import Field
 
 from server.access import Lane, default_scopes, visible_tools
-from server.identity import mandates, principals, tokens
-from server.store import records
-from server.store.database import now, write
+from server.identity.principals import ClubError
 from server.store.principals import PrincipalStatus
-from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool
-
-APPLICANT_MANDATE_DAYS = 180
+from server.tools.registry import Args, NoArgs, Output, PureContext, ToolError, WriteContext, tool
 
 
 class LaneInfo(Output):
@@ -36,7 +30,7 @@ class AboutClub(Output):
 
 
 @tool(pure=True)
-def about_club(ctx: ToolContext, args: NoArgs) -> AboutClub:
+def about_club(ctx: PureContext, args: NoArgs) -> AboutClub:
     """What the club is, how to join, and what each lane (guest, applicant, member) can do.
 
     Use this first when you do not know the club. `lanes[].tools_visible` is what an agent in that
@@ -110,7 +104,7 @@ class WhoAmI(Output):
 
 
 @tool(pure=True)
-def whoami(ctx: ToolContext, args: NoArgs) -> WhoAmI:
+def whoami(ctx: PureContext, args: NoArgs) -> WhoAmI:
     """This connection's lane and why: the credential seen, the principal and agent behind it,
     the signed mandate's state, the effective scopes and how many tools are hidden.
 
@@ -176,51 +170,23 @@ class Application(Output):
 
 
 @tool(writes=True)
-def apply(ctx: ToolContext, args: ApplyArgs) -> Application:
+def apply(ctx: WriteContext, args: ApplyArgs) -> Application:
     """Submit an application to join the club on behalf of your principal.
 
     Returns the application id and an applicant agent token, shown only this once: reconnect with
     `Authorization: Bearer <token>` to enter the applicant lane, then log evidence with
     `log_evidence`. A steward reviews the application and admits your principal.
     """
-    if ctx.caller.verified:
-        raise ToolError(
-            f"this connection already acts for {ctx.caller.principal} ({ctx.caller.principal_status}); "
-            "apply from a connection without a credential"
-        )
-    manifest = ctx.manifest
-    applicant_scopes = default_scopes(manifest, Lane.APPLICANT)
     try:
-        with write(ctx.db):
-            principal = principals.add_principal(
-                ctx.db, args.handle, args.name, status=PrincipalStatus.APPLICANT
-            )
-            application_id = records.add_application(ctx.db, principal.id, args.statement, now())
-            agent_id = principals.add_agent(ctx.db, principal.handle)
-            # Applying is the applicant's approval of the club's standard applicant mandate.
-            mandates.sign_mandate(
-                ctx.db,
-                ctx.key,
-                principal_id=principal.id,
-                topics=[],
-                reveal=["public"],
-                quotable=False,
-                scopes=sorted(applicant_scopes),
-                known_scopes=frozenset(manifest.scopes),
-                agent_scopes=manifest.agent_scopes,
-                valid_for=timedelta(days=APPLICANT_MANDATE_DAYS),
-            )
-            minted = tokens.mint(
-                ctx.db, principal_id=principal.id, agent_id=agent_id, scopes=manifest.agent_scopes
-            )
-    except principals.ClubError as exc:
+        applied = ctx.writes.apply(args.handle, args.name, args.statement)
+    except ClubError as exc:
         raise ToolError(str(exc)) from None
     return Application(
-        application_id=application_id,
-        handle=principal.handle,
+        application_id=applied.application_id,
+        handle=applied.principal.handle,
         status=PrincipalStatus.APPLICANT,
-        token=minted.token,
-        token_id=minted.public_id,
+        token=applied.token.token,
+        token_id=applied.token.public_id,
         next_step=(
             "Reconnect with 'Authorization: Bearer <token>' to enter the applicant lane, then call "
             "log_evidence to support your application. A steward will review it."

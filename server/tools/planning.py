@@ -8,8 +8,6 @@ from pydantic import Field
 
 from server.router.model import TurnPlan
 from server.router.planner import plan as route
-from server.store.principals import member_handles
-from server.store.settings import router_settings
 from server.tools.registry import Args, ToolContext, tool
 
 
@@ -57,7 +55,7 @@ def plan(ctx: ToolContext, args: PlanArgs) -> TurnPlan:
     context, or `step:N`. A tool you cannot see is never named in a plan.
     """
     catalogue = ctx.catalogue_for(ctx.caller.tools)
-    settings = router_settings(ctx.db, ctx.caller.principal_id)
+    settings = ctx.reads.router_settings()
     language = args.language or settings["language"]
     handles = visible_handles(ctx)
     context = {
@@ -75,4 +73,4 @@ def visible_handles(ctx: ToolContext) -> list[str]:
     """Members this caller may name: those the directory shows it, and only if it can read the directory."""
     if "directory:read" not in ctx.caller.scopes:
         return []
-    return member_handles(ctx.db)
+    return ctx.reads.member_handles()

@@ -6,9 +6,8 @@ from datetime import timedelta
 
 from pydantic import Field
 
-from server.identity import mandates, principals
-from server.identity.mandates import MandateError
-from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, tool
+from server.identity.mandates import MandateError, MandateStatus
+from server.tools.registry import Args, NoArgs, Output, ToolContext, ToolError, WriteContext, tool
 
 
 class Profile(Output):
@@ -26,7 +25,7 @@ class Profile(Output):
 @tool()
 def my_profile(ctx: ToolContext, args: NoArgs) -> Profile:
     """Your principal's profile in the club: handle, name, status (applicant or member), bio, tags."""
-    principal = principals.get_principal(ctx.db, ctx.principal_id)
+    principal = ctx.reads.profile()
     return Profile(
         handle=principal.handle,
         name=principal.name,
@@ -60,7 +59,7 @@ class Mandate(Output):
     expires_at: str | None = None
 
 
-def _mandate_output(status: mandates.MandateStatus) -> Mandate:
+def _mandate_output(status: MandateStatus) -> Mandate:
     body = status.body
     if body is None:
         return Mandate(state=status.state, description=status.describe())
@@ -84,7 +83,7 @@ def my_mandate(ctx: ToolContext, args: NoArgs) -> Mandate:
     A mandate that is missing, expired or fails verification counts as no mandate: its agents
     then have zero scopes until the principal signs a new one.
     """
-    return _mandate_output(mandates.current(ctx.db, ctx.key, ctx.principal_id))
+    return _mandate_output(ctx.reads.mandate())
 
 
 class AmendMandateArgs(Args):
@@ -102,7 +101,7 @@ class AmendMandateArgs(Args):
 
 
 @tool(writes=True)
-def amend_mandate(ctx: ToolContext, args: AmendMandateArgs) -> Mandate:
+def amend_mandate(ctx: WriteContext, args: AmendMandateArgs) -> Mandate:
     """Amend and re-sign your principal's mandate. Fields left out keep their current values.
 
     Only a principal's own token can call this; an agent never can. Narrowing takes effect on the
@@ -112,12 +111,7 @@ def amend_mandate(ctx: ToolContext, args: AmendMandateArgs) -> Mandate:
         if not 1 <= len(topic) <= 80:
             raise ToolError("each topic must be 1 to 80 characters")
     try:
-        mandates.amend(
-            ctx.db,
-            ctx.key,
-            principal_id=ctx.principal_id,
-            known_scopes=frozenset(ctx.manifest.scopes),
-            agent_scopes=ctx.manifest.agent_scopes,
+        ctx.writes.amend_mandate(
             topics=args.topics,
             reveal=args.reveal,
             quotable=args.quotable,
@@ -126,4 +120,4 @@ def amend_mandate(ctx: ToolContext, args: AmendMandateArgs) -> Mandate:
         )
     except MandateError as exc:
         raise ToolError(str(exc)) from None
-    return _mandate_output(mandates.current(ctx.db, ctx.key, ctx.principal_id))
+    return _mandate_output(ctx.reads.mandate())

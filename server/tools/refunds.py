@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from server.store import records
-from server.store.database import now
-from server.tools.registry import Args, Output, ToolContext, tool
+from server.tools.registry import Args, Output, WriteContext, tool
 
 
 class RefundArgs(Args):
@@ -28,19 +26,10 @@ class RefundRequest(Output):
 
 
 @tool(writes=True)
-def refund_order(ctx: ToolContext, args: RefundArgs) -> RefundRequest:
+def refund_order(ctx: WriteContext, args: RefundArgs) -> RefundRequest:
     """Refund an order, in part or whole. Rules on this tool may limit the amount, the orders, or who
     may ask; a refused call says which rule was not met."""
-    refund_id = records.add_refund(
-        ctx.db,
-        principal_id=ctx.principal_id,
-        agent=ctx.caller.agent,
-        order_id=args.order_id,
-        amount=args.amount,
-        expedite=args.expedite,
-        reason=args.reason,
-        stamp=now(),
-    )
+    refund_id = ctx.writes.add_refund(args.order_id, args.amount, args.expedite, args.reason)
     return RefundRequest(
         id=refund_id,
         order_id=args.order_id,

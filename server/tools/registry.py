@@ -4,6 +4,10 @@ A tool's docstring is its description for the calling agent. The manifest, not t
 says which scope a tool needs; the registry only knows what each tool does. A tool that can wait
 on something slow (a model, another service) is either a coroutine that awaits it (holding no
 thread while it waits: `ask`), or is marked `blocking` and runs in a worker thread.
+
+A tool never holds the database or a key: it receives the context its flags allow, built for the call
+from its caller (`PureContext`: no store; `ToolContext`: + `reads`; `WriteContext`: + `writes`, all
+in `facade`), and the decorator, like mypy, refuses a tool that asks for a wider one.
 """
 
 from __future__ import annotations
@@ -11,20 +15,19 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypedDict, TypeVar, get_type_hints
+from typing import Annotated, Any, Literal, TypedDict, TypeVar, get_type_hints, overload
 
 import mcp_types as types
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 from pydantic_core import PydanticCustomError
 
 from server.access import Caller
-from server.asking import Escalations
 from server.errors import ParleyError
-from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.plaintext import control_character, folded
 from server.router import Catalogue, Vocabulary
-from server.store.database import Database
+from server.tools.facade import Club, Reads, Writes
+from server.tools.facade import ToolError as ToolError  # where tools have always found it
 
 # Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
 MAX_ID = 2**53
@@ -62,10 +65,6 @@ class NoArgs(Args):
     pass
 
 
-class ToolError(ParleyError):
-    """A refusal the calling agent can act on; the message says what to do next."""
-
-
 class RuleSentence(TypedDict):
     """A rule on one of the caller's tools, as whoami shows it (the chokepoint's rule book)."""
 
@@ -82,19 +81,13 @@ def _no_rules(caller: Caller) -> list[RuleSentence]:
     return []
 
 
-@dataclass(frozen=True)
-class ToolContext:
-    db: Database
-    key: SigningKey
+@dataclass(frozen=True, kw_only=True)
+class PureContext:
+    """What a pure tool receives: its caller, the manifest and the rules in force. No store and no key,
+    so its answer may be given again from memory for the same caller and revision."""
+
     manifest: Manifest
     caller: Caller
-    vocabularies: dict[str, Vocabulary] = field(
-        default_factory=dict
-    )  # language → the router's vocabulary
-    catalogue_for: Callable[[tuple[str, ...]], Catalogue] = (
-        _no_catalogue  # visible names → router Catalogue
-    )
-    asking: Escalations | None = None  # asking members, filing decisions
     explain_rules: Callable[[Caller], list[RuleSentence]] = (
         _no_rules  # the rules on the caller's tools
     )
@@ -108,6 +101,27 @@ class ToolContext:
         return self.caller.principal_id
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToolContext(PureContext):
+    """What a tool that writes nothing receives: also `reads`, the caller's own records and the
+    member directory, and the router's vocabularies and catalogues."""
+
+    reads: Reads
+    vocabularies: dict[str, Vocabulary] = field(
+        default_factory=dict
+    )  # language → the router's vocabulary
+    catalogue_for: Callable[[tuple[str, ...]], Catalogue] = (
+        _no_catalogue  # visible names → router Catalogue
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class WriteContext(ToolContext):
+    """What a tool that writes receives: also `writes`, changes to the caller's own records only."""
+
+    writes: Writes
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -116,8 +130,10 @@ class ToolSpec:
     output_model: type[
         BaseModel
     ]  # an Output, or a model another layer owns (the router's TurnPlan)
+    # called with the context `context` builds, the one its first parameter is annotated with
+    # (`tool` checks that at registration)
     handler: (
-        Callable[[ToolContext, Any], BaseModel] | Callable[[ToolContext, Any], Awaitable[BaseModel]]
+        Callable[[PureContext, Any], BaseModel] | Callable[[PureContext, Any], Awaitable[BaseModel]]
     )
     writes: bool
     blocking: bool
@@ -125,6 +141,39 @@ class ToolSpec:
     # (no store read, no clock): the chokepoint may answer it again for the same identity and revision.
     pure: bool = False
     awaits: bool = False  # a coroutine: the chokepoint awaits it on the event loop
+
+    def context(
+        self,
+        club: Club,
+        caller: Caller,
+        *,
+        vocabularies: dict[str, Vocabulary] | None = None,
+        catalogue_for: Callable[[tuple[str, ...]], Catalogue] = _no_catalogue,
+        explain_rules: Callable[[Caller], list[RuleSentence]] = _no_rules,
+    ) -> PureContext:
+        """The context for one call, no wider than the tool's flags: a pure tool gets no store, a tool
+        that writes nothing gets reads only; either way confined to `caller`."""
+        if self.pure:
+            return PureContext(manifest=club.manifest, caller=caller, explain_rules=explain_rules)
+        reads, vocabularies = Reads(club, caller), vocabularies or {}
+        if not self.writes:
+            return ToolContext(
+                manifest=club.manifest,
+                caller=caller,
+                explain_rules=explain_rules,
+                reads=reads,
+                vocabularies=vocabularies,
+                catalogue_for=catalogue_for,
+            )
+        return WriteContext(
+            manifest=club.manifest,
+            caller=caller,
+            explain_rules=explain_rules,
+            reads=reads,
+            writes=Writes(club, caller),
+            vocabularies=vocabularies,
+            catalogue_for=catalogue_for,
+        )
 
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema()
@@ -145,18 +194,47 @@ class ToolSpec:
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-# what `tool` registers: `(ctx, args) -> Output`, or a coroutine function answering one
-Handler = TypeVar(
-    "Handler",
+# what `tool` registers: `(ctx, args) -> Output`, or a coroutine function answering one, whose `ctx` is
+# the context its flags allow: mypy refuses a write in a tool not marked `writes`, and a read of the
+# store in a tool marked `pure`
+PureHandler = TypeVar(
+    "PureHandler",
+    bound=Callable[[PureContext, Any], BaseModel]
+    | Callable[[PureContext, Any], Awaitable[BaseModel]],
+)
+ReadHandler = TypeVar(
+    "ReadHandler",
     bound=Callable[[ToolContext, Any], BaseModel]
     | Callable[[ToolContext, Any], Awaitable[BaseModel]],
 )
+WriteHandler = TypeVar(
+    "WriteHandler",
+    bound=Callable[[WriteContext, Any], BaseModel]
+    | Callable[[WriteContext, Any], Awaitable[BaseModel]],
+)
+Handler = TypeVar("Handler", bound=Callable[..., BaseModel] | Callable[..., Awaitable[BaseModel]])
 
 
+@overload
+def tool(
+    *, writes: Literal[True], blocking: bool = False
+) -> Callable[[WriteHandler], WriteHandler]: ...
+@overload
+def tool(
+    *, pure: Literal[True], blocking: bool = False
+) -> Callable[[PureHandler], PureHandler]: ...
+@overload
+def tool(
+    *, writes: Literal[False] = False, blocking: bool = False, pure: Literal[False] = False
+) -> Callable[[ReadHandler], ReadHandler]: ...
 def tool(
     *, writes: bool = False, blocking: bool = False, pure: bool = False
 ) -> Callable[[Handler], Handler]:
-    """Register a function `(ctx, args) -> Output` as a tool named after the function."""
+    """Register a function `(ctx, args) -> Output` as a tool named after the function. Its `ctx` is a
+    `WriteContext` if it `writes`, a `PureContext` if it is `pure`, else a `ToolContext` (reads only)."""
+    if writes and pure:
+        raise TypeError("a tool that writes is not pure: its answer changes what others read")
+    given = WriteContext if writes else PureContext if pure else ToolContext
 
     def register(func: Handler) -> Handler:
         hints = get_type_hints(func)
@@ -164,6 +242,7 @@ def tool(
         name = func.__name__
         if name in REGISTRY:
             raise RuntimeError(f"tool {name} registered twice")
+        context = hints.get(params[0]) if len(params) == 2 else None
         input_model = hints.get(params[1]) if len(params) == 2 else None
         output_model = hints.get("return")
         description = inspect.cleandoc(func.__doc__ or "")
@@ -171,7 +250,12 @@ def tool(
         # checks the same of the registry, and what the registry cannot see: manifest and tests).
         if not (isinstance(input_model, type) and issubclass(input_model, Args)):
             raise TypeError(
-                f"tool {name}: its signature must be (ctx: ToolContext, args: <an Args model>)"
+                f"tool {name}: its signature must be (ctx: {given.__name__}, args: <an Args model>)"
+            )
+        if not (isinstance(context, type) and issubclass(given, context)):
+            raise TypeError(
+                f"tool {name}: its ctx must be a {given.__name__}, the context its flags allow "
+                "(writes=True: WriteContext; pure=True: PureContext, no store; else ToolContext)"
             )
         if not (isinstance(output_model, type) and issubclass(output_model, BaseModel)):
             raise TypeError(

@@ -22,11 +22,9 @@ from pydantic import Field
 
 from server.app import build
 from server.manifest.loading import default_manifest_path
-from server.store import records
-from server.store.database import now
 from server.store.opening import open_db
 from server.tools.refunds import RefundRequest
-from server.tools.registry import REGISTRY, Args, ToolContext
+from server.tools.registry import REGISTRY, Args, WriteContext
 from tests.chokepoint.test_e2e_rules import HR
 from tests.cli.test_cli import run
 from tests.conftest import LiveServer, bound_socket, connect, make_settings, running_club
@@ -127,17 +125,8 @@ class RenamedArgs(Args):
     reason: str = Field(default="", max_length=500)
 
 
-def renamed_refund(ctx: ToolContext, args: RenamedArgs) -> RefundRequest:
-    refund_id = records.add_refund(
-        ctx.db,
-        principal_id=ctx.principal_id,
-        agent=ctx.caller.agent,
-        order_id=args.order_id,
-        amount=args.total,
-        expedite=args.expedite,
-        reason=args.reason,
-        stamp=now(),
-    )
+def renamed_refund(ctx: WriteContext, args: RenamedArgs) -> RefundRequest:
+    refund_id = ctx.writes.add_refund(args.order_id, args.total, args.expedite, args.reason)
     return RefundRequest(
         id=refund_id,
         order_id=args.order_id,

@@ -4,7 +4,9 @@ for the same identity and revision without running it. Nothing in the decorator 
 this test does: for every lane's caller, over the real HTTP path, it asks every pure tool it sees,
 calls each write tool it sees, and asks every pure tool again; the answer must be the one the tool
 gives when run afresh (the same call with the cache off). A pure tool that reads what a write
-changes (marking `list_evidence` pure, say) fails here, naming the tool and the write."""
+changes (marking `list_evidence` pure, say) fails here, naming the tool and the write. (By shape a
+pure tool gets a `PureContext`, with no store to read: `test_facade.py`; this test holds what the
+shape cannot, such as a clock.)"""
 
 from __future__ import annotations
 
