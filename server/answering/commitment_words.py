@@ -1,8 +1,7 @@
 """The words that commit: verbs in every tense, person and voice (`VERBS`), phrases said as a whole
 (`PHRASES`) and refusals under a negation (`DOUBLE_NEGATION`), in English, Brazilian Portuguese and
 Spanish. Kept apart from what defuses them (`defusing`) and from how a text is read clause by
-clause (`commitments`), because this is the part that grows with each language: a new verb or
-phrase is added here and nothing else changes.
+clause (`commitments`), because this is the vocabulary, the part that grows with each language.
 """
 
 from __future__ import annotations
