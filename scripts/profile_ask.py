@@ -9,7 +9,7 @@ do them (nothing in `server/` is changed for this):
   prepare (await)          the same, as the event loop waited for it (a worker-thread hop, when it takes one)
   select (await)           the answerer's Selection, as the loop waited for it (AnswererPool.answer)
   answer_sync (thread)     the same inside the pool's executor thread, when it takes that path
-  worker round trip (…)    _Worker.call / call_async: write the request, the worker answers, read the reply
+  worker round trip (…)    WorkerProcess.call / call_async: write the request, the worker answers, read the reply
   reply waited for (loop)  the part of call_async the loop waited for the reply (n: how many calls waited;
                            the others found it there when the write returned)
   compose                  grounding.compose: the flag checks on the chosen notes, the templates
@@ -99,7 +99,7 @@ def timed(name: str, function, is_async: bool):
 def instrument() -> None:
     import anyio.to_thread
 
-    from server.answering import pool
+    from server.answering import pool, worker_process
     from server.asking import escalations
     from server.chokepoint import chokepoint
     from server.http import lean
@@ -112,12 +112,16 @@ def instrument() -> None:
     pool.AnswererPool.answer_sync = timed(
         "answer_sync (thread)", pool.AnswererPool.answer_sync, False
     )
-    pool._Worker.call = timed("worker round trip (thread)", pool._Worker.call, False)
-    pool._Worker.call_async = timed("worker round trip (loop)", pool._Worker.call_async, True)
-    pool._Worker._readable_line = timed(
-        "reply waited for (loop)", pool._Worker._readable_line, True
+    worker_process.WorkerProcess.call = timed(
+        "worker round trip (thread)", worker_process.WorkerProcess.call, False
     )
-    pool._BOOT = WORKER_BOOT
+    worker_process.WorkerProcess.call_async = timed(
+        "worker round trip (loop)", worker_process.WorkerProcess.call_async, True
+    )
+    worker_process.WorkerProcess._readable_line = timed(
+        "reply waited for (loop)", worker_process.WorkerProcess._readable_line, True
+    )
+    worker_process._BOOT = WORKER_BOOT
 
     def drained(self):  # the stamps' lines kept apart from what the worker says
         for line in self.proc.stderr:
@@ -128,8 +132,8 @@ def instrument() -> None:
             else:
                 self.stderr.append(text.rstrip())
 
-    pool._Worker._drain = drained
-    call_async = pool._Worker.call_async
+    worker_process.WorkerProcess._drain = drained
+    call_async = worker_process.WorkerProcess.call_async
 
     async def stamped_call(self, line, budget, *args):
         started = time.perf_counter()
@@ -138,7 +142,7 @@ def instrument() -> None:
         finally:
             WRITES.append((started, time.perf_counter()))
 
-    pool._Worker.call_async = stamped_call
+    worker_process.WorkerProcess.call_async = stamped_call
     original_call = chokepoint.Chokepoint.call
 
     async def call(self, caller, name, arguments):

@@ -3,7 +3,7 @@
 It informs and nothing else. The question screen (`screen.classify`) reads requests, not words: a
 request to commit the member (book, reserve, accept, sign, pay, hire, hold a date, name a price; in
 English, Brazilian Portuguese or Spanish) escalates as a commitment, and a request to send data
-somewhere, to call a tool or to set aside its instructions is refused. Any other question is matched
+somewhere, to call a tool or to set aside its instructions is refused. Every other question is matched
 against the notes it was handed, which are the notes the mandate reveals to this asker, with the
 questions the member confirmed each answers (`matching.match`): the note the matcher is sure of is
 chosen; when it is sure of none, the question escalates with the plausible notes attached for the

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 import httpx2
 
@@ -110,6 +109,18 @@ def _parse(content: object, handed: frozenset[str]) -> Selection | None:
     return Selection(notes=tuple(dict.fromkeys(ids)))
 
 
+def _content(envelope: object) -> object:
+    """The reply's `choices[0].message.content`, whatever its type (`parse` reads it); raises
+    ValueError when the response has no such place."""
+    if isinstance(envelope, dict):
+        choices = envelope.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            message = choices[0].get("message")
+            if isinstance(message, dict) and "content" in message:
+                return message["content"]
+    raise ValueError("not a chat completion")
+
+
 class ModelAnswerer:
     def __init__(
         self,
@@ -154,8 +165,7 @@ class ModelAnswerer:
             post = self.client.post if self.client is not None else httpx2.post
             response = post(self.url, json=body, headers=headers, timeout=self.timeout)
             response.raise_for_status()
-            envelope: Any = bounded_json(response.content.decode(), MAX_BODY, ENVELOPE_DEPTH)
-            content = envelope["choices"][0]["message"]["content"]
+            content = _content(bounded_json(response.content.decode(), MAX_BODY, ENVELOPE_DEPTH))
         except Exception:  # noqa: BLE001 - an endpoint that cannot be read escalates, whatever broke
             log.warning("the answering model could not be read; the question escalates")
             return Selection(escalate="outside_mandate")

@@ -112,7 +112,7 @@ _NOT_AMOUNT_AFTER = re.compile(
     rf"(?P<word>[a-z][\w-]*))"
 )
 # What a bare number counts, when it counts something: a plural noun ("500 followers", "3 projetos"), an
-# irregular plural, a unit without a vowel ("3 km"), or anything after "1". Any other word after it
+# irregular plural, a unit without a vowel ("3 km"), or anything after "1". Every other word after it
 # qualifies an amount ("900 upfront", "1200 monthly", "900 adiantado"). Words ending in -s that are no plural:
 _NOT_PLURAL = set(
     "is was has does this his its as thus less unless always nowadays perhaps afterwards besides "

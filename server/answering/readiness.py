@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
+
+from server.answering.worker_process import Message
 
 
 class _Worker(Protocol):
-    """What is read of a pool's worker (`pool._Worker`)."""
+    """What is read of a pool's worker (`worker_process.WorkerProcess`)."""
 
     proc: subprocess.Popen[bytes]
-    report: dict[str, Any] | None
+    report: Message | None
     retry: bool
     failed: bool
 

@@ -103,14 +103,20 @@ def _item(op: constants._NamedIntConstant, argument: object) -> _Read:
         return _branches([_sequence(branch) for branch in argument[1]])
     if op in _REPEATS:
         assert isinstance(argument, tuple)
-        low, high, inner = argument
-        read = _sequence(inner)
-        if low == 0:  # it may match nothing: it holds no trigger of its own
-            if high == 1 and read.exact is not None:
-                return _Read(read.exact | {""})
-            return _NOTHING_KNOWN
-        return _Read(read.exact if low == high == 1 else None, _best([read.needs, read.exact]))
+        return _repeat(*argument)
     return _NOTHING_KNOWN  # any character, a category, a back-reference, …
+
+
+def _repeat(
+    low: int, high: int, inner: Iterable[tuple[constants._NamedIntConstant, object]]
+) -> _Read:
+    """`inner` at least `low` and at most `high` times."""
+    read = _sequence(inner)
+    if low == 0:  # it may match nothing: it holds no trigger of its own
+        if high == 1 and read.exact is not None:
+            return _Read(read.exact | {""})
+        return _NOTHING_KNOWN
+    return _Read(read.exact if low == high == 1 else None, _best([read.needs, read.exact]))
 
 
 def _branches(reads: Sequence[_Read]) -> _Read:

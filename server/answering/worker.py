@@ -1,7 +1,7 @@
 """The answering worker's side of the pool's pipes: a fresh interpreter that reads its configuration,
 builds its answerer, confines itself (`sandbox.confine`), then answers one JSON line at a time
 (`calls.CALLS`: an answer, or a probe when its pool allows probes, each checked whole by pydantic).
-It never sees the store, keys or tokens; see `pool.py` for the server's side."""
+It never sees the store, keys or tokens; see `worker_process.py` and `pool.py` for the server's side."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ Answerer = Callable[[ScopedRequest, Terms, list[Note]], Selection]
 
 
 class WorkerConfig(TypedDict, total=False):
-    """The first line a worker reads (`pool._Worker` writes it from an `AnswererConfig`)."""
+    """The first line a worker reads (`worker_process.WorkerProcess` writes it from an `AnswererConfig`)."""
 
     url: str | None
     model: str | None
