@@ -1,7 +1,7 @@
 """The principal an ask names, that principal's newest signed mandate and the notes it hands an
 answering agent, kept per store revision.
 
-All come from what moves the store's revision when it changes (`store.schema`: principals and
+All come from what moves the store's revision when it changes (`store.triggers`: principals and
 mandates through `WATCHED`, approved briefing notes through `HANDED_WHEN`; triggers on SQLite and on
 PostgreSQL), so the rows read at a revision are the rows the store holds at it: an ask that knows the
 revision its caller was resolved at reads none of them again while the revision stands, and the
