@@ -227,20 +227,20 @@ class Escalations:
             if earlier is not None:
                 return earlier
         named = self.members.named(member, revision)
-        if named is None or named.principal["status"] != PrincipalStatus.MEMBER:
+        if named is None or named.principal.status != PrincipalStatus.MEMBER:
             raise AskError(f"no member with handle '{member}'; search_directory lists members")
         target = named.principal
-        if target["id"] == asker_id:
+        if target.id == asker_id:
             raise AskError("you cannot ask your own answering agent; read list_briefing instead")
         if thread_id is not None:
             parties = rows.thread_parties(self.db, thread_id)
-            if parties != (asker_id, target["id"]):
+            if parties != (asker_id, target.id):
                 raise AskError(
                     f"you have no thread {thread_id} with {member}; leave thread_id out to open one"
                 )
         if language not in ("en", "pt-BR"):
             raise AskError("language must be en or pt-BR")
-        status = mandates.check(self.key, target["id"], *(named.mandate or (None, None, None)))
+        status = mandates.check(self.key, target.id, *(named.mandate or (None, None, None)))
         request = ScopedRequest(question=question, asker=str(asker_id), language=language)  # type: ignore[arg-type]
         terms: Terms | None = None
         handed: Mapping[str, Approved] = {}
@@ -251,17 +251,17 @@ class Escalations:
                 asker_is_member,
                 lambda: (
                     Terms(
-                        principal=target["handle"],
+                        principal=target.handle,
                         topics=tuple(body.topics),
                         quotable=body.quotable,
                     ),
-                    MappingProxyType(revealable(self.db, target["id"], body, asker_is_member)),
+                    MappingProxyType(revealable(self.db, target.id, body, asker_is_member)),
                 ),
             )
         return Prepared(
             asker_id,
             asker_agent,
-            target["id"],
+            target.id,
             request,
             terms,
             handed,

@@ -183,7 +183,7 @@ class Queue:
                 delivered,
                 stamp,
                 "decided",
-                member["handle"] if member else None,
+                member.handle if member else None,
                 quotes,
             )
             self.db.announce_inbox(escalation["asker_id"])  # every process hears of it at commit
@@ -263,7 +263,7 @@ class Queue:
         status = mandates.current(self.db, self.asking.key, principal_id)
         body = status.body if status.valid else None
         terms = Terms(
-            principal=member["handle"] if member else "",
+            principal=member.handle if member else "",
             topics=tuple(body.topics) if body else (),
             quotable=bool(body and body.quotable),
         )

@@ -255,7 +255,7 @@ class AuthorizationPages:
     ) -> Response:
         client = grant.request.client
         principal = principal_rows.by_id(self.pages.db, principal_id)
-        handle = principal["handle"] if principal else ""
+        handle = principal.handle if principal else ""
         requested = set((query.get("scope") or "").split())
         grantable = self.grantable(principal_id)
         redirect = urlsplit(grant.redirect_uri)

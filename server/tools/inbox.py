@@ -115,12 +115,12 @@ def inbox(ctx: ToolContext, args: InboxArgs) -> Inbox:
         None
         if applied is None
         else Application(
-            status=applied["status"],
-            applied_at=applied["created_at"],
-            decided_at=applied["decided_at"],
+            status=applied.status,
+            applied_at=applied.created_at,
+            decided_at=applied.decided_at,
             decision=None
-            if applied["decision"] is None
-            else Quoted(quoted=applied["decision"], by="a steward"),
+            if applied.decision is None
+            else Quoted(quoted=applied.decision, by="a steward"),
         )
     )
     return Inbox(

@@ -9,6 +9,7 @@ It is never in clear in the cookie, a URL, a flash message, the store or a log.
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from datetime import timedelta
 
 from starlette.datastructures import FormData
@@ -65,9 +66,10 @@ class AgentPages(Frame):
             {**agent, "last_seen": seen.get(agent["name"])}
             for agent in agent_rows.of_principal(self.db, me.id)
         ]
-        grants = oauth_rows.grants_of(self.db, me.id)
-        for grant in grants:
-            grant["scopes"] = sorted(str(grant["scope"] or "").split())
+        grants = [
+            {**asdict(grant), "scopes": sorted(grant.scope.split())}
+            for grant in oauth_rows.grants_of(self.db, me.id)
+        ]
         token = minted.get("token") if minted else None  # opened from its seal: shown this once
         connect = connection(request, self.public_url, token) if isinstance(token, str) else None
         return self._page(
@@ -80,7 +82,7 @@ class AgentPages(Frame):
             errors=errors or {},
             first_error=next(iter(errors or {}), None),
             tokens=[
-                {**t, "acted": principals.acted_through(t["agent"])}
+                {**asdict(t), "acted": principals.acted_through(t.agent)}
                 for t in console_rows.tokens_of(self.db, me.id)
             ],
             grants=grants,
@@ -178,13 +180,13 @@ class AgentPages(Frame):
             (
                 t
                 for t in console_rows.tokens_of(self.db, me.id)
-                if t["public_id"] == public_id and not t["revoked_at"]
+                if t.public_id == public_id and not t.revoked_at
             ),
             None,
         )
         if mine is None:
             return self._not_found(request)
-        label = mine["label"] or f"the unlabelled token of {mine['agent'] or 'your own'}"
+        label = mine.label or f"the unlabelled token of {mine.agent or 'your own'}"
         if not self.confirmed(form):
             return self._confirm(
                 request,
@@ -218,7 +220,7 @@ class AgentPages(Frame):
                 (
                     g
                     for g in oauth_rows.grants_of(self.db, me.id)
-                    if g["family"] == family and not g["revoked_at"]
+                    if g.family == family and not g.revoked_at
                 ),
                 None,
             )
@@ -227,14 +229,14 @@ class AgentPages(Frame):
         )
         if grant is None:
             return self._not_found(request)
-        app = grant["client_name"]
+        app = grant.client_name
         if not self.confirmed(form):
             return self._confirm(
                 request,
                 me,
                 title=f"Take back {app}'s access?",
                 lines=[
-                    f"{app} stops acting as {grant['agent']} from its next request. To let it in again, connect it "
+                    f"{app} stops acting as {grant.agent} from its next request. To let it in again, connect it "
                     "afresh and allow it."
                 ],
                 action=f"/console/grants/{family}/revoke",

@@ -82,7 +82,7 @@ class Console(QueuePages):
             week=picture(self.db, me, open_items, self.say_rule),
             standing=week_rows.standing(self.db) if me.steward else None,
             has_token=any(
-                not t["revoked_at"] and (not t["expires_at"] or t["expires_at"] > now())
+                not t.revoked_at and (not t.expires_at or t.expires_at > now())
                 for t in console_rows.tokens_of(self.db, me.id)
             ),
         )
@@ -94,11 +94,7 @@ class Console(QueuePages):
             return begun
         me, form = begun
         latest = console_rows.application_decision(self.db, me.id)
-        if (
-            me.status != PrincipalStatus.APPLICANT
-            or latest is None
-            or latest["status"] != "declined"
-        ):
+        if me.status != PrincipalStatus.APPLICANT or latest is None or latest.status != "declined":
             return self._done(request, "You have no declined application to follow up.", "/console")
         statement = str(form.get("statement", "")).strip()
         if not statement or len(statement) > STATEMENT_LIMIT:

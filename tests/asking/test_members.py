@@ -40,7 +40,7 @@ async def test_one_revision_reads_a_member_once_and_the_next_reads_afresh(world)
     principals.set_status(db, "ana", "suspended")
     assert revision(db) != now
     again = service.members.named("ana", revision(db))
-    assert again is not None and again.principal["status"] == "suspended"
+    assert again is not None and again.principal.status == "suspended"
 
 
 async def test_a_narrowed_mandate_and_a_suspension_reach_the_next_ask(world):
