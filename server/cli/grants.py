@@ -128,7 +128,10 @@ def token_list(args: argparse.Namespace) -> int:
             "last_used_at",
             "revoked_at",
         ],
-        lambda r: {**r, "scopes": " ".join(r["scopes"])},
+        lambda r: {
+            **r,
+            "scopes": " ".join(scopes) if isinstance(scopes := r["scopes"], tuple) else scopes,
+        },
     )
 
 

@@ -103,7 +103,7 @@ def agent_list(args: argparse.Namespace) -> int:
 
     ctx = Context()
     rows = agent_rows.of_principal(ctx.db, principals.find_principal(ctx.db, args.handle).id)
-    return listing(args, [dict(row) for row in rows], ["id", "name", "created_at", "revoked_at"])
+    return listing(args, [asdict(row) for row in rows], ["id", "name", "created_at", "revoked_at"])
 
 
 def agent_revoke(args: argparse.Namespace) -> int:

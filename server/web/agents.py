@@ -63,7 +63,7 @@ class AgentPages(Frame):
         its field (the first one focused)."""
         seen = console_rows.last_activity(self.db, me.handle)
         agents = [
-            {**agent, "last_seen": seen.get(agent["name"])}
+            {**asdict(agent), "last_seen": seen.get(agent.name)}
             for agent in agent_rows.of_principal(self.db, me.id)
         ]
         grants = [
@@ -124,7 +124,7 @@ class AgentPages(Frame):
             (
                 a
                 for a in agent_rows.of_principal(self.db, me.id, active_only=True)
-                if a["id"] == chosen
+                if a.id == chosen
             ),
             None,
         )
@@ -145,11 +145,11 @@ class AgentPages(Frame):
         if errors or row is None:
             return self._agents_page(request, me, None, 400, form=form, errors=errors)
         days = LIFETIMES[lifetime]
-        label = label or f"{row['name']} token"
+        label = label or f"{row.name} token"
         minted = tokens.mint(
             self.db,
             principal_id=me.id,
-            agent_id=row["id"],
+            agent_id=row.id,
             scopes=scopes,
             ttl=timedelta(days=days) if days else None,
             label=label,
@@ -158,14 +158,14 @@ class AgentPages(Frame):
             "token": self.pages.sealer.seal(minted.token),
             "public_id": minted.public_id,
             "label": label,
-            "agent": row["name"],
+            "agent": row.name,
             "scopes": list(minted.scopes),
             "expires_at": minted.expires_at,
             "until": time.time() + SHOW_FOR,
         }
         return self._done(
             request,
-            f"Token “{label}” minted for {row['name']}. Copy it now: it is shown once.",
+            f"Token “{label}” minted for {row.name}. Copy it now: it is shown once.",
             "/console/agents",
         )
 

@@ -10,6 +10,7 @@ not exist.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import timedelta
 
 from starlette.datastructures import FormData
@@ -60,7 +61,7 @@ class Console(QueuePages):
         status = mandates.current(self.db, self.key, me.id)
         seen = console_rows.last_activity(self.db, me.handle)
         agents = [
-            {**agent, "last_seen": seen.get(agent["name"])}
+            {**asdict(agent), "last_seen": seen.get(agent.name)}
             for agent in agent_rows.of_principal(self.db, me.id)
         ]
         open_items = self._open_items(me)
