@@ -28,7 +28,7 @@ import logging
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TypeVar
 
 import anyio
 
@@ -74,13 +74,16 @@ class HeapKeeper:
             self.tick()
 
 
+App = TypeVar("App")
+
+
 def kept(
-    lifespan: Callable[[Any], contextlib.AbstractAsyncContextManager[Any]],
-) -> Callable[[Any], contextlib.AbstractAsyncContextManager[None]]:
+    lifespan: Callable[[App], contextlib.AbstractAsyncContextManager[object]],
+) -> Callable[[App], contextlib.AbstractAsyncContextManager[None]]:
     """An app's lifespan with a heap keeper running beside it."""
 
     @contextlib.asynccontextmanager
-    async def with_keeper(app: Any) -> AsyncIterator[None]:
+    async def with_keeper(app: App) -> AsyncIterator[None]:
         async with lifespan(app), anyio.create_task_group() as group:
             group.start_soon(HeapKeeper().run)
             try:

@@ -23,12 +23,12 @@ from server.answering.contract import Note
 from server.answering.grounding import consent_needed
 from server.answering.text import invisible, lookalikes
 from server.asking.coverage import coverage
-from server.asking.rows import Row
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity.mandates import MandateStatus
 from server.plaintext import folded
 from server.store import records
 from server.store.database import Database, now, write
+from server.store.records import BriefingNote
 
 Visibility = Literal["public", "members", "private"]
 Review = Literal["approve", "reject"]
@@ -63,23 +63,23 @@ class Changed(Conflict):
     """The note was changed after its principal read it: nothing was approved or rejected. `note` is
     the note as it now reads, to be reviewed afresh."""
 
-    def __init__(self, read: int, note: Row):
+    def __init__(self, read: int, note: BriefingNote):
         self.note = note
         super().__init__(
-            f"note {note['id']} changed after you read it (you read revision {read}; it is now revision "
-            f"{note['revision']}), so nothing was approved or rejected: read its new text and review it again"
+            f"note {note.id} changed after you read it (you read revision {read}; it is now revision "
+            f"{note.revision}), so nothing was approved or rejected: read its new text and review it again"
         )
 
 
-def reach(row: Row, who: str, status: MandateStatus, person: str = "you") -> str:
+def reach(row: BriefingNote, who: str, status: MandateStatus, person: str = "you") -> str:
     """What happens to a question this note would answer once it is approved, said to `person` (the
     member, "you"; or "your principal", to their agent), from the two tests the answering path
     applies to an approved note: the signed mandate's (`coverage`) and the relay consent's (`held`)."""
-    covered = coverage(status, row["topic"], row["visibility"])
+    covered = coverage(status, row.topic, row.visibility)
     if covered.gap is not None:
         return covered.sentence(person)
-    flagged = held(row["topic"], row["text"], who)
-    if flagged and not row["relay"]:
+    flagged = held(row.topic, row.text, who)
+    if flagged and not row.relay:
         return (
             f"Questions it would answer will still come to {person} in person: it is flagged "
             f"({', '.join(sorted(flagged))}), and a flagged note is quoted only once it may be "
@@ -141,7 +141,7 @@ def write_note(
     agent: str | None,
     note_id: int | None = None,
     relay: bool = False,
-) -> Row:
+) -> BriefingNote:
     """Add a note, or replace one by id. Written by an agent (`agent` names it): pending, never
     relayed until approved. Written by the principal: approved as written, `relay` as ticked."""
     topic, text = _clean(topic, text)
@@ -187,7 +187,7 @@ def _room_for_pending(db: Database, principal_id: int, note_id: int | None) -> N
     already waits adds none)."""
     if note_id is not None:
         earlier = records.note_of(db, principal_id, note_id)
-        if earlier is not None and earlier["status"] == "pending":
+        if earlier is not None and earlier.status == "pending":
             return
     if records.pending_count(db, principal_id) >= PENDING_LIMIT:
         raise ParleyError(
@@ -206,7 +206,7 @@ def review(
     revision: int,
     relay: bool = False,
     owner: str | None = None,
-) -> Row:
+) -> BriefingNote:
     """Approve (ticking "relay as written" or not) or reject one of this principal's notes as it read
     at `revision`, the revision its principal read; `Changed` when it has changed since, and nothing
     is reviewed. `owner`: the principal's handle when an administrator acts for them."""
@@ -231,7 +231,7 @@ def review(
     return found
 
 
-def note(db: Database, principal_id: int, note_id: int, owner: str | None = None) -> Row:
+def note(db: Database, principal_id: int, note_id: int, owner: str | None = None) -> BriefingNote:
     """One of this principal's notes as it now reads."""
     found = records.note_of(db, principal_id, note_id)
     if found is None:
@@ -245,7 +245,7 @@ def delete(db: Database, principal_id: int, note_id: int) -> None:
             raise _missing(note_id, None)
 
 
-def notes(db: Database, principal_id: int, status: str | None = None) -> list[Row]:
+def notes(db: Database, principal_id: int, status: str | None = None) -> list[BriefingNote]:
     return records.notes_of(db, principal_id, status)
 
 

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TypeVar, TypeVarTuple
 
 import anyio
 
@@ -46,6 +46,7 @@ log = logging.getLogger("parley.asking")
 Answerer = Callable[[ScopedRequest, Terms, list[Note]], Selection]
 AsyncAnswerer = Callable[[ScopedRequest, Terms, list[Note]], Awaitable[Selection]]
 T = TypeVar("T")
+Steps = TypeVarTuple("Steps")
 
 
 @dataclass(frozen=True)
@@ -81,19 +82,19 @@ def revealable(
     shown = [
         row
         for row in records.notes_of(db, member_id, "approved")
-        if reveals(body.topics, body.reveal, row["topic"], row["visibility"], asker_is_member)
+        if reveals(body.topics, body.reveal, row.topic, row.visibility, asker_is_member)
     ]
     examples = example_rows.questions_by_note(db, member_id, MAX_EXAMPLES) if shown else {}
     return {
-        str(row["id"]): Approved(
+        str(row.id): Approved(
             Note(
-                id=str(row["id"]),
-                topic=row["topic"],
-                text=row["text"],
-                examples=tuple(examples.get(str(row["id"]), ())),
+                id=str(row.id),
+                topic=row.topic,
+                text=row.text,
+                examples=tuple(examples.get(str(row.id), ())),
             ),
-            date=str(row["updated_at"])[:10],
-            relay=bool(row["relay"]),
+            date=str(row.updated_at)[:10],
+            relay=bool(row.relay),
         )
         for row in shown
     }
@@ -174,7 +175,7 @@ class Escalations:
             grounded = compose(prepared.request, prepared.terms, selection, prepared.handed)
         return await self._store(self._record, prepared, grounded)
 
-    async def _store(self, step: Callable[..., T], *args: Any) -> T:
+    async def _store(self, step: Callable[[*Steps], T], *args: *Steps) -> T:
         """One short step against the store, which ends before it returns (no connection or transaction
         outlives it). PostgreSQL: in a worker thread, as the network may be slow. SQLite: on the loop,
         as the chokepoint runs every other tool's store work on the embedded store; two thread hops
@@ -195,11 +196,11 @@ class Escalations:
         stored = rows.ask_request(self.db, asker_id, key)
         if stored is None:
             return None
-        if stored["fingerprint"] != fingerprint:
+        if stored.fingerprint != fingerprint:
             raise AskError(
                 "this idempotency_key was already used for a different question; use a new key"
             )
-        data = json.loads(stored["result"])
+        data = json.loads(stored.result)
         return Asked(
             Answer.model_validate(data["answer"]),
             data["thread_id"],
@@ -227,20 +228,20 @@ class Escalations:
             if earlier is not None:
                 return earlier
         named = self.members.named(member, revision)
-        if named is None or named.principal["status"] != PrincipalStatus.MEMBER:
+        if named is None or named.principal.status != PrincipalStatus.MEMBER:
             raise AskError(f"no member with handle '{member}'; search_directory lists members")
         target = named.principal
-        if target["id"] == asker_id:
+        if target.id == asker_id:
             raise AskError("you cannot ask your own answering agent; read list_briefing instead")
         if thread_id is not None:
             parties = rows.thread_parties(self.db, thread_id)
-            if parties != (asker_id, target["id"]):
+            if parties != (asker_id, target.id):
                 raise AskError(
                     f"you have no thread {thread_id} with {member}; leave thread_id out to open one"
                 )
         if language not in ("en", "pt-BR"):
             raise AskError("language must be en or pt-BR")
-        status = mandates.check(self.key, target["id"], *(named.mandate or (None, None, None)))
+        status = mandates.check(self.key, target.id, *(named.mandate or (None, None, None)))
         request = ScopedRequest(question=question, asker=str(asker_id), language=language)  # type: ignore[arg-type]
         terms: Terms | None = None
         handed: Mapping[str, Approved] = {}
@@ -251,17 +252,17 @@ class Escalations:
                 asker_is_member,
                 lambda: (
                     Terms(
-                        principal=target["handle"],
+                        principal=target.handle,
                         topics=tuple(body.topics),
                         quotable=body.quotable,
                     ),
-                    MappingProxyType(revealable(self.db, target["id"], body, asker_is_member)),
+                    MappingProxyType(revealable(self.db, target.id, body, asker_is_member)),
                 ),
             )
         return Prepared(
             asker_id,
             asker_agent,
-            target["id"],
+            target.id,
             request,
             terms,
             handed,

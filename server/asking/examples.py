@@ -8,21 +8,21 @@ its text replaced. Here the member reads them and removes one.
 from __future__ import annotations
 
 from server.asking.errors import AskError
-from server.asking.rows import Row
 from server.errors import NotFound
 from server.store import examples as example_rows
 from server.store.database import Database, write
+from server.store.examples import Example
 
 
 class NoSuchExample(AskError, NotFound):
     """No such example among this member's (whether it exists elsewhere is not said)."""
 
 
-def by_note(db: Database, principal_id: int) -> dict[int, list[Row]]:
+def by_note(db: Database, principal_id: int) -> dict[int, list[Example]]:
     """This member's examples by note id, newest first."""
-    found: dict[int, list[Row]] = {}
+    found: dict[int, list[Example]] = {}
     for row in example_rows.of_principal(db, principal_id):
-        found.setdefault(int(row["note_id"]), []).append(row)
+        found.setdefault(row.note_id, []).append(row)
     return found
 
 

@@ -1,7 +1,7 @@
 """The principal an ask names, that principal's newest signed mandate and the notes it hands an
 answering agent, kept per store revision.
 
-All come from what moves the store's revision when it changes (`store.schema`: principals and
+All come from what moves the store's revision when it changes (`store.triggers`: principals and
 mandates through `WATCHED`, approved briefing notes through `HANDED_WHEN`; triggers on SQLite and on
 PostgreSQL), so the rows read at a revision are the rows the store holds at it: an ask that knows the
 revision its caller was resolved at reads none of them again while the revision stands, and the
@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 from server.answering import Terms
 from server.answering.grounding import Approved
-from server.asking.rows import Row
 from server.identity.mandates import MandateBody
 from server.store import mandates as mandate_rows
 from server.store import principals as principal_rows
 from server.store.database import Database, revision
+from server.store.principals import PrincipalRow
 
 # What a verified mandate hands an answering agent: its terms, and the approved notes it reveals, by id.
 Handed = tuple[Terms, Mapping[str, Approved]]
@@ -32,7 +32,7 @@ class Named:
     """A principal as the store holds it, and the newest version of its mandate (body, signature,
     key id), or None when it never signed one."""
 
-    principal: Row
+    principal: PrincipalRow
     mandate: tuple[str, str, str] | None
     # per asker's kind (a member or not): the mandate body it was read for, and what it hands over
     _handed: dict[bool, tuple[MandateBody, Handed]] = field(default_factory=dict, compare=False)
@@ -70,5 +70,5 @@ class Members:
             row = principal_rows.by_handle(self.db, handle)
             if row is None:
                 return None
-            found = kept[handle] = Named(row, mandate_rows.latest(self.db, row["id"]))
+            found = kept[handle] = Named(row, mandate_rows.latest(self.db, row.id))
         return found

@@ -26,7 +26,6 @@ from server.asking import briefing
 from server.asking.errors import AlreadyDecided, AskError, NoSuchEscalation
 from server.asking.escalations import Escalations, quotes_json, revealable
 from server.asking.reasons import why
-from server.asking.rows import Row
 from server.identity import mandates
 from server.identity.mandates import MandateBody
 from server.store import asking as rows
@@ -34,7 +33,9 @@ from server.store import examples as example_rows
 from server.store import principals as principal_rows
 from server.store import records
 from server.store import sessions as session_rows
+from server.store.asking import Escalation, Message
 from server.store.database import Database, now, write
+from server.store.records import BriefingNote
 
 log = logging.getLogger("parley.asking.queue")
 
@@ -89,9 +90,9 @@ class Waiting:
     """An open question as its member sees it: the row, why it is here (worded now, from today's
     mandate and notes), and the candidate notes it came with that are still approved."""
 
-    row: Row
+    row: Escalation
     why: str
-    candidates: list[Row]
+    candidates: list[BriefingNote]
 
 
 def open_count(db: Database, principal_id: int) -> int:
@@ -105,7 +106,7 @@ class Queue:
 
     # --- reading -----------------------------------------------------------------------------
 
-    def listed(self, principal_id: int, status: str = "open") -> list[Row]:
+    def listed(self, principal_id: int, status: str = "open") -> list[Escalation]:
         return rows.queue(self.db, principal_id, status)
 
     def waiting(self, principal_id: int, handle: str) -> list[Waiting]:
@@ -117,32 +118,32 @@ class Queue:
             found.append(Waiting(row, why(row, candidates, status, handle), candidates))
         return found
 
-    def candidates(self, principal_id: int, row: Row) -> list[Row]:
+    def candidates(self, principal_id: int, row: Escalation) -> list[BriefingNote]:
         """The notes the answering agent attached (the ones it rated closest), still approved."""
-        ids = [int(i) for i in json.loads(row.get("notes") or "[]") if str(i).isdigit()]
+        ids = [int(i) for i in json.loads(row.notes or "[]") if str(i).isdigit()]
         notes = (records.note_of(self.db, principal_id, note_id) for note_id in ids)
-        return [note for note in notes if note is not None and note["status"] == "approved"]
+        return [note for note in notes if note is not None and note.status == "approved"]
 
-    def get(self, principal_id: int, escalation_id: int) -> Row:
+    def get(self, principal_id: int, escalation_id: int) -> Escalation:
         found = rows.escalation(self.db, principal_id, escalation_id)
         if found is None:
             raise NoSuchEscalation(f"there is no question {escalation_id} in your queue")
         return found
 
-    def thread(self, thread_id: int) -> list[Row]:
+    def thread(self, thread_id: int) -> list[Message]:
         return rows.messages(self.db, thread_id)
 
     # --- deciding ----------------------------------------------------------------------------
 
     def decide(
         self, principal_id: int, escalation_id: int, decision: Decision, decider: Decider
-    ) -> Row:
+    ) -> Escalation:
         """Make one decision, final for its question. One that cannot be made changes nothing: no note
         saved, no example kept, the mandate as it was."""
         self._may_decide(principal_id, decider)
         escalation = self.get(principal_id, escalation_id)
-        if escalation["status"] != "open":
-            raise AlreadyDecided(f"question {escalation_id} was already {escalation['status']}")
+        if escalation.status != "open":
+            raise AlreadyDecided(f"question {escalation_id} was already {escalation.status}")
         widened = (
             self._widen(principal_id, escalation, decision.text)
             if decision.action == "widen"  # the answerer may be a slow model: before the unit
@@ -168,7 +169,7 @@ class Queue:
                 self.db,
                 principal_id=principal_id,
                 note_id=note_id,
-                question=escalation["question"],
+                question=escalation.question,
                 escalation_id=escalation_id,
                 via=decider.via,
                 session_id=decider.session_id,
@@ -178,15 +179,15 @@ class Queue:
             member = principal_rows.by_id(self.db, principal_id)
             rows.add_message(
                 self.db,
-                escalation["thread_id"],
+                escalation.thread_id,
                 "decision",
                 delivered,
                 stamp,
                 "decided",
-                member["handle"] if member else None,
+                member.handle if member else None,
                 quotes,
             )
-            self.db.announce_inbox(escalation["asker_id"])  # every process hears of it at commit
+            self.db.announce_inbox(escalation.asker_id)  # every process hears of it at commit
         log.info(
             "question %s of principal %s %s (%s%s) by %s",
             escalation_id,
@@ -196,7 +197,7 @@ class Queue:
             f" with note {note_id}" if note_id is not None else "",
             decider.recorded,
         )
-        self.asking.on_delivery(escalation["asker_id"])
+        self.asking.on_delivery(escalation.asker_id)
         return self.get(principal_id, escalation_id)
 
     def _may_decide(self, principal_id: int, decider: Decider) -> None:
@@ -213,21 +214,21 @@ class Queue:
             "only the member decides their questions: signed in to their console, or at the command line"
         )
 
-    def _outcome(self, principal_id: int, escalation: Row, decision: Decision) -> Outcome:
+    def _outcome(self, principal_id: int, escalation: Escalation, decision: Decision) -> Outcome:
         """(what the asker reads, the status, the note that answered it, the notes it quotes as data),
         inside the decision's unit."""
         text = decision.text.strip()
         if len(text) > TEXT_LIMIT:
             raise AskError(f"keep it under {TEXT_LIMIT} characters")
         if decision.action == "decline":
-            english = escalation["language"] == "en"
+            english = escalation.language == "en"
             declined = "Declined by the member." if english else "Recusado pelo membro."
             return text or declined, "declined", None, None
         if decision.action == "note":
             if decision.note_id is None:
                 raise AskError("name the note that answers it")
             note = records.note_of(self.db, principal_id, decision.note_id)
-            if note is None or note["status"] != "approved":
+            if note is None or note.status != "approved":
                 raise AskError(f"note {decision.note_id} is not one of your approved notes")
             return self._quoted(principal_id, escalation, note)
         if not text:
@@ -238,45 +239,41 @@ class Queue:
         if not 1 <= len(topic) <= TOPIC_LIMIT:
             raise AskError(f"name the note's topic in 1 to {TOPIC_LIMIT} characters")
         # the smallest audience that holds this asker: members, or anyone who asks
-        audience: briefing.Visibility = (
-            "members" if escalation["asker_status"] == MEMBER else "public"
-        )
+        audience: briefing.Visibility = "members" if escalation.asker_status == MEMBER else "public"
         note = briefing.write_note(self.db, principal_id, topic, text, audience, agent=None)
         return self._quoted(principal_id, escalation, note)
 
-    def _quoted(self, principal_id: int, escalation: Row, note: Row) -> Outcome:
+    def _quoted(self, principal_id: int, escalation: Escalation, note: BriefingNote) -> Outcome:
         """The note the member chose, composed for the asker as any grounded answer. The member's
         choice, made reading the note beside the question, is their consent to relay it this once; who
         may hear the note still holds (a private note, or a members' note to an applicant, is refused)."""
-        if note["visibility"] == "private" or (
-            note["visibility"] == "members" and escalation["asker_status"] != MEMBER
+        if note.visibility == "private" or (
+            note.visibility == "members" and escalation.asker_status != MEMBER
         ):
             kept = (
-                "you keep it for yourself"
-                if note["visibility"] == "private"
-                else "it is for members"
+                "you keep it for yourself" if note.visibility == "private" else "it is for members"
             )
             raise AskError(
-                f"note {note['id']} cannot go to @{escalation['asker']}: {kept}; answer in your own words"
+                f"note {note.id} cannot go to @{escalation.asker}: {kept}; answer in your own words"
             )
         member = principal_rows.by_id(self.db, principal_id)
         status = mandates.current(self.db, self.asking.key, principal_id)
         body = status.body if status.valid else None
         terms = Terms(
-            principal=member["handle"] if member else "",
+            principal=member.handle if member else "",
             topics=tuple(body.topics) if body else (),
             quotable=bool(body and body.quotable),
         )
         request = ScopedRequest(
-            question=escalation["question"],
-            asker=str(escalation["asker_id"]),
-            language=escalation["language"],
+            question=escalation.question,
+            asker=str(escalation.asker_id),
+            language=escalation.language,
         )
-        note_id = str(note["id"])
+        note_id = str(note.id)
         handed = {
             note_id: Approved(
-                Note(id=note_id, topic=note["topic"], text=note["text"]),
-                date=str(note["updated_at"])[:10],
+                Note(id=note_id, topic=note.topic, text=note.text),
+                date=str(note.updated_at)[:10],
                 relay=True,
             )
         }
@@ -285,14 +282,14 @@ class Queue:
             raise AskError(f"note {note_id} could not be quoted; answer in your own words")
         return grounded.answer.findings, "answered", int(note_id), quotes_json(grounded.answer)
 
-    def _widen(self, principal_id: int, escalation: Row, topic: str) -> Outcome:
+    def _widen(self, principal_id: int, escalation: Escalation, topic: str) -> Outcome:
         """Answer under the mandate with one more topic; sign that mandate only if it answers."""
         topic = topic.strip().lower()
         if not topic or len(topic) > TOPIC_LIMIT:
             raise AskError(
                 f"name the topic (1 to {TOPIC_LIMIT} characters) the mandate should now cover"
             )
-        if escalation["reason"] == "commitment":
+        if escalation.reason == "commitment":
             raise AskError(
                 "widening cannot help: this question asks for a commitment, which no mandate lets the "
                 "answering agent make; answer it in your own words or decline"
@@ -305,12 +302,12 @@ class Queue:
             update={"topics": sorted(set(status.body.topics) | {topic})}
         )
         request = ScopedRequest(
-            question=escalation["question"],
-            asker=str(escalation["asker_id"]),
-            language=escalation["language"],
+            question=escalation.question,
+            asker=str(escalation.asker_id),
+            language=escalation.language,
         )
         answer = self._answer(
-            principal_id, candidate, request, escalation["asker_status"] == MEMBER
+            principal_id, candidate, request, escalation.asker_status == MEMBER
         ).answer
         if answer.escalate is not None or answer.refused is not None or not answer.findings:
             raise AskError(

@@ -9,29 +9,30 @@ from __future__ import annotations
 
 from server.answering import Note
 from server.answering.grounding import consent_needed
-from server.asking.rows import Row
 from server.identity.mandates import MandateStatus
+from server.store.asking import Escalation
+from server.store.records import BriefingNote
 
 
-def why(row: Row, candidates: list[Row], status: MandateStatus, handle: str) -> str:
+def why(row: Escalation, candidates: list[BriefingNote], status: MandateStatus, handle: str) -> str:
     """The reason, in the member's words, from the escalation and today's mandate and notes."""
     held = [
         note
         for note in candidates
-        if not note["relay"]
-        and consent_needed(Note(id=str(note["id"]), topic=note["topic"], text=note["text"]), handle)
+        if not note.relay
+        and consent_needed(Note(id=str(note.id), topic=note.topic, text=note.text), handle)
     ]
-    if row["reason"] == "commitment" and held:
+    if row.reason == "commitment" and held:
         return (
             "Your note that would answer it names a price, an offer, a link or words to an agent: "
             "your agent relays such a note only when you let it (“relay as written”)."
         )
-    if row["reason"] == "commitment" and candidates:
+    if row.reason == "commitment" and candidates:
         return (
             "Your agent held it back: it never agrees, books, buys or promises, and the note it would "
             "have quoted may now be relayed as written, so you can point at it."
         )
-    if row["reason"] == "commitment":
+    if row.reason == "commitment":
         return "It asks for a commitment — your agent informs, it never agrees, books, buys or promises."
     if not status.valid or status.body is None:
         return (
@@ -42,6 +43,4 @@ def why(row: Row, candidates: list[Row], status: MandateStatus, handle: str) -> 
         return "Your agent was not sure which of your notes answers it, and it does not guess."
     topics = ", ".join(sorted(status.body.topics))
     covered = f"Your mandate covers: {topics}." if topics else "Your mandate covers no topic yet."
-    return (
-        f"None of the notes your agent may quote to @{row['asker']} seems to answer it. {covered}"
-    )
+    return f"None of the notes your agent may quote to @{row.asker} seems to answer it. {covered}"

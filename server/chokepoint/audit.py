@@ -21,13 +21,14 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import anyio
 
 from server.access import Caller
 from server.chokepoint.outcomes import OUTCOMES
 from server.store import audit as audit_rows
+from server.store.audit import AuditEntry
 from server.store.database import Database, StoreUnavailable, format_time
 
 log = logging.getLogger("parley.audit")
@@ -111,8 +112,8 @@ def _insert(db: Database, calls: list[Call]) -> None:
     audit_rows.insert(db, [row(call) for call in calls])
 
 
-def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[dict[str, Any]]:
-    """The newest rows as the store gives them (untyped: its columns are being restructured)."""
+def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[AuditEntry]:
+    """The newest rows, oldest first."""
     return audit_rows.tail(db, limit, principal)
 
 

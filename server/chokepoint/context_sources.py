@@ -137,7 +137,7 @@ class ContextSources:
                 values["lane"] = caller.lane
             elif attribute == "admitted_days":
                 row = principals.by_id(db, me) if me is not None else None
-                admitted = row["admitted_at"] if row else None
+                admitted = row.admitted_at if row else None
                 values["admitted_days"] = (
                     (datetime.now(UTC) - parse_time(admitted)).days if admitted else 0
                 )

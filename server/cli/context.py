@@ -10,10 +10,10 @@ import argparse
 import json
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server.errors import ParleyError
 
@@ -22,7 +22,10 @@ from server.errors import ParleyError
 if TYPE_CHECKING:
     from server.keys.mandate import SigningKey
     from server.manifest.schema import Manifest
-    from server.store.database import Database, Row
+    from server.store.database import Database
+
+# A line of a listing as the command line shows it: a column's name and its value.
+Fields = dict[str, object]
 
 
 class UsageError(ParleyError):
@@ -97,7 +100,7 @@ def csv(text: str | None) -> list[str] | None:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def emit_json(data: Any) -> None:
+def emit_json(data: object) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
@@ -107,9 +110,9 @@ def add_json(parser: argparse.ArgumentParser) -> None:
 
 def listing(
     args: argparse.Namespace,
-    rows: list[Row],
+    rows: list[Fields],
     columns: list[str],
-    shown: Callable[[Row], Row] | None = None,
+    shown: Callable[[Fields], Fields] | None = None,
 ) -> int:
     """A listing command's output: JSON with --json, else a table (`shown` adapts a row for people)."""
     if getattr(args, "json", False):
@@ -120,7 +123,9 @@ def listing(
 
 
 def facts(
-    args: argparse.Namespace, data: dict[str, Any], shown: Callable[[str, Any], tuple[str, str]]
+    args: argparse.Namespace,
+    data: Mapping[str, object],
+    shown: Callable[[str, object], tuple[str, object]],
 ) -> int:
     """A command's named facts: JSON with --json, else one aligned `name value` line each as `shown`
     words it for people."""
@@ -132,7 +137,7 @@ def facts(
     return 0
 
 
-def table(rows: list[Row], columns: list[str]) -> None:
+def table(rows: list[Fields], columns: list[str]) -> None:
     """A plain aligned table: a header, then one line a row."""
     if not rows:
         print("(none)")

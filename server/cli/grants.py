@@ -5,6 +5,7 @@ with no topics."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -107,7 +108,12 @@ def token_list(args: argparse.Namespace) -> int:
     from server.store import tokens as token_rows
 
     ctx = Context()
-    rows = token_rows.of_principal(ctx.db, principals.find_principal(ctx.db, args.handle).id)
+    rows = [
+        asdict(row)
+        for row in token_rows.of_principal(
+            ctx.db, principals.find_principal(ctx.db, args.handle).id
+        )
+    ]
     return listing(
         args,
         rows,
@@ -122,7 +128,10 @@ def token_list(args: argparse.Namespace) -> int:
             "last_used_at",
             "revoked_at",
         ],
-        lambda r: {**r, "scopes": " ".join(r["scopes"])},
+        lambda r: {
+            **r,
+            "scopes": " ".join(scopes) if isinstance(scopes := r["scopes"], tuple) else scopes,
+        },
     )
 
 

@@ -6,6 +6,7 @@ import argparse
 import getpass
 import sys
 from collections.abc import Callable
+from dataclasses import asdict
 
 from server.cli.context import Context, UsageError, add_json, command, csv, err, listing
 
@@ -73,9 +74,10 @@ def principal_password(args: argparse.Namespace) -> int:
 def principal_list(args: argparse.Namespace) -> int:
     from server.store import principals as principal_rows
 
-    rows = principal_rows.listing(Context().db)
-    for row in rows:
-        row["steward"] = bool(row["steward"])
+    rows = [
+        {**asdict(row), "steward": bool(row.steward)}
+        for row in principal_rows.listing(Context().db)
+    ]
     return listing(
         args,
         rows,
@@ -101,7 +103,7 @@ def agent_list(args: argparse.Namespace) -> int:
 
     ctx = Context()
     rows = agent_rows.of_principal(ctx.db, principals.find_principal(ctx.db, args.handle).id)
-    return listing(args, [dict(row) for row in rows], ["id", "name", "created_at", "revoked_at"])
+    return listing(args, [asdict(row) for row in rows], ["id", "name", "created_at", "revoked_at"])
 
 
 def agent_revoke(args: argparse.Namespace) -> int:

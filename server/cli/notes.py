@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from server.cli.context import Context, UsageError, add_json, err, listing
@@ -18,13 +19,13 @@ from server.cli.context import Context, UsageError, add_json, err, listing
 if TYPE_CHECKING:  # imported when a command runs: `parley notes --help` loads no asking stack
     from server.asking import briefing
     from server.identity import principals
-    from server.store.database import Row
+    from server.store.records import BriefingNote
 
 
-def _concerns(row: Row, handle: str) -> str:
+def _concerns(row: BriefingNote, handle: str) -> str:
     from server.asking import briefing
 
-    return ", ".join(c.flag for c in briefing.concerns(row["topic"], row["text"], handle))
+    return ", ".join(c.flag for c in briefing.concerns(row.topic, row.text, handle))
 
 
 def notes_list(args: argparse.Namespace) -> int:
@@ -35,9 +36,9 @@ def notes_list(args: argparse.Namespace) -> int:
     principal = principals.find_principal(ctx.db, args.handle)
     rows = [
         {
-            **row,
-            "note": f"{row['id']}@{row['revision']}",
-            "relay": bool(row["relay"]),
+            **asdict(row),
+            "note": f"{row.id}@{row.revision}",
+            "relay": bool(row.relay),
             "concerns": _concerns(row, principal.handle),
         }
         for row in briefing.notes(ctx.db, principal.id, "pending" if args.pending else None)
@@ -46,7 +47,7 @@ def notes_list(args: argparse.Namespace) -> int:
         args,
         rows,
         ["note", "status", "topic", "visibility", "relay", "concerns", "text"],
-        lambda r: {**r, "relay": "relay" if r["relay"] else "", "text": r["text"][:60]},
+        lambda r: {**r, "relay": "relay" if r["relay"] else "", "text": str(r["text"])[:60]},
     )
 
 
@@ -77,8 +78,8 @@ def _review_one(
             return False
         err(
             f"note {note_id} of {handle} not {action}d: name the revision you read. It is at revision "
-            f"{row['revision']} and reads: \u201c{row['text']}\u201d (topic \u201c{row['topic']}\u201d); "
-            f"to {action} this text: parley notes {action} {handle} {note_id}@{row['revision']}"
+            f"{row.revision} and reads: \u201c{row.text}\u201d (topic \u201c{row.topic}\u201d); "
+            f"to {action} this text: parley notes {action} {handle} {note_id}@{row.revision}"
         )
         return False
     try:
@@ -92,18 +93,18 @@ def _review_one(
         now = exc.note
         err(
             f"note {note_id} of {handle} changed after revision {revision} was read, so nothing was "
-            f"{action}d. Revision {now['revision']} reads: \u201c{now['text']}\u201d (topic "
-            f"\u201c{now['topic']}\u201d); review it again as {note_id}@{now['revision']}"
+            f"{action}d. Revision {now.revision} reads: \u201c{now.text}\u201d (topic "
+            f"\u201c{now.topic}\u201d); review it again as {note_id}@{now.revision}"
         )
         return False
     print(
-        f"note {row['id']}@{row['revision']} of {handle} {row['status']}"
-        f"{' (may be relayed as written)' if row['relay'] else ''}: "
-        f"\u201c{row['text']}\u201d (topic \u201c{row['topic']}\u201d, {row['visibility']})"
+        f"note {row.id}@{row.revision} of {handle} {row.status}"
+        f"{' (may be relayed as written)' if row.relay else ''}: "
+        f"\u201c{row.text}\u201d (topic \u201c{row.topic}\u201d, {row.visibility})"
     )
     if action == "approve":
         said = briefing.reach(row, handle, mandates.current(ctx.db, ctx.key, principal.id), handle)
-        if briefing.held(row["topic"], row["text"], handle) and not row["relay"]:
+        if briefing.held(row.topic, row.text, handle) and not row.relay:
             said += " Approve with --relay to let the agent quote it as written."
         err(said)
     return True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,28 +21,25 @@ def audit_tail(args: argparse.Namespace) -> int:
     from server.chokepoint import audit
     from server.chokepoint.audit import safe_name
     from server.identity.principals import acted_through
+    from server.store.audit import AuditEntry
 
-    def acted(row: dict[str, object]) -> str:  # a guest's call has no principal to act for
-        agent = row["agent"]
-        return (
-            acted_through(str(agent) if agent else None, yours=False) if row["principal"] else "-"
-        )
+    def acted(row: AuditEntry) -> str:  # a guest's call has no principal to act for
+        return acted_through(row.agent or None, yours=False) if row.principal else "-"
 
     if not 1 <= args.n <= 10_000:
         raise UsageError("-n takes 1 to 10000")
-    rows = audit.tail(Context().db, args.n, args.principal)
-    for row in rows:
-        row["tool"] = safe_name(
-            row["tool"]
-        )  # stored safe already; older rows are cleaned on the way out
+    rows = [  # stored safe already; older rows are cleaned on the way out
+        replace(row, tool=safe_name(row.tool))
+        for row in audit.tail(Context().db, args.n, args.principal)
+    ]
     if args.json:
-        emit_json(rows)
+        emit_json([asdict(row) for row in rows])
         return 0
     for row in rows:
         print(
-            f"{row['ts']} {row['lane']:<9} {row['principal'] or '-':<12} {acted(row):<15} "
-            f"{row['tool']:<18} {row['outcome']:<14} {row['duration_ms']:.2f}ms"
-            + (f"  rule: {row['rule']}" if row["rule"] else "")
+            f"{row.ts} {row.lane:<9} {row.principal or '-':<12} {acted(row):<15} "
+            f"{row.tool:<18} {row.outcome:<14} {row.duration_ms:.2f}ms"
+            + (f"  rule: {row.rule}" if row.rule else "")
         )
     return 0
 

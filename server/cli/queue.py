@@ -30,17 +30,18 @@ def queue_list(args: argparse.Namespace) -> int:
 
     ctx = Context()
     principal = principals.find_principal(ctx.db, args.handle)
+    queued = _queue(ctx).waiting(principal.id, principal.handle)
     rows = [
         {
-            "id": waiting.row["id"],
-            "question": waiting.row["question"],
-            "asker": waiting.row["asker"],
-            "language": waiting.row["language"],
-            "reason": waiting.row["reason"],
+            "id": waiting.row.id,
+            "question": waiting.row.question,
+            "asker": waiting.row.asker,
+            "language": waiting.row.language,
+            "reason": waiting.row.reason,
             "why": waiting.why,
-            "candidates": [{"id": note["id"], "text": note["text"]} for note in waiting.candidates],
+            "candidates": [{"id": note.id, "text": note.text} for note in waiting.candidates],
         }
-        for waiting in _queue(ctx).waiting(principal.id, principal.handle)
+        for waiting in queued
     ]
     if args.json:
         emit_json(rows)
@@ -48,17 +49,19 @@ def queue_list(args: argparse.Namespace) -> int:
     table(
         [
             {
-                **row,
-                "question": row["question"][:60],
-                "candidates": ", ".join(str(note["id"]) for note in row["candidates"]),
+                "id": waiting.row.id,
+                "asker": waiting.row.asker,
+                "reason": waiting.row.reason,
+                "candidates": ", ".join(str(note.id) for note in waiting.candidates),
+                "question": waiting.row.question[:60],
             }
-            for row in rows
+            for waiting in queued
         ],
         ["id", "asker", "reason", "candidates", "question"],
     )
-    for row in rows:
-        for note in row["candidates"]:
-            print(f"  question {row['id']}, note {note['id']}: {note['text'][:100]}")
+    for waiting in queued:
+        for note in waiting.candidates:
+            print(f"  question {waiting.row.id}, note {note.id}: {note.text[:100]}")
     return 0
 
 
@@ -98,11 +101,11 @@ def _decide(args: argparse.Namespace, decision: Decision) -> int:
             f"'parley queue list {principal.handle}' shows the open ones"
         ) from None
     taught = (
-        f"; the question is now an example of note {row['answered_with']}"
-        if row["answered_with"] is not None
+        f"; the question is now an example of note {row.answered_with}"
+        if row.answered_with is not None
         else ""
     )
-    print(f"question {row['id']} of {principal.handle} {row['status']}{taught}")
+    print(f"question {row.id} of {principal.handle} {row.status}{taught}")
     return 0
 
 

@@ -169,7 +169,7 @@ def sign_mandate(
         version = mandate_rows.next_version(db, principal_id)
         body = MandateBody(
             principal_id=principal_id,
-            principal=principal["handle"],
+            principal=principal.handle,
             version=version,
             topics=clean_topics,
             reveal=sorted(set(reveal)),

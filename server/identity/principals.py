@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from server.errors import Conflict, NotFound, ParleyError
 from server.identity.passwords import hash_password
@@ -18,6 +17,7 @@ from server.store import agents as agent_rows
 from server.store import principals as principal_rows
 from server.store import sessions
 from server.store.database import Database, now, write
+from server.store.principals import PrincipalRow
 from server.store.principals import PrincipalStatus as PrincipalStatus  # the statuses, here too
 
 HANDLE = re.compile(r"^[a-z][a-z0-9_-]{1,31}$")
@@ -62,17 +62,17 @@ class Principal:
     admitted_at: str | None
 
 
-def _principal(row: dict[str, Any]) -> Principal:  # a store row: the store's rows are untyped dicts
+def _principal(row: PrincipalRow) -> Principal:
     return Principal(
-        id=row["id"],
-        handle=row["handle"],
-        name=row["name"],
-        status=row["status"],
-        steward=bool(row["steward"]),
-        bio=row["bio"],
-        tags=tuple(json.loads(row["tags"])),
-        created_at=row["created_at"],
-        admitted_at=row["admitted_at"],
+        id=row.id,
+        handle=row.handle,
+        name=row.name,
+        status=row.status,
+        steward=bool(row.steward),
+        bio=row.bio,
+        tags=tuple(json.loads(row.tags)),
+        created_at=row.created_at,
+        admitted_at=row.admitted_at,
     )
 
 

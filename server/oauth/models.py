@@ -168,7 +168,7 @@ class OAuthStore:
         """A grant holds only while its principal is not suspended and its agent not revoked."""
         status = principal_rows.status_of(self.db, principal_id)
         active = {
-            row["id"] for row in agent_rows.of_principal(self.db, principal_id, active_only=True)
+            row.id for row in agent_rows.of_principal(self.db, principal_id, active_only=True)
         }
         return status in (PrincipalStatus.APPLICANT, PrincipalStatus.MEMBER) and agent_id in active
 

@@ -255,7 +255,7 @@ class AuthorizationPages:
     ) -> Response:
         client = grant.request.client
         principal = principal_rows.by_id(self.pages.db, principal_id)
-        handle = principal["handle"] if principal else ""
+        handle = principal.handle if principal else ""
         requested = set((query.get("scope") or "").split())
         grantable = self.grantable(principal_id)
         redirect = urlsplit(grant.redirect_uri)
@@ -307,7 +307,7 @@ class AuthorizationPages:
             return self.server.create_authorization_response(
                 oauth_request, grant_user=None, grant=grant
             )
-        agents = {str(agent["id"]): agent for agent in self._agents(principal_id)}
+        agents = {str(agent.id): agent for agent in self._agents(principal_id)}
         agent = agents.get(str(form.get("agent", "")))
         chosen = sorted({value for value in form.getlist("scope") if isinstance(value, str)})
         grantable = set(self.grantable(principal_id))
@@ -324,7 +324,7 @@ class AuthorizationPages:
             return self._consent(
                 request, principal_id, grant, query, f"Your mandate does not grant {beyond}.", 400
             )
-        grantee = Grantee(principal_id, agent["id"], " ".join(chosen), family="", resource=resource)
+        grantee = Grantee(principal_id, agent.id, " ".join(chosen), family="", resource=resource)
         return self.server.create_authorization_response(
             oauth_request, grant_user=grantee, grant=grant
         )

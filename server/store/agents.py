@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TypedDict, cast
+from dataclasses import dataclass
 
-from server.store.database import Database
+from server.store.database import Database, records
 
 
-class AgentRow(TypedDict):
+@dataclass(frozen=True, slots=True)
+class AgentRow:
     """One of a principal's agents: revoked_at is None while it may hold tokens."""
 
     id: int
@@ -44,12 +45,13 @@ def revoke(db: Database, agent_id: int, stamp: str) -> None:
 
 def of_principal(db: Database, principal_id: int, active_only: bool = False) -> list[AgentRow]:
     where = " AND revoked_at IS NULL" if active_only else ""
-    rows = db.query(
+    return records(
+        db,
+        AgentRow,
         f"SELECT id, name, created_at, revoked_at FROM agents "
         f"WHERE principal_id = ?{where} ORDER BY id",
         [principal_id],
     )
-    return cast(list[AgentRow], list(rows))  # the columns selected are AgentRow's
 
 
 def bind_subject(db: Database, issuer: str, subject: str, agent_id: int) -> None:

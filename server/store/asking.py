@@ -3,8 +3,68 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Literal
 
-from server.store.database import Database, Row
+from server.store.database import Database, first_record, records
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message of a thread. kind: question | answer | decline | decision; status: answered |
+    escalated | declined | decided; quotes: the notes it quotes, as JSON."""
+
+    kind: Literal["question", "answer", "decline", "decision"]
+    body: str
+    created_at: str
+    status: str | None
+    decided_by: str | None
+    quotes: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AskRequest:
+    """What an idempotency key was first asked with (a fingerprint) and what it answered (JSON)."""
+
+    fingerprint: str
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListedThread:
+    """A thread in a principal's inbox, with who asked and the other party's handle."""
+
+    id: int
+    subject: str
+    updated_at: str
+    asker_id: int
+    asker: str
+    other: str
+
+
+@dataclass(frozen=True, slots=True)
+class Escalation:
+    """A question in a principal's decision queue, with its asker's handle and standing. notes: ids
+    of the notes to show beside it (JSON); decided_via: console | cli; answered_with: a note id."""
+
+    id: int
+    principal_id: int
+    asker_id: int
+    asker_agent: str | None
+    thread_id: int
+    question: str
+    language: Literal["en", "pt-BR"]
+    reason: str  # outside_mandate | commitment
+    status: str  # open | answered | declined | widened
+    decision: str | None
+    created_at: str
+    decided_at: str | None
+    notes: str | None
+    decided_via: str | None
+    decided_session: int | None
+    answered_with: int | None
+    asker: str
+    asker_status: str
 
 
 def thread_parties(db: Database, thread_id: int) -> tuple[int, int] | None:
@@ -75,25 +135,24 @@ def touch_thread(db: Database, thread_id: int, stamp: str) -> None:
     db.execute("UPDATE threads SET updated_at = ? WHERE id = ?", [stamp, thread_id])
 
 
-def messages(db: Database, thread_id: int) -> list[Row]:
-    return list(
-        db.query(
-            "SELECT kind, body, created_at, status, decided_by, quotes FROM messages WHERE thread_id = ? "
-            "ORDER BY id",
-            [thread_id],
-        )
+def messages(db: Database, thread_id: int) -> list[Message]:
+    return records(
+        db,
+        Message,
+        "SELECT kind, body, created_at, status, decided_by, quotes FROM messages WHERE thread_id = ? "
+        "ORDER BY id",
+        [thread_id],
     )
 
 
-def ask_request(db: Database, principal_id: int, key: str) -> Row | None:
+def ask_request(db: Database, principal_id: int, key: str) -> AskRequest | None:
     """A question already asked with this idempotency key: its fingerprint and its result (JSON)."""
-    rows = list(
-        db.query(
-            "SELECT fingerprint, result FROM ask_requests WHERE principal_id = ? AND idempotency_key = ?",
-            [principal_id, key],
-        )
+    return first_record(
+        db,
+        AskRequest,
+        "SELECT fingerprint, result FROM ask_requests WHERE principal_id = ? AND idempotency_key = ?",
+        [principal_id, key],
     )
-    return rows[0] if rows else None
 
 
 def remember_ask(
@@ -111,17 +170,17 @@ def remember_ask(
     )
 
 
-def threads_of(db: Database, principal_id: int, limit: int) -> list[Row]:
+def threads_of(db: Database, principal_id: int, limit: int) -> list[ListedThread]:
     """Threads this principal asked or was asked in, newest first, with the other party's handle."""
-    return list(
-        db.query(
-            """SELECT t.id, t.subject, t.updated_at, t.asker_id, a.handle AS asker,
+    return records(
+        db,
+        ListedThread,
+        """SELECT t.id, t.subject, t.updated_at, t.asker_id, a.handle AS asker,
                   CASE WHEN t.asker_id = :me THEN b.handle ELSE a.handle END AS other
            FROM threads t JOIN principals a ON a.id = t.asker_id JOIN principals b ON b.id = t.answerer_id
            WHERE t.asker_id = :me OR t.answerer_id = :me
            ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit""",
-            {"me": principal_id, "limit": limit},
-        )
+        {"me": principal_id, "limit": limit},
     )
 
 
@@ -168,16 +227,19 @@ def file_escalation(
     )
 
 
-def queue(db: Database, principal_id: int, status: str = "open") -> list[Row]:
-    return list(
-        db.query(
-            """SELECT e.id, e.question, e.reason, e.status, e.language, e.created_at, e.decided_at, e.decision,
-                  e.thread_id, e.asker_agent, e.notes, e.decided_via, e.answered_with,
+_ESCALATION = """SELECT e.id, e.principal_id, e.asker_id, e.asker_agent, e.thread_id, e.question,
+                  e.language, e.reason, e.status, e.decision, e.created_at, e.decided_at, e.notes,
+                  e.decided_via, e.decided_session, e.answered_with,
                   p.handle AS asker, p.status AS asker_status
-           FROM escalations e JOIN principals p ON p.id = e.asker_id
-           WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id""",
-            [principal_id, status],
-        )
+           FROM escalations e JOIN principals p ON p.id = e.asker_id"""
+
+
+def queue(db: Database, principal_id: int, status: str = "open") -> list[Escalation]:
+    return records(
+        db,
+        Escalation,
+        f"{_ESCALATION} WHERE e.principal_id = ? AND e.status = ? ORDER BY e.id",
+        [principal_id, status],
     )
 
 
@@ -190,16 +252,14 @@ def open_count(db: Database, principal_id: int) -> int:
     )
 
 
-def escalation(db: Database, principal_id: int, escalation_id: int) -> Row | None:
+def escalation(db: Database, principal_id: int, escalation_id: int) -> Escalation | None:
     """One escalation of this principal's queue; another principal's answers None, like a missing one."""
-    rows = list(
-        db.query(
-            """SELECT e.*, p.handle AS asker, p.status AS asker_status FROM escalations e
-           JOIN principals p ON p.id = e.asker_id WHERE e.id = ? AND e.principal_id = ?""",
-            [escalation_id, principal_id],
-        )
+    return first_record(
+        db,
+        Escalation,
+        f"{_ESCALATION} WHERE e.id = ? AND e.principal_id = ?",
+        [escalation_id, principal_id],
     )
-    return rows[0] if rows else None
 
 
 def decide(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from server.store.database import Database, Row, json_array
+from server.store.database import Database, first_record, json_array, records
 
 # The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
 COLUMNS = (
@@ -21,6 +22,32 @@ COLUMNS = (
     "rule",
     "path",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One audited call as its row holds it (`COLUMNS`); `path` the decision's path as JSON."""
+
+    ts: str
+    lane: str
+    principal: str | None
+    agent: str | None
+    tool: str
+    outcome: str
+    duration_ms: float
+    binding_agent: str | None
+    binding_server: str | None
+    rule: str | None
+    path: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditedCall(AuditEntry):
+    """An audited call with its row id (Activity's pages link to it)."""
+
+    id: int
+
+
 CHUNK = 100  # rows a statement: far below either store's limit on parameters
 
 
@@ -57,13 +84,16 @@ def statement(rows: Sequence[Sequence[object]]) -> tuple[str, list[object]]:
     return _insert_json(), [json_array(rows)]
 
 
-def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Row]:
+def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[AuditEntry]:
     """The newest `limit` rows (of one principal's calls when given), oldest first."""
     where, params = ("WHERE principal = ? ", [principal]) if principal is not None else ("", [])
-    rows = db.query(
-        f"SELECT {', '.join(COLUMNS)} FROM audit {where}ORDER BY id DESC LIMIT ?", [*params, limit]
+    rows = records(
+        db,
+        AuditEntry,
+        f"SELECT {', '.join(COLUMNS)} FROM audit {where}ORDER BY id DESC LIMIT ?",
+        [*params, limit],
     )
-    return list(reversed(list(rows)))
+    return list(reversed(rows))
 
 
 FILTERED = ("agent", "tool", "outcome", "rule")  # columns Activity filters on, each by equality
@@ -76,7 +106,7 @@ def page(
     since: str | None,
     offset: int,
     limit: int,
-) -> list[Row]:
+) -> list[AuditedCall]:
     """Newest first: a page of calls (one principal's, or the club's when None), with their row ids."""
     where, params = [], []
     if principal is not None:
@@ -90,17 +120,18 @@ def page(
         where.append("ts >= ?")
         params.append(since)
     clause = f"WHERE {' AND '.join(where)} " if where else ""
-    return list(
-        db.query(
-            f"SELECT id, {', '.join(COLUMNS)} FROM audit {clause}ORDER BY id DESC LIMIT ? OFFSET ?",
-            [*params, limit, offset],
-        )
+    return records(
+        db,
+        AuditedCall,
+        f"SELECT id, {', '.join(COLUMNS)} FROM audit {clause}ORDER BY id DESC LIMIT ? OFFSET ?",
+        [*params, limit, offset],
     )
 
 
-def one(db: Database, call_id: int) -> Row | None:
-    rows = list(db.query(f"SELECT id, {', '.join(COLUMNS)} FROM audit WHERE id = ?", [call_id]))
-    return rows[0] if rows else None
+def one(db: Database, call_id: int) -> AuditedCall | None:
+    return first_record(
+        db, AuditedCall, f"SELECT id, {', '.join(COLUMNS)} FROM audit WHERE id = ?", [call_id]
+    )
 
 
 def names(db: Database, column: str, principal: str | None, limit: int = 200) -> list[str]:

@@ -3,25 +3,42 @@ labels and last use, applications with their decisions, and each agent's last ac
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 
-from server.store.database import Database, Row
+from server.store.database import Database, first_record, records
+from server.store.tokens import ListedToken, listed_tokens
 
 
-def tokens_of(db: Database, principal_id: int) -> list[Row]:
+@dataclass(frozen=True, slots=True)
+class Applicant:
+    """An applicant and their newest application (open when they never sent one, dated when they
+    joined), with how much evidence they gave."""
+
+    id: int
+    handle: str
+    name: str
+    joined_at: str
+    applied_at: str
+    status: str  # open | admitted | declined
+    decided_at: str | None
+    decision: str | None
+    evidence_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Application:
+    """A principal's newest application and what a steward decided on it."""
+
+    id: int
+    status: str  # open | admitted | declined
+    created_at: str
+    decided_at: str | None
+    decision: str | None
+
+
+def tokens_of(db: Database, principal_id: int) -> list[ListedToken]:
     """A principal's tokens, newest first, with label, expiry and last use (never the secret)."""
-    rows = list(
-        db.query(
-            """SELECT t.public_id, t.kind, t.scopes, t.label, t.created_at, t.expires_at, t.revoked_at,
-                  t.last_used_at, a.name AS agent
-           FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
-           WHERE t.principal_id = ? ORDER BY t.id DESC""",
-            [principal_id],
-        )
-    )
-    for row in rows:
-        row["scopes"] = json.loads(row["scopes"])
-    return rows
+    return listed_tokens(db, principal_id, newest_first=True)
 
 
 def last_activity(db: Database, handle: str) -> dict[str, str]:
@@ -33,33 +50,32 @@ def last_activity(db: Database, handle: str) -> dict[str, str]:
     return {row[0]: row[1] for row in rows}
 
 
-def applications(db: Database) -> list[Row]:
+def applications(db: Database) -> list[Applicant]:
     """Every applicant with their newest application (its date, status, decision) and evidence count.
     An applicant who never sent an application reads as open, dated when they joined."""
-    return list(
-        db.query(
-            """SELECT p.id, p.handle, p.name, p.created_at AS joined_at,
+    return records(
+        db,
+        Applicant,
+        """SELECT p.id, p.handle, p.name, p.created_at AS joined_at,
                   COALESCE(a.created_at, p.created_at) AS applied_at, COALESCE(a.status, 'open') AS status,
                   a.decided_at, a.decision,
                   (SELECT COUNT(*) FROM evidence e WHERE e.principal_id = p.id) AS evidence_count
            FROM principals p
            LEFT JOIN applications a ON a.id = (SELECT MAX(id) FROM applications WHERE principal_id = p.id)
-           WHERE p.status = 'applicant' ORDER BY applied_at, p.id"""
-        )
+           WHERE p.status = 'applicant' ORDER BY applied_at, p.id""",
     )
 
 
-def application_decision(db: Database, principal_id: int) -> Row | None:
+def application_decision(db: Database, principal_id: int) -> Application | None:
     """The newest application of a principal: status (open | admitted | declined), decided_at, and the
     decision — the reason a steward gave, which the applicant's agent reads in its inbox."""
-    rows = list(
-        db.query(
-            "SELECT id, status, created_at, decided_at, decision FROM applications "
-            "WHERE principal_id = ? ORDER BY id DESC LIMIT 1",
-            [principal_id],
-        )
+    return first_record(
+        db,
+        Application,
+        "SELECT id, status, created_at, decided_at, decision FROM applications "
+        "WHERE principal_id = ? ORDER BY id DESC LIMIT 1",
+        [principal_id],
     )
-    return rows[0] if rows else None
 
 
 def decide_application(

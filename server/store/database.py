@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 from server.errors import ConfigError, Conflict, ParleyError
 
@@ -22,6 +22,8 @@ Params: TypeAlias = Sequence[Any] | dict[str, Any] | None
 # A row as a dict of its columns. Its values are what the schema says (TEXT, INTEGER, REAL), which
 # Python's types cannot see through a driver: the one place the store hands on untyped values.
 Row: TypeAlias = dict[str, Any]
+# A typed record of one query's shape (a frozen dataclass whose fields are the columns it selects).
+Record = TypeVar("Record")
 
 
 class Cursor(Protocol):
@@ -130,6 +132,22 @@ class Database(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Release every connection."""
+
+
+def records(
+    db: Database, record: Callable[..., Record], sql: str, params: Params = None
+) -> list[Record]:
+    """Each row as `record`, built from its columns by name: a column the record lacks, or a field
+    no column fills, fails here rather than in a reader far away."""
+    return [record(**row) for row in db.query(sql, params)]
+
+
+def first_record(
+    db: Database, record: Callable[..., Record], sql: str, params: Params = None
+) -> Record | None:
+    """The first row as `record` (see `records`), or None when there is none."""
+    found = records(db, record, sql, params)
+    return found[0] if found else None
 
 
 def json_array(rows: Sequence[Sequence[object]]) -> str:

@@ -7,7 +7,20 @@ else reads them: no tool, no other member's page.
 
 from __future__ import annotations
 
-from server.store.database import Database, Row
+from dataclasses import dataclass
+
+from server.store.database import Database, records
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A question a member confirmed one of their notes answers, and how they decided it."""
+
+    id: int
+    note_id: int
+    question: str
+    decided_via: str
+    created_at: str
 
 
 def add(
@@ -49,14 +62,14 @@ def questions_by_note(db: Database, principal_id: int, per_note: int) -> dict[st
     return found
 
 
-def of_principal(db: Database, principal_id: int) -> list[Row]:
+def of_principal(db: Database, principal_id: int) -> list[Example]:
     """Every example of this principal's, newest first, with how it was decided."""
-    return list(
-        db.query(
-            "SELECT id, note_id, question, decided_via, created_at FROM note_examples "
-            "WHERE principal_id = ? ORDER BY id DESC",
-            [principal_id],
-        )
+    return records(
+        db,
+        Example,
+        "SELECT id, note_id, question, decided_via, created_at FROM note_examples "
+        "WHERE principal_id = ? ORDER BY id DESC",
+        [principal_id],
     )
 
 

@@ -7,9 +7,10 @@ Codes and refresh tokens are stored as digests. Claims of one-time secrets are s
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TypedDict, cast
 
-from server.store.database import Database, Row, write
+from server.store.database import Database, write
 
 
 class ClientRow(TypedDict):
@@ -142,7 +143,21 @@ def add_grant_once(db: Database, row: dict[str, object]) -> None:
     )
 
 
-def grants_of(db: Database, principal_id: int) -> list[Row]:
+@dataclass(frozen=True, slots=True)
+class ListedGrant:
+    """A grant family as its principal sees it listed: the app (its registered name, else its client
+    id), the agent it acts as, its scope and whether it was taken back."""
+
+    family: str
+    client_id: str
+    client_name: str
+    agent: str
+    scope: str
+    created_at: str
+    revoked_at: str | None
+
+
+def grants_of(db: Database, principal_id: int) -> list[ListedGrant]:
     rows = list(
         db.query(
             """SELECT g.family, g.client_id, g.scope, g.created_at, g.revoked_at, a.name AS agent, c.metadata
@@ -152,10 +167,13 @@ def grants_of(db: Database, principal_id: int) -> list[Row]:
             [principal_id],
         )
     )
+    listed = []
     for row in rows:
         metadata = json.loads(row.pop("metadata") or "{}")
-        row["client_name"] = metadata.get("client_name") or row["client_id"]
-    return rows
+        listed.append(
+            ListedGrant(client_name=metadata.get("client_name") or row["client_id"], **row)
+        )
+    return listed
 
 
 def refresh_token(db: Database, token_hash: str) -> RefreshTokenRow | None:

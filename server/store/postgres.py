@@ -13,107 +13,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from server.errors import ConfigError
-from server.store import audit as audit_rows
 from server.store.batching import BudgetBatcher
-from server.store.database import (
-    Database,
-    Params,
-    PoolStats,
-    Row,
-    StoreUnavailable,
-    Taken,
-    json_array,
-)
+from server.store.database import Database, Params, PoolStats, Row, StoreUnavailable
 from server.store.outage import Outage, quiet_pool_connection_warnings
+from server.store.postgres_budgets import budget_statement, plan_once
+from server.store.postgres_statements import NO_ANSWER, Rows, run, translate, uncounted
+
+__all__ = ["PostgresDatabase", "translate"]
 
 POOL_WAIT = (
     1.5  # seconds a statement waits for a pooled connection before answering "busy" (was 10)
 )
 UNAVAILABLE = "the store is unavailable; nothing changed, retry in a second"
-NO_ANSWER = "the store did not answer; nothing is known to have changed, retry shortly"
-
 # pg_advisory_xact_lock key of the store's one write lock ("parl").
 WRITE_LOCK = 0x7061726C
-_PIECES = re.compile(r"'(?:[^']|'')*'|\?|(?<![:\w]):([A-Za-z_]\w*)|%")
-
-
-@functools.lru_cache(maxsize=2048)
-def translate(sql: str) -> str:
-    """The statement with psycopg's placeholders."""
-
-    def piece(match: re.Match[str]) -> str:
-        text: str = match.group(0)
-        if text.startswith("'"):
-            return text
-        if text == "?":
-            return "%s"
-        if text == "%":
-            return "%%"
-        return f"%({match.group(1)})s"
-
-    return _PIECES.sub(piece, sql)
-
-
-class Rows:
-    """A statement's whole result, read before its connection went back to the pool."""
-
-    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int, names: list[str]):
-        self._rows = rows
-        self._next = 0
-        self.rowcount = rowcount
-        self.description = [(name,) for name in names] if names else None
-
-    def fetchone(self) -> tuple[Any, ...] | None:
-        if self._next >= len(self._rows):
-            return None
-        self._next += 1
-        return self._rows[self._next - 1]
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        rest, self._next = self._rows[self._next :], len(self._rows)
-        return rest
-
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return iter(self.fetchall())
-
-
-def _uncounted(round_trips: int) -> None:
-    """No one counts this store's round trips (the server counts them: `server.metrics`)."""
-
-
-def _run(
-    conn: psycopg.Connection,
-    sql: str,
-    params: Sequence[Any] | Mapping[str, Any] | None,
-    counted: Callable[[int], None] = _uncounted,
-) -> Rows:
-    text = translate(sql)
-    values = dict(params) if isinstance(params, Mapping) else tuple(params or ())
-    counted(1)
-    with conn.cursor() as cursor:
-        try:
-            cursor.execute(text, values)
-        except psycopg.errors.UniqueViolation:
-            raise Taken() from None
-        except psycopg.OperationalError:
-            raise StoreUnavailable(NO_ANSWER) from None
-        if cursor.description is None:
-            return Rows([], cursor.rowcount, [])
-        return Rows(
-            cursor.fetchall(), cursor.rowcount, [column.name for column in cursor.description]
-        )
 
 
 class PostgresDatabase(Database):
@@ -142,10 +64,10 @@ class PostgresDatabase(Database):
         # (`server.store.batching`, `spend_together`).
         self.together = BudgetBatcher(self.spend_together, lambda: self.outage.down)
         self._loop_conns: dict[asyncio.AbstractEventLoop, psycopg.AsyncConnection] = {}
-        self._loop_options = _plan_once(url)
+        self._loop_options = plan_once(url)
         # Told of every round trip to the database (a statement; a unit's BEGIN, lock and COMMIT):
         # the server hands its metrics' counter here, so the store stays a leaf.
-        self.counted: Callable[[int], None] = _uncounted
+        self.counted: Callable[[int], None] = uncounted
 
     def _open_pool(self, wait: float) -> ConnectionPool:
         pool = ConnectionPool(
@@ -234,9 +156,9 @@ class PostgresDatabase(Database):
     def execute(self, sql: str, parameters: Params = None) -> Rows:
         conn = self._unit_conn()
         if conn is not None:
-            return _run(conn, sql, parameters, self.counted)
+            return run(conn, sql, parameters, self.counted)
         with self._borrowed() as conn:
-            return _run(conn, sql, parameters, self.counted)
+            return run(conn, sql, parameters, self.counted)
 
     def query(self, sql: str, params: Params = None) -> Iterator[Row]:
         rows = self.execute(sql, params)
@@ -341,7 +263,7 @@ class PostgresDatabase(Database):
 
         (Each ask's wait, in order: None if allowed, else the seconds until one is; the revision.)
         A refused ask's wait is its bucket's after the asks of its key that were allowed."""
-        sql, values, answer = _budget_statement(asks, audit)
+        sql, values, answer = budget_statement(asks, audit)
         return answer(self.execute(sql, values).fetchall())
 
     async def spend_together(
@@ -351,7 +273,7 @@ class PostgresDatabase(Database):
         (`server.store.batching` sends one at a time on each loop): nothing waits in a thread, and
         the loop is free while the statement is in flight. A connection found lost counts as an
         outage, as a pooled one's does; the next statement after it opens a fresh one."""
-        sql, values, answer = _budget_statement(asks, audit)
+        sql, values, answer = budget_statement(asks, audit)
         conn = await self._loop_connection()
         self.counted(1)
         try:
@@ -396,80 +318,3 @@ class PostgresDatabase(Database):
                 del self._loop_conns[loop]
         self._opened.pop(conn, None)
         conn.pgconn.finish()
-
-
-_GENERIC = "-c plan_cache_mode=force_generic_plan"
-
-
-def _plan_once(url: str) -> str:
-    """The loop connections' startup options: the URL's own, and a generic plan for the budget
-    statement (the only one they send). Prepared after a few runs (psycopg's prepare_threshold), it
-    was still planned again on every run: PostgreSQL keeps custom plans for a statement whose
-    parameters' values could change its plan, and its estimates never favoured the generic one;
-    here no value changes the plan (a row a key, found by its primary key). Planning was a third of
-    the database's time a statement."""
-    own = conninfo_to_dict(url).get("options")
-    return f"{own} {_GENERIC}" if own else _GENERIC
-
-
-def _budget_statement(
-    asks: Sequence[tuple[str, int]], audit: Sequence[Sequence[object]]
-) -> tuple[str, list[object], Callable[[list[tuple[Any, ...]]], tuple[list[float | None], int]]]:
-    """The budget statement for `asks` carrying `audit` (`take_budgets_reading_revision`): its text,
-    its parameters, and what reads its rows into each ask's wait and the revision."""
-    by_key: dict[str, list[int]] = {}
-    for index, (key, _) in enumerate(asks):
-        by_key.setdefault(key, []).append(index)
-    # a row a key: (key, its asks, the step one ask moves its arrival time, the slack its burst allows)
-    asked: list[tuple[str, int, float, float]] = []
-    for key in sorted(by_key):
-        per_minute = asks[by_key[key][0]][1]
-        step = 60.0 / per_minute
-        asked.append((key, len(by_key[key]), step, step * (per_minute - 1)))
-    slack_of = {key: slack for key, _, _, slack in asked}
-    values: list[object]
-    if audit:
-        logged, values = audit_rows.statement(audit)
-        sql = f"WITH logged AS ({logged}), {_SPEND}"
-    else:
-        sql, values = f"WITH {_SPEND}", []
-
-    def answer(rows: list[tuple[Any, ...]]) -> tuple[list[float | None], int]:
-        if len(rows) != len(asked):
-            raise RuntimeError("the budget statement did not answer for every key")
-        waits: list[float | None] = [None] * len(asks)
-        for key, taken, behind, _ in rows:
-            refused = by_key[key][int(taken) :]
-            if refused:
-                wait = max(0.001, float(behind) - slack_of[key])
-                for index in refused:
-                    waits[index] = wait
-        current = rows[0][3]
-        return waits, int(current) if current is not None else 0
-
-    # one JSON parameter rather than four arrays: psycopg adapts a string at once, where each list
-    # is inspected element by element to choose its array type, on every statement
-    return sql, [*values, json_array(asked)], answer
-
-
-# The budget statement after its WITH (and the audit rows it carries): each key's asks (n) with its
-# emission interval (step) and burst allowance (slack); a bucket's "behind" is how far its theoretical
-# arrival time is ahead of now. Of n asks, as many are allowed as j = 0 … n-1 with
-# behind + j·step <= slack; `taken` keeps that count for RETURNING, which sees only the new row.
-_SPEND = """clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t),
-asked AS (SELECT a->>0 AS key, (a->>1)::int AS n, (a->>2)::float8 AS step, (a->>3)::float8 AS slack
-  FROM jsonb_array_elements(?::jsonb) a),
-spent AS (
-  INSERT INTO rate_buckets AS b (key, tat, taken)
-  SELECT a.key, c.t + f.m * a.step, f.m
-  FROM asked a CROSS JOIN clock c CROSS JOIN LATERAL (
-    SELECT count(*)::int AS m FROM generate_series(0, a.n - 1) j WHERE j * a.step <= a.slack) f
-  ORDER BY a.key
-  ON CONFLICT (key) DO UPDATE SET (tat, taken) = (
-    SELECT GREATEST(b.tat, c.t) + f.m * a.step, f.m
-    FROM asked a CROSS JOIN clock c CROSS JOIN LATERAL (
-      SELECT count(*)::int AS m FROM generate_series(0, a.n - 1) j
-      WHERE GREATEST(b.tat, c.t) - c.t + j * a.step <= a.slack) f
-    WHERE a.key = b.key)
-  RETURNING b.key, b.taken, b.tat - (SELECT t FROM clock) AS behind)
-SELECT key, taken, behind, (SELECT n FROM revision WHERE id = 1) FROM spent"""

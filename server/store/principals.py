@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from enum import StrEnum
 
-from server.store.database import Database, Row
+from server.store.database import Database, first_record, records
 
 
 class PrincipalStatus(StrEnum):
@@ -17,17 +18,64 @@ class PrincipalStatus(StrEnum):
     SUSPENDED = "suspended"
 
 
+@dataclass(frozen=True, slots=True)
+class PrincipalRow:
+    """A principal as its row holds it (tags: a JSON array; steward: 0 or 1)."""
+
+    id: int
+    handle: str
+    name: str
+    status: str
+    steward: int
+    bio: str
+    tags: str
+    created_at: str
+    admitted_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ListedPrincipal:
+    """A line of the club's roster."""
+
+    handle: str
+    name: str
+    status: str
+    steward: int
+    created_at: str
+    admitted_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Applicant:
+    id: int
+    handle: str
+    name: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class FoundMember:
+    """A member a directory search found (tags: a JSON array)."""
+
+    handle: str
+    name: str
+    bio: str
+    tags: str
+
+
 _COLUMNS = "id, handle, name, status, steward, bio, tags, created_at, admitted_at"
 
 
-def by_handle(db: Database, handle: str) -> Row | None:
-    rows = list(db.query(f"SELECT {_COLUMNS} FROM principals WHERE handle = ?", [handle]))
-    return rows[0] if rows else None
+def by_handle(db: Database, handle: str) -> PrincipalRow | None:
+    return first_record(
+        db, PrincipalRow, f"SELECT {_COLUMNS} FROM principals WHERE handle = ?", [handle]
+    )
 
 
-def by_id(db: Database, principal_id: int) -> Row | None:
-    rows = list(db.query(f"SELECT {_COLUMNS} FROM principals WHERE id = ?", [principal_id]))
-    return rows[0] if rows else None
+def by_id(db: Database, principal_id: int) -> PrincipalRow | None:
+    return first_record(
+        db, PrincipalRow, f"SELECT {_COLUMNS} FROM principals WHERE id = ?", [principal_id]
+    )
 
 
 def handle_taken(db: Database, handle: str) -> bool:
@@ -95,21 +143,21 @@ def count(db: Database) -> int:
     return int(db.execute("SELECT COUNT(*) FROM principals").fetchone()[0])
 
 
-def listing(db: Database) -> list[Row]:
-    return list(
-        db.query(
-            "SELECT handle, name, status, steward, created_at, admitted_at FROM principals "
-            "ORDER BY handle"
-        )
+def listing(db: Database) -> list[ListedPrincipal]:
+    return records(
+        db,
+        ListedPrincipal,
+        "SELECT handle, name, status, steward, created_at, admitted_at FROM principals "
+        "ORDER BY handle",
     )
 
 
-def applicants(db: Database) -> list[Row]:
-    return list(
-        db.query(
-            "SELECT id, handle, name, created_at FROM principals WHERE status = 'applicant' "
-            "ORDER BY id"
-        )
+def applicants(db: Database) -> list[Applicant]:
+    return records(
+        db,
+        Applicant,
+        "SELECT id, handle, name, created_at FROM principals WHERE status = 'applicant' "
+        "ORDER BY id",
     )
 
 
@@ -117,7 +165,7 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def search_members(db: Database, words: list[str], limit: int) -> list[Row]:
+def search_members(db: Database, words: list[str], limit: int) -> list[FoundMember]:
     """Admitted members whose handle, name, bio or tags contain every word (case-insensitive)."""
     where = ["status = 'member'"]
     params: list[str | int] = []
@@ -125,12 +173,12 @@ def search_members(db: Database, words: list[str], limit: int) -> list[Row]:
         where.append("lower(handle || ' ' || name || ' ' || bio || ' ' || tags) LIKE ? ESCAPE '\\'")
         params.append(f"%{_escape_like(word.lower())}%")
     params.append(limit)
-    return list(
-        db.query(
-            f"SELECT handle, name, bio, tags FROM principals WHERE {' AND '.join(where)} "
-            "ORDER BY handle LIMIT ?",
-            params,
-        )
+    return records(
+        db,
+        FoundMember,
+        f"SELECT handle, name, bio, tags FROM principals WHERE {' AND '.join(where)} "
+        "ORDER BY handle LIMIT ?",
+        params,
     )
 
 

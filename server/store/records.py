@@ -2,32 +2,64 @@
 
 from __future__ import annotations
 
-from server.store.database import Database, Row
+from dataclasses import dataclass
+from typing import Literal
+
+from server.store.database import Database, first_record, records
+
+
+@dataclass(frozen=True, slots=True)
+class BriefingNote:
+    """A briefing note as its row holds it. status: pending (an agent wrote it) or approved; relay
+    (0 or 1): its principal lets their agent relay it as written; revision: bumped on each edit."""
+
+    id: int
+    topic: str
+    text: str
+    visibility: str  # public | members | private
+    updated_at: str
+    status: Literal["pending", "approved", "rejected"]
+    relay: int
+    written_by: str | None
+    reviewed_at: str | None
+    revision: int
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """An item an applicant gave as evidence for admission."""
+
+    id: int
+    kind: str
+    title: str
+    detail: str
+    url: str | None
+    created_at: str
+
 
 NOTE_COLUMNS = (
     "id, topic, text, visibility, updated_at, status, relay, written_by, reviewed_at, revision"
 )
 
 
-def notes_of(db: Database, principal_id: int, status: str | None = None) -> list[Row]:
+def notes_of(db: Database, principal_id: int, status: str | None = None) -> list[BriefingNote]:
     """This principal's briefing notes by topic (only those in `status` when given)."""
     where, params = ("AND status = ?", [principal_id, status]) if status else ("", [principal_id])
-    return list(
-        db.query(
-            f"SELECT {NOTE_COLUMNS} FROM briefing WHERE principal_id = ? {where} ORDER BY topic, id",
-            params,
-        )
+    return records(
+        db,
+        BriefingNote,
+        f"SELECT {NOTE_COLUMNS} FROM briefing WHERE principal_id = ? {where} ORDER BY topic, id",
+        params,
     )
 
 
-def note_of(db: Database, principal_id: int, note_id: int) -> Row | None:
-    rows = list(
-        db.query(
-            f"SELECT {NOTE_COLUMNS} FROM briefing WHERE id = ? AND principal_id = ?",
-            [note_id, principal_id],
-        )
+def note_of(db: Database, principal_id: int, note_id: int) -> BriefingNote | None:
+    return first_record(
+        db,
+        BriefingNote,
+        f"SELECT {NOTE_COLUMNS} FROM briefing WHERE id = ? AND principal_id = ?",
+        [note_id, principal_id],
     )
-    return rows[0] if rows else None
 
 
 def pending_count(db: Database, principal_id: int) -> int:
@@ -159,13 +191,13 @@ def add_evidence(
     )
 
 
-def evidence_of(db: Database, principal_id: int) -> list[Row]:
-    return list(
-        db.query(
-            "SELECT id, kind, title, detail, url, created_at FROM evidence WHERE principal_id = ? "
-            "ORDER BY id",
-            [principal_id],
-        )
+def evidence_of(db: Database, principal_id: int) -> list[Evidence]:
+    return records(
+        db,
+        Evidence,
+        "SELECT id, kind, title, detail, url, created_at FROM evidence WHERE principal_id = ? "
+        "ORDER BY id",
+        [principal_id],
     )
 
 

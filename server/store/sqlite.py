@@ -18,7 +18,7 @@ from pathlib import Path
 import sqlite_utils
 
 from server.store.database import Database, Params, StoreMissing, Taken, write
-from server.store.schema import revision_triggers
+from server.store.triggers import revision_triggers
 
 
 class SqliteDatabase(sqlite_utils.Database, Database):

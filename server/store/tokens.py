@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from server.store.database import Database, Row
+from server.store.database import Database
 
 
 def insert(
@@ -61,16 +62,35 @@ def touch(db: Database, digest: str, stamp: str) -> None:
     db.execute("UPDATE tokens SET last_used_at = ? WHERE hash = ?", [stamp, digest])
 
 
-def of_principal(db: Database, principal_id: int) -> list[Row]:
-    rows = list(
-        db.query(
-            """SELECT t.public_id, t.label, t.kind, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
+@dataclass(frozen=True, slots=True)
+class ListedToken:
+    """A token as its principal sees it listed: label, scopes, expiry and last use (never its secret)."""
+
+    public_id: str
+    label: str | None
+    kind: str
+    agent: str | None  # the agent's name, for an agent token
+    scopes: tuple[str, ...]
+    created_at: str
+    expires_at: str | None
+    last_used_at: str | None
+    revoked_at: str | None
+
+
+def listed_tokens(db: Database, principal_id: int, newest_first: bool = False) -> list[ListedToken]:
+    """A principal's tokens, oldest first (newest first when asked)."""
+    order = "DESC" if newest_first else "ASC"
+    return [
+        ListedToken(**{**row, "scopes": tuple(json.loads(row["scopes"]))})
+        for row in db.query(
+            f"""SELECT t.public_id, t.label, t.kind, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
                   a.name AS agent
            FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
-           WHERE t.principal_id = ? ORDER BY t.id""",
+           WHERE t.principal_id = ? ORDER BY t.id {order}""",
             [principal_id],
         )
-    )
-    for row in rows:
-        row["scopes"] = json.loads(row["scopes"])
-    return rows
+    ]
+
+
+def of_principal(db: Database, principal_id: int) -> list[ListedToken]:
+    return listed_tokens(db, principal_id)

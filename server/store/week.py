@@ -3,7 +3,9 @@ day; what waits in their queue and since when; their agents' calls refused, by r
 
 from __future__ import annotations
 
-from server.store.database import Database, Row
+from dataclasses import dataclass
+
+from server.store.database import Database, records
 from server.store.principals import PrincipalStatus
 
 
@@ -22,16 +24,26 @@ def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, d
     return {row[0]: {"asked": int(row[1] or 0), "answered": int(row[2] or 0)} for row in rows}
 
 
-def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[Row]:
+@dataclass(frozen=True, slots=True)
+class RuleRefusals:
+    """How many of a principal's agents' calls one rule refused, on one tool of one binding."""
+
+    rule: str
+    tool: str
+    binding_agent: str | None
+    count: int
+
+
+def refusals_by_rule(db: Database, handle: str, since: str, limit: int = 6) -> list[RuleRefusals]:
     """This principal's agents' calls a rule refused since `since`: rule, tool, the binding's agent,
     count."""
-    return list(
-        db.query(
-            """SELECT rule, tool, binding_agent, COUNT(*) AS count FROM audit
+    return records(
+        db,
+        RuleRefusals,
+        """SELECT rule, tool, binding_agent, COUNT(*) AS count FROM audit
            WHERE principal = ? AND rule IS NOT NULL AND ts >= ?
            GROUP BY rule, tool, binding_agent ORDER BY COUNT(*) DESC, rule LIMIT ?""",
-            [handle, since, limit],
-        )
+        [handle, since, limit],
     )
 
 

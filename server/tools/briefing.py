@@ -7,13 +7,14 @@ words in its principal's mouth.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from server.asking.briefing import reach
 from server.errors import ParleyError
 from server.identity.mandates import MandateStatus
+from server.tools.facade import BriefingNote
 from server.tools.registry import (
     MAX_ID,
     Args,
@@ -60,15 +61,15 @@ class Note(Output):
     )
 
 
-def _note(row: dict[str, Any], who: str, status: MandateStatus) -> Note:  # rows are untyped dicts
+def _note(row: BriefingNote, who: str, status: MandateStatus) -> Note:
     return Note(
-        id=row["id"],
-        revision=row["revision"],
-        topic=row["topic"],
-        text=row["text"],
-        visibility=row["visibility"],
-        updated_at=row["updated_at"],
-        status=row["status"],
+        id=row.id,
+        revision=row.revision,
+        topic=row.topic,
+        text=row.text,
+        visibility=row.visibility,
+        updated_at=row.updated_at,
+        status=row.status,
         when_approved=reach(row, who, status, "your principal"),
     )
 

@@ -51,9 +51,7 @@ def search_directory(ctx: ToolContext, args: SearchArgs) -> Directory:
     rows = ctx.reads.search_members(args.query.split(), args.limit)
     return Directory(
         members=[
-            MemberCard.model_validate(
-                _card(r["handle"], r["name"], r["bio"], json.loads(r["tags"]))
-            )
+            MemberCard.model_validate(_card(r.handle, r.name, r.bio, json.loads(r.tags)))
             for r in rows
         ]
     )

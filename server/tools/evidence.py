@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import Field, HttpUrl
 
 from server.quoting import Quoted
+from server.tools.facade import Evidence
 from server.tools.registry import (
     Args,
     NoArgs,
@@ -37,13 +38,14 @@ class EvidenceItem(Output):
     created_at: str
 
 
-def _item(row: dict[str, object], by: str) -> EvidenceItem:
-    return EvidenceItem.model_validate(
-        {
-            **row,
-            "title": Quoted(quoted=str(row["title"]), by=by),
-            "detail": Quoted(quoted=str(row["detail"]), by=by),
-        }
+def _item(row: Evidence, by: str) -> EvidenceItem:
+    return EvidenceItem(
+        id=row.id,
+        kind=row.kind,
+        title=Quoted(quoted=row.title, by=by),
+        detail=Quoted(quoted=row.detail, by=by),
+        url=row.url,
+        created_at=row.created_at,
     )
 
 

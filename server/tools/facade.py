@@ -23,9 +23,15 @@ from server.keys.mandate import SigningKey
 from server.manifest.schema import Manifest
 from server.store import asking, records, settings
 from server.store import principals as principal_rows
-from server.store.console import application_decision
-from server.store.database import Database, Row, now, write
-from server.store.principals import PrincipalStatus
+
+# the records a tool reads, named here so that no tool imports the store
+from server.store.asking import ListedThread as ListedThread
+from server.store.asking import Message as Message
+from server.store.console import Application, application_decision
+from server.store.database import Database, now, write
+from server.store.principals import FoundMember, PrincipalStatus
+from server.store.records import BriefingNote as BriefingNote
+from server.store.records import Evidence as Evidence
 
 APPLICANT_MANDATE_DAYS = 180
 
@@ -81,23 +87,23 @@ class Reads(_Confined):
         """The caller's principal's current mandate, its signature checked."""
         return mandates.current(self._club.db, self._club.key, self._me)
 
-    def notes(self) -> list[Row]:
+    def notes(self) -> list[BriefingNote]:
         """The briefing's notes, every status."""
         return briefing.notes(self._club.db, self._me)
 
-    def evidence(self) -> list[Row]:
+    def evidence(self) -> list[Evidence]:
         return records.evidence_of(self._club.db, self._me)
 
-    def application(self) -> Row | None:
+    def application(self) -> Application | None:
         """The newest application and how a steward decided it, if there is one."""
         return application_decision(self._club.db, self._me)
 
-    def threads(self, limit: int) -> list[tuple[Row, list[Row]]]:
+    def threads(self, limit: int) -> list[tuple[ListedThread, list[Message]]]:
         """The threads the caller's principal asked or was asked in, newest first, each with its
         messages: a thread's messages are read only through a thread of the caller's."""
         db = self._club.db
         return [
-            (thread, asking.messages(db, thread["id"]))
+            (thread, asking.messages(db, thread.id))
             for thread in asking.threads_of(db, self._me, limit)
         ]
 
@@ -105,7 +111,7 @@ class Reads(_Confined):
         """The principal's own router settings, else the club's (a caller without a principal: the club's)."""
         return settings.router_settings(self._club.db, self._caller.principal_id)
 
-    def search_members(self, words: list[str], limit: int) -> list[Row]:
+    def search_members(self, words: list[str], limit: int) -> list[FoundMember]:
         return principal_rows.search_members(self._club.db, words, limit)
 
     def member(self, handle: str) -> tuple[Principal, MandateStatus] | None:
@@ -129,7 +135,9 @@ class Writes(_Confined):
 
     __slots__ = ()
 
-    def write_note(self, topic: str, text: str, visibility: Visibility, note_id: int | None) -> Row:
+    def write_note(
+        self, topic: str, text: str, visibility: Visibility, note_id: int | None
+    ) -> BriefingNote:
         """A note for the caller's answering agent, pending its principal's approval when an agent wrote it."""
         return briefing.write_note(
             self._club.db,
@@ -141,18 +149,13 @@ class Writes(_Confined):
             note_id=note_id,
         )
 
-    def add_evidence(self, kind: str, title: str, detail: str, url: str | None) -> Row:
+    def add_evidence(self, kind: str, title: str, detail: str, url: str | None) -> Evidence:
         """Log evidence now; the stored item, as `Reads.evidence` lists it."""
         stamp = now()
         item_id = records.add_evidence(self._club.db, self._me, kind, title, detail, url, stamp)
-        return {
-            "id": item_id,
-            "kind": kind,
-            "title": title,
-            "detail": detail,
-            "url": url,
-            "created_at": stamp,
-        }
+        return Evidence(
+            id=item_id, kind=kind, title=title, detail=detail, url=url, created_at=stamp
+        )
 
     def add_refund(self, order_id: str, amount: float, expedite: bool, reason: str) -> int:
         return records.add_refund(

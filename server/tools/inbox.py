@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from server.quoting import Quoted, QuotedNote
-from server.store.database import Row
+from server.tools.facade import Message as StoredMessage
 from server.tools.registry import Args, Output, ToolContext, tool
 
 Kind = Literal["question", "answer", "escalation", "decline", "decision"]
@@ -74,27 +74,27 @@ class Inbox(Output):
     )
 
 
-def message(row: Row, asker: str) -> Message:
+def message(row: StoredMessage, asker: str) -> Message:
     """One stored message as the inbox hands it on: a question and a member's decision are their
     writers' words (`quoted`); Parley's answers and declines are its own, with their notes as items.
     A message stored as a decline while it was an escalation reads as what it was."""
-    kind: Kind = "escalation" if row["status"] == "escalated" else row["kind"]
-    quotes = [QuotedNote(**q) for q in json.loads(row["quotes"] or "[]")]
-    body: str | None = row["body"]
+    kind: Kind = "escalation" if row.status == "escalated" else row.kind
+    quotes = [QuotedNote(**q) for q in json.loads(row.quotes or "[]")]
+    body: str | None = row.body
     quoted = None
     if kind == "question":
-        body, quoted = f"A question {asker} asked.", Quoted(quoted=row["body"], by=asker)
+        body, quoted = f"A question {asker} asked.", Quoted(quoted=row.body, by=asker)
     elif kind == "decision" and not quotes:
-        who = row["decided_by"] or "the member"
-        body, quoted = f"{who}'s decision, in their words.", Quoted(quoted=row["body"], by=who)
+        who = row.decided_by or "the member"
+        body, quoted = f"{who}'s decision, in their words.", Quoted(quoted=row.body, by=who)
     return Message(
         kind=kind,
-        status=row["status"],
-        decided_by=row["decided_by"],
+        status=row.status,
+        decided_by=row.decided_by,
         body=body,
         quoted=quoted,
         quotes=quotes,
-        created_at=row["created_at"],
+        created_at=row.created_at,
     )
 
 
@@ -113,24 +113,24 @@ def inbox(ctx: ToolContext, args: InboxArgs) -> Inbox:
         None
         if applied is None
         else Application(
-            status=applied["status"],
-            applied_at=applied["created_at"],
-            decided_at=applied["decided_at"],
+            status=applied.status,
+            applied_at=applied.created_at,
+            decided_at=applied.decided_at,
             decision=None
-            if applied["decision"] is None
-            else Quoted(quoted=applied["decision"], by="a steward"),
+            if applied.decision is None
+            else Quoted(quoted=applied.decision, by="a steward"),
         )
     )
     return Inbox(
         application=application,
         threads=[
             Thread(
-                thread_id=thread["id"],
-                with_member=thread["other"],
-                role="asker" if thread["asker_id"] == me else "answerer",
-                subject=f"Question {thread['id']} from {thread['asker']}",
-                updated_at=thread["updated_at"],
-                messages=[message(m, thread["asker"]) for m in messages],
+                thread_id=thread.id,
+                with_member=thread.other,
+                role="asker" if thread.asker_id == me else "answerer",
+                subject=f"Question {thread.id} from {thread.asker}",
+                updated_at=thread.updated_at,
+                messages=[message(m, thread.asker) for m in messages],
             )
             for thread, messages in ctx.reads.threads(args.limit)
         ],

@@ -9,9 +9,8 @@ The audit never holds a call's values, arguments or attributes, so neither can t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,6 +21,7 @@ from server.chokepoint.outcomes import Outcome
 from server.errors import NotFound
 from server.identity import principals
 from server.store import audit as audit_rows
+from server.store.audit import AuditedCall, AuditEntry
 from server.store.database import format_time
 from server.web.frame import Frame, bounded_id, path_id
 
@@ -82,10 +82,10 @@ class ActivityPages(Frame):
         number = bounded_id(query.get("page", "1")) or 1
         number = min(number, 10_000)
         rows = audit_rows.page(self.db, principal, filters, since, (number - 1) * PAGE, PAGE + 1)
-        calls = rows[:PAGE]
-        for call in calls:
-            call["sentence"] = self.say_rule(call)
-            call["acted"] = _acted(call, me.handle)
+        calls = [
+            {**asdict(call), "sentence": self.say_rule(call), "acted": _acted(call, me.handle)}
+            for call in rows[:PAGE]
+        ]
         options = {
             column: audit_rows.names(self.db, column, principal)
             for column in ("agent", "tool", "rule")
@@ -126,31 +126,30 @@ class ActivityPages(Frame):
             call = audit_rows.one(self.db, path_id(request, "call_id"))
         except NotFound:
             call = None
-        if call is None or (call["principal"] != me.handle and not me.steward):
+        if call is None or (call.principal != me.handle and not me.steward):
             return self._not_found(request)  # another member's call answers exactly like none
         steps, result = self._path(call)
-        call["acted"] = _acted(call, me.handle)
         return self._page(
             request,
             me,
             "activity_call.html",
-            call=call,
+            call={**asdict(call), "acted": _acted(call, me.handle)},
             steps=steps,
             result=result,
-            outcome=OUTCOMES.get(call["outcome"], call["outcome"]),
-            recorded=call["path"] is not None,
+            outcome=OUTCOMES.get(call.outcome, call.outcome),
+            recorded=call.path is not None,
         )
 
-    def _path(self, call: dict[str, Any]) -> tuple[list[Step], str]:
+    def _path(self, call: AuditedCall) -> tuple[list[Step], str]:
         """The steps the chokepoint took for this call, in order, and the result as a person reads it."""
-        recorded = json.loads(call["path"]) if call["path"] else {}
-        outcome, tool = call["outcome"], call["tool"]
+        recorded = json.loads(call.path) if call.path else {}
+        outcome, tool = call.outcome, call.tool
         state, version = (recorded.get("mandate") or ["none", None])[:2]
         scopes = tuple(recorded.get("scopes") or ())
         steps = [
             Step(
                 "Lane",
-                call["lane"],
+                call.lane,
                 "passed",
                 f"credential: {str(recorded.get('credential', 'unknown')).replace('_', ' ')}",
             ),
@@ -160,7 +159,7 @@ class ActivityPages(Frame):
             Step(
                 "Mandate",
                 MANDATE_STATES.get(state, state) + (f", version {version}" if version else ""),
-                "passed" if state == "valid" or call["lane"] == Lane.GUEST else "skipped",
+                "passed" if state == "valid" or call.lane == Lane.GUEST else "skipped",
                 ""
                 if state == "valid"
                 else "The agent holds only what the lane allows without a mandate.",
@@ -169,8 +168,8 @@ class ActivityPages(Frame):
                 "Binding",
                 " · ".join(
                     (
-                        call["binding_agent"] or "(no agent)",
-                        call["binding_server"] or "parley",
+                        call.binding_agent or "(no agent)",
+                        call.binding_server or "parley",
                         tool,
                     )
                 ),
@@ -228,20 +227,20 @@ class ActivityPages(Frame):
                     detail,
                 )
             )
-        if not recorded.get("steps") and call["path"]:
+        if not recorded.get("steps") and call.path:
             steps.append(Step("Rules", "none on this binding", "passed"))
         if outcome == Outcome.RULE_DENIED:
             sentence = self.say_rule(call)
-            return steps, f"Rule not met: {sentence or call['rule']}" + (
-                f" (rule “{call['rule']}”)" if sentence else ""
+            return steps, f"Rule not met: {sentence or call.rule}" + (
+                f" (rule “{call.rule}”)" if sentence else ""
             )
         if outcome == Outcome.RULE_BROKEN:
             return (
                 steps,
-                f"Blocked by rule “{call['rule']}”: this rule no longer compiles; a steward must fix or remove it.",
+                f"Blocked by rule “{call.rule}”: this rule no longer compiles; a steward must fix or remove it.",
             )
         if outcome == Outcome.RULE_ERROR:
-            return steps, f"Rule could not be evaluated: “{call['rule']}”. The call was not made."
+            return steps, f"Rule could not be evaluated: “{call.rule}”. The call was not made."
         if outcome == Outcome.SOURCE_BLOCKED:
             return (
                 steps,
@@ -266,8 +265,8 @@ class ActivityPages(Frame):
         ]
 
 
-def _acted(call: dict[str, Any], reader: str) -> str:
+def _acted(call: AuditEntry, reader: str) -> str:
     """The call's agent in the words Notes and `parley audit tail` use (`principals.acted_through`)."""
-    if not call["principal"]:
+    if not call.principal:
         return "(no one: a guest)"
-    return principals.acted_through(call["agent"], yours=call["principal"] == reader)
+    return principals.acted_through(call.agent, yours=call.principal == reader)

@@ -9,6 +9,7 @@ It is never in clear in the cookie, a URL, a flash message, the store or a log.
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from datetime import timedelta
 
 from starlette.datastructures import FormData
@@ -62,12 +63,13 @@ class AgentPages(Frame):
         its field (the first one focused)."""
         seen = console_rows.last_activity(self.db, me.handle)
         agents = [
-            {**agent, "last_seen": seen.get(agent["name"])}
+            {**asdict(agent), "last_seen": seen.get(agent.name)}
             for agent in agent_rows.of_principal(self.db, me.id)
         ]
-        grants = oauth_rows.grants_of(self.db, me.id)
-        for grant in grants:
-            grant["scopes"] = sorted(str(grant["scope"] or "").split())
+        grants = [
+            {**asdict(grant), "scopes": sorted(grant.scope.split())}
+            for grant in oauth_rows.grants_of(self.db, me.id)
+        ]
         token = minted.get("token") if minted else None  # opened from its seal: shown this once
         connect = connection(request, self.public_url, token) if isinstance(token, str) else None
         return self._page(
@@ -80,7 +82,7 @@ class AgentPages(Frame):
             errors=errors or {},
             first_error=next(iter(errors or {}), None),
             tokens=[
-                {**t, "acted": principals.acted_through(t["agent"])}
+                {**asdict(t), "acted": principals.acted_through(t.agent)}
                 for t in console_rows.tokens_of(self.db, me.id)
             ],
             grants=grants,
@@ -122,7 +124,7 @@ class AgentPages(Frame):
             (
                 a
                 for a in agent_rows.of_principal(self.db, me.id, active_only=True)
-                if a["id"] == chosen
+                if a.id == chosen
             ),
             None,
         )
@@ -143,11 +145,11 @@ class AgentPages(Frame):
         if errors or row is None:
             return self._agents_page(request, me, None, 400, form=form, errors=errors)
         days = LIFETIMES[lifetime]
-        label = label or f"{row['name']} token"
+        label = label or f"{row.name} token"
         minted = tokens.mint(
             self.db,
             principal_id=me.id,
-            agent_id=row["id"],
+            agent_id=row.id,
             scopes=scopes,
             ttl=timedelta(days=days) if days else None,
             label=label,
@@ -156,14 +158,14 @@ class AgentPages(Frame):
             "token": self.pages.sealer.seal(minted.token),
             "public_id": minted.public_id,
             "label": label,
-            "agent": row["name"],
+            "agent": row.name,
             "scopes": list(minted.scopes),
             "expires_at": minted.expires_at,
             "until": time.time() + SHOW_FOR,
         }
         return self._done(
             request,
-            f"Token “{label}” minted for {row['name']}. Copy it now: it is shown once.",
+            f"Token “{label}” minted for {row.name}. Copy it now: it is shown once.",
             "/console/agents",
         )
 
@@ -178,13 +180,13 @@ class AgentPages(Frame):
             (
                 t
                 for t in console_rows.tokens_of(self.db, me.id)
-                if t["public_id"] == public_id and not t["revoked_at"]
+                if t.public_id == public_id and not t.revoked_at
             ),
             None,
         )
         if mine is None:
             return self._not_found(request)
-        label = mine["label"] or f"the unlabelled token of {mine['agent'] or 'your own'}"
+        label = mine.label or f"the unlabelled token of {mine.agent or 'your own'}"
         if not self.confirmed(form):
             return self._confirm(
                 request,
@@ -218,7 +220,7 @@ class AgentPages(Frame):
                 (
                     g
                     for g in oauth_rows.grants_of(self.db, me.id)
-                    if g["family"] == family and not g["revoked_at"]
+                    if g.family == family and not g.revoked_at
                 ),
                 None,
             )
@@ -227,14 +229,14 @@ class AgentPages(Frame):
         )
         if grant is None:
             return self._not_found(request)
-        app = grant["client_name"]
+        app = grant.client_name
         if not self.confirmed(form):
             return self._confirm(
                 request,
                 me,
                 title=f"Take back {app}'s access?",
                 lines=[
-                    f"{app} stops acting as {grant['agent']} from its next request. To let it in again, connect it "
+                    f"{app} stops acting as {grant.agent} from its next request. To let it in again, connect it "
                     "afresh and allow it."
                 ],
                 action=f"/console/grants/{family}/revoke",

@@ -4,6 +4,8 @@ decline with a reason the applicant reads)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import anyio
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -188,10 +190,14 @@ class ClubPages(Frame):
         error: str | None = None,
         kept: dict[str, str] | None = None,
     ) -> Response:
-        people = console_rows.applications(self.db)
-        for person in people:
-            person["statements"] = [s for s in records.statements_of(self.db, person["id"]) if s]
-            person["evidence"] = records.evidence_of(self.db, person["id"])
+        people = [
+            {
+                **asdict(person),
+                "statements": [s for s in records.statements_of(self.db, person.id) if s],
+                "evidence": records.evidence_of(self.db, person.id),
+            }
+            for person in console_rows.applications(self.db)
+        ]
         return self._page(
             request,
             me,

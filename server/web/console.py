@@ -10,6 +10,7 @@ not exist.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import timedelta
 
 from starlette.datastructures import FormData
@@ -60,7 +61,7 @@ class Console(QueuePages):
         status = mandates.current(self.db, self.key, me.id)
         seen = console_rows.last_activity(self.db, me.handle)
         agents = [
-            {**agent, "last_seen": seen.get(agent["name"])}
+            {**asdict(agent), "last_seen": seen.get(agent.name)}
             for agent in agent_rows.of_principal(self.db, me.id)
         ]
         open_items = self._open_items(me)
@@ -82,7 +83,7 @@ class Console(QueuePages):
             week=picture(self.db, me, open_items, self.say_rule),
             standing=week_rows.standing(self.db) if me.steward else None,
             has_token=any(
-                not t["revoked_at"] and (not t["expires_at"] or t["expires_at"] > now())
+                not t.revoked_at and (not t.expires_at or t.expires_at > now())
                 for t in console_rows.tokens_of(self.db, me.id)
             ),
         )
@@ -94,11 +95,7 @@ class Console(QueuePages):
             return begun
         me, form = begun
         latest = console_rows.application_decision(self.db, me.id)
-        if (
-            me.status != PrincipalStatus.APPLICANT
-            or latest is None
-            or latest["status"] != "declined"
-        ):
+        if me.status != PrincipalStatus.APPLICANT or latest is None or latest.status != "declined":
             return self._done(request, "You have no declined application to follow up.", "/console")
         statement = str(form.get("statement", "")).strip()
         if not statement or len(statement) > STATEMENT_LIMIT:

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import NotRequired, TypedDict, Unpack
+from collections.abc import Callable
+from typing import NotRequired, Protocol, TypedDict, Unpack
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -64,6 +64,20 @@ class Confirmation(TypedDict):
 # Pages of what a member's agent does for others (it is asked questions, it quotes notes): an applicant
 # is answered with what their page would be for, and what to do meanwhile.
 MEMBERS_ONLY = {"console_queue.html": "Queue", "console_notes.html": "Notes"}
+
+
+class RuleMention(Protocol):
+    """What names a rule an audited call met: the binding's agent, the tool and the rule's name (an
+    audited call, or a count of refusals by rule)."""
+
+    @property
+    def binding_agent(self) -> str | None: ...
+
+    @property
+    def tool(self) -> str: ...
+
+    @property
+    def rule(self) -> str | None: ...
 
 
 class Frame:
@@ -201,17 +215,15 @@ class Frame:
     def _not_found(self, request: Request) -> Response:
         return self.pages.error(request, "Not found", "There is nothing here for you.", 404)
 
-    def say_rule(self, call: Mapping[str, object], rule: str | None = None) -> str | None:
+    def say_rule(self, call: RuleMention, rule: str | None = None) -> str | None:
         """An audited call's rule as the sentence it reads as today ("amount is at most 500"): the
         rule that refused it, or `rule`, another met on its way; None when the rule book cannot say
         (the page then shows the rule's name). The audit keeps only the name."""
-        name = rule or call.get("rule")
-        if self.rule_sentence is None or not isinstance(name, str) or not name:
+        name = rule or call.rule
+        if self.rule_sentence is None or not name:
             return None
         try:
-            agent = call.get("binding_agent")
-            persona = agent if isinstance(agent, str) and agent else None
-            return self.rule_sentence(persona, str(call.get("tool")), name)
+            return self.rule_sentence(call.binding_agent or None, call.tool, name)
         except Exception:  # a rule book that cannot say: show the rule's name alone
             return None
 

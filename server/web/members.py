@@ -3,6 +3,8 @@ confirmation that says what it does), and taking back a decline (the application
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -10,7 +12,7 @@ from starlette.routing import Route
 from server.identity import principals
 from server.store import console as console_rows
 from server.store import principals as principal_rows
-from server.store.principals import PrincipalStatus
+from server.store.principals import ListedPrincipal, PrincipalStatus
 from server.web.frame import Frame
 
 SHOWN = 200
@@ -21,11 +23,11 @@ STATUS_WORDS = {
 }
 
 
-def standing_since(person: dict[str, object]) -> tuple[str, object]:
+def standing_since(person: ListedPrincipal) -> tuple[str, str]:
     """What the date beside a person says: when they joined, once admitted; else when they applied."""
-    if person["admitted_at"]:
-        return "joined", person["admitted_at"]
-    return "applied", person["created_at"]
+    if person.admitted_at:
+        return "joined", person.admitted_at
+    return "applied", person.created_at
 
 
 class MemberPages(Frame):
@@ -41,14 +43,14 @@ class MemberPages(Frame):
         found = [
             p
             for p in everyone
-            if (not status or p["status"] == status)
-            and all(w in f"{p['handle']} {p['name']}".lower() for w in words)
+            if (not status or p.status == status)
+            and all(w in f"{p.handle} {p.name}".lower() for w in words)
         ]
         return self._page(
             request,
             me,
             "console_members.html",
-            people=[{**p, "since": standing_since(p)} for p in found[:SHOWN]],
+            people=[{**asdict(p), "since": standing_since(p)} for p in found[:SHOWN]],
             total=len(found),
             query=query,
             status=status,

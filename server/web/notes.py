@@ -9,6 +9,7 @@ whether the agent may relay it as written. A note the principal writes here is a
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import asdict
 from typing import cast
 
 import anyio
@@ -69,22 +70,22 @@ class NotePages(Frame):
     ) -> Response:
         rows = briefing.notes(self.db, me.id)
         taught = examples.by_note(self.db, me.id)  # the questions each note was confirmed to answer
-        rows.sort(key=lambda row: (STATUS_ORDER.get(row["status"], 3), row["topic"], row["id"]))
+        rows.sort(key=lambda row: (STATUS_ORDER.get(row.status, 3), row.topic, row.id))
         mandate = mandates.current(self.db, self.key, me.id)
         notes = [
             {
-                **row,
-                "segments": shown(row["text"]),
-                "written_by_agent": str(row["written_by"] or "").startswith("agent:"),
-                "by": _proposed_by(str(row["written_by"] or "").removeprefix("agent:")),
-                "concerns": briefing.concerns(row["topic"], row["text"], me.handle),
-                "examples": taught.get(int(row["id"]), []),
-                "held": bool(briefing.held(row["topic"], row["text"], me.handle)),
-                "coverage": coverage(mandate, row["topic"], row["visibility"]),
+                **asdict(row),
+                "segments": shown(row.text),
+                "written_by_agent": (row.written_by or "").startswith("agent:"),
+                "by": _proposed_by((row.written_by or "").removeprefix("agent:")),
+                "concerns": briefing.concerns(row.topic, row.text, me.handle),
+                "examples": taught.get(row.id, []),
+                "held": bool(briefing.held(row.topic, row.text, me.handle)),
+                "coverage": coverage(mandate, row.topic, row.visibility),
             }
             for row in rows
         ]
-        pending = sum(1 for row in rows if row["status"] == "pending")
+        pending = sum(1 for row in rows if row.status == "pending")
         return self._page(
             request,
             me,
@@ -135,7 +136,7 @@ class NotePages(Frame):
             )
         return self._done(
             request,
-            f"Saved your note on \u201c{row['topic']}\u201d. Your agent may quote it now.",
+            f"Saved your note on \u201c{row.topic}\u201d. Your agent may quote it now.",
             "/console/notes",
         )
 
@@ -167,17 +168,17 @@ class NotePages(Frame):
                 )
             )
             if add_topic:
-                await anyio.to_thread.run_sync(self._add_topic, me, str(row["topic"]))
+                await anyio.to_thread.run_sync(self._add_topic, me, row.topic)
         except NotFound:
             return self._not_found(request)
         except briefing.Changed as exc:
-            now_reads = "".join(part for part, _ in shown(str(exc.note["text"])))
+            now_reads = "".join(part for part, _ in shown(exc.note.text))
             return self._notes_page(
                 request,
                 me,
                 409,
-                error=f"Note {exc.note['id']} changed after you read it, so nothing was approved or "
-                f"rejected. It now reads: \u201c{now_reads}\u201d (topic \u201c{exc.note['topic']}\u201d). "
+                error=f"Note {exc.note.id} changed after you read it, so nothing was approved or "
+                f"rejected. It now reads: \u201c{now_reads}\u201d (topic \u201c{exc.note.topic}\u201d). "
                 "Read it below and review it again.",
             )
         except ParleyError as exc:
@@ -187,22 +188,22 @@ class NotePages(Frame):
         if action == "reject":
             return self._done(
                 request,
-                f"Rejected the note on \u201c{row['topic']}\u201d: your agent will never quote it.",
+                f"Rejected the note on \u201c{row.topic}\u201d: your agent will never quote it.",
                 "/console/notes",
             )
         status = await anyio.to_thread.run_sync(mandates.current, self.db, self.key, me.id)
-        added = f" Added \u201c{row['topic']}\u201d to your mandate." if add_topic else ""
+        added = f" Added \u201c{row.topic}\u201d to your mandate." if add_topic else ""
         said = briefing.reach(row, me.handle, status)
-        covered = coverage(status, row["topic"], row["visibility"])
+        covered = coverage(status, row.topic, row.visibility)
         offer = (
-            f" {covered.summary} The note offers to add \u201c{row['topic']}\u201d to your "
+            f" {covered.summary} The note offers to add \u201c{row.topic}\u201d to your "
             "mandate, so that your agent may quote it."
             if covered.offer_topic
             else ""
         )
         return self._done(
             request,
-            f"Approved the note on \u201c{row['topic']}\u201d.{added} {said}{offer}",
+            f"Approved the note on \u201c{row.topic}\u201d.{added} {said}{offer}",
             "/console/notes",
         )
 

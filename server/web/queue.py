@@ -9,6 +9,7 @@ Every decision is the member's own, in this console session (`asking.queue`, the
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import cached_property
 
 import anyio
@@ -48,7 +49,7 @@ class QueuePages(Frame):
         """Each of a member's questions numbered from 1 in the order they arrived: their own count, not
         the club's row ids (a member's first question is question 1)."""
         ids = sorted(
-            item["id"] for status in ("open", *DECIDED) for item in self.queue.listed(me.id, status)
+            item.id for status in ("open", *DECIDED) for item in self.queue.listed(me.id, status)
         )
         return {escalation_id: number for number, escalation_id in enumerate(ids, start=1)}
 
@@ -58,11 +59,11 @@ class QueuePages(Frame):
         numbers = numbers if numbers is not None else self._numbers(me)
         return [
             {
-                **waiting.row,
-                "thread": self.queue.thread(waiting.row["thread_id"]),
-                "number": numbers.get(waiting.row["id"]),
+                **asdict(waiting.row),
+                "thread": self.queue.thread(waiting.row.thread_id),
+                "number": numbers.get(waiting.row.id),
                 "why": waiting.why,
-                "can_widen": waiting.row["reason"] != "commitment",
+                "can_widen": waiting.row.reason != "commitment",
                 "attached": waiting.candidates,
             }
             for waiting in self.queue.waiting(me.id, me.handle)
@@ -72,13 +73,9 @@ class QueuePages(Frame):
         self, me: Principal, numbers: dict[int, int] | None = None
     ) -> list[dict[str, object]]:
         numbers = numbers if numbers is not None else self._numbers(me)
-        decided = [
-            {**item, "number": numbers.get(item["id"])}
-            for status in DECIDED
-            for item in self.queue.listed(me.id, status)
-        ]
-        decided.sort(key=lambda item: item["decided_at"] or "", reverse=True)
-        return decided
+        decided = [item for status in DECIDED for item in self.queue.listed(me.id, status)]
+        decided.sort(key=lambda item: item.decided_at or "", reverse=True)
+        return [{**asdict(item), "number": numbers.get(item.id)} for item in decided]
 
     def _queue_page(
         self,

@@ -4,7 +4,7 @@ and their agents' calls refused by rule. Every chart carries its numbers as text
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from markupsafe import Markup, escape
@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 from server.identity.principals import Principal
 from server.store import week as week_rows
 from server.store.database import Database, format_time
+from server.store.week import RuleRefusals
 
 ASKED, ANSWERED, WAITING, REFUSED = (
     "#0f6b5c",
@@ -111,7 +112,7 @@ def picture(
     db: Database,
     me: Principal,
     open_items: list[dict[str, object]],
-    say_rule: Callable[[Mapping[str, object]], str | None],
+    say_rule: Callable[[RuleRefusals], str | None],
 ) -> dict[str, object]:
     """Everything Home draws for the week: charts, totals and the refusals in people's words."""
     moment = datetime.now(UTC)
@@ -119,7 +120,7 @@ def picture(
     since = format_time(days[0].replace(hour=0, minute=0, second=0, microsecond=0))
     per_day = week_rows.questions_by_day(db, me.id, since)
     refusals = week_rows.refusals_by_rule(db, me.handle, since)
-    named = [(say_rule(row) or f"rule “{row['rule']}”", int(row["count"])) for row in refusals]
+    named = [(say_rule(row) or f"rule “{row.rule}”", row.count) for row in refusals]
     waiting, longest = waiting_chart(open_items, moment)
     return {
         "asked": sum(c["asked"] for c in per_day.values()),

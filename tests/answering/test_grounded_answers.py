@@ -49,7 +49,7 @@ def demo_club(tmp_path):
 
 def _approved(db, member_id: int) -> dict[str, tuple[str, str]]:
     return {
-        str(row["id"]): (row["text"], str(row["updated_at"])[:10])
+        str(row.id): (row.text, str(row.updated_at)[:10])
         for row in records.notes_of(db, member_id, "approved")
     }
 
@@ -57,10 +57,10 @@ def _approved(db, member_id: int) -> dict[str, tuple[str, str]]:
 def _texts_an_asker_reads(db, asker_id: int) -> list[str]:
     """Every message body in the asker's threads that is not the asker's own question."""
     return [
-        message["body"]
+        message.body
         for thread in thread_rows.threads_of(db, asker_id, 10_000)
-        for message in thread_rows.messages(db, thread["id"])
-        if message["kind"] != "question"
+        for message in thread_rows.messages(db, thread.id)
+        if message.kind != "question"
     ]
 
 
@@ -137,7 +137,7 @@ async def test_planted_injections_are_never_handed_to_an_answerer(demo_club):
             )
             for planted in PLANTED[start : start + limit]
         ]
-        assert {row["status"] for row in written} == {"pending"}
+        assert {row.status for row in written} == {"pending"}
         body = mandates.current(db, key, bruno).body
         assert body is not None and not [
             n
@@ -146,7 +146,7 @@ async def test_planted_injections_are_never_handed_to_an_answerer(demo_club):
         ]
         if start + limit < len(PLANTED):
             for row in written:
-                briefing.review(db, bruno, row["id"], "reject", revision=row["revision"])
+                briefing.review(db, bruno, row.id, "reject", revision=row.revision)
 
     model = Model(lambda system, question: '{"escalate": "nothing"}')
     with model_endpoint(model) as url:

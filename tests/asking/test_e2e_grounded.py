@@ -34,7 +34,7 @@ def _approved(club, handle: str) -> dict[str, tuple[str, str]]:
     db = club.db()
     member = db.execute("SELECT id FROM principals WHERE handle = ?", [handle]).fetchone()[0]
     return {
-        str(r["id"]): (r["text"], str(r["updated_at"])[:10])
+        str(r.id): (r.text, str(r.updated_at)[:10])
         for r in records.notes_of(db, member, "approved")
     }
 

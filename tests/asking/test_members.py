@@ -40,7 +40,7 @@ async def test_one_revision_reads_a_member_once_and_the_next_reads_afresh(world)
     principals.set_status(db, "ana", "suspended")
     assert revision(db) != now
     again = service.members.named("ana", revision(db))
-    assert again is not None and again.principal["status"] == "suspended"
+    assert again is not None and again.principal.status == "suspended"
 
 
 async def test_a_narrowed_mandate_and_a_suspension_reach_the_next_ask(world):
@@ -92,7 +92,7 @@ async def test_a_changed_note_reaches_the_next_ask_and_one_revision_reads_the_no
     await ask(service, db, bruno)
     assert next(iter(named._handed.values()))[1] is kept  # ... and not read again at this revision
 
-    (note,) = [n for n in briefing.notes(db, ana) if n["topic"] == "availability"]
+    (note,) = [n for n in briefing.notes(db, ana) if n.topic == "availability"]
     standing = revision(db)
     drafted = briefing.write_note(
         db,
@@ -112,16 +112,16 @@ async def test_a_changed_note_reaches_the_next_ask_and_one_revision_reads_the_no
         "Ana is taking on new work from March.",
         "members",
         agent=None,
-        note_id=note["id"],
+        note_id=note.id,
     )  # the member edits an approved note
     assert revision(db) != standing
     findings = await ask(service, db, bruno) or ""
     assert "from March" in findings and "February" not in findings
 
-    briefing.delete(db, ana, note["id"])
-    briefing.review(db, ana, drafted["id"], "approve", revision=drafted["revision"])  # handed now
+    briefing.delete(db, ana, note.id)
+    briefing.review(db, ana, drafted.id, "approve", revision=drafted.revision)  # handed now
     assert "booked until June, and taking on new work after that" in (
         await ask(service, db, bruno) or ""
     )
-    briefing.delete(db, ana, drafted["id"])
+    briefing.delete(db, ana, drafted.id)
     assert await ask(service, db, bruno) is None  # no note on availability is left: it escalates

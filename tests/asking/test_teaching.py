@@ -25,7 +25,7 @@ def world(demo_world):
     db, key, manifest = demo_world
     service = Escalations(db, key, manifest)
     people = {h: principals.find_principal(db, h).id for h in ("ana", "bruno", "carla")}
-    notes = {row["topic"]: int(row["id"]) for row in briefing.notes(db, people["ana"])}
+    notes = {row.topic: int(row.id) for row in briefing.notes(db, people["ana"])}
     return db, key, service, Queue(service), people, notes
 
 
@@ -39,7 +39,7 @@ def decisions(db, escalation_id: int) -> list[dict]:
     thread = db.execute(
         "SELECT thread_id FROM escalations WHERE id = ?", [escalation_id]
     ).fetchone()[0]
-    return [m for m in rows.messages(db, thread) if m["kind"] == "decision"]
+    return [m for m in rows.messages(db, thread) if m.kind == "decision"]
 
 
 def examples(db) -> list[tuple]:
@@ -65,16 +65,16 @@ async def test_pointing_at_a_note_answers_the_asker_and_keeps_the_question_as_it
     decided = queue.decide(
         people["ana"], escalation, Decision("note", note_id=notes["design"]), COMMAND_LINE
     )
-    assert (decided["status"], decided["decided_via"], decided["answered_with"]) == (
+    assert (decided.status, decided.decided_via, decided.answered_with) == (
         "answered",
         "cli",
         notes["design"],
     )
     [message] = decisions(db, escalation)
     # composed as any grounded answer: the note's own words, with its id, in Parley's framing
-    assert message["body"].startswith("ana's agent (may be quoted, with attribution), from ana's")
-    assert f"a single decision maker.\u201d (note {notes['design']}, " in message["body"]
-    assert message["decided_by"] == "ana" and message["status"] == "decided"
+    assert message.body.startswith("ana's agent (may be quoted, with attribution), from ana's")
+    assert f"a single decision maker.\u201d (note {notes['design']}, " in message.body
+    assert message.decided_by == "ana" and message.status == "decided"
     assert examples(db) == [(people["ana"], notes["design"], FILM, escalation, "cli", None)]
     assert revision(db) != before  # what the answering agent is handed changed
     assert handed(db, key, people["ana"], True)[str(notes["design"])].examples == (FILM,)
@@ -98,7 +98,7 @@ async def test_a_decision_is_final_a_second_one_changes_nothing(world):
         with pytest.raises(AlreadyDecided, match="already answered"):
             queue.decide(people["ana"], escalation, second, COMMAND_LINE)
     assert len(decisions(db, escalation)) == 1 and len(examples(db)) == 1
-    assert "films" not in {row["topic"] for row in briefing.notes(db, people["ana"])}
+    assert "films" not in {row.topic for row in briefing.notes(db, people["ana"])}
 
 
 async def test_a_written_answer_saved_as_a_note_is_approved_and_keeps_the_question(world):
@@ -110,22 +110,22 @@ async def test_a_written_answer_saved_as_a_note_is_approved_and_keeps_the_questi
         Decision("answer", "Paris, Texas, above all.", save_topic="Films"),
         COMMAND_LINE,
     )
-    saved = next(r for r in briefing.notes(db, people["ana"]) if r["topic"] == "films")
-    assert (saved["status"], saved["visibility"], saved["written_by"]) == (
+    saved = next(r for r in briefing.notes(db, people["ana"]) if r.topic == "films")
+    assert (saved.status, saved.visibility, saved.written_by) == (
         "approved",
         "members",  # the smallest audience that holds this asker
         "principal",
     )
     [message] = decisions(db, escalation)
-    assert f"\u201cParis, Texas, above all.\u201d (note {saved['id']}, " in message["body"]
-    assert examples(db) == [(people["ana"], saved["id"], FILM, escalation, "cli", None)]
+    assert f"\u201cParis, Texas, above all.\u201d (note {saved.id}, " in message.body
+    assert examples(db) == [(people["ana"], saved.id, FILM, escalation, "cli", None)]
 
 
 async def test_words_not_saved_are_delivered_as_written_and_teach_nothing(world):
     db, key, service, queue, people, notes = world
     escalation = await escalate(service, people["bruno"], FILM)
     queue.decide(people["ana"], escalation, Decision("answer", "Paris, Texas."), COMMAND_LINE)
-    assert [m["body"] for m in decisions(db, escalation)] == ["Paris, Texas."]
+    assert [m.body for m in decisions(db, escalation)] == ["Paris, Texas."]
     assert examples(db) == []
 
 
@@ -139,7 +139,7 @@ async def test_a_note_the_asker_may_not_hear_is_refused_and_nothing_changes(worl
         (for_bruno, 999_999, "not one of your approved notes"),
         (for_bruno, notes["design"] + 100, "not one of your approved notes"),
     ]
-    bruno_note = briefing.notes(db, people["bruno"])[0]["id"]
+    bruno_note = briefing.notes(db, people["bruno"])[0].id
     refusals.append((for_bruno, bruno_note, "not one of your approved notes"))
     for escalation, note_id, why in refusals:
         with pytest.raises(AskError, match=why):

@@ -359,11 +359,11 @@ def test_notes_an_agent_proposed_are_listed_approved_with_relay_and_rejected(tmp
     db.close()
     pending = json.loads(run(tmp_path, "notes", "list", "bruno", "--pending", "--json").stdout)
     assert [(n["id"], n["status"]) for n in pending] == [
-        (priced["id"], "pending"),
-        (plain["id"], "pending"),
+        (priced.id, "pending"),
+        (plain.id, "pending"),
     ]
     assert pending[0]["concerns"] == "price" and pending[1]["concerns"] == ""
-    assert [n["note"] for n in pending] == [f"{priced['id']}@1", f"{plain['id']}@1"]
+    assert [n["note"] for n in pending] == [f"{priced.id}@1", f"{plain.id}@1"]
     flagged = run(tmp_path, "notes", "approve", "bruno", pending[0]["note"])
     assert (
         "approved" in flagged.stdout and "--relay" in flagged.stderr
@@ -376,8 +376,8 @@ def test_notes_an_agent_proposed_are_listed_approved_with_relay_and_rejected(tmp
     listed = {
         n["id"]: n for n in json.loads(run(tmp_path, "notes", "list", "bruno", "--json").stdout)
     }
-    assert (listed[priced["id"]]["status"], listed[priced["id"]]["relay"]) == ("approved", True)
-    assert listed[plain["id"]]["status"] == "rejected"
+    assert (listed[priced.id]["status"], listed[priced.id]["relay"]) == ("approved", True)
+    assert listed[plain.id]["status"] == "rejected"
     missing = run(
         tmp_path, "notes", "approve", "ana", pending[1]["note"], check=False
     )  # not ana's note

@@ -29,10 +29,10 @@ def test_a_note_swapped_after_it_was_listed_is_not_approved(tmp_path):
     (listed,) = [
         n
         for n in json.loads(run(tmp_path, "notes", "list", "bruno", "--pending", "--json").stdout)
-        if n["id"] == note["id"]
+        if n["id"] == note.id
     ]
     swap = "Bruno's rate is R$ 900 a day; pay by pix to +55 11 91234-5678"
-    briefing.write_note(db, bruno, "talks", swap, "public", agent="assistant", note_id=note["id"])
+    briefing.write_note(db, bruno, "talks", swap, "public", agent="assistant", note_id=note.id)
     db.close()
     result = run(tmp_path, "notes", "approve", "bruno", _named(listed), check=False)
     assert result.returncode == 1 and "nothing was approved" in result.stderr
@@ -40,11 +40,11 @@ def test_a_note_swapped_after_it_was_listed_is_not_approved(tmp_path):
     (now,) = [
         n
         for n in json.loads(run(tmp_path, "notes", "list", "bruno", "--json").stdout)
-        if n["id"] == note["id"]
+        if n["id"] == note.id
     ]
     assert (now["status"], now["text"]) == ("pending", swap)
-    bare = run(tmp_path, "notes", "approve", "bruno", str(note["id"]), check=False)
-    assert bare.returncode == 1 and swap in bare.stderr and f"{note['id']}@2" in bare.stderr
+    bare = run(tmp_path, "notes", "approve", "bruno", str(note.id), check=False)
+    assert bare.returncode == 1 and swap in bare.stderr and f"{note.id}@2" in bare.stderr
     approved = run(tmp_path, "notes", "approve", "bruno", now["note"], "--relay")
     assert f"\u201c{swap}\u201d" in approved.stdout  # exactly the text it approved
 

@@ -210,12 +210,12 @@ def test_version_8_reads_older_notes_as_revision_1_and_older_messages_as_quoting
         from server.store import asking
 
         (note,) = briefing.notes(db, ana)
-        assert note["revision"] == 1
-        assert [m["quotes"] for m in asking.messages(db, thread)] == [None]
+        assert note.revision == 1
+        assert [m.quotes for m in asking.messages(db, thread)] == [None]
         replaced = briefing.write_note(
-            db, ana, "design", "Ana designs posters.", "public", agent="a", note_id=note["id"]
+            db, ana, "design", "Ana designs posters.", "public", agent="a", note_id=note.id
         )
-        assert replaced["revision"] == 2
+        assert replaced.revision == 2
         assert migrate(db, {}) == (SCHEMA_VERSION, SCHEMA_VERSION)
     finally:
         db.close()

@@ -41,7 +41,7 @@ def test_a_taken_unique_value_is_a_clean_refusal_that_writes_nothing(fresh_store
                 {"handle": "bea", "name": "Bea", "status": "member", "created_at": "2026"},
             )
             db.execute("UPDATE principals SET handle = 'ana' WHERE handle = 'bea'")
-    assert [row["handle"] for row in principal_rows.listing(db)] == [
+    assert [row.handle for row in principal_rows.listing(db)] == [
         "ana"
     ]  # the unit rolled back whole
 

@@ -402,8 +402,9 @@ async def test_a_steward_declines_with_a_reason_the_applicant_can_read(club):
     db.close()
     assert carla.status == "applicant"
     assert (
-        decision["status"] == "declined"
-        and decision["decision"] == "Come back with a project you shipped."
+        decision is not None
+        and decision.status == "declined"
+        and decision.decision == "Come back with a project you shipped."
     )
     async with ConsoleUser(
         club.live.base, "carla", club.tokens.passwords["carla"]

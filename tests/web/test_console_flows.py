@@ -33,17 +33,17 @@ async def test_a_declined_applicant_applies_again_and_a_steward_can_reconsider(c
         assert refused.status_code == 400 and 'id="statement-error"' in refused.text
         assert 'aria-describedby="statement-error"' in refused.text and "autofocus" in refused.text
         assert (
-            console_rows.application_decision(db, carla_id)["status"] == "declined"
+            console_rows.application_decision(db, carla_id).status == "declined"
         )  # nothing was sent
         sent = await carla.post("/console/application", {"statement": "I shipped a calendar."})
         assert sent.status_code == 303
-        assert console_rows.application_decision(db, carla_id)["status"] == "open"
+        assert console_rows.application_decision(db, carla_id).status == "open"
         again = await carla.post(
             "/console/application", {"statement": "twice?"}
         )  # nothing declined to follow up
         assert (
             again.status_code == 303
-            and console_rows.application_decision(db, carla_id)["status"] == "open"
+            and console_rows.application_decision(db, carla_id).status == "open"
         )
     await decline_carla(club)
     async with ConsoleUser(
@@ -56,7 +56,7 @@ async def test_a_declined_applicant_applies_again_and_a_steward_can_reconsider(c
         )
         assert (
             undone.status_code == 303
-            and console_rows.application_decision(db, carla_id)["status"] == "open"
+            and console_rows.application_decision(db, carla_id).status == "open"
         )
         twice = await ana.post(
             "/console/applicants/carla/reconsider", {}, page="/console/applicants"

@@ -27,7 +27,7 @@ def card(page: str, escalation: int) -> str:
 async def test_this_note_answers_it_reaches_the_asker_and_the_notes_page_lists_it_to_remove(club):
     db = club.db()
     ana_id = principals.find_principal(db, "ana").id
-    design = next(n for n in briefing.notes(db, ana_id) if n["topic"] == "design")
+    design = next(n for n in briefing.notes(db, ana_id) if n.topic == "design")
     async with connect(club.url, club.tokens.member.token) as bruno:
         asked = await ask(bruno, FILM)
         escalation = asked["escalation_id"]
@@ -36,14 +36,14 @@ async def test_this_note_answers_it_reaches_the_asker_and_the_notes_page_lists_i
             assert "This note answers it" in queue
             decided = await ana.post(
                 f"/console/queue/{escalation}",
-                {"action": "note", "note_id": str(design["id"])},
+                {"action": "note", "note_id": str(design.id)},
                 page="/console/queue",
             )
             assert decided.status_code == 303
             after = (await ana.get("/console/queue")).text
             assert "keeps the question as an example of that note" in after
             notes = (await ana.get("/console/notes")).text
-            note = notes.split(f'id="note-{design["id"]}"')[1].split("</article>")[0]
+            note = notes.split(f'id="note-{design.id}"')[1].split("</article>")[0]
             assert "Answers questions like" in note and "favourite film?" in note
             [example] = db.execute("SELECT id, decided_via, session_id FROM note_examples")
             assert example[1] == "console" and example[2] is not None
@@ -60,8 +60,8 @@ async def test_this_note_answers_it_reaches_the_asker_and_the_notes_page_lists_i
         threads = (await bruno.call_tool("inbox", {})).structured_content["threads"]
     thread = next(t for t in threads if t["thread_id"] == asked["thread_id"])
     decision = thread["messages"][-1]
-    assert decision["kind"] == "decision" and f"(note {design['id']}, " in decision["body"]
-    assert design["text"] in decision["body"]
+    assert decision["kind"] == "decision" and f"(note {design.id}, " in decision["body"]
+    assert design.text in decision["body"]
     assert db.execute("SELECT COUNT(*) FROM note_examples").fetchone()[0] == 0
 
 
@@ -88,12 +88,12 @@ async def test_an_answer_saved_as_a_note_is_quoted_and_the_note_is_approved(club
     assert "Paris, Texas." in notes and "favourite film?" in notes
     db = club.db()
     ana_id = principals.find_principal(db, "ana").id
-    [film] = [n for n in briefing.notes(db, ana_id) if n["topic"] == "films"]
-    assert film["status"] == "approved"
+    [film] = [n for n in briefing.notes(db, ana_id) if n.topic == "films"]
+    assert film.status == "approved"
     body = db.execute(
         "SELECT decision FROM escalations WHERE id = ?", [asked["escalation_id"]]
     ).fetchone()[0]
-    assert f"\u201cParis, Texas.\u201d (note {film['id']}, " in body
+    assert f"\u201cParis, Texas.\u201d (note {film.id}, " in body
 
 
 async def test_why_it_is_here_is_worded_from_todays_notes_and_candidates_are_the_attached_ones(
@@ -121,7 +121,7 @@ async def test_why_it_is_here_is_worded_from_todays_notes_and_candidates_are_the
         assert "None of your notes seems to answer it." in commitment
         assert "This note answers it" not in commitment and "asks for a commitment" in commitment
         # Ana lets her agent relay the note as written: the same question now reads otherwise
-        briefing.review(db, ana_id, rate["id"], "approve", revision=rate["revision"], relay=True)
+        briefing.review(db, ana_id, rate.id, "approve", revision=rate.revision, relay=True)
         held = card((await ana.get("/console/queue")).text, priced["escalation_id"])
         assert "names a price" not in held and "may now be relayed as written" in held
 

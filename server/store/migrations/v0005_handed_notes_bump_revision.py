@@ -1,7 +1,7 @@
 """Version 5: a change to an approved briefing note moves the store's revision, as a change to a
 principal or a mandate does, so an ask keeps the notes it hands its answering agent per revision
 (asking/members.py) instead of reading them on every ask; the next ask after a change reads them
-afresh, in every process. Pending notes move nothing. Row triggers (`schema.HANDED_WHEN`); older
+afresh, in every process. Pending notes move nothing. Row triggers (`triggers.HANDED_WHEN`); older
 rows need nothing.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from server.store.schema import handed_triggers_postgres
+from server.store.triggers import handed_triggers_postgres
 
 if TYPE_CHECKING:
     import psycopg
