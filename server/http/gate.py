@@ -7,7 +7,8 @@ verifies → its lane, a credential that fails → 401 with the reason and `reso
 
 The path, one module a step: the request read once into its `RequestState` (`reading`), identity
 and budget (`admission`), lane and scopes (`step_up`), the gate's own answers (`replies`); then the
-MCP app, whose handlers find the same state (`request_state.state_of`), and the chokepoint.
+MCP app, which gets the same state in its scope (`request_state.handed_on`; handlers read it from the
+SDK's request context, `request_state.caller_of`), and the chokepoint.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from server.http.admission import Admission, Admitter
 from server.http.ratelimit import Budget
 from server.http.reading import Unreadable, envelope_problem, read_body, read_request
 from server.http.relay import Relay
-from server.http.request_state import RequestState, serving
+from server.http.request_state import RequestState, handed_on
 from server.http.session_owners import SessionOwners
 from server.http.step_up import step_up_scope
 from server.identity.credentials import CredentialKind, CredentialRejected
@@ -75,10 +76,9 @@ class Gate:
         except Unreadable as exc:
             await replies.bad_request(send, str(exc))
             return
-        with serving(state):
-            if (
-                scope["method"] != "POST"
-            ):  # a stream may stay open for hours: its writes are at once
+        try:
+            # a stream may stay open for hours: its writes are at once
+            if scope["method"] != "POST":
                 await self._serve(state, scope, receive, send)
                 return
             # A message answers first: what it leaves to write (its calls' audit rows, its token's
@@ -93,6 +93,8 @@ class Gate:
                     await self.audit.write_held(held)
                     if last_use:
                         await self._write_last_use(last_use)
+        finally:
+            state.release()
 
     async def _write_last_use(self, stamps: dict[str, str]) -> None:
         try:
@@ -211,7 +213,7 @@ class Gate:
         # The MCP app gets its own copy of the scope, and receive/send through a relay let go of
         # when the request ends (`server.http.relay`); a body the gate read is handed on as if never
         # read.
-        scope = {**scope}
+        scope = handed_on(scope, state)
         relay = Relay(receive, send_with_lane, state.body)
         try:
             await self.app(scope, relay.receive, relay.send)
