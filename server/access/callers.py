@@ -9,8 +9,10 @@ import functools
 from server.access.caller import Caller
 from server.access.entry import entry_persona, visible_tools
 from server.access.lanes import GUEST, MEMBER, effective_scopes, grantable_scopes, lane_of
+from server.identity.cache import AtRevision
 from server.identity.credentials import CredentialKind
-from server.identity.resolver import Identity, Resolver
+from server.identity.resolved import Identity
+from server.identity.resolver import Resolver
 from server.manifest.schema import Manifest, as_text
 
 CALLERS_KEPT = 100_000  # callers kept by token digest, as many as the resolver keeps chains
@@ -23,9 +25,8 @@ class Access:
         # only the claims some entry row reads can change the persona: the memo below keys on those
         self._claims_read = frozenset(name for row in manifest.entry for name in (row.claims or {}))
         persona = entry_persona(manifest, False, {})
-        self._callers: dict[
-            str, Caller
-        ] = {}  # by token digest: the last resolved identity's caller
+        # by token digest, at the revision its identity was resolved at (`server.identity.cache`)
+        self._callers: AtRevision[str, Caller] = AtRevision(CALLERS_KEPT)
         self._guest = Caller(
             None,
             GUEST,
@@ -78,17 +79,16 @@ class Access:
         )
 
     def caller_for(self, identity: Identity) -> Caller:
-        """A pure function of the identity, so made once for each identity the resolver hands out
-        (kept by token digest while the resolver hands out that very identity)."""
+        """A pure function of the identity, so made once for each identity the resolver hands out:
+        kept by token digest at the identity's revision, for that very identity (the resolver hands
+        out one a credential and revision)."""
         key = identity.token_hash
-        kept = self._callers.get(key) if key is not None else None
+        kept = self._callers.get(key, identity.revision) if key is not None else None
         if kept is not None and kept.identity is identity:
             return kept
         caller = self._caller(identity)
         if key is not None:
-            if len(self._callers) >= CALLERS_KEPT:
-                self._callers.clear()
-            self._callers[key] = caller
+            self._callers.put(key, identity.revision, caller)
         return caller
 
     def _caller(self, identity: Identity) -> Caller:

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import anyio
 
 from server.access import Caller
+from server.access.answers import answers_for
 from server.chokepoint.outcomes import OUTCOMES
 from server.store import audit as audit_rows
 from server.store.database import Database, StoreUnavailable, format_time
@@ -60,9 +61,10 @@ def path(call: Call) -> str:
     call's value, an attribute, or a credential. A call that met no rule has its caller's path, kept
     with the caller (it is the same for every such call)."""
     if not call.trail:
-        kept = call.caller.answers.audit_path
+        answers = answers_for(call.caller)
+        kept = answers.audit_path
         if kept is None:
-            kept = call.caller.answers.audit_path = _path(call.caller, [])
+            kept = answers.audit_path = _path(call.caller, [])
         return kept
     return _path(call.caller, call.trail)
 
