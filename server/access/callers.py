@@ -9,6 +9,7 @@ import functools
 from server.access.caller import Caller
 from server.access.entry import entry_persona, visible_tools
 from server.access.lanes import GUEST, MEMBER, effective_scopes, grantable_scopes, lane_of
+from server.identity.authenticate import Bearer, authenticate
 from server.identity.cache import AtRevision
 from server.identity.credentials import CredentialKind
 from server.identity.resolved import Identity
@@ -48,19 +49,15 @@ class Access:
             kept = self._guest_at = dataclasses.replace(self._guest, guest_revision=revision)
         return kept
 
-    def from_header(self, authorization: str | None) -> Caller:
-        """The caller for a request's Authorization header; raises CredentialRejected when it fails."""
-        identity = self.resolver.from_header(authorization)
-        return self.guest() if identity is None else self.caller_for(identity)
-
-    def from_header_at(self, authorization: str | None, revision: int) -> Caller:
-        """As `from_header`, at the store's revision the caller has just read."""
-        identity = self.resolver.from_header(authorization, revision)
+    def from_header(self, authorization: str | None, revision: int | None = None) -> Caller:
+        """The caller for a request's Authorization header (`authenticate`); raises
+        CredentialRejected when it fails. `revision`: the store's, when the caller has just read it."""
+        identity = authenticate(self.resolver, Bearer(authorization), revision)
         return self.guest() if identity is None else self.caller_for(identity)
 
     def kept_at(self, token_hash: str, revision: int) -> Caller | None:
         """The caller of a Parley token whose chain the resolver keeps valid at `revision`, without
-        the store (`Resolver.kept`); None: `from_header_at` answers."""
+        the store (`Resolver.kept`); None: `from_header` answers."""
         identity = self.resolver.kept(token_hash, revision)
         return None if identity is None else self.caller_for(identity)
 

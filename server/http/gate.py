@@ -37,10 +37,6 @@ from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
 
-# Seconds the audit writer leaves answered calls' rows for the next request's budget statement to
-# carry (a store across the network): under load they cost no round trip of their own.
-CARRY_LINGER = 0.02
-
 
 class Gate:
     def __init__(
@@ -64,8 +60,6 @@ class Gate:
         # on it, so admission runs in a worker thread, never on the event loop.
         self.offload = offload
         self.sessions = SessionOwners()
-        if self.admitter.shared_budget is not None:
-            audit.linger = CARRY_LINGER
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -107,23 +101,17 @@ class Gate:
             log.exception("%d token last use(s) not written", len(stamps))
 
     async def _admit(self, state: RequestState) -> Admission:
-        """Identity and budget, in a worker thread when they may wait; audit rows ride along when
-        the budget's statement can carry them."""
+        """Identity and budget, in a worker thread when they may wait. (Audit rows never ride in
+        this statement: the audit writer writes them in its own, `AuditTrail.run_writer`.)"""
         authorization = state.authorization
         remembered = self.admitter.remembered(state)
-        one = remembered is not None or self.admitter.guest_in_one(state)
-        carry = self.audit.carry() if one else None
-        try:
-            if carry is not None:
-                admission = await self.admitter.admit_together(state, remembered, carry)
-                if admission is not None:
-                    return admission
-            if self.offload or (authorization is not None and authorization.count(".") >= 2):
-                return await anyio.to_thread.run_sync(self.admitter.admit, state, remembered, carry)
-            return self.admitter.admit(state)
-        finally:
-            if carry is not None:
-                await self.audit.carried(carry)
+        if remembered is not None or self.admitter.guest_in_one(state):
+            admission = await self.admitter.admit_together(state, remembered)
+            if admission is not None:
+                return admission
+        if self.offload or (authorization is not None and authorization.count(".") >= 2):
+            return await anyio.to_thread.run_sync(self.admitter.admit, state, remembered)
+        return self.admitter.admit(state)
 
     async def _serve(self, state: RequestState, scope: Scope, receive: Receive, send: Send) -> None:
         caller = await self._admitted(state, send)

@@ -81,12 +81,12 @@ class Dispatch:
             self._event.set()
 
     async def send_raw_request(
-        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
-    ) -> dict[str, Any]:
+        self, method: str, params: Mapping[str, object] | None, opts: CallOptions | None = None
+    ) -> dict[str, object]:
         raise NoBackChannelError(method)
 
     async def notify(
-        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
+        self, method: str, params: Mapping[str, object] | None, opts: CallOptions | None = None
     ) -> None:
         sdk_log.debug("dropped %s tied to request %r: JSON response mode", method, self.request_id)
 
