@@ -1,15 +1,17 @@
 """Every identity and access cache, and the one rule by which each is invalid: the store's revision.
 
-The store bumps its revision in the same transaction as any change to tokens, agents, principals,
-mandates, grants, notes or rules (`server.store.database.revision`). So whatever is worked out from
-those rows (a credential's resolved chain, an OAuth grant's identity, a caller's lane and tools, a
-pure tool's answer to that caller) stays true exactly as long as the revision it was worked out at
+The store bumps its revision in the same transaction as any change that decides a caller's lane,
+scopes or answers: principals, agents, tokens (not their last use), mandates, OAuth grants and
+retired keys, rules, approved briefing notes (`server.store.schema.WATCHED`, `HANDED`). So whatever
+is worked out from those rows (a credential's resolved chain, an OAuth grant's identity, a caller's
+lane and tools, a pure tool's answer to that caller) stays true exactly as long as the revision it was worked out at
 is the one a request reads: `AtRevision.get` answers only a value kept at the revision asked for,
 and a value of any other revision is as good as absent. Each cache is bounded (emptied whole when
 full) and holds nothing a request could not work out again.
 
-What else ends a kept value is time, never prose: a remembered chain carries its expiry
-(`Remembered.ends`, the earlier of the token's and the mandate's), checked on every use.
+What else ends a kept value is time, checked in code on every use: a remembered chain carries its
+expiry (`Remembered.valid_at`: the earlier of the token's and the mandate's), a grant its mandate's.
+(The entry table's memo in `Access._reach` is a pure function of the manifest: no revision applies.)
 """
 
 from __future__ import annotations
