@@ -13,7 +13,7 @@ from server.identity.authenticate import Bearer, authenticate
 from server.identity.cache import AtRevision
 from server.identity.credentials import CredentialKind
 from server.identity.resolved import Identity
-from server.identity.resolver import Resolver
+from server.identity.resolver import LastUses, Resolver
 from server.manifest.schema import Manifest, as_text
 
 CALLERS_KEPT = 100_000  # callers kept by token digest, as many as the resolver keeps chains
@@ -49,16 +49,22 @@ class Access:
             kept = self._guest_at = dataclasses.replace(self._guest, guest_revision=revision)
         return kept
 
-    def from_header(self, authorization: str | None, revision: int | None = None) -> Caller:
+    def from_header(
+        self,
+        authorization: str | None,
+        revision: int | None = None,
+        deferred: LastUses | None = None,
+    ) -> Caller:
         """The caller for a request's Authorization header (`authenticate`); raises
-        CredentialRejected when it fails. `revision`: the store's, when the caller has just read it."""
-        identity = authenticate(self.resolver, Bearer(authorization), revision)
+        CredentialRejected when it fails. `revision`: the store's, when the caller has just read it;
+        `deferred`: where the token's last use waits for the request's end."""
+        identity = authenticate(self.resolver, Bearer(authorization), revision, deferred)
         return self.guest() if identity is None else self.caller_for(identity)
 
-    def kept_at(self, token_hash: str, revision: int) -> Caller | None:
+    def kept_at(self, token_hash: str, revision: int, deferred: LastUses | None) -> Caller | None:
         """The caller of a Parley token whose chain the resolver keeps valid at `revision`, without
         the store (`Resolver.kept`); None: `from_header` answers."""
-        identity = self.resolver.kept(token_hash, revision)
+        identity = self.resolver.kept(token_hash, revision, deferred)
         return None if identity is None else self.caller_for(identity)
 
     def again(self, caller: Caller) -> Caller:

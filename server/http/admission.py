@@ -60,7 +60,7 @@ class Admitter:
             wait, current = self.shared_guest.take_reading_revision(f"guest:{state.address}")
             return Admission(self.access.guest_at(current), None, wait)
         try:
-            caller = self.access.from_header(state.authorization)
+            caller = self.access.from_header(state.authorization, None, state.last_uses)
         except CredentialRejected as exc:
             return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
         if caller.lane == Lane.GUEST and state.refuses_guest:
@@ -73,7 +73,7 @@ class Admitter:
         """A remembered token's request, its budget spent and the revision read: its caller at that
         revision (may read the store: run in a worker thread)."""
         try:
-            caller = self.access.from_header(state.authorization, current)
+            caller = self.access.from_header(state.authorization, current, state.last_uses)
         except CredentialRejected as exc:
             return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
         return Admission(caller, None, wait)
@@ -88,7 +88,7 @@ class Admitter:
             if not self.shared_budget.together:
                 return None
             wait, current = await self.shared_budget.take_together(f"token:{remembered}")
-            caller = self.access.kept_at(remembered, current)
+            caller = self.access.kept_at(remembered, current, state.last_uses)
             if caller is not None:
                 return Admission(caller, None, wait)
             return await anyio.to_thread.run_sync(self.resolve_at, state, current, wait)

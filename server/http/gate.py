@@ -30,7 +30,6 @@ from server.http.request_state import RequestState, handed_on
 from server.http.session_owners import SessionOwners
 from server.http.step_up import step_up_scope
 from server.identity.credentials import CredentialKind, CredentialRejected
-from server.identity.resolver import last_use_deferred
 from server.manifest.schema import Manifest
 from server.metrics import STATEMENT_SOURCE, requests_by
 from server.store.database import StoreUnavailable
@@ -79,14 +78,14 @@ class Gate:
             # last use) is written once the answer has left, before the request ends.
             held = self.audit.hold()
             source = STATEMENT_SOURCE.set("request")
-            with last_use_deferred() as last_use:
-                try:
-                    await self._serve(state, scope, receive, send)
-                finally:
-                    STATEMENT_SOURCE.reset(source)  # writes after the answer are background
-                    await self.audit.write_held(held)
-                    if last_use:
-                        await self._write_last_use(last_use)
+            last_uses = state.last_uses = {}  # the admission puts its token's last use here
+            try:
+                await self._serve(state, scope, receive, send)
+            finally:
+                STATEMENT_SOURCE.reset(source)  # writes after the answer are background
+                await self.audit.write_held(held)
+                if last_uses:
+                    await self._write_last_use(last_uses)
         finally:
             state.release()
 

@@ -42,6 +42,8 @@ class RequestState:
     body: bytes | None = None  # read by the gate when it must judge it; the SDK gets it replayed
     message: JSON = None  # `body` parsed, once (None: not read, or not JSON)
     parsed: bool = False  # whether `message` holds the parse of `body`
+    # a message's token last use, written once its answer has left (None: written at once)
+    last_uses: dict[str, str] | None = None
 
     def release(self) -> None:
         """The request ended: drop what it read, so a context the SDK keeps holds none of it."""

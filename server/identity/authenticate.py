@@ -17,7 +17,7 @@ from typing import overload
 
 from server.identity.credentials import digest
 from server.identity.resolved import Identity
-from server.identity.resolver import Resolver
+from server.identity.resolver import LastUses, Resolver
 from server.store import sessions
 
 
@@ -37,18 +37,28 @@ class ConsoleSession:
 
 @overload
 def authenticate(
-    resolver: Resolver, presented: Bearer, current: int | None = None
+    resolver: Resolver,
+    presented: Bearer,
+    current: int | None = None,
+    deferred: LastUses | None = None,
 ) -> Identity | None: ...
 @overload
 def authenticate(
-    resolver: Resolver, presented: ConsoleSession, current: int | None = None
+    resolver: Resolver,
+    presented: ConsoleSession,
+    current: int | None = None,
+    deferred: LastUses | None = None,
 ) -> int | None: ...
 def authenticate(
-    resolver: Resolver, presented: Bearer | ConsoleSession, current: int | None = None
+    resolver: Resolver,
+    presented: Bearer | ConsoleSession,
+    current: int | None = None,
+    deferred: LastUses | None = None,
 ) -> Identity | int | None:
     """Who presented this credential. `current`: the store's revision when the caller has just read
-    it (with its budget), so a bearer's kept chain is judged at it without another read."""
+    it (with its budget), so a bearer's kept chain is judged at it without another read;
+    `deferred`: where a bearer's last use waits for the request's end (else it is written now)."""
     if isinstance(presented, ConsoleSession):
         # a live session: not ended, not expired, its principal not suspended
         return sessions.principal_of(resolver.db, digest(presented.secret))
-    return resolver.from_header(presented.header, current)
+    return resolver.from_header(presented.header, current, deferred)

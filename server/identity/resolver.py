@@ -8,11 +8,8 @@ What the caller may reach (lane, scopes, tools) is decided next, in `server.acce
 
 from __future__ import annotations
 
-import contextvars
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from server.identity import mandates
 from server.identity.cache import TOUCH_EVERY, AtRevision, Remembered
@@ -37,23 +34,10 @@ from server.store.principals import PrincipalStatus
 
 wall_clock = time.time  # epoch seconds: what a remembered chain's expiry is checked against
 
-# A request the HTTP gate serves collects its token's last use here (digest → when) and has it
-# written once its answer has left: a stamp the console shows decides nothing, so no caller waits
-# on it. Outside such a request (in process, the CLI) it is written at once.
-_DEFERRED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
-    "parley_last_use", default=None
-)
-
-
-@contextmanager
-def last_use_deferred() -> Iterator[dict[str, str]]:
-    """Within this block, tokens' last uses wait in the dict yielded (write it with `write_last_use`)."""
-    stamps: dict[str, str] = {}
-    token = _DEFERRED.set(stamps)
-    try:
-        yield stamps
-    finally:
-        _DEFERRED.reset(token)
+# A request the HTTP gate serves collects its token's last use in a dict it hands down (digest →
+# when: `LastUses`) and has it written once its answer has left: a stamp the console shows decides
+# nothing, so no caller waits on it. Without one (in process, the CLI) it is written at once.
+LastUses = dict[str, str]
 
 
 def _epoch(text: str) -> float:
@@ -87,19 +71,21 @@ class Resolver:
         self._chains: AtRevision[str, Remembered] = AtRevision(cache_limit)
         self._grants: AtRevision[str, tuple[Identity, float | None]] = AtRevision(cache_limit)
 
-    def _touch(self, token_hash: str, entry: Remembered, moment: float) -> None:
-        """Stamp a token's last use, at most once a minute a token: a write, not one per request."""
+    def _touch(
+        self, token_hash: str, entry: Remembered, moment: float, deferred: LastUses | None
+    ) -> None:
+        """Stamp a token's last use, at most once a minute a token: a write, not one per request
+        (into `deferred` when the request writes it after its answer)."""
         if moment - entry.touched < TOUCH_EVERY:
             return
         entry.stamped(moment)
-        deferred = _DEFERRED.get()
         if deferred is not None:
             deferred[token_hash] = now()
         else:
             token_rows.touch(self.db, token_hash, now())
 
-    def write_last_use(self, stamps: dict[str, str]) -> None:
-        """The last uses a request deferred (see `last_use_deferred`)."""
+    def write_last_use(self, stamps: LastUses) -> None:
+        """The last uses a request deferred (see `LastUses`)."""
         for token_hash, stamp in stamps.items():
             token_rows.touch(self.db, token_hash, stamp)
 
@@ -124,14 +110,20 @@ class Resolver:
         )
         return self._chains.put(token_hash, current, entry)
 
-    def from_header(self, authorization: str | None, current: int | None = None) -> Identity | None:
+    def from_header(
+        self,
+        authorization: str | None,
+        current: int | None = None,
+        deferred: LastUses | None = None,
+    ) -> Identity | None:
         """None when no credential was sent; raises CredentialRejected when one fails. `current`:
-        the store's revision when the caller has just read it (with its budget), else read here."""
+        the store's revision when the caller has just read it (with its budget), else read here;
+        `deferred`: where a token's last use waits for the request's end (else written now)."""
         token = bearer_token(authorization)
         if token is None:
             return None
         if token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
-            return self.from_hash(digest(token), current)
+            return self.from_hash(digest(token), current, deferred)
         if token.count(".") == 2:
             if self.verifier is None:
                 raise CredentialRejected("this server accepts no OAuth access tokens")
@@ -166,22 +158,24 @@ class Resolver:
             raise CredentialRejected("nothing to resolve")
         return self.from_hash(identity.token_hash)
 
-    def kept(self, token_hash: str, current: int) -> Identity | None:
+    def kept(self, token_hash: str, current: int, deferred: LastUses | None) -> Identity | None:
         """The identity of a Parley token whose chain is kept and still valid at revision `current`,
-        when nothing has to be read or written for it now (its last use, when due, waits for the
-        request's end): safe on the event loop. None: `from_hash` answers."""
+        when nothing has to be read or written for it now (its last use, when due, waits in
+        `deferred` for the request's end): safe on the event loop. None: `from_hash` answers."""
         entry = self._chains.get(token_hash, current)
         if entry is None:
             return None
         moment = wall_clock()
         if moment < entry.due:
             return entry.identity
-        if entry.valid_at(moment) and _DEFERRED.get() is not None:
-            self._touch(token_hash, entry, moment)
+        if entry.valid_at(moment) and deferred is not None:
+            self._touch(token_hash, entry, moment, deferred)
             return entry.identity
         return None
 
-    def from_hash(self, token_hash: str, current: int | None = None) -> Identity:
+    def from_hash(
+        self, token_hash: str, current: int | None = None, deferred: LastUses | None = None
+    ) -> Identity:
         if current is None:
             current = revision(self.db)
         entry = self._chains.get(token_hash, current)
@@ -192,7 +186,7 @@ class Resolver:
             if moment < entry.due:
                 return entry.identity
             if entry.valid_at(moment):
-                self._touch(token_hash, entry, moment)
+                self._touch(token_hash, entry, moment, deferred)
                 return entry.identity
         row = chains.token(self.db, token_hash)
         if row is None:
@@ -218,7 +212,7 @@ class Resolver:
         )
         before = entry or self._chains.last(token_hash)
         remembered = self._remember(token_hash, current, identity, row.expires_at, before)
-        self._touch(token_hash, remembered, wall_clock())
+        self._touch(token_hash, remembered, wall_clock(), deferred)
         return identity
 
     def from_claims(
