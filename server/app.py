@@ -249,7 +249,10 @@ def _assemble(settings: Settings, manifest: Manifest, db: Database) -> Parley:
     metadata = resource_metadata(settings, manifest)
     announce_series(list(manifest.lanes), list(manifest.tools))
     pages = Pages(
-        db, manifest.club.name, Sealer(session_secret(settings.keys_dir, create=not shared))
+        db,
+        manifest.club.name,
+        Sealer(session_secret(settings.keys_dir, create=not shared)),
+        resolver=resolver,
     )
 
     def rule_sentence(persona: str | None, tool: str, name: str) -> str | None:

@@ -4,39 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcp_types import CallToolResult
-
 from server.access.lanes import Lane
 from server.identity.credentials import AccessClaims
 from server.identity.mandates import MandateStatus
-from server.identity.resolver import Identity
-
-ANSWERS_KEPT = 64  # a few pure tools over a few revisions; guests' only while rules change
-
-
-@dataclass(slots=True)
-class KeptAnswers:
-    """Pure tools' answers to one caller (see `server.chokepoint`): each by (tool, the revision of
-    the rules in force), and the SDK's wire form of one by (tool, protocol version), beside the very
-    answer it was shaped from."""
-
-    results: dict[tuple[str, int | None], CallToolResult] = field(default_factory=dict)
-    wire: dict[tuple[str, str], tuple[CallToolResult, dict[str, object]]] = field(
-        default_factory=dict
-    )
-    audit_path: str | None = None  # the audit path of this caller's calls that met no rule
-
-    def keep(self, tool: str, rules: int | None, result: CallToolResult) -> None:
-        if len(self.results) >= ANSWERS_KEPT:
-            self.results.clear()
-        self.results[(tool, rules)] = result
-
-    def keep_wire(
-        self, tool: str, version: str, result: CallToolResult, wire: dict[str, object]
-    ) -> None:
-        if len(self.wire) >= ANSWERS_KEPT:
-            self.wire.clear()
-        self.wire[(tool, version)] = (result, wire)
+from server.identity.resolved import Identity
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +18,7 @@ class Caller:
     scopes: frozenset[str]
     tools: tuple[str, ...]
     entry_persona: str | None  # the manifest persona the entry table chose
-    # pure tools' answers to this caller by (tool, rules in force), and their wire forms (see
-    # `server.chokepoint`): a caller is made once an identity, and guests share one; not an init
-    # field, so a copy made with `dataclasses.replace` (another identity, perhaps) starts with none
-    answers: KeptAnswers = field(
-        default_factory=KeptAnswers, init=False, repr=False, compare=False, hash=False
-    )
+    # (pure tools' answers to a caller are kept beside it: `server.access.answers`)
     # a guest's: the store's revision read with its budget (`Access.guest_at`); a verified caller's
     # is its identity's
     guest_revision: int | None = field(default=None, compare=False)

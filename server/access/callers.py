@@ -9,8 +9,11 @@ import functools
 from server.access.caller import Caller
 from server.access.entry import entry_persona, visible_tools
 from server.access.lanes import GUEST, MEMBER, effective_scopes, grantable_scopes, lane_of
+from server.identity.authenticate import Bearer, authenticate
+from server.identity.cache import AtRevision
 from server.identity.credentials import CredentialKind
-from server.identity.resolver import Identity, Resolver
+from server.identity.resolved import Identity
+from server.identity.resolver import LastUses, Resolver
 from server.manifest.schema import Manifest, as_text
 
 CALLERS_KEPT = 100_000  # callers kept by token digest, as many as the resolver keeps chains
@@ -23,9 +26,8 @@ class Access:
         # only the claims some entry row reads can change the persona: the memo below keys on those
         self._claims_read = frozenset(name for row in manifest.entry for name in (row.claims or {}))
         persona = entry_persona(manifest, False, {})
-        self._callers: dict[
-            str, Caller
-        ] = {}  # by token digest: the last resolved identity's caller
+        # by token digest, at the revision its identity was resolved at (`server.identity.cache`)
+        self._callers: AtRevision[str, Caller] = AtRevision(CALLERS_KEPT)
         self._guest = Caller(
             None,
             GUEST,
@@ -47,20 +49,22 @@ class Access:
             kept = self._guest_at = dataclasses.replace(self._guest, guest_revision=revision)
         return kept
 
-    def from_header(self, authorization: str | None) -> Caller:
-        """The caller for a request's Authorization header; raises CredentialRejected when it fails."""
-        identity = self.resolver.from_header(authorization)
+    def from_header(
+        self,
+        authorization: str | None,
+        revision: int | None = None,
+        deferred: LastUses | None = None,
+    ) -> Caller:
+        """The caller for a request's Authorization header (`authenticate`); raises
+        CredentialRejected when it fails. `revision`: the store's, when the caller has just read it;
+        `deferred`: where the token's last use waits for the request's end."""
+        identity = authenticate(self.resolver, Bearer(authorization), revision, deferred)
         return self.guest() if identity is None else self.caller_for(identity)
 
-    def from_header_at(self, authorization: str | None, revision: int) -> Caller:
-        """As `from_header`, at the store's revision the caller has just read."""
-        identity = self.resolver.from_header(authorization, revision)
-        return self.guest() if identity is None else self.caller_for(identity)
-
-    def kept_at(self, token_hash: str, revision: int) -> Caller | None:
+    def kept_at(self, token_hash: str, revision: int, deferred: LastUses | None) -> Caller | None:
         """The caller of a Parley token whose chain the resolver keeps valid at `revision`, without
-        the store (`Resolver.kept`); None: `from_header_at` answers."""
-        identity = self.resolver.kept(token_hash, revision)
+        the store (`Resolver.kept`); None: `from_header` answers."""
+        identity = self.resolver.kept(token_hash, revision, deferred)
         return None if identity is None else self.caller_for(identity)
 
     def again(self, caller: Caller) -> Caller:
@@ -78,17 +82,16 @@ class Access:
         )
 
     def caller_for(self, identity: Identity) -> Caller:
-        """A pure function of the identity, so made once for each identity the resolver hands out
-        (kept by token digest while the resolver hands out that very identity)."""
+        """A pure function of the identity, so made once for each identity the resolver hands out:
+        kept by token digest at the identity's revision, for that very identity (the resolver hands
+        out one a credential and revision)."""
         key = identity.token_hash
-        kept = self._callers.get(key) if key is not None else None
+        kept = self._callers.get(key, identity.revision) if key is not None else None
         if kept is not None and kept.identity is identity:
             return kept
         caller = self._caller(identity)
         if key is not None:
-            if len(self._callers) >= CALLERS_KEPT:
-                self._callers.clear()
-            self._callers[key] = caller
+            self._callers.put(key, identity.revision, caller)
         return caller
 
     def _caller(self, identity: Identity) -> Caller:

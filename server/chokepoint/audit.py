@@ -19,13 +19,13 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple
 
 import anyio
 
 from server.access import Caller
+from server.access.answers import answers_for
 from server.chokepoint.outcomes import OUTCOMES
 from server.store import audit as audit_rows
 from server.store.audit import AuditEntry
@@ -61,9 +61,10 @@ def path(call: Call) -> str:
     call's value, an attribute, or a credential. A call that met no rule has its caller's path, kept
     with the caller (it is the same for every such call)."""
     if not call.trail:
-        kept = call.caller.answers.audit_path
+        answers = answers_for(call.caller)
+        kept = answers.audit_path
         if kept is None:
-            kept = call.caller.answers.audit_path = _path(call.caller, [])
+            kept = answers.audit_path = _path(call.caller, [])
         return kept
     return _path(call.caller, call.trail)
 
@@ -117,18 +118,6 @@ def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Au
     return audit_rows.tail(db, limit, principal)
 
 
-@dataclass(slots=True)
-class Carried:
-    """Audit rows a request's own statement carries to the store; `written` once it ran."""
-
-    calls: list[Call]
-    written: bool = False
-
-    def rows(self) -> list[tuple[object, ...]]:
-        """The rows, in `audit_rows.COLUMNS` order: made by whoever sends them, when they are sent."""
-        return [row(call) for call in self.calls]
-
-
 class Held:
     """The rows one request's calls recorded, until its answer has left (kept on the event loop)."""
 
@@ -161,25 +150,17 @@ class AuditTrail:
         self._wake: anyio.Event | None = (
             None  # set when there is something to write; None: no writer runs
         )
-        # Seconds the writer leaves rows queued for a request's own statement to carry (`carry`);
-        # 0: the writer writes at once. Under load the next request carries them: no round trip.
-        self.linger = 0.0
-        self._carried = 0  # times a request took rows to carry: the writer's sign that someone did
 
     async def run_writer(self) -> None:
-        """Write what answered requests let go of, all of it at each turn, until cancelled; then what
-        is left, and from then on each request writes its own. With a `linger`, rows wait that long
-        for a request to carry them, and the writer writes only what none carried."""
+        """Write what answered requests let go of, all of it at each turn (one statement for the
+        rows answered together), until cancelled; then what is left, and from then on each request
+        writes its own. Audit rows are written here, in their own statement, never in another
+        request's."""
         self._wake = anyio.Event()
         try:
             while True:
                 await self._wake.wait()
                 self._wake = anyio.Event()
-                while self._queue and self.linger:
-                    carried = self._carried
-                    await anyio.sleep(self.linger)
-                    if carried == self._carried:
-                        break
                 await self._write_queued()
         finally:
             self._wake = None
@@ -219,28 +200,6 @@ class AuditTrail:
             self._wake.set()
             return
         await self._write_counted(calls)
-
-    def carry(self) -> Carried:
-        """Rows let go of and not yet written (at most one statement's worth), for the caller's own
-        statement to write with what it writes anyway; hand them back with `carried`."""
-        calls, self._queue = self._queue[: audit_rows.CHUNK], self._queue[audit_rows.CHUNK :]
-        if calls:
-            self._carried += 1
-        return Carried(calls)
-
-    async def carried(self, carried: Carried) -> None:
-        """The rows `carry` handed out: written, or (the statement failed, so none was) queued again
-        for the writer, or written now when no writer runs any more."""
-        if not carried.calls:
-            return
-        if carried.written:
-            self.waiting -= len(carried.calls)
-        elif self._wake is not None:
-            self._queue[:0] = carried.calls
-            self._wake.set()
-        else:
-            with anyio.CancelScope(shield=True):
-                await self._write_counted(carried.calls)
 
     async def record(
         self,

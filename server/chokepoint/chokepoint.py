@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from server.access import Caller
+from server.access.answers import answers_for
 from server.asking import Escalations
 from server.chokepoint import audit
 from server.chokepoint.context_sources import ContextSources
@@ -128,19 +129,19 @@ class Chokepoint:
         """A pure tool's earlier answer to this very identity (the resolver hands out one object per
         credential and revision, and a new one when anything about it changes) under the same rules;
         guests share one."""
-        return caller.answers.results.get((name, self.rulebook.in_force))
+        return answers_for(caller).results.get((name, self.rulebook.in_force))
 
     def _remember(self, caller: Caller, name: str, result: types.CallToolResult) -> None:
         if caller.revision is not None and caller.revision != self.rulebook.in_force:
             return  # resolved at another revision than the rules were read at: answer afresh next time
-        caller.answers.keep(name, self.rulebook.in_force, result)
+        answers_for(caller).keep(name, self.rulebook.in_force, result)
 
     def shaped(
         self, caller: Caller, name: str, result: types.CallToolResult, version: str
     ) -> dict[str, object] | None:
         """The protocol's wire form of `result` at `version`, if `result` is a pure tool's remembered
         answer that the SDK has already shaped once: the very object, so never another answer's."""
-        kept = caller.answers.wire.get((name, version))
+        kept = answers_for(caller).wire.get((name, version))
         return kept[1] if kept is not None and kept[0] is result else None
 
     def keep_shape(
@@ -153,7 +154,7 @@ class Chokepoint:
     ) -> None:
         """Keep the SDK's wire form of a remembered answer (and of nothing else) beside it."""
         if self._answered(caller, name) is result:
-            caller.answers.keep_wire(name, version, result, wire)
+            answers_for(caller).keep_wire(name, version, result, wire)
 
     def listing(self, caller: Caller) -> list[types.Tool]:
         return [self.definitions[name] for name in caller.tools]

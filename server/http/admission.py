@@ -3,9 +3,9 @@
 No credential → the guest lane, on the address's budget; a credential that verifies → its
 caller, on the token's budget; a credential that fails → refused, and it spends the address's
 guest budget so that guessing is throttled too. On PostgreSQL (a shared budget) a guest, and a token the resolver
-remembers, cost one round trip: the statement that spends its budget also reads the revision it is resolved
-at and writes the audit rows earlier requests let go of. Under load such requests share that statement
-with the requests beside them (`admit_together`, `server.store.batching`).
+remembers, cost one round trip: the statement that spends its budget also reads the revision it is
+resolved at. Under load such requests share that statement with the requests beside them
+(`admit_together`, `server.store.batching`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import NamedTuple
 import anyio
 
 from server.access import Access, Caller, Lane
-from server.chokepoint.audit import Carried
 from server.http.ratelimit import Budget, SharedBudget
 from server.http.request_state import RequestState
 from server.identity.credentials import CredentialRejected
@@ -51,26 +50,17 @@ class Admitter:
             return None
         return self.access.resolver.remembered(state.authorization)
 
-    def admit(
-        self, state: RequestState, remembered: str | None = None, carry: Carried | None = None
-    ) -> Admission:
+    def admit(self, state: RequestState, remembered: str | None = None) -> Admission:
         """Run in a worker thread when it may wait (a store across the network, an OAuth
         issuer's keys)."""
         if remembered is not None and self.shared_budget is not None:
-            wait, current = self.shared_budget.take_reading_revision(
-                f"token:{remembered}", carry.rows() if carry is not None else ()
-            )
-            if carry is not None:
-                carry.written = True
+            wait, current = self.shared_budget.take_reading_revision(f"token:{remembered}")
             return self.resolve_at(state, current, wait)
-        if carry is not None and self.guest_in_one(state) and self.shared_guest is not None:
-            wait, current = self.shared_guest.take_reading_revision(
-                f"guest:{state.address}", carry.rows()
-            )
-            carry.written = True
+        if self.guest_in_one(state) and self.shared_guest is not None:
+            wait, current = self.shared_guest.take_reading_revision(f"guest:{state.address}")
             return Admission(self.access.guest_at(current), None, wait)
         try:
-            caller = self.access.from_header(state.authorization)
+            caller = self.access.from_header(state.authorization, None, state.last_uses)
         except CredentialRejected as exc:
             return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
         if caller.lane == Lane.GUEST and state.refuses_guest:
@@ -83,31 +73,28 @@ class Admitter:
         """A remembered token's request, its budget spent and the revision read: its caller at that
         revision (may read the store: run in a worker thread)."""
         try:
-            caller = self.access.from_header_at(state.authorization, current)
+            caller = self.access.from_header(state.authorization, current, state.last_uses)
         except CredentialRejected as exc:
             return Admission(None, exc, self.guest_limiter.take(f"guest:{state.address}"))
         return Admission(caller, None, wait)
 
-    async def admit_together(
-        self, state: RequestState, remembered: str | None, carry: Carried
-    ) -> Admission | None:
+    async def admit_together(self, state: RequestState, remembered: str | None) -> Admission | None:
         """`admit` for a request whose admission is one statement (a remembered token's, a guest's,
         on a shared budget), sent with the requests waiting beside it (`server.store.batching`):
         no worker thread of its own. A remembered chain still valid at the revision read is
         resolved here, on the event loop (nothing to read, nothing to write now); anything else in a
         worker thread. None while the store is down: the caller takes `admit`'s path."""
-        audit = carry if carry.calls else None
         if remembered is not None and self.shared_budget is not None:
             if not self.shared_budget.together:
                 return None
-            wait, current = await self.shared_budget.take_together(f"token:{remembered}", audit)
-            caller = self.access.kept_at(remembered, current)
+            wait, current = await self.shared_budget.take_together(f"token:{remembered}")
+            caller = self.access.kept_at(remembered, current, state.last_uses)
             if caller is not None:
                 return Admission(caller, None, wait)
             return await anyio.to_thread.run_sync(self.resolve_at, state, current, wait)
         if self.guest_in_one(state) and self.shared_guest is not None:
             if not self.shared_guest.together:
                 return None
-            wait, current = await self.shared_guest.take_together(f"guest:{state.address}", audit)
+            wait, current = await self.shared_guest.take_together(f"guest:{state.address}")
             return Admission(self.access.guest_at(current), None, wait)
         return None

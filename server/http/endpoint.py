@@ -8,11 +8,11 @@ instructions naming the lane, why, and how to leave it.
 from __future__ import annotations
 
 import logging
-from typing import Any, cast
+from typing import cast
 from urllib.parse import urlsplit
 
 import mcp_types as types
-from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -25,12 +25,13 @@ from server import __version__
 from server.access import Caller, Lane
 from server.chokepoint.chokepoint import Chokepoint
 from server.http.live import LiveSessions, connection_of
-from server.http.request_state import caller_of, state_of
+from server.http.request_state import McpContext, caller_of
 from server.http.resources import Resources
 from server.manifest.schema import Manifest
 from server.quoting import QUOTED_NOTICE
 from server.transport.sdk import (
     OpenTelemetryMiddleware,  # the SDK's docs: drop it from `middleware` to opt out
+    ResultShaper,
 )
 
 log = logging.getLogger("parley.mcp")
@@ -93,7 +94,7 @@ class _PerCallerInstructions:
             public_url  # where the club is served: a link written as a path is given on it
         )
 
-    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    async def __call__(self, ctx: McpContext, call_next: CallNext) -> HandlerResult:
         result = await call_next(ctx)
         if isinstance(result, dict):
             caller = caller_of(ctx)
@@ -114,7 +115,7 @@ class _PerCallerInstructions:
         return result
 
 
-def _past_initialize(ctx: ServerRequestContext[Any, Any]) -> bool:
+def _past_initialize(ctx: McpContext) -> bool:
     """Whether this message's connection finished its handshake: before that, only the SDK judges."""
     connection = connection_of(ctx)
     return connection is not None and connection.initialize_accepted
@@ -134,14 +135,14 @@ class _ListingCache:
         self.limit = limit
         self._wire: dict[tuple[str, tuple[str, ...]], dict[str, object]] = {}
 
-    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    async def __call__(self, ctx: McpContext, call_next: CallNext) -> HandlerResult:
         if ctx.params and set(ctx.params) - {"_meta"}:
             return await call_next(ctx)
         if not _past_initialize(ctx):
             return await call_next(ctx)
         caller = caller_of(ctx)
         key = (ctx.protocol_version, caller.tools)
-        wire: Any = self._wire.get(key)
+        wire: HandlerResult = self._wire.get(key)
         if wire is None:
             wire = await call_next(ctx)  # the handler tracks the session itself
             if isinstance(wire, dict):
@@ -158,10 +159,10 @@ class _ListingCache:
 async def _answer_call(
     chokepoint: Chokepoint,
     live: LiveSessions,
-    ctx: ServerRequestContext[Any, Any],
+    ctx: McpContext,
     caller: Caller,
     name: str,
-    arguments: dict[str, Any] | None,
+    arguments: dict[str, object] | None,
 ) -> types.CallToolResult:
     """A tools/call: the caller's session noted as seen, then the chokepoint's whole step."""
     await live.seen(ctx, caller)
@@ -171,7 +172,7 @@ async def _answer_call(
 _PLAIN_PARAMS = frozenset({"name", "arguments"})
 
 
-def plain_call(params: Any) -> tuple[str, dict[str, Any] | None] | None:
+def plain_call(params: object) -> tuple[str, dict[str, object] | None] | None:
     """The name and arguments of a handshake-era tools/call whose params hold nothing else, in the
     types every such version's surface and the handler's params model accept as they are; None for
     any other params, which are validated the SDK's way (as is every 2026-07-28 call: its params
@@ -192,17 +193,22 @@ class _KeptAnswers:
     Only a call the SDK itself would take is taken here: its params pass the SDK's own validation
     (the version's surface, then the handler's params model), or are plainly a name and arguments,
     on a connection past initialize; anything else goes the SDK's way, which refuses it as ever. A
-    new answer is shaped by the SDK: the handler hands back the answer this middleware got, so a
-    call runs and is audited once."""
+    new answer is shaped here as the SDK's kernel shapes a handler's (`ResultShaper`), so a call
+    taken here runs and is audited once, and never reaches the handler."""
 
-    def __init__(self, chokepoint: Chokepoint, live: LiveSessions, params_type: type[BaseModel]):
+    def __init__(
+        self,
+        chokepoint: Chokepoint,
+        live: LiveSessions,
+        params_type: type[BaseModel],
+        shaper: ResultShaper,
+    ):
         self.chokepoint = chokepoint
         self.live = live
         self.params_type = params_type
+        self.shaper = shaper
 
-    def _name_and_arguments(
-        self, ctx: ServerRequestContext[Any, Any]
-    ) -> tuple[str, dict[str, Any] | None] | None:
+    def _name_and_arguments(self, ctx: McpContext) -> tuple[str, dict[str, object] | None] | None:
         plain = plain_call(ctx.params)
         if plain is not None and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
             return plain
@@ -218,7 +224,7 @@ class _KeptAnswers:
             return None
         return params.name, params.arguments
 
-    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    async def __call__(self, ctx: McpContext, call_next: CallNext) -> HandlerResult:
         if ctx.request is None:
             return await call_next(ctx)
         if not _past_initialize(ctx):
@@ -232,10 +238,8 @@ class _KeptAnswers:
         wire = self.chokepoint.shaped(caller, name, result, ctx.protocol_version)
         if wire is not None:
             return wire  # read-only from here, as the listing cache's: the runner copies it
-        state_of(ctx).answer = result
-        shaped = await call_next(ctx)
-        if isinstance(shaped, dict):
-            self.chokepoint.keep_shape(caller, name, result, ctx.protocol_version, shaped)
+        shaped = self.shaper.shape(ctx.method, ctx.protocol_version, result)
+        self.chokepoint.keep_shape(caller, name, result, ctx.protocol_version, shaped)
         return shaped
 
 
@@ -243,10 +247,10 @@ class _ByMethod:
     """Parley's one layer in the SDK's middleware chain: a message goes straight to the step for its
     method, and any other on down the chain, so no message passes through steps that are not its."""
 
-    def __init__(self, steps: dict[str, ServerMiddleware[Any]]):
+    def __init__(self, steps: dict[str, ServerMiddleware[dict[str, object]]]):
         self.steps = steps
 
-    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    async def __call__(self, ctx: McpContext, call_next: CallNext) -> HandlerResult:
         # every step answers a request; a request's method sent as a notification (no id) is not one,
         # and goes on to the SDK, which drops it quietly (nothing to answer, no caller resolved for it)
         step = self.steps.get(ctx.method) if ctx.request_id is not None else None
@@ -271,7 +275,7 @@ def build_mcp_server(
     manifest = chokepoint.manifest
 
     async def list_tools(
-        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+        ctx: McpContext, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         caller = caller_of(ctx)
         await live.seen(ctx, caller)
@@ -280,12 +284,9 @@ def build_mcp_server(
         )
 
     async def call_tool(
-        ctx: ServerRequestContext, params: types.CallToolRequestParams
+        ctx: McpContext, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        state = state_of(ctx)
-        answered, state.answer = state.answer, None
-        if answered is not None:
-            return answered  # judged, run and audited for this very request by _KeptAnswers
+        # a call _KeptAnswers did not take (one the SDK judges first)
         return await _answer_call(
             chokepoint, live, ctx, caller_of(ctx), params.name, params.arguments
         )
@@ -319,7 +320,9 @@ def build_mcp_server(
                 "initialize": instructions,
                 "server/discover": instructions,
                 "tools/list": _ListingCache(live),
-                "tools/call": _KeptAnswers(chokepoint, live, calls.params_type),
+                "tools/call": _KeptAnswers(
+                    chokepoint, live, calls.params_type, ResultShaper(server)
+                ),
             }
         )
     )

@@ -7,7 +7,8 @@ verifies → its lane, a credential that fails → 401 with the reason and `reso
 
 The path, one module a step: the request read once into its `RequestState` (`reading`), identity
 and budget (`admission`), lane and scopes (`step_up`), the gate's own answers (`replies`); then the
-MCP app, whose handlers find the same state (`request_state.state_of`), and the chokepoint.
+MCP app, which gets the same state in its scope (`request_state.handed_on`; handlers read it from the
+SDK's request context, `request_state.caller_of`), and the chokepoint.
 """
 
 from __future__ import annotations
@@ -25,20 +26,15 @@ from server.http.admission import Admission, Admitter
 from server.http.ratelimit import Budget
 from server.http.reading import Unreadable, envelope_problem, read_body, read_request
 from server.http.relay import Relay
-from server.http.request_state import RequestState, serving
+from server.http.request_state import RequestState, handed_on
 from server.http.session_owners import SessionOwners
 from server.http.step_up import step_up_scope
 from server.identity.credentials import CredentialKind, CredentialRejected
-from server.identity.resolver import last_use_deferred
 from server.manifest.schema import Manifest
 from server.metrics import STATEMENT_SOURCE, requests_by
 from server.store.database import StoreUnavailable
 
 log = logging.getLogger("parley.gate")
-
-# Seconds the audit writer leaves answered calls' rows for the next request's budget statement to
-# carry (a store across the network): under load they cost no round trip of their own.
-CARRY_LINGER = 0.02
 
 
 class Gate:
@@ -63,8 +59,6 @@ class Gate:
         # on it, so admission runs in a worker thread, never on the event loop.
         self.offload = offload
         self.sessions = SessionOwners()
-        if self.admitter.shared_budget is not None:
-            audit.linger = CARRY_LINGER
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -75,24 +69,25 @@ class Gate:
         except Unreadable as exc:
             await replies.bad_request(send, str(exc))
             return
-        with serving(state):
-            if (
-                scope["method"] != "POST"
-            ):  # a stream may stay open for hours: its writes are at once
+        try:
+            # a stream may stay open for hours: its writes are at once
+            if scope["method"] != "POST":
                 await self._serve(state, scope, receive, send)
                 return
             # A message answers first: what it leaves to write (its calls' audit rows, its token's
             # last use) is written once the answer has left, before the request ends.
             held = self.audit.hold()
             source = STATEMENT_SOURCE.set("request")
-            with last_use_deferred() as last_use:
-                try:
-                    await self._serve(state, scope, receive, send)
-                finally:
-                    STATEMENT_SOURCE.reset(source)  # writes after the answer are background
-                    await self.audit.write_held(held)
-                    if last_use:
-                        await self._write_last_use(last_use)
+            last_uses = state.last_uses = {}  # the admission puts its token's last use here
+            try:
+                await self._serve(state, scope, receive, send)
+            finally:
+                STATEMENT_SOURCE.reset(source)  # writes after the answer are background
+                await self.audit.write_held(held)
+                if last_uses:
+                    await self._write_last_use(last_uses)
+        finally:
+            state.release()
 
     async def _write_last_use(self, stamps: dict[str, str]) -> None:
         try:
@@ -105,23 +100,17 @@ class Gate:
             log.exception("%d token last use(s) not written", len(stamps))
 
     async def _admit(self, state: RequestState) -> Admission:
-        """Identity and budget, in a worker thread when they may wait; audit rows ride along when
-        the budget's statement can carry them."""
+        """Identity and budget, in a worker thread when they may wait. (Audit rows never ride in
+        this statement: the audit writer writes them in its own, `AuditTrail.run_writer`.)"""
         authorization = state.authorization
         remembered = self.admitter.remembered(state)
-        one = remembered is not None or self.admitter.guest_in_one(state)
-        carry = self.audit.carry() if one else None
-        try:
-            if carry is not None:
-                admission = await self.admitter.admit_together(state, remembered, carry)
-                if admission is not None:
-                    return admission
-            if self.offload or (authorization is not None and authorization.count(".") >= 2):
-                return await anyio.to_thread.run_sync(self.admitter.admit, state, remembered, carry)
-            return self.admitter.admit(state)
-        finally:
-            if carry is not None:
-                await self.audit.carried(carry)
+        if remembered is not None or self.admitter.guest_in_one(state):
+            admission = await self.admitter.admit_together(state, remembered)
+            if admission is not None:
+                return admission
+        if self.offload or (authorization is not None and authorization.count(".") >= 2):
+            return await anyio.to_thread.run_sync(self.admitter.admit, state, remembered)
+        return self.admitter.admit(state)
 
     async def _serve(self, state: RequestState, scope: Scope, receive: Receive, send: Send) -> None:
         caller = await self._admitted(state, send)
@@ -211,7 +200,7 @@ class Gate:
         # The MCP app gets its own copy of the scope, and receive/send through a relay let go of
         # when the request ends (`server.http.relay`); a body the gate read is handed on as if never
         # read.
-        scope = {**scope}
+        scope = handed_on(scope, state)
         relay = Relay(receive, send_with_lane, state.body)
         try:
             await self.app(scope, relay.receive, relay.send)

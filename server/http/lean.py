@@ -27,7 +27,8 @@ It answers as the transport would: the result or the JSON-RPC error the dispatch
 cancelled with `notifications/cancelled`, a 500 `Session terminated before the request completed`
 when the session ends under it; the same headers. Server-initiated messages tied to the request
 are dropped, as the transport drops them in JSON mode; the connection's standalone stream is the
-session's own. tests/http/test_lean_exchange.py sends each case both ways and compares the answers.
+session's own (the dispatch context, the answer and the response: `server.http.lean_wire`).
+tests/http/test_lean_exchange.py sends each case both ways and compares the answers.
 
 Fairness. The SDK's way suspends a request several times (its streams); a lean request, whose
 handler often awaits nothing that suspends, would run from its body to its answer in one step. It
@@ -40,25 +41,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-import pydantic_core
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.connection import Connection
-from mcp.server.context import CallNext, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.runner import ServerRunner, aclose_shielded
-from mcp.server.streamable_http import REQUEST_CANCELLED, check_accept_headers
+from mcp.server.streamable_http import check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecurityMiddleware
-from mcp.shared.dispatcher import CallOptions, coerce_request_id
-from mcp.shared.exceptions import NoBackChannelError
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import (
     cancelled_request_id_from_params,
-    handler_exception_to_error_data,
     progress_token_from_params,
 )
 from mcp.shared.message import ServerMessageMetadata
@@ -69,90 +65,24 @@ from mcp_types import (
     ErrorData,
     JSONRPCError,
     JSONRPCRequest,
-    JSONRPCResponse,
-    ProgressToken,
     RequestId,
-    jsonrpc_message_adapter,
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.http import lean_wire as wire
 from server.http.live import connection_of
-from server.http.request_state import current
+from server.http.request_state import McpContext, RequestState, state_in
 from server.transport import sdk
-
-# The dispatcher's own logger: a handler that raises is logged where the SDK's way logs it.
-sdk_log = logging.getLogger("mcp.shared.jsonrpc_dispatcher")
 
 _STATEFUL = TransportContext(
     kind="jsonrpc", can_send_request=False
 )  # the loop dispatcher's, JSON mode
 _STATELESS = TransportContext(kind="streamable-http", can_send_request=False)
-_JSON = (b"content-type", b"application/json")
 # the headers the transport judges a POST by (Host, Origin, Content-Type, Accept), and all it reads
 _JUDGED = (b"host", b"origin", b"content-type", b"accept")
 _READ = frozenset((*_JUDGED, b"mcp-protocol-version", b"mcp-session-id", b"content-length"))
-
-
-class _Dispatch:
-    """The request's dispatch context, as the SDK's dispatcher makes it for a JSON-answered POST:
-    no back-channel (a server request raises `NoBackChannelError`), and its notifications and
-    progress dropped (the transport drops whatever is tied to a request in JSON mode)."""
-
-    __slots__ = (
-        "transport",
-        "request_id",
-        "message_metadata",
-        "progress_token",
-        "cancelled",
-        "_event",
-    )
-    can_send_request = False
-
-    def __init__(
-        self,
-        transport: TransportContext,
-        request_id: RequestId,
-        message_metadata: ServerMessageMetadata,
-        progress_token: ProgressToken | None,
-    ):
-        self.transport = transport
-        self.request_id = request_id
-        self.message_metadata = message_metadata
-        self.progress_token = progress_token
-        self.cancelled = False  # the client cancelled it
-        self._event: anyio.Event | None = None
-
-    @property
-    def cancel_requested(self) -> anyio.Event:
-        """Set once the client cancelled the request; made when a handler first asks for it."""
-        if self._event is None:
-            self._event = anyio.Event()
-            if self.cancelled:
-                self._event.set()
-        return self._event
-
-    def cancel(self) -> None:
-        self.cancelled = True
-        if self._event is not None:
-            self._event.set()
-
-    async def send_raw_request(
-        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
-    ) -> dict[str, Any]:
-        raise NoBackChannelError(method)
-
-    async def notify(
-        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
-    ) -> None:
-        sdk_log.debug("dropped %s tied to request %r: JSON response mode", method, self.request_id)
-
-    async def progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        return None
 
 
 @dataclass
@@ -160,7 +90,7 @@ class _Flight:
     """A request in flight on a session: its scope, cancelled by the client or the session's end."""
 
     scope: anyio.CancelScope
-    dispatch: _Dispatch
+    dispatch: wire.Dispatch
     ended: bool = False  # the session ended under it
 
 
@@ -209,7 +139,7 @@ class LeanExchange:
         else:
             await self.sdk_way(scope, taken, send)
 
-    async def _watch(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    async def _watch(self, ctx: McpContext, call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:
             if ctx.method == "notifications/cancelled":
                 self._cancel(ctx)
@@ -217,7 +147,7 @@ class LeanExchange:
             self._note(ctx)
         return await call_next(ctx)
 
-    def _note(self, ctx: ServerRequestContext[Any, Any]) -> None:
+    def _note(self, ctx: McpContext) -> None:
         connection = connection_of(ctx)
         sid = connection.session_id if connection is not None else None
         if connection is None or sid is None or sid in self._sessions:
@@ -236,7 +166,7 @@ class LeanExchange:
             flight.ended = True
             flight.scope.cancel()
 
-    def _cancel(self, ctx: ServerRequestContext[Any, Any]) -> None:
+    def _cancel(self, ctx: McpContext) -> None:
         """`notifications/cancelled` for a request served here, read as the dispatcher reads it."""
         connection = connection_of(ctx)
         sid = connection.session_id if connection is not None else None
@@ -271,10 +201,11 @@ class LeanExchange:
                 return receive
         if not await self._headers_pass(first):
             return receive
-        body, receive = await self._body(receive)
+        state = state_in(scope)
+        body, receive = await self._body(state, receive)
         if body is None:
             return receive
-        message = _request_in(body)
+        message = wire.request_in(body, state)
         if message is None:
             return receive
         return _Exchange(
@@ -315,10 +246,11 @@ class LeanExchange:
             return None
         return self._sessions.get(sid)
 
-    async def _body(self, receive: Receive) -> tuple[bytes | None, Receive]:
+    async def _body(
+        self, state: RequestState | None, receive: Receive
+    ) -> tuple[bytes | None, Receive]:
         """The body (the gate's read, or read here within the SDK's limit), and the receive that
         replays it to whatever reads the request next."""
-        state = current()
         if state is not None and state.body is not None:
             return state.body, receive  # the gate's relay replays it to the SDK's way
         chunks: list[bytes] = []
@@ -353,7 +285,7 @@ class LeanExchange:
             exchange.session,
             sdk.lifespan_state(self.manager),
         )
-        dispatch = _Dispatch(
+        dispatch = wire.Dispatch(
             _STATELESS if session is None else _STATEFUL,
             message.id,
             ServerMessageMetadata(request_context=exchange.request, can_send_request=False),
@@ -365,11 +297,11 @@ class LeanExchange:
             )
             try:
                 runner = ServerRunner(self.server, connection, lifespan)
-                answer = await _answer(runner, dispatch, message)
+                answer = await wire.answer(runner, dispatch, message)
             finally:
                 if sdk.has_cleanup(connection.exit_stack):
                     await aclose_shielded(connection)
-            await _respond(send, 200, answer or _cancelled(message), None)
+            await wire.respond(send, 200, answer or wire.cancelled(message), None)
             return
         assert exchange.session_id is not None
         transport = sdk.transport_of(self.manager, exchange.session_id)
@@ -388,51 +320,18 @@ class LeanExchange:
                 with flight.scope:
                     if session.runner.lifespan_state is not lifespan:
                         session.runner = ServerRunner(self.server, session.connection, lifespan)
-                    answer = await _answer(session.runner, dispatch, message, landed)
+                    answer = await wire.answer(session.runner, dispatch, message, landed)
             finally:
                 landed()
         if flight.ended:
             ended = ErrorData(
                 code=INTERNAL_ERROR, message="Session terminated before the request completed"
             )
-            await _respond(
+            await wire.respond(
                 send, 500, JSONRPCError(jsonrpc="2.0", id=None, error=ended), exchange.session_id
             )
             return
-        await _respond(send, 200, answer or _cancelled(message), exchange.session_id)
-
-
-def _cancelled(message: JSONRPCRequest) -> JSONRPCError:
-    """A request the client cancelled: this era's wire still ends it, with the transport's error."""
-    cancelled = ErrorData(code=REQUEST_CANCELLED, message="Request cancelled")
-    return JSONRPCError(jsonrpc="2.0", id=message.id, error=cancelled)
-
-
-async def _answer(
-    runner: ServerRunner[Any],
-    dispatch: _Dispatch,
-    message: JSONRPCRequest,
-    landed: Callable[[], None] | None = None,
-) -> JSONRPCResponse | JSONRPCError | None:
-    """The dispatcher's answer to a request (`JSONRPCDispatcher._handle_request`): the result, or
-    the error its exception maps to; None when the client cancelled it (nothing is written then)."""
-    try:
-        try:
-            result = await runner.on_request(dispatch, message.method, message.params)
-        finally:
-            if landed is not None:
-                landed()
-        if dispatch.cancelled:
-            return None
-        return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
-    except Exception as exc:
-        error = handler_exception_to_error_data(exc)
-        if error is None:
-            sdk_log.exception("handler for %r raised", message.method)
-            error = ErrorData(code=0, message=str(exc))  # the dispatcher's own mapping
-        if dispatch.cancelled:
-            return None
-        return JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
+        await wire.respond(send, 200, answer or wire.cancelled(message), exchange.session_id)
 
 
 def _declared_too_large(declared: bytes | None, limit: int) -> bool:
@@ -449,37 +348,3 @@ def _json_content(request: Request) -> bool:
     """The transport's Content-Type rule: a type before any parameter is exactly application/json."""
     content_type = request.headers.get("content-type", "")
     return any(part.strip() == "application/json" for part in content_type.split(";")[0].split(","))
-
-
-def _request_in(body: bytes) -> JSONRPCRequest | None:
-    """The body as the SDK's message model, when it is one request other than `initialize`. The
-    gate's parse is used when it has one (the same pydantic-core parse, NaN refused: a body it
-    parses, the SDK parses alike)."""
-    state = current()
-    if state is not None and state.parsed and state.body is body:
-        raw: Any = state.message
-    else:
-        try:
-            raw = pydantic_core.from_json(body, allow_inf_nan=False)
-        except ValueError:
-            return None
-    try:
-        message = jsonrpc_message_adapter.validate_python(raw, by_name=False)
-    except ValidationError:
-        return None
-    if not isinstance(message, JSONRPCRequest) or message.method == "initialize":
-        return None
-    return message
-
-
-async def _respond(
-    send: Send, status: int, answer: JSONRPCResponse | JSONRPCError, sid: str | None
-) -> None:
-    """The answer as the transport's JSON response sends it (the same headers, in its order)."""
-    body = answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
-    headers = [_JSON]
-    if sid is not None:
-        headers.append((b"mcp-session-id", sid.encode("latin-1")))
-    headers.append((b"content-length", str(len(body)).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from server.store.batching import Carrying
 from server.store.database import Database
 from server.store.opening import shared_store
 from server.store.postgres import PostgresDatabase
@@ -80,12 +79,10 @@ class SharedBudget:
     def take(self, key: str) -> float | None:
         return self.db.take_budget(f"{self.scope}:{key}", self.per_minute)
 
-    def take_reading_revision(
-        self, key: str, audit: Sequence[Sequence[object]] = ()
-    ) -> tuple[float | None, int]:
-        """`take`, the store's revision and the audit rows earlier requests let go of, in one round
-        trip (see `PostgresDatabase.take_budgets_reading_revision`)."""
-        return self.db.take_budget_reading_revision(f"{self.scope}:{key}", self.per_minute, audit)
+    def take_reading_revision(self, key: str) -> tuple[float | None, int]:
+        """`take` and the store's revision, in one round trip (see
+        `PostgresDatabase.take_budgets_reading_revision`)."""
+        return self.db.take_budget_reading_revision(f"{self.scope}:{key}", self.per_minute)
 
     @property
     def together(self) -> bool:
@@ -93,12 +90,10 @@ class SharedBudget:
         each request takes its own path, which refuses at once and tries the store now and then)."""
         return self.db.together.usable
 
-    async def take_together(
-        self, key: str, audit: Carrying | None = None
-    ) -> tuple[float | None, int]:
+    async def take_together(self, key: str) -> tuple[float | None, int]:
         """`take_reading_revision` in one statement with the requests waiting beside this one
-        (`server.store.batching`); `audit`: the rows it carries, marked written once a statement ran."""
-        return await self.db.together.take(f"{self.scope}:{key}", self.per_minute, audit)
+        (`server.store.batching`)."""
+        return await self.db.together.take(f"{self.scope}:{key}", self.per_minute)
 
 
 def budget(db: Database, per_minute: int, scope: str) -> Budget:

@@ -1,25 +1,33 @@
 """One /mcp request's state: made once at the edge (the gate), handed along the path, typed.
 
 The gate reads the request's headers and query into a `RequestState`, resolves its caller into it,
-reads and parses its body at most once, and makes it the request's own (`serving`). The SDK
-carries the context of the task that sent a message to the handlers it runs for it, so a handler
-finds the state of its very request with `state_of(ctx)`, never through a key in the ASGI scope.
+reads and parses its body at most once, and hands it on in the ASGI scope it passes to the MCP app
+(`handed_on`). Each layer after it reads the state from the scope it was given (`state_in`), and a
+handler from the Starlette request the SDK puts on its request context (`caller_of(ctx)`): the
+state travels with the request itself, never through a context variable.
 """
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcp.server.context import ServerRequestContext
-from mcp_types import CallToolResult
+from starlette.requests import Request
+from starlette.types import Scope
 
 from server.access import Caller
 
 # A JSON value as parsed from a request body.
 JSON = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | None
+
+# A message's context as Parley's middleware and handlers read it, with the SDK's defaults: the
+# server's lifespan state (never read) and the request the transport attached (over HTTP, the
+# Starlette request, which `caller_of` checks).
+McpContext = ServerRequestContext
+
+# The key of the state in the scope the gate hands to the MCP app (and only in that copy: the gate
+# clears it when the request ends, so nothing the SDK keeps holds the request's state).
+SCOPE_KEY = "parley.request"
 
 
 @dataclass(slots=True)
@@ -34,46 +42,31 @@ class RequestState:
     body: bytes | None = None  # read by the gate when it must judge it; the SDK gets it replayed
     message: JSON = None  # `body` parsed, once (None: not read, or not JSON)
     parsed: bool = False  # whether `message` holds the parse of `body`
-    answer: CallToolResult | None = None  # a tools/call's answer, for the SDK's handler to shape
+    # a message's token last use, written once its answer has left (None: written at once)
+    last_uses: dict[str, str] | None = None
 
     def release(self) -> None:
         """The request ended: drop what it read, so a context the SDK keeps holds none of it."""
-        self.body = self.message = self.answer = None
+        self.body = self.message = None
         self.caller = None
 
 
-_CURRENT: contextvars.ContextVar[RequestState | None] = contextvars.ContextVar(
-    "parley_request", default=None
-)
+def handed_on(scope: Scope, state: RequestState) -> Scope:
+    """The scope the MCP app gets: a copy of the gate's, carrying the request's state."""
+    return {**scope, SCOPE_KEY: state}
 
 
-@contextmanager
-def serving(state: RequestState) -> Iterator[RequestState]:
-    """Within this block, `state` is the request this context serves."""
-    token = _CURRENT.set(state)
-    try:
-        yield state
-    finally:
-        _CURRENT.reset(token)
-        state.release()
+def state_in(scope: Scope) -> RequestState | None:
+    """The state the gate handed on with this scope, if it came through the gate."""
+    state = scope.get(SCOPE_KEY)
+    return state if isinstance(state, RequestState) else None
 
 
-def current() -> RequestState | None:
-    """The state of the request this context serves, if any."""
-    return _CURRENT.get()
-
-
-def state_of(ctx: ServerRequestContext) -> RequestState:
-    """The state of the request that carried this message; fails closed when there is none."""
-    state = _CURRENT.get()
+def caller_of(ctx: McpContext) -> Caller:
+    """The caller the gate resolved for the request that carried this message, read from the
+    Starlette request the SDK puts on the context; fails closed when there is none."""
+    request = ctx.request
+    state = state_in(request.scope) if isinstance(request, Request) else None
     if state is None or state.caller is None:  # only reachable if the gate were bypassed
         raise RuntimeError("no resolved caller on this request")
-    return state
-
-
-def caller_of(ctx: ServerRequestContext) -> Caller:
-    """The caller the gate resolved for the request that carried this message."""
-    caller = state_of(ctx).caller
-    if caller is None:
-        raise RuntimeError("no resolved caller on this request")
-    return caller
+    return state.caller

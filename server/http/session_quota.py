@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.access import Caller, Lane
 from server.http.replies import respond
-from server.http.request_state import current
+from server.http.request_state import state_in
 from server.metrics import requests_by
 
 GUEST_SHARE = 0.5
@@ -111,7 +111,7 @@ class SessionShares:
         self.quota = quota
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        state = current()
+        state = state_in(scope)
         caller = state.caller if state is not None else None
         headers = {name.lower(): value for name, value in scope["headers"]}
         version = headers.get(b"mcp-protocol-version")

@@ -8,15 +8,11 @@ What the caller may reach (lane, scopes, tools) is decided next, in `server.acce
 
 from __future__ import annotations
 
-import contextvars
 import json
-import math
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from server.identity import mandates
+from server.identity.cache import TOUCH_EVERY, AtRevision, Remembered
 from server.identity.credentials import (
     AGENT_PREFIX,
     EMBEDDED_SUBJECT_PREFIX,
@@ -29,87 +25,19 @@ from server.identity.credentials import (
     bearer_token,
     digest,
 )
-from server.identity.mandates import MandateStatus
+from server.identity.resolved import Identity as Identity  # named here by callers too
 from server.keys.mandate import SigningKey
 from server.store import chains
 from server.store import tokens as token_rows
 from server.store.database import Database, now, parse_time, revision
 from server.store.principals import PrincipalStatus
 
-TOUCH_EVERY = 60.0  # seconds between writes of one token's last use
 wall_clock = time.time  # epoch seconds: what a remembered chain's expiry is checked against
 
-# A request the HTTP gate serves collects its token's last use here (digest → when) and has it
-# written once its answer has left: a stamp the console shows decides nothing, so no caller waits
-# on it. Outside such a request (in process, the CLI) it is written at once.
-_DEFERRED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
-    "parley_last_use", default=None
-)
-
-
-@contextmanager
-def last_use_deferred() -> Iterator[dict[str, str]]:
-    """Within this block, tokens' last uses wait in the dict yielded (write it with `write_last_use`)."""
-    stamps: dict[str, str] = {}
-    token = _DEFERRED.set(stamps)
-    try:
-        yield stamps
-    finally:
-        _DEFERRED.reset(token)
-
-
-@dataclass(frozen=True, slots=True)
-class Identity:
-    """A verified credential and the party behind it."""
-
-    credential: CredentialKind
-    principal_id: int
-    principal: str
-    principal_status: str
-    steward: bool
-    agent_id: int | None
-    agent: str | None
-    token_scopes: frozenset[str]
-    mandate: MandateStatus
-    token_hash: str | None = field(default=None, repr=False)
-    token_public_id: str | None = None  # a token id, or an OAuth grant family
-    claims: AccessClaims | None = field(default=None, repr=False, compare=False)
-    revision: int | None = field(
-        default=None, compare=False
-    )  # the store's revision it was resolved at
-
-    @property
-    def acts_as_agent(self) -> bool:
-        return self.credential != CredentialKind.PRINCIPAL_TOKEN
-
-
-class _Remembered:
-    """A resolved chain as the resolver keeps it: one small record a token, read with as few
-    memory reads as can be (10,000 callers in turn read them from all over the heap). `due` is
-    the one number the common case reads: until then (wall clock, epoch seconds) the chain is
-    valid and its last use needs no write (a clock set back delays a stamp, never a refusal:
-    expiry is on the wall clock, as the store's rows are)."""
-
-    __slots__ = (
-        "generation",
-        "due",
-        "identity",
-        "ends",
-        "touched",
-    )  # what the common case reads first
-
-    def __init__(self, generation: object, identity: Identity, ends: float | None, touched: float):
-        self.generation = (
-            generation  # the resolver's generation it was resolved in (compared by identity)
-        )
-        self.identity = identity
-        self.ends = ends  # the earlier of the token's and the mandate's expiry, epoch seconds
-        self.stamped(touched)
-
-    def stamped(self, touched: float) -> None:
-        """The token's last use was written at `touched` (wall_clock()): the next is due a minute on."""
-        self.touched = touched
-        self.due = min(touched + TOUCH_EVERY, self.ends if self.ends is not None else math.inf)
+# A request the HTTP gate serves collects its token's last use in a dict it hands down (digest →
+# when: `LastUses`) and has it written once its answer has left: a stamp the console shows decides
+# nothing, so no caller waits on it. Without one (in process, the CLI) it is written at once.
+LastUses = dict[str, str]
 
 
 def _epoch(text: str) -> float:
@@ -138,69 +66,64 @@ class Resolver:
         self.known_scopes = known_scopes
         self.verifier = verifier
         self.embedded_issuer = embedded_issuer
-        # Resolved chains by token digest, valid while the store's revision is unchanged (triggers bump it
-        # in the same transaction as any change to tokens, agents, principals, mandates or grants). A
-        # record is of this generation or stale: a new revision starts a new generation (a fresh
-        # object, so checking a record costs an identity comparison, no read of a number).
-        self._chains: dict[str, _Remembered] = {}
-        self._generation: tuple[int | None, object] = (
-            None,
-            object(),
-        )  # (revision, its token), swapped whole
-        self.cache_limit = cache_limit
-        # OAuth access tokens' resolved grants by token digest, as `_chains`: (generation, identity,
-        # the mandate's expiry in epoch seconds); the token's own expiry is checked on every use
-        self._grants: dict[str, tuple[object, Identity, float | None]] = {}
+        # Resolved chains and OAuth grants' identities by token digest, each valid at the revision it
+        # was resolved at (`server.identity.cache`); a grant's own token expiry is checked every use
+        self._chains: AtRevision[str, Remembered] = AtRevision(cache_limit)
+        self._grants: AtRevision[str, tuple[Identity, float | None]] = AtRevision(cache_limit)
 
-    def _touch(self, token_hash: str, entry: _Remembered, moment: float) -> None:
-        """Stamp a token's last use, at most once a minute a token: a write, not one per request."""
+    def _touch(
+        self, token_hash: str, entry: Remembered, moment: float, deferred: LastUses | None
+    ) -> None:
+        """Stamp a token's last use, at most once a minute a token: a write, not one per request
+        (into `deferred` when the request writes it after its answer)."""
         if moment - entry.touched < TOUCH_EVERY:
             return
         entry.stamped(moment)
-        deferred = _DEFERRED.get()
         if deferred is not None:
             deferred[token_hash] = now()
         else:
             token_rows.touch(self.db, token_hash, now())
 
-    def write_last_use(self, stamps: dict[str, str]) -> None:
-        """The last uses a request deferred (see `last_use_deferred`)."""
+    def write_last_use(self, stamps: LastUses) -> None:
+        """The last uses a request deferred (see `LastUses`)."""
         for token_hash, stamp in stamps.items():
             token_rows.touch(self.db, token_hash, stamp)
 
     def _remember(
         self,
         token_hash: str,
-        generation: object,
+        current: int,
         identity: Identity,
         expires_at: str | None,
-        before: _Remembered | None,
-    ) -> _Remembered:
+        before: Remembered | None,
+    ) -> Remembered:
         """Kept until the store's revision moves or the token or the mandate it verified expires;
         when the token's last use was written carries over from the entry it replaces."""
-        if len(self._chains) >= self.cache_limit:
-            self._chains.clear()
         ends = [_epoch(expires_at)] if expires_at is not None else []
         body = identity.mandate.body
         if identity.mandate.valid and body is not None:
             ends.append(_epoch(body.expires_at))
-        entry = _Remembered(
-            generation,
+        entry = Remembered(
             identity,
             min(ends, default=None),
             before.touched if before is not None else -TOUCH_EVERY,
         )
-        self._chains[token_hash] = entry
-        return entry
+        return self._chains.put(token_hash, current, entry)
 
-    def from_header(self, authorization: str | None, current: int | None = None) -> Identity | None:
+    def from_header(
+        self,
+        authorization: str | None,
+        current: int | None = None,
+        deferred: LastUses | None = None,
+    ) -> Identity | None:
         """None when no credential was sent; raises CredentialRejected when one fails. `current`:
-        the store's revision when the caller has just read it (with its budget), else read here."""
+        the store's revision when the caller has just read it (with its budget), else read here;
+        `deferred`: where a token's last use waits for the request's end (else written now)."""
         token = bearer_token(authorization)
         if token is None:
             return None
         if token.startswith((AGENT_PREFIX, PRINCIPAL_PREFIX)):
-            return self.from_hash(digest(token), current)
+            return self.from_hash(digest(token), current, deferred)
         if token.count(".") == 2:
             if self.verifier is None:
                 raise CredentialRejected("this server accepts no OAuth access tokens")
@@ -227,13 +150,6 @@ class Resolver:
             return token_hash if token_hash in self._grants else None
         return None
 
-    def _generation_at(self, current: int) -> object:
-        """This revision's generation: a fresh one when the revision moved."""
-        state = self._generation
-        if state[0] != current:
-            state = self._generation = (current, object())
-        return state[1]
-
     def again(self, identity: Identity) -> Identity:
         """Re-resolve what was presented, as the next request would."""
         if identity.claims is not None:
@@ -242,34 +158,35 @@ class Resolver:
             raise CredentialRejected("nothing to resolve")
         return self.from_hash(identity.token_hash)
 
-    def kept(self, token_hash: str, current: int) -> Identity | None:
+    def kept(self, token_hash: str, current: int, deferred: LastUses | None) -> Identity | None:
         """The identity of a Parley token whose chain is kept and still valid at revision `current`,
-        when nothing has to be read or written for it now (its last use, when due, waits for the
-        request's end): safe on the event loop. None: `from_hash` answers."""
-        entry = self._chains.get(token_hash)
-        if entry is None or entry.generation is not self._generation_at(current):
+        when nothing has to be read or written for it now (its last use, when due, waits in
+        `deferred` for the request's end): safe on the event loop. None: `from_hash` answers."""
+        entry = self._chains.get(token_hash, current)
+        if entry is None:
             return None
         moment = wall_clock()
         if moment < entry.due:
             return entry.identity
-        if (entry.ends is None or entry.ends > moment) and _DEFERRED.get() is not None:
-            self._touch(token_hash, entry, moment)
+        if entry.valid_at(moment) and deferred is not None:
+            self._touch(token_hash, entry, moment, deferred)
             return entry.identity
         return None
 
-    def from_hash(self, token_hash: str, current: int | None = None) -> Identity:
+    def from_hash(
+        self, token_hash: str, current: int | None = None, deferred: LastUses | None = None
+    ) -> Identity:
         if current is None:
             current = revision(self.db)
-        generation = self._generation_at(current)
-        entry = self._chains.get(token_hash)
+        entry = self._chains.get(token_hash, current)
         # kept while nothing changed, until the token or the mandate expires (then resolved afresh,
         # which refuses it with its reason)
-        if entry is not None and entry.generation is generation:
+        if entry is not None:
             moment = wall_clock()
             if moment < entry.due:
                 return entry.identity
-            if entry.ends is None or entry.ends > moment:
-                self._touch(token_hash, entry, moment)
+            if entry.valid_at(moment):
+                self._touch(token_hash, entry, moment, deferred)
                 return entry.identity
         row = chains.token(self.db, token_hash)
         if row is None:
@@ -293,8 +210,9 @@ class Resolver:
             None,
             current,
         )
-        remembered = self._remember(token_hash, generation, identity, row.expires_at, entry)
-        self._touch(token_hash, remembered, wall_clock())
+        before = entry or self._chains.last(token_hash)
+        remembered = self._remember(token_hash, current, identity, row.expires_at, before)
+        self._touch(token_hash, remembered, wall_clock(), deferred)
         return identity
 
     def from_claims(
@@ -311,21 +229,18 @@ class Resolver:
             raise CredentialRejected(f"token asks for unknown scope(s): {', '.join(unknown)}")
         if current is None:
             current = revision(self.db)
-        generation = self._generation_at(current)
-        kept = self._grants.get(token_hash) if token_hash is not None else None
+        kept = self._grants.get(token_hash, current) if token_hash is not None else None
         # the grant, agent and principal as read at this revision (any change to them moves it),
         # with these very claims (a token's digest names its claims), until the mandate expires
-        if kept is not None and kept[0] is generation and kept[1].claims == claims:
-            if kept[2] is None or kept[2] > wall_clock():
-                return kept[1]
+        if kept is not None and kept[0].claims == claims:
+            if kept[1] is None or kept[1] > wall_clock():
+                return kept[0]
         identity = self._from_grant(claims, token_hash, current)
         # an outside issuer's subject bindings do not move the revision: those are read every time
         if token_hash is not None and self.embedded_issuer:
-            if len(self._grants) >= self.cache_limit:
-                self._grants.clear()
             body = identity.mandate.body
             ends = _epoch(body.expires_at) if identity.mandate.valid and body is not None else None
-            self._grants[token_hash] = (generation, identity, ends)
+            self._grants.put(token_hash, current, (identity, ends))
         return identity
 
     def _from_grant(self, claims: AccessClaims, token_hash: str | None, current: int) -> Identity:

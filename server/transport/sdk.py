@@ -22,6 +22,7 @@ import anyio
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
+from mcp.server.runner import ServerRunner
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -29,6 +30,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 __all__ = [
     "WRITTEN_FOR",
     "OpenTelemetryMiddleware",
+    "ResultShaper",
     "has_cleanup",
     "held_open",
     "holds",
@@ -120,6 +122,20 @@ def session_connection(session: ServerSession) -> Connection | None:
     return connection if isinstance(connection, Connection) else None
 
 
+class ResultShaper:
+    """A handler's result in the wire form the SDK's kernel gives it (`ServerRunner._serialize`:
+    cache hints, the protocol version's surface, the 2026-07-28 server stamp), for a middleware that
+    answers a request itself instead of handing its result down to a handler to be shaped. That
+    method reads only the runner's server, so one runner serves every connection here."""
+
+    def __init__(self, server: Server[Any]):
+        connection = Connection(None, protocol_version="2025-06-18")  # type: ignore[arg-type]
+        self._runner: ServerRunner[Any] = ServerRunner(server, connection, None)
+
+    def shape(self, method: str, version: str, result: Any) -> dict[str, Any]:
+        return self._runner._serialize(method, version, result)
+
+
 def moved() -> list[str]:
     """What this module relies on that the installed SDK no longer has in the expected shape: one
     line for each, naming the internal. Empty on the SDK it was written for."""
@@ -158,6 +174,10 @@ def moved() -> list[str]:
     session = ServerSession(None, connection)  # type: ignore[arg-type]
     value = getattr(session, "_connection", _MISSING)
     expect("ServerSession", "_connection", value, value is connection)
+
+    parameters = list(inspect.signature(getattr(ServerRunner, "_serialize", moved)).parameters)
+    if parameters != ["self", "method", "version", "result"]:
+        problems.append(f"ServerRunner._serialize is gone or changed shape: {parameters}")
 
     # What the names mean: the transport counts its requests there, and run() sets the two it reads.
     for cls, lines in _ASSIGNED:

@@ -26,8 +26,10 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from server.http.ratelimit import budget, retry_after_header
+from server.identity.authenticate import ConsoleSession, authenticate
 from server.identity.credentials import digest
 from server.identity.passwords import check_password
+from server.identity.resolver import Resolver
 from server.keys.console import session_secret
 from server.store import principals as principal_rows
 from server.store import sessions
@@ -131,8 +133,11 @@ def ago(value: str | None) -> str:
 
 
 class Pages:
-    def __init__(self, db: Database, club_name: str, sealer: Sealer | None = None):
+    def __init__(
+        self, db: Database, club_name: str, sealer: Sealer | None = None, *, resolver: Resolver
+    ):
         self.db = db
+        self.resolver = resolver  # who a session's secret names: `authenticate`, as for a bearer
         self.club_name = club_name
         # seals one-time secrets for the cookie; a cluster's processes share the key (its session secret)
         self.sealer = sealer or Sealer(secrets.token_urlsafe(32))
@@ -190,7 +195,7 @@ class Pages:
         secret = request.session.get("sid")
         if not isinstance(secret, str) or not secret:
             return None
-        principal_id = sessions.principal_of(self.db, digest(secret))
+        principal_id = authenticate(self.resolver, ConsoleSession(secret))
         if principal_id is None:
             request.session.clear()
         return principal_id

@@ -92,7 +92,7 @@ async def test_a_store_that_cannot_be_reached_is_a_503_to_retry_counted_and_then
 ):
     from server.store.database import StoreUnavailable
 
-    def unreachable(authorization):
+    def unreachable(authorization, *at):  # at: the revision and where the last use waits
         raise StoreUnavailable("the store cannot be reached")
 
     headers = {**ACCEPT, "Authorization": f"Bearer {club.tokens.member.token}"}
@@ -165,9 +165,9 @@ async def test_an_oauth_shaped_credential_is_verified_in_a_worker_thread_never_o
     seen: dict[str, threading.Thread] = {}
     resolve = access.from_header
 
-    def watched(authorization):
+    def watched(authorization, *at):  # at: the revision and where the last use waits
         seen[authorization] = threading.current_thread()
-        return resolve(authorization)
+        return resolve(authorization, *at)
 
     monkeypatch.setattr(access, "from_header", watched)
     jwt_shaped = "Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"
