@@ -96,19 +96,26 @@ def test_owning_is_a_questions_subject_not_a_function_word() -> None:
 
 
 def test_the_encoders_nearest_standing_apart_is_quoted_only_on_the_apart_route() -> None:
+    """The route as such, under gates that open it (z 4.5, gap 0.75: the five-corpus fit of round
+    r46); the six-corpus fit of round h46 closes it (`sureness.GATES`)."""
+    from dataclasses import replace
+
     from server.answering import sureness
 
+    gates = replace(sureness.GATES, apart_z=4.5, apart_gap=0.75)
     base = sureness.Evidence(
         agreed=False, score=0.1, margin=0.0, coverage=0.2, rare=0.2, z=0.5,
         kind_missing=False, open=True, nearest_z=5.0, nearest_gap=2.0, nearest_rare=0.0,
         nearest_kind_missing=False,
     )  # fmt: skip
-    assert not sureness.decide(base) and sureness.apart(base)
-    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_z": 3.0}))
-    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_gap": 0.1}))
-    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_kind_missing": True}))
+    assert not sureness.decide(base, gates) and sureness.apart(base, gates)
+    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_z": 3.0}), gates)
+    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_gap": 0.1}), gates)
+    assert not sureness.apart(
+        base.__class__(**{**base.__dict__, "nearest_kind_missing": True}), gates
+    )
     closed = base.__class__(**{**base.__dict__, "open": False})
-    assert not sureness.apart(closed)  # a yes-or-no question needs the note's words too
+    assert not sureness.apart(closed, gates)  # a yes-or-no question needs the note's words too
 
 
 def test_a_members_confirmed_example_calibrates_what_is_sure_for_that_note() -> None:
