@@ -498,6 +498,11 @@ def assessed(
     second_z = z[int(by_z[1])] if len(notes) > 1 else z[nearest]
     best = order[0]
     runner_up = score[order[1]] if len(order) > 1 else 0.0
+    if taught_nearest == best and best != nearest:
+        # the example's meaning and its own words are one opinion, not two: the example's note
+        # counts as the encoder's choice only where the note's own words rank it first
+        own = read(question, notes, folded)[0]
+        taught_nearest = best if int(np.lexsort((rank, -np.asarray(own)))[0]) == best else None
     kind = kinds.narrow(question)
     evidence = sureness.Evidence(
         # among fewer notes the encoder cannot place one above the rest (it always agrees with one):

@@ -12,7 +12,11 @@ with its own note in the margin test):
   example's cosine is read against the member's other examples (its z-score over them), never against
   the notes' cosines; when the question's nearest example stands EXAMPLE_APART above the rest, its
   note counts as the encoder's choice too, so the member's example can make the two rankers agree
-  (it never unmakes an agreement the note itself made, and never ranks notes).
+  (it never unmakes an agreement the note itself made, and never ranks notes); but only where the
+  note's own words rank it first: when the words' lead comes from that same example's words, the
+  example's meaning and its words are one opinion, not two (round h46: on the corpora fitted, this
+  joined "which country is ravi living in?" to "What does Ravi do for a living?", and "o Tomás dá
+  aula de violão?" to "does Tomás teach woodworking?").
 `sureness.decide` applies unchanged; besides, an example that escalated though its note ranked first
 calibrates what is sure for that note and this member (`sureness.confirmed_alike`), never below the
 kind and yes-or-no floors that do not depend on the member.

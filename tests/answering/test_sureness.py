@@ -136,3 +136,23 @@ def test_a_members_confirmed_example_calibrates_what_is_sure_for_that_note() -> 
     assert "d20" not in match(asked, "en", handed, names, taught).chosen
     # nor does one whose untaught question ranked another note first
     assert match(asked, "en", DANIEL.notes, names, {"d20": ("is he into music?",)}).chosen == ()
+
+
+def test_an_examples_meaning_and_its_words_are_one_opinion_not_two() -> None:
+    """Tomás confirmed "does Tomás teach woodworking?" for his note on his course. "o Tomás dá aula de
+    violão?" (no note answers it) is near that example in meaning, and the example's own words rank
+    the course note first; the encoder's nearest note is another and the note's own words rank it
+    first neither: one example is not the two rankers agreeing."""
+    tomas = corpus("tomas")
+    names = ("tomas", "Tomás")
+    asked = "o Tomás dá aula de violão?"
+    # each note's first question that escalated, as `scripts/answer-rate --learn` teaches them
+    taught: dict[str, tuple[str, ...]] = {}
+    for q in tomas.questions:
+        if q.note is not None and q.note not in taught:
+            unsure = not match(q.text, q.language, tomas.notes, names).chosen
+            taught[q.note] = (q.text,) if unsure else ()
+    assert taught["t10"] == ("does Tomás teach woodworking?",)
+    found = assessed(asked, tomas.notes, names, taught)
+    assert found.best == "t10" and found.nearest != "t10"
+    assert not found.evidence.agreed
