@@ -481,7 +481,7 @@ def assessed(
     # the encoder reads the question as people see it: no invisible characters, no look-alikes
     shown = readable(question)
     z = _z_scores(meaning.similarities(shown, notes))
-    seen = tuple(notes)
+    seen: Sequence[tuple[str, str, str]] = notes
     taught_nearest = None
     if examples:
         view = taught.view(tuple((*note, tuple(examples.get(note[0], ()))) for note in notes))
@@ -501,8 +501,13 @@ def assessed(
     if taught_nearest == best and best != nearest:
         # the example's meaning and its own words are one opinion, not two: the example's note
         # counts as the encoder's choice only where the note's own words rank it first
-        own = read(question, notes, folded)[0]
-        taught_nearest = best if int(np.lexsort((rank, -np.asarray(own)))[0]) == best else None
+        taught_nearest = best if _own_lead(question, notes, folded, best) >= 0 else None
+    lead = z[best] - (second_z if best == nearest else z[nearest])
+    own_margin = None
+    if seen is not notes and _clear(score[best] - runner_up, lead):
+        # the clear route asks the note's own words for their lead: an example's words are the
+        # member's question, not the note ("What time zone is Ravi in?" is no word of football)
+        own_margin = _own_lead(question, notes, folded, best)
     kind = kinds.narrow(question)
     evidence = sureness.Evidence(
         # among fewer notes the encoder cannot place one above the rest (it always agrees with one):
@@ -519,6 +524,8 @@ def assessed(
         nearest_gap=z[nearest] - second_z if len(notes) >= AGREED_AMONG else 0.0,
         nearest_rare=rare[nearest],
         nearest_kind_missing=kind is not None and not kinds.holds_narrow(kind, notes[nearest][2]),
+        lead=lead if len(notes) >= AGREED_AMONG else 0.0,
+        own_margin=own_margin,
     )
     ranked = list(dict.fromkeys([*order, nearest]))
     candidates = tuple(notes[i][0] for i in ranked if sureness.plausible(score[i], z[i]))[
@@ -533,6 +540,20 @@ def assessed(
             if (found := _untaught(example, tuple(notes), tuple(names))).best == notes[best][0]
         )
     return Assessed(notes[best][0], evidence, candidates, notes[nearest][0], calibrated)
+
+
+def _own_lead(
+    question: str, notes: Sequence[tuple[str, str, str]], names: frozenset[str], best: int
+) -> float:
+    """The note's lead on the words over every other note, read from the notes' own text (without
+    their examples); negative when another note's words rank first."""
+    own = read(question, notes, names)[0]
+    return own[best] - max((s for i, s in enumerate(own) if i != best), default=0.0)
+
+
+def _clear(margin: float, lead: float) -> bool:
+    """Whether the clear route's leads hold (`sureness.decide`), on the words as read."""
+    return margin >= sureness.GATES.clear_margin and lead >= sureness.GATES.clear_gap
 
 
 @lru_cache(maxsize=4096)

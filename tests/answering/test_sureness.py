@@ -3,6 +3,8 @@ piece; the corpus figures are in test_answer_rate.py and test_learning.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from server.answering import deterministic, kinds
 from server.answering.contract import Note, ScopedRequest, Terms
 from server.answering.matching import assessed, match
@@ -156,3 +158,37 @@ def test_an_examples_meaning_and_its_words_are_one_opinion_not_two() -> None:
     found = assessed(asked, tomas.notes, names, taught)
     assert found.best == "t10" and found.nearest != "t10"
     assert not found.evidence.agreed
+
+
+def test_both_rankers_clearly_first_is_sure_though_the_words_speak_to_little() -> None:
+    """The clear route: the words' best note is the encoder's nearest, first on the words by
+    `clear_margin` and first for the encoder by `clear_gap` in z; a question in the other language
+    than its note shares few of its words, so it seldom speaks to enough of the question."""
+    from server.answering import sureness
+
+    gates = sureness.GATES
+    base = sureness.Evidence(
+        agreed=True, score=0.4, margin=gates.clear_margin, coverage=0.25, rare=0.2, z=2.5,
+        kind_missing=False, open=True, lead=gates.clear_gap,
+    )  # fmt: skip
+    assert sureness.decide(base)
+    assert not sureness.decide(replace(base, margin=gates.clear_margin - 0.01))
+    assert not sureness.decide(replace(base, lead=gates.clear_gap - 0.01))
+    assert not sureness.decide(replace(base, agreed=False))
+    assert not sureness.decide(replace(base, kind_missing=True))
+    assert not sureness.decide(replace(base, open=False))  # a yes-or-no question: closed_rare
+    # the words' lead read without the examples' words is the one the route asks for
+    assert not sureness.decide(replace(base, own_margin=0.0))
+
+
+def test_an_examples_words_give_no_clear_lead() -> None:
+    """Ravi confirmed "What time zone is Ravi in?" for his note on where he lives. "qual o time de
+    futebol do ravi?" (no note answers it) meets that example's "time"; the note's own words do not
+    lead, so the clear route does not answer it."""
+    ravi = corpus("ravi")
+    names = ("ravi", "Ravi")
+    asked = "qual o time de futebol do ravi?"
+    taught = {"r06": ("What time zone is Ravi in?",)}
+    found = assessed(asked, ravi.notes, names, taught)
+    assert found.best == found.nearest == "r06" and found.evidence.own_margin is not None
+    assert match(asked, "pt-BR", ravi.notes, names, taught).chosen == ()
