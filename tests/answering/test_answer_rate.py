@@ -219,7 +219,7 @@ def test_the_same_question_selects_the_same_notes() -> None:
     """Deterministic, the sentence encoder included: every question of the corpus, asked again with
     every cache emptied (the notes' indexes and vectors rebuilt), selects the same notes and
     candidates."""
-    from server.answering import matching, meaning
+    from server.answering import matching, meaning, word_ranking
 
     def selections() -> list[matching.Match]:
         return [
@@ -228,7 +228,7 @@ def test_the_same_question_selects_the_same_notes() -> None:
         ]
 
     first = selections()
-    matching._index.cache_clear()
+    word_ranking._index.cache_clear()
     meaning._note_vectors.cache_clear()
     meaning._text_vector.cache_clear()
     assert selections() == first
