@@ -267,13 +267,13 @@ def assessed(
     if taught_nearest == best and best != nearest:
         # the example's meaning and its own words are one opinion, not two: the example's note
         # counts as the encoder's choice only where the note's own words rank it first
-        taught_nearest = best if _own_lead(question, notes, folded, best) >= 0 else None
+        taught_nearest = best if _own_lead(question, seen, notes, folded, best) >= 0 else None
     lead = z[best] - (second_z if best == nearest else z[nearest])
     own_margin = None
     if seen is not notes and _clear(score[best] - runner_up, lead):
         # the clear route asks the note's own words for their lead: an example's words are the
         # member's question, not the note ("What time zone is Ravi in?" is no word of football)
-        own_margin = _own_lead(question, notes, folded, best)
+        own_margin = _own_lead(question, seen, notes, folded, best)
     kind = kinds.narrow(question)
     evidence = sureness.Evidence(
         # among fewer notes the encoder cannot place one above the rest (it always agrees with one):
@@ -309,11 +309,15 @@ def assessed(
 
 
 def _own_lead(
-    question: str, notes: Sequence[tuple[str, str, str]], names: frozenset[str], best: int
+    question: str,
+    seen: Sequence[tuple[str, str, str]],
+    notes: Sequence[tuple[str, str, str]],
+    names: frozenset[str],
+    best: int,
 ) -> float:
     """The note's lead on the words over every other note, read from the notes' own text (without
-    their examples); negative when another note's words rank first."""
-    own = read(question, notes, names)[0]
+    their examples, `seen`); negative when another note's words rank first."""
+    own = word_ranking.own_scores(question, seen, notes, names)
     return own[best] - max((s for i, s in enumerate(own) if i != best), default=0.0)
 
 

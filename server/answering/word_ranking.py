@@ -238,13 +238,8 @@ def read(
     (`names`, from `name_words`) are never a question's subject, even where a note holds one
     ("@dra.joana.exoticos"); without them, the question's first word no note knows is taken for it."""
     index = _index(tuple(notes))
-    tokens = _corrected(words(question, names), index)
-    query = dict.fromkeys(term for token in tokens for term in _word_terms(token))
-    score = [0.0] * index.size
-    for term in query:
-        for position, part in index.postings.get(term, ()):
-            score[position] += part
-    ceiling = sum(_weight(term) * index.idf.get(term, index.unknown) for term in query) or 1.0
+    tokens = list(_tokens(question, names, tuple(notes)))
+    score = _bm25(tokens, index)
     spared = tokens if names else _named_member_dropped(tokens, index)
     weights = [meaning.rarity(token) for token in spared]
     total = math.fsum(weights)
@@ -255,10 +250,40 @@ def read(
             spoken[position] += 1
             rare[position] += weight
     return (
-        [s / ceiling for s in score],
+        score,
         [n / len(spared) if spared else 0.0 for n in spoken],
         [r / total if total > 0 else 0.0 for r in rare],
     )
+
+
+@lru_cache(maxsize=1024)
+def _tokens(
+    question: str, names: frozenset[str], notes: tuple[tuple[str, str, str], ...]
+) -> tuple[str, ...]:
+    """The question's words, typos read as the notes' words (cached: `own_scores` reads them again)."""
+    return tuple(_corrected(words(question, names), _index(notes)))
+
+
+def _bm25(tokens: Sequence[str], index: _Index) -> list[float]:
+    """BM25 of the question's distinct terms, over what the question could score at best."""
+    query = dict.fromkeys(term for token in tokens for term in _word_terms(token))
+    score = [0.0] * index.size
+    for term in query:
+        for position, part in index.postings.get(term, ()):
+            score[position] += part
+    ceiling = sum(_weight(term) * index.idf.get(term, index.unknown) for term in query) or 1.0
+    return [s / ceiling for s in score]
+
+
+def own_scores(
+    question: str,
+    read_with: Sequence[tuple[str, str, str]],
+    notes: Sequence[tuple[str, str, str]],
+    names: frozenset[str] = frozenset(),
+) -> list[float]:
+    """Each note's score on its own text for the question as `read` read it with `read_with` (the
+    notes with their examples): the same words, ranked without the examples' words."""
+    return _bm25(_tokens(question, names, tuple(read_with)), _index(tuple(notes)))
 
 
 def scores(question: str, notes: Sequence[tuple[str, str, str]]) -> list[float]:
