@@ -33,6 +33,8 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from server.answering.word_ranking import EXAMPLES_BELOW
+
 Note = tuple[str, str, str]
 Vector = npt.NDArray[np.float64]
 TaughtNote = tuple[str, str, str, tuple[str, ...]]  # a note and its examples
@@ -53,7 +55,7 @@ class View:
 def view(notes: tuple[TaughtNote, ...]) -> View:
     """Built once per notes and examples (cached by content, as the notes' index is)."""
     expanded = tuple(
-        (note_id, topic, "\n".join([text, *sorted(examples)]))
+        (note_id, topic, text + EXAMPLES_BELOW + "\n".join(sorted(examples)) if examples else text)
         for note_id, topic, text, examples in notes
     )
     pairs = [

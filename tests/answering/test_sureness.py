@@ -141,23 +141,30 @@ def test_a_members_confirmed_example_calibrates_what_is_sure_for_that_note() -> 
 
 
 def test_an_examples_meaning_and_its_words_are_one_opinion_not_two() -> None:
-    """Tomás confirmed "does Tomás teach woodworking?" for his note on his course. "o Tomás dá aula de
+    """Tomás confirmed "o Tomás dá aula de marcenaria?" for his note on his course. "o Tomás dá aula de
     violão?" (no note answers it) is near that example in meaning, and the example's own words rank
     the course note first; the encoder's nearest note is another and the note's own words rank it
-    first neither: one example is not the two rankers agreeing."""
+    first neither: one example is not the two rankers agreeing, and nothing is quoted."""
     tomas = corpus("tomas")
     names = ("tomas", "Tomás")
     asked = "o Tomás dá aula de violão?"
-    # each note's first question that escalated, as `scripts/answer-rate --learn` teaches them
-    taught: dict[str, tuple[str, ...]] = {}
-    for q in tomas.questions:
-        if q.note is not None and q.note not in taught:
-            unsure = not match(q.text, q.language, tomas.notes, names).chosen
-            taught[q.note] = (q.text,) if unsure else ()
-    assert taught["t10"] == ("does Tomás teach woodworking?",)
+    taught = {"t10": ("o Tomás dá aula de marcenaria?",)}
     found = assessed(asked, tomas.notes, names, taught)
     assert found.best == "t10" and found.nearest != "t10"
     assert not found.evidence.agreed
+    assert not match(asked, "pt", tomas.notes, names, taught).chosen
+
+
+def test_an_examples_words_count_as_themselves_never_as_the_subjects_they_might_name() -> None:
+    """A note's own word names its subject ("casa" is a workplace); the same stem in a confirmed example
+    ("ela é casada?": married) names nothing: the example is evidence for its own words only."""
+    from server.answering.word_ranking import EXAMPLES_BELOW, _index
+
+    own = _index((("n1", "home", "Trabalho em casa."), ("n2", "bees", "Crio abelhas.")))
+    taught = _index((("n1", "bees", "Crio abelhas." + EXAMPLES_BELOW + "ela é casada?"),))
+    assert "#workplace" in own.idf
+    assert "#workplace" not in taught.idf
+    assert any(term in taught.idf for term in ("cas", "casad"))  # its own words still count
 
 
 def test_both_rankers_clearly_first_is_sure_though_the_words_speak_to_little() -> None:
