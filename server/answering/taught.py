@@ -12,7 +12,11 @@ with its own note in the margin test):
   example's cosine is read against the member's other examples (its z-score over them), never against
   the notes' cosines; when the question's nearest example stands EXAMPLE_APART above the rest, its
   note counts as the encoder's choice too, so the member's example can make the two rankers agree
-  (it never unmakes an agreement the note itself made, and never ranks notes).
+  (it never unmakes an agreement the note itself made, and never ranks notes); but only where the
+  note's own words rank it first: when the words' lead comes from that same example's words, the
+  example's meaning and its words are one opinion, not two (round h46: on the corpora fitted, this
+  joined "which country is ravi living in?" to "What does Ravi do for a living?", and "o Tomás dá
+  aula de violão?" to "does Tomás teach woodworking?").
 `sureness.decide` applies unchanged; besides, an example that escalated though its note ranked first
 calibrates what is sure for that note and this member (`sureness.confirmed_alike`), never below the
 kind and yes-or-no floors that do not depend on the member.
@@ -28,6 +32,8 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
+
+from server.answering.word_ranking import EXAMPLES_BELOW
 
 Note = tuple[str, str, str]
 Vector = npt.NDArray[np.float64]
@@ -49,7 +55,7 @@ class View:
 def view(notes: tuple[TaughtNote, ...]) -> View:
     """Built once per notes and examples (cached by content, as the notes' index is)."""
     expanded = tuple(
-        (note_id, topic, "\n".join([text, *sorted(examples)]))
+        (note_id, topic, text + EXAMPLES_BELOW + "\n".join(sorted(examples)) if examples else text)
         for note_id, topic, text, examples in notes
     )
     pairs = [

@@ -430,12 +430,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--corpus",
         action="append",
-        help="a corpus by name (ana, ravi, lucia, joana, daniel, tomas); default: the fitted ones",
+        help="a corpus by name (ana, ravi, lucia, joana, daniel, tomas, iara); default: the fitted ones",
     )
     parser.add_argument(
         "--newest",
         action="store_true",
-        help="the newest corpus too (tomas): score it only once the matcher is frozen",
+        help="the newest corpus too (iara): score it only once the matcher is frozen",
     )
     parser.add_argument("--mistakes", action="store_true", help="list each miss")
     parser.add_argument(

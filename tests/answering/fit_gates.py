@@ -1,12 +1,16 @@
 """Fits the matcher's gates (`sureness.Gates`) by leaving whole corpora out (issue #46).
 
-For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana, daniel; never the newest),
+For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana, daniel, tomas; never the newest),
 the matcher's evidence for its words' best note is computed once (`matching.assessed`); then, over a
 grid of the gates, each point's figures on each corpus. A fit on some corpora keeps the points where
 every one of them keeps the promise itself (wrong note at most 0.03 of its answerable questions,
 unanswerable answered at most 0.03 of the others: none, with fewer than 34), PLATEAU grid steps clear
 of the feasible region's edge, and of those, the one with the most right answers over them (ties:
-the first in grid order); when none does, the strictest point.
+the first in grid order); when none does, the strictest point. Two stages (round h46): first every
+gate but the clear route's (that route closed), then the clear route's two gates with the others
+held (`CLEAR`). With tomas's corpus fitted, no point of the whole grid is PLATEAU steps inside the
+promise on all six, so the first stage falls back to its strictest point; the clear route, fitted
+second, keeps the promise on each corpus left out.
 
 `scripts/answer-rate --fit` prints, for each fitted corpus in turn, the gates fitted on the others and
 the left-out corpus's figures under them; then the gates fitted on all of them (what `sureness.GATES`
@@ -37,8 +41,18 @@ GRID = {  # each axis from its loosest value; the loosest is never chosen (see `
     "closed_rare": (-1.0, 0.0, 0.5, 0.6, 0.7, 0.8, 0.9),
     "apart_z": (2.0, 2.5, 3.0, 3.25, 3.5, 3.75, 4.0, 4.5, float("inf")),
     "apart_gap": (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5),
+    "clear_margin": (-1.0, 0.0, 0.03, 0.06, 0.1, 0.15, 0.2, 0.3),
+    "clear_gap": (0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0, float("inf")),
 }
-AGREED = ("agreed_coverage", "agreed_rare", "agreed_margin", "closed_rare")
+AGREED = (
+    "agreed_coverage",
+    "agreed_rare",
+    "agreed_margin",
+    "closed_rare",
+    "clear_margin",
+    "clear_gap",
+)
+CLEAR = ("clear_margin", "clear_gap")  # fitted second, the others held (`fit`)
 APART = ("apart_z", "apart_gap")
 Bools = npt.NDArray[np.bool_]
 
@@ -63,6 +77,7 @@ class Table:
     nearest_rare: npt.NDArray[np.float64]
     nearest_allowed: Bools  # no narrow kind missing from the encoder's nearest note
     nearest_is_right: Bools
+    lead: npt.NDArray[np.float64]
 
 
 def table(member: MemberCorpus, examples: dict[str, list[str]] | None = None) -> Table:
@@ -76,13 +91,13 @@ def table(member: MemberCorpus, examples: dict[str, list[str]] | None = None) ->
             (e.agreed, e.score, e.margin, e.coverage, e.rare, e.z,
              not e.kind_missing and e.score > 0, e.open, q.note is not None, found.best == q.note,
              e.nearest_z, e.nearest_gap, e.nearest_rare, not e.nearest_kind_missing,
-             found.nearest == q.note)
+             found.nearest == q.note, e.lead)
         )  # fmt: skip
     columns = list(zip(*rows, strict=True))
     flags = (0, 6, 7, 8, 9, 13, 14)
     return Table(
         member.name,
-        *(np.array(columns[i], dtype=bool if i in flags else float) for i in range(15)),
+        *(np.array(columns[i], dtype=bool if i in flags else float) for i in range(16)),
     )
 
 
@@ -90,11 +105,12 @@ def _masks(t: Table) -> tuple[list[Bools], list[Bools]]:
     agreed = [
         t.allowed
         & t.agreed
-        & (t.coverage >= c)
-        & (t.rare >= r)
-        & (t.margin >= m)
+        & (
+            ((t.coverage >= c) & (t.rare >= r) & (t.margin >= m))
+            | ((t.margin >= cm) & (t.lead >= cg))
+        )
         & (t.open | (t.rare >= closed))
-        for c, r, m, closed in itertools.product(*(GRID[k] for k in AGREED))
+        for c, r, m, closed, cm, cg in itertools.product(*(GRID[k] for k in AGREED))
     ]
     apart = [
         t.nearest_allowed & (t.nearest_z >= z) & (t.nearest_gap >= g)
@@ -123,7 +139,8 @@ def _count(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
     agreed, apart = _masks(t)
     a = np.stack(agreed).astype(np.float32)
     floors = [
-        t.open | (t.nearest_rare >= r) for *_, r in itertools.product(*(GRID[k] for k in AGREED))
+        t.open | (t.nearest_rare >= r)
+        for *_, r, _, _ in itertools.product(*(GRID[k] for k in AGREED))
     ]
     c = np.stack(apart).astype(np.float32)
     found = []
@@ -151,12 +168,11 @@ def point(index: tuple[int, int]) -> dict[str, float]:
     return dict(zip(AGREED + APART, agreed + apart, strict=True))
 
 
-def _on_a_plateau(feasible: Bools) -> Bools:
+def _on_a_plateau(grid: Bools) -> Bools:
     """The feasible points whose every one-step looser neighbour (one threshold lowered to the grid's
     next value) is feasible too: a point at the edge of the feasible region is one question from a
-    miss on another corpus. The loosest value of an axis has no such neighbour and is never kept."""
-    shape = tuple(len(GRID[k]) for k in AGREED + APART)
-    grid = feasible.reshape(shape)
+    miss on another corpus. The loosest value of an axis has no such neighbour and is never kept.
+    `grid` has one dimension per axis."""
     kept = grid.copy()
     for axis in range(grid.ndim):
         looser = np.roll(grid, 1, axis=axis)
@@ -164,13 +180,26 @@ def _on_a_plateau(feasible: Bools) -> Bools:
         first[axis] = slice(0, 1)
         looser[tuple(first)] = False  # the loosest value has no looser neighbour: never chosen
         kept &= looser
-    return kept.reshape(feasible.shape)
+    return kept
+
+
+def _best(feasible: Bools, total: npt.NDArray[np.int64]) -> tuple[int, ...] | None:
+    """The point with the most right answers PLATEAU steps inside the feasible region, if any."""
+    for _ in range(PLATEAU):
+        feasible = _on_a_plateau(feasible)
+    if not feasible.any():
+        return None
+    chosen = np.where(feasible, total, -1)
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(chosen)), chosen.shape))
 
 
 def fit(tables: list[Table]) -> tuple[int, int]:
     """The grid point with the most right answers over these corpora that keeps each within the
-    promise (`WRONG_BUDGET`, `UNANSWERABLE_BUDGET`), clear of its edge by PLATEAU steps; when no
-    point does, the strictest (it answers nothing the agreed route's strictest gates do not)."""
+    promise (`WRONG_BUDGET`, `UNANSWERABLE_BUDGET`), clear of its edge by PLATEAU steps, fitted in
+    two stages: first every gate but the clear route's, with that route closed; then the clear
+    route's two gates (`CLEAR`), the others held where the first stage put them. When a stage finds
+    no such point, its gates are the strictest (the agreed route's strictest gates and the apart
+    route closed; the clear route closed), and the next stage is fitted all the same."""
     total = None
     feasible = None
     for t in tables:
@@ -181,13 +210,25 @@ def fit(tables: list[Table]) -> tuple[int, int]:
         feasible = ok if feasible is None else feasible & ok
         total = right if total is None else total + right
     assert total is not None and feasible is not None
-    for _ in range(PLATEAU):
-        feasible = _on_a_plateau(feasible)
-    if not feasible.any():
-        return feasible.shape[0] - 1, feasible.shape[1] - 1
-    chosen = np.where(feasible, total, -1)
-    found = np.unravel_index(int(np.argmax(chosen)), chosen.shape)
-    return int(found[0]), int(found[1])
+    shape = tuple(len(GRID[k]) for k in AGREED + APART)
+    grid, totals = feasible.reshape(shape), total.reshape(shape)
+    clear = [AGREED.index(k) for k in CLEAR]
+    closed: list[int | slice] = [slice(None)] * len(shape)
+    for axis in clear:
+        closed[axis] = shape[axis] - 1  # the clear route closed
+    first = _best(grid[tuple(closed)], totals[tuple(closed)])
+    others = [axis for axis in range(len(shape)) if axis not in clear]
+    at = [shape[axis] - 1 for axis in range(len(shape))]
+    for axis, value in zip(others, first or (), strict=False):
+        at[axis] = value
+    held: list[int | slice] = list(at)
+    for axis in clear:
+        held[axis] = slice(None)
+    second = _best(grid[tuple(held)], totals[tuple(held)])
+    for axis, value in zip(clear, second or (), strict=False):
+        at[axis] = value
+    flat = int(np.ravel_multi_index(tuple(at), shape))
+    return divmod(flat, feasible.shape[1])
 
 
 def figures(t: Table, at: tuple[int, int]) -> str:

@@ -242,7 +242,7 @@ def test_a_word_a_subject_lists_is_not_joined_by_its_stem_to_other_forms() -> No
     """ "living" is listed as an occupation; its English stem "live" is also that of "lived", a past
     address. Read by its group and its own form, "for a living" goes to the note on what she does,
     not to where she once lived."""
-    from server.answering.matching import _word_terms, scores
+    from server.answering.word_ranking import _word_terms, scores
 
     assert "live" not in _word_terms("living")
     notes = [

@@ -3,6 +3,8 @@ piece; the corpus figures are in test_answer_rate.py and test_learning.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from server.answering import deterministic, kinds
 from server.answering.contract import Note, ScopedRequest, Terms
 from server.answering.matching import assessed, match
@@ -96,19 +98,26 @@ def test_owning_is_a_questions_subject_not_a_function_word() -> None:
 
 
 def test_the_encoders_nearest_standing_apart_is_quoted_only_on_the_apart_route() -> None:
+    """The route as such, under gates that open it (z 4.5, gap 0.75: the five-corpus fit of round
+    r46); the six-corpus fit of round h46 closes it (`sureness.GATES`)."""
+    from dataclasses import replace
+
     from server.answering import sureness
 
+    gates = replace(sureness.GATES, apart_z=4.5, apart_gap=0.75)
     base = sureness.Evidence(
         agreed=False, score=0.1, margin=0.0, coverage=0.2, rare=0.2, z=0.5,
         kind_missing=False, open=True, nearest_z=5.0, nearest_gap=2.0, nearest_rare=0.0,
         nearest_kind_missing=False,
     )  # fmt: skip
-    assert not sureness.decide(base) and sureness.apart(base)
-    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_z": 3.0}))
-    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_gap": 0.1}))
-    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_kind_missing": True}))
+    assert not sureness.decide(base, gates) and sureness.apart(base, gates)
+    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_z": 3.0}), gates)
+    assert not sureness.apart(base.__class__(**{**base.__dict__, "nearest_gap": 0.1}), gates)
+    assert not sureness.apart(
+        base.__class__(**{**base.__dict__, "nearest_kind_missing": True}), gates
+    )
     closed = base.__class__(**{**base.__dict__, "open": False})
-    assert not sureness.apart(closed)  # a yes-or-no question needs the note's words too
+    assert not sureness.apart(closed, gates)  # a yes-or-no question needs the note's words too
 
 
 def test_a_members_confirmed_example_calibrates_what_is_sure_for_that_note() -> None:
@@ -129,3 +138,64 @@ def test_a_members_confirmed_example_calibrates_what_is_sure_for_that_note() -> 
     assert "d20" not in match(asked, "en", handed, names, taught).chosen
     # nor does one whose untaught question ranked another note first
     assert match(asked, "en", DANIEL.notes, names, {"d20": ("is he into music?",)}).chosen == ()
+
+
+def test_an_examples_meaning_and_its_words_are_one_opinion_not_two() -> None:
+    """Tomás confirmed "o Tomás dá aula de marcenaria?" for his note on his course. "o Tomás dá aula de
+    violão?" (no note answers it) is near that example in meaning, and the example's own words rank
+    the course note first; the encoder's nearest note is another and the note's own words rank it
+    first neither: one example is not the two rankers agreeing, and nothing is quoted."""
+    tomas = corpus("tomas")
+    names = ("tomas", "Tomás")
+    asked = "o Tomás dá aula de violão?"
+    taught = {"t10": ("o Tomás dá aula de marcenaria?",)}
+    found = assessed(asked, tomas.notes, names, taught)
+    assert found.best == "t10" and found.nearest != "t10"
+    assert not found.evidence.agreed
+    assert not match(asked, "pt", tomas.notes, names, taught).chosen
+
+
+def test_an_examples_words_count_as_themselves_never_as_the_subjects_they_might_name() -> None:
+    """A note's own word names its subject ("casa" is a workplace); the same stem in a confirmed example
+    ("ela é casada?": married) names nothing: the example is evidence for its own words only."""
+    from server.answering.word_ranking import EXAMPLES_BELOW, _index
+
+    own = _index((("n1", "home", "Trabalho em casa."), ("n2", "bees", "Crio abelhas.")))
+    taught = _index((("n1", "bees", "Crio abelhas." + EXAMPLES_BELOW + "ela é casada?"),))
+    assert "#workplace" in own.idf
+    assert "#workplace" not in taught.idf
+    assert any(term in taught.idf for term in ("cas", "casad"))  # its own words still count
+
+
+def test_both_rankers_clearly_first_is_sure_though_the_words_speak_to_little() -> None:
+    """The clear route: the words' best note is the encoder's nearest, first on the words by
+    `clear_margin` and first for the encoder by `clear_gap` in z; a question in the other language
+    than its note shares few of its words, so it seldom speaks to enough of the question."""
+    from server.answering import sureness
+
+    gates = sureness.GATES
+    base = sureness.Evidence(
+        agreed=True, score=0.4, margin=gates.clear_margin, coverage=0.25, rare=0.2, z=2.5,
+        kind_missing=False, open=True, lead=gates.clear_gap,
+    )  # fmt: skip
+    assert sureness.decide(base)
+    assert not sureness.decide(replace(base, margin=gates.clear_margin - 0.01))
+    assert not sureness.decide(replace(base, lead=gates.clear_gap - 0.01))
+    assert not sureness.decide(replace(base, agreed=False))
+    assert not sureness.decide(replace(base, kind_missing=True))
+    assert not sureness.decide(replace(base, open=False))  # a yes-or-no question: closed_rare
+    # the words' lead read without the examples' words is the one the route asks for
+    assert not sureness.decide(replace(base, own_margin=0.0))
+
+
+def test_an_examples_words_give_no_clear_lead() -> None:
+    """Ravi confirmed "What time zone is Ravi in?" for his note on where he lives. "qual o time de
+    futebol do ravi?" (no note answers it) meets that example's "time"; the note's own words do not
+    lead, so the clear route does not answer it."""
+    ravi = corpus("ravi")
+    names = ("ravi", "Ravi")
+    asked = "qual o time de futebol do ravi?"
+    taught = {"r06": ("What time zone is Ravi in?",)}
+    found = assessed(asked, ravi.notes, names, taught)
+    assert found.best == found.nearest == "r06" and found.evidence.own_margin is not None
+    assert match(asked, "pt-BR", ravi.notes, names, taught).chosen == ()
