@@ -172,6 +172,36 @@ def test_no_module_is_over_320_logical_lines():
     assert long == {}
 
 
+def test_no_module_is_over_400_lines_as_a_newcomer_reads_it():
+    """#44 counts physical lines from outside: no module over 400, whatever the formatter makes of it."""
+    long = {
+        module: n
+        for module, path in MODULES.items()
+        if (n := len(path.read_text().splitlines())) > 400
+    }
+    assert long == {}
+
+
+# Lines naming `Any` in server/ as #44 counts them (grep -w Any, prose included): a ratchet, lowered as types replace
+# it (97 at the start of #44's second step, 52 after it; the goal is 20). What is left is where
+# values come from outside the types: driver rows and parameters (store), JSON Schema documents
+# (tools), the SDK's own signatures (transport), YAML (manifest).
+MOST_ANY = 52
+
+
+def test_any_in_server_only_goes_down():
+    """Lines naming `Any`, as `grep -rnw Any server --include=*.py | wc -l` counts them."""
+    found = sum(
+        1
+        for path in MODULES.values()
+        for line in path.read_text().splitlines()
+        if re.search(r"\bAny\b", line)
+    )
+    assert found <= MOST_ANY, (
+        f"{found} lines name Any in server/ (at most {MOST_ANY}): type what you added"
+    )
+
+
 def test_authlib_is_imported_only_by_its_typed_adapter():
     """authlib ships no types; `server/oauth/authlib_api.py` declares the part Parley uses, so any
     other module importing authlib itself would put classes mypy cannot see back in the package."""
