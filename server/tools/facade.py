@@ -59,6 +59,14 @@ class Applied:
     token: MintedToken
 
 
+def acting_for(caller: Caller) -> int:
+    """The principal a call acts for. A tool that needs one is never visible to a guest; if one were
+    reached without a principal anyway, it refuses rather than act for nobody."""
+    if caller.principal_id is None:
+        raise ToolError("this tool acts for a principal: connect with a credential")
+    return caller.principal_id
+
+
 class _Confined:
     __slots__ = ("_caller", "_club")
 
@@ -68,11 +76,7 @@ class _Confined:
 
     @property
     def _me(self) -> int:
-        """The principal this call acts for. A tool that needs one is never visible to a guest; if one
-        were reached without a principal anyway, it refuses rather than act for nobody."""
-        if self._caller.principal_id is None:
-            raise ToolError("this tool acts for a principal: connect with a credential")
-        return self._caller.principal_id
+        return acting_for(self._caller)
 
 
 class Reads(_Confined):

@@ -26,7 +26,7 @@ from server.errors import ParleyError
 from server.manifest.schema import Manifest
 from server.plaintext import control_character, folded
 from server.router import Catalogue, Vocabulary
-from server.tools.facade import Club, Reads, Writes
+from server.tools.facade import Club, Reads, Writes, acting_for
 from server.tools.facade import ToolError as ToolError  # where tools have always found it
 
 # Ids are SQLite integers: every id argument is bounded so no value can overflow a query.
@@ -94,11 +94,8 @@ class PureContext:
 
     @property
     def principal_id(self) -> int:
-        """The principal this call acts for. A tool that needs one is never visible to a guest; if one
-        were reached without a principal anyway, it refuses rather than act for nobody."""
-        if self.caller.principal_id is None:
-            raise ToolError("this tool acts for a principal: connect with a credential")
-        return self.caller.principal_id
+        """The principal this call acts for (`facade.acting_for`)."""
+        return acting_for(self.caller)
 
 
 @dataclass(frozen=True, kw_only=True)
