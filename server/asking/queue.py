@@ -180,7 +180,10 @@ class Queue:
             rows.add_message(
                 self.db,
                 escalation.thread_id,
-                "decision",
+                # a decline the member wrote nothing for is told in Parley's words, not as theirs
+                "decline"
+                if decision.action == "decline" and not decision.text.strip()
+                else "decision",
                 delivered,
                 stamp,
                 "decided",

@@ -81,11 +81,19 @@ async def test_answer_in_words_saved_as_a_note_and_decline(club, tmp_path):
         )  # fmt: skip
         run(tmp_path, "queue", "decline", "ana", str(tree["escalation_id"]))
         [answered] = decisions(await inbox_thread(bruno, film["thread_id"]))
-        [declined] = decisions(await inbox_thread(bruno, tree["thread_id"]))
+        [declined] = [
+            m
+            for m in (await inbox_thread(bruno, tree["thread_id"]))["messages"]
+            if m["kind"] == "decline"
+        ]
     assert "\u201cParis, Texas.\u201d (note " in answered["body"]
     assert [q["quoted"] for q in answered["quotes"]] == ["Paris, Texas."]  # the note, as data
-    # a decision's words travel as a quote of the member's, beside Parley's own sentence
-    assert declined["quoted"] == {"quoted": "Declined by the member.", "by": "ana"}
+    # ana wrote nothing: the decline is Parley's sentence, never quoted as her words, and says who decided
+    assert (declined["body"], declined["quoted"], declined["decided_by"]) == (
+        "Declined by the member.",
+        None,
+        "ana",
+    )
     notes = json.loads(run(tmp_path, "notes", "list", "ana", "--json").stdout)
     assert [(n["topic"], n["status"], n["text"]) for n in notes if n["topic"] == "films"] == [
         ("films", "approved", "Paris, Texas.")
