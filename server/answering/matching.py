@@ -260,7 +260,7 @@ def assessed(
     seen: Sequence[tuple[str, str, str]] = notes
     taught_nearest = None
     if examples:
-        view = taught.view(tuple((*note, tuple(examples.get(note[0], ()))) for note in notes))
+        view = taught.view(taught.with_examples(notes, examples))
         seen = view.notes
         if view.examples:
             similarity = meaning.example_similarities(shown, view.examples)
@@ -358,6 +358,11 @@ def match(
     `language` is the asker's; both languages' stems are used whatever it says (notes may be in either)."""
     if not notes:
         return Match((), ())
+    if examples:
+        # the member's own decision on this very question, before any ranking (`taught.View.settled`)
+        settled = taught.view(taught.with_examples(notes, examples)).settled(question)
+        if settled is not None:
+            return Match((notes[settled][0],), (notes[settled][0],))
     found = assessed(question, notes, names, examples)
     sure = found.sure()
     if sure is not None:

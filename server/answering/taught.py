@@ -17,7 +17,10 @@ with its own note in the margin test):
   example's meaning and its words are one opinion, not two (round h46: on the corpora fitted, this
   joined "which country is ravi living in?" to "What does Ravi do for a living?", and "o Tomás dá
   aula de violão?" to "does Tomás teach woodworking?").
-`sureness.decide` applies unchanged; besides, an example that escalated though its note ranked first
+A question asked again in the very words of an example (`settled`: case, accents and punctuation
+aside) is the member's own decision, not a guess: its note is quoted whatever the rankers say, when
+that example belongs to one note only (an example the member gave two notes is theirs to settle again).
+Otherwise `sureness.decide` applies unchanged; besides, an example that escalated though its note ranked first
 calibrates what is sure for that note and this member (`sureness.confirmed_alike`), never below the
 kind and yes-or-no floors that do not depend on the member.
 Only the notes handed to the answerer carry examples (an asker's view of a member's notes carries
@@ -26,14 +29,14 @@ those notes' examples only), so an example can never make a note the asker may n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
-from server.answering.word_ranking import EXAMPLES_BELOW
+from server.answering.word_ranking import EXAMPLES_BELOW, as_asked
 
 Note = tuple[str, str, str]
 Vector = npt.NDArray[np.float64]
@@ -49,6 +52,21 @@ class View:
     notes: tuple[Note, ...]  # each note with its examples' text after its own (`expanded`)
     examples: tuple[str, ...]  # every example, in a fixed order
     owners: tuple[int, ...]  # the position of the note each example belongs to
+    # each example's words as asked (`as_asked`) -> the positions of the notes it is an example of
+    asked: Mapping[tuple[str, ...], frozenset[int]]
+
+    def settled(self, question: str) -> int | None:
+        """The position of the note the member already said answers this very question (asked in
+        the same words as one of its examples), if exactly one note holds it; else None."""
+        owners = self.asked.get(as_asked(question), frozenset())
+        return next(iter(owners)) if len(owners) == 1 else None
+
+
+def with_examples(
+    notes: Sequence[Note], examples: Mapping[str, Sequence[str]]
+) -> tuple[TaughtNote, ...]:
+    """The notes with their confirmed examples, as `view` reads them (cached by content)."""
+    return tuple((*note, tuple(examples.get(note[0], ()))) for note in notes)
 
 
 @lru_cache(maxsize=256)
@@ -63,10 +81,15 @@ def view(notes: tuple[TaughtNote, ...]) -> View:
         for position, (_, _, _, examples) in enumerate(notes)
         for example in sorted(examples)
     ]
+    asked: dict[tuple[str, ...], frozenset[int]] = {}
+    for example, position in pairs:
+        words = as_asked(example)
+        asked[words] = asked.get(words, frozenset()) | {position}
     return View(
         expanded,
         tuple(example for example, _ in pairs),
         tuple(position for _, position in pairs),
+        asked,
     )
 
 

@@ -99,6 +99,12 @@ def words(text: str, names: frozenset[str] = frozenset()) -> list[str]:
     ]
 
 
+def as_asked(text: str) -> tuple[str, ...]:
+    """Every word of a text in order, as people read it (case, accents, look-alikes and punctuation
+    aside): two questions with the same words are the same question, whoever typed them."""
+    return tuple(_WORD.findall(normalise(text)))
+
+
 @lru_cache(maxsize=65536)
 def stems(word: str) -> tuple[str, ...]:
     """The word stemmed for English and for Portuguese (one term when both agree)."""

@@ -499,6 +499,10 @@ def _by_corpus(args: argparse.Namespace) -> int:
             )
             print(f"  first ask, the other questions: {found.first_ask.line()}")
             print(f"  after learning, the same:       {found.learned.line()}")
+            print(
+                f"  the taught questions asked again: {found.again.line()}; "
+                f"{found.held} held for the member's consent"
+            )
             mistakes = found.learned.mistakes
         else:
             tally = corpora.first_ask(member, args.answerer)

@@ -9,7 +9,9 @@ grounded composition, the store's escalations):
    NOTE_ID` (ID: the `escalation_id` the ask returned), which keeps the question as an example of it;
 2. then every other question is asked, the unanswerable ones included, and scored as the asker got it.
 The figures on step 2's questions are reported beside the same questions asked before any teaching
-(first ask), in the same store: right, wrong, unanswerable answered, en and pt-BR.
+(first ask), in the same store: right, wrong, unanswerable answered, en and pt-BR. Last, each taught
+question is asked again in its own words (`again`): the member's decision on it, which the asker gets
+unless the note is one the member consents to each time (an escalation for their consent, `held`).
 """
 
 from __future__ import annotations
@@ -23,12 +25,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.answering.answer_rate import Question
 from tests.answering.corpora import MemberCorpus
 from tests.answering.tally import Tally
 
 ASKER = "asker"
+
+if TYPE_CHECKING:
+    from server.asking.escalations import Asked
 
 
 @dataclass
@@ -38,6 +44,8 @@ class Learned:
     first_ask: Tally  # step 2's questions, asked before any teaching
     learned: Tally  # the same questions, asked after
     first_questions: Tally  # step 1's questions as first asked
+    again: Tally  # the taught questions asked again, in their own words, after teaching
+    held: int  # ... of which escalated for the member's consent (a note that would bind them)
 
 
 @contextlib.contextmanager
@@ -119,6 +127,21 @@ class Club:
 
     def ask(self, q: Question) -> tuple[tuple[str, ...], int | None]:
         """(the corpus note ids whose text the answer quotes, the escalation's id if it escalated)."""
+        asked = self.asked(q)
+        return self.quoted(asked), asked.escalation_id
+
+    def quoted(self, asked: Asked) -> tuple[str, ...]:
+        """The corpus note ids whose text an answer quotes (none if it escalated)."""
+        findings = asked.answer.findings or ""
+        quoted = tuple(
+            self.by_text[text]
+            for text in self.by_text
+            if asked.escalation_id is None and text in findings
+        )
+        return quoted
+
+    def asked(self, q: Question) -> Asked:
+        """The question asked through the real ask path, as the asker gets it."""
         from server.store.database import revision
 
         asked = asyncio.run(
@@ -132,13 +155,7 @@ class Club:
                 revision=revision(self.db),
             )
         )
-        findings = asked.answer.findings or ""
-        quoted = tuple(
-            self.by_text[text]
-            for text in self.by_text
-            if asked.escalation_id is None and text in findings
-        )
-        return quoted, asked.escalation_id
+        return asked
 
     def answer_with(self, escalation_id: int, note: str) -> None:
         """The member points at the note, as a steward or script would: `parley queue answer`."""
@@ -170,16 +187,22 @@ def learn(member: MemberCorpus) -> Learned:
             for q in rest:  # asked before any teaching: what the asker would have got
                 before.add(q, club.ask(q)[0])
             firsts = Tally()
-            taught = 0
+            taught: list[Question] = []
             for note, q in first.items():
                 quoted, escalation = club.ask(q)
                 firsts.add(q, quoted)
                 if escalation is not None:
                     club.answer_with(escalation, note)
-                    taught += 1
+                    taught.append(q)
             after = Tally()
             for q in rest:
                 after.add(q, club.ask(q)[0])
+            again = Tally()
+            held = 0
+            for q in taught:
+                asked = club.asked(q)
+                again.add(q, club.quoted(asked))
+                held += asked.answer.escalate == "commitment"
         finally:
             club.close()
-    return Learned(member.name, taught, before, after, firsts)
+    return Learned(member.name, len(taught), before, after, firsts, again, held)

@@ -20,6 +20,7 @@ def learned() -> dict[str, Learned]:
     for name, result in found.items():
         print(f"\n{name}: {result.taught} taught; first ask {result.first_ask.line()}")
         print(f"{name}: after learning {result.learned.line()}")
+        print(f"{name}: taught, asked again {result.again.line()}; {result.held} held for consent")
     return found
 
 
@@ -30,6 +31,18 @@ def test_after_the_member_taught_the_promise_holds(learned: dict[str, Learned], 
     after = result.learned
     assert after.wrong_rate <= PROMISE and after.unanswerable_rate <= PROMISE, after.mistakes
     assert after.most_quoted == 1
+
+
+@pytest.mark.parametrize("name", corpora.ALL)
+def test_a_question_the_member_settled_asked_again_gets_the_members_note(
+    learned: dict[str, Learned], name: str
+) -> None:
+    """Every taught question, asked again in its own words, is answered from the note the member
+    pointed at, unless that note is one they consent to each time (it escalates for their consent)."""
+    result = learned[name]
+    again = result.again
+    assert again.answerable == result.taught and again.wrong == 0
+    assert again.right + result.held == result.taught, again.mistakes
 
 
 @pytest.mark.parametrize("name", corpora.ALL)

@@ -50,6 +50,29 @@ def test_a_question_the_member_confirmed_is_answered_from_its_note_once_taught()
     assert match(asked, "en", NOTES, NAMES, taught).chosen == ("j23",)
 
 
+def test_a_question_the_member_settled_asked_again_in_its_words_is_answered_from_its_note() -> None:
+    """The member pointed at j01 for "Can Joana look at my bearded dragon?": the same question,
+    asked again by anyone in the same words (case, accents, punctuation aside), is that note, whatever
+    the rankers say; they alone still abstain on it, and on a question in other words."""
+    asked = "Can Joana look at my bearded dragon?"
+    taught = {"j01": (asked,)}
+    assert assessed(asked, NOTES, NAMES, taught).sure() is None  # the rankers alone: not sure
+    assert match(asked, "en", NOTES, NAMES).chosen == ()
+    for again in (
+        asked,
+        "can joana look at my BEARDED dragon",
+        "Cán Joana look at my bearded-dragon??",
+    ):
+        assert match(again, "en", NOTES, NAMES, taught).chosen == ("j01",)
+    assert match("Can Joana look at my dragon?", "en", NOTES, NAMES, taught).chosen == ()
+    # a question the member gave two notes is theirs to settle again
+    both = {"j01": (asked,), "j02": (asked,)}
+    assert match(asked, "en", NOTES, NAMES, both).chosen == ()
+    # an example of a note the asker may not see settles nothing
+    handed = [note for note in NOTES if note[0] != "j01"]
+    assert "j01" not in match(asked, "en", handed, NAMES, taught).chosen
+
+
 def test_an_example_of_a_note_not_handed_never_brings_that_note() -> None:
     """Examples travel inside the notes handed (`Note.examples`); an example keyed by a note the
     asker may not see is never a way to it."""
