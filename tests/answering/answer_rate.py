@@ -2,7 +2,7 @@
 that answers a question asked in other words, and keep quiet when no note does?
 
 Usage: scripts/answer-rate [--answerer NAME|module:function] [--corpus NAME]... [--newest] [--mistakes]
-           (each corpus on its own, first ask: `corpora`; the newest only with --newest)
+           (each corpus on its own, first ask: `corpora`; those never fitted on only with --newest)
        scripts/answer-rate --learn [--corpus NAME]... [--newest]
            (first ask, the member teaches through `parley queue answer`, ask again: `learning`)
        scripts/answer-rate --split tuning|holdout|fresh|more|all   (the paraphrase corpus's old splits)
@@ -435,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--newest",
         action="store_true",
-        help="the newest corpus too (iara): score it only once the matcher is frozen",
+        help="the corpora never fitted on too (iara; the newest, bento and marisa): score them only "
+        "once the matcher is frozen",
     )
     parser.add_argument("--mistakes", action="store_true", help="list each miss")
     parser.add_argument(
@@ -488,10 +489,16 @@ def _by_corpus(args: argparse.Namespace) -> int:
     """Each corpus on its own: first ask, or first ask and after the member taught (`--learn`)."""
     from tests.answering import corpora, learning
 
-    names = args.corpus or [*corpora.FITTED, *([corpora.NEWEST] if args.newest else [])]
+    names = args.corpus or [*corpora.FITTED, *(corpora.NEVER_FITTED if args.newest else ())]
     for name in names:
         member = corpora.corpus(name)
-        newest = " (the newest corpus)" if name == corpora.NEWEST else ""
+        newest = (
+            " (the newest corpus)"
+            if name in corpora.NEWEST
+            else " (never fitted on)"
+            if name in corpora.NEVER_FITTED
+            else ""
+        )
         if args.learn:
             found = learning.learn(member)
             print(
