@@ -125,6 +125,32 @@ NARROW: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         ),
         re.compile(r"[$€£]|\b(reais|dollars?|euros?|free|gratis|gratuit[oa]s?|de graca)\b"),
     ),
+    # where to find or reach someone, as a value of its own form (round c46: "what's the address of
+    # Espaço Maré?" and the note saying her classes are at Espaço Maré, in Rio Vermelho): a street
+    # with its number or a postcode; a telephone number; an e-mail address
+    "address": (
+        re.compile(
+            r"\b(address|addresses|endereco|enderecos)\b|\b(what|which|que|qual) (street|rua)\b"
+        ),
+        re.compile(
+            r"\b(rua|avenida|av|alameda|travessa|rodovia|estrada|praca)\b\.? [a-z ]{1,40},? "
+            r"(n ?o? ?)?\d|\b\d{5}-\d{3}\b|\b\d+ [a-z]+ (street|st|avenue|ave|road|rd|lane)\b"
+        ),
+    ),
+    "phone": (
+        re.compile(
+            r"\b(phone|telephone|cell|mobile|whatsapp|telefone|celular|zap) (number|numero)\b|"
+            r"\b(numero|number) (de |do |of )?(her |his |dela |dele )?"
+            r"(phone|telephone|cell|mobile|whatsapp|telefone|celular|zap)\b"
+        ),
+        re.compile(r"\+?\d[\d ().-]{7,}\d"),
+    ),
+    "email": (
+        re.compile(
+            r"\be[ -]?mail (address|endereco)\b|\b(what|whats|which|qual|quais)\b.{0,12}\be[ -]?mail\b"
+        ),
+        re.compile(r"[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}"),
+    ),
 }
 
 

@@ -74,13 +74,17 @@ class Evidence:
 
 
 # Fitted by tests/answering/fit_gates.py (`scripts/answer-rate --fit`) on the corpora ana, ravi, lucia,
-# joana, daniel and tomas together, to the promise itself (wrong note at most 0.03 and no unanswerable
-# question answered on each); see fit_gates for each corpus's figures left out. Since tomas's corpus
-# joined the fit (round h46), no grid point keeps the promise on all six PLATEAU steps clear of the
-# edge, so the fit's first stage gives its strictest point: the agreed route needs coverage 0.67
-# (was 0.5) and the apart route is closed (was z 4.5, gap 0.75). Its second stage fits the clear
-# route, the others held: each corpus left out keeps the promise under it and gets ana 25, ravi 32,
-# lucia 26, joana 18, daniel 14, tomas 23 right (round r46's gates: 22, 27, 23, 16, 14, 18).
+# joana, daniel, tomas, iara, bento and marisa together, to the promise itself (wrong note at most 0.03
+# and no unanswerable question answered on each); see fit_gates for each corpus's figures left out.
+# Since tomas's corpus joined the fit (round h46), no grid point keeps the promise on all of them
+# PLATEAU steps clear of the edge, so the first stage gives its strictest point: the agreed route needs
+# coverage 0.67 and the apart route is closed. The clear route, fitted second in round h46 on six
+# corpora, did not hold out: scored once after that freeze, bento's corpus (written for round c46 by a
+# hand that never read the matcher) had "conserto também tem garantia? de quanto tempo?" answered from
+# his note on the warranty of the instruments he builds (a third of the question spoken to, both
+# rankers clearly first). Fitted with bento and marisa, the clear route closes (round c46); each
+# corpus left out keeps the promise and gets ana 22, ravi 27, lucia 22, joana 15, daniel 11, tomas 18,
+# iara 5, bento 7, marisa 3 right (with it: 25, 32, 26, 18, 14, 19, 5, 8, 2).
 GATES = Gates(
     agreed_coverage=0.67,
     agreed_rare=0.75,
@@ -89,7 +93,7 @@ GATES = Gates(
     apart_gap=1.5,
     closed_rare=0.9,
     clear_margin=0.3,
-    clear_gap=1.0,
+    clear_gap=float("inf"),
 )
 # a candidate for the principal: a fifth of the question's best score on the words, or far above the
 # member's other notes for the encoder (its nearest for a question no note answers stands at a z of

@@ -435,8 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--newest",
         action="store_true",
-        help="the corpora never fitted on too (iara; the newest, bento and marisa): score them only "
-        "once the matcher is frozen",
+        help="the newest corpora too (rafael, yuki), never fitted on: score them only once the "
+        "matcher is frozen",
     )
     parser.add_argument("--mistakes", action="store_true", help="list each miss")
     parser.add_argument(

@@ -1,6 +1,7 @@
 """Fits the matcher's gates (`sureness.Gates`) by leaving whole corpora out (issue #46).
 
-For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana, daniel, tomas; never the newest),
+For every question of the fitted corpora (`corpora.FITTED`: ana, ravi, lucia, joana, daniel, tomas,
+iara, bento, marisa; never the newest),
 the matcher's evidence for its words' best note is computed once (`matching.assessed`); then, over a
 grid of the gates, each point's figures on each corpus. A fit on some corpora keeps the points where
 every one of them keeps the promise itself (wrong note at most 0.03 of its answerable questions,
@@ -9,8 +10,8 @@ of the feasible region's edge, and of those, the one with the most right answers
 the first in grid order); when none does, the strictest point. Two stages (round h46): first every
 gate but the clear route's (that route closed), then the clear route's two gates with the others
 held (`CLEAR`). With tomas's corpus fitted, no point of the whole grid is PLATEAU steps inside the
-promise on all six, so the first stage falls back to its strictest point; the clear route, fitted
-second, keeps the promise on each corpus left out.
+promise on all of them, so the first stage falls back to its strictest point; with bento's fitted
+(round c46), so does the second: the clear route closes.
 
 `scripts/answer-rate --fit` prints, for each fitted corpus in turn, the gates fitted on the others and
 the left-out corpus's figures under them; then the gates fitted on all of them (what `sureness.GATES`
