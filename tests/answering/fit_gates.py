@@ -139,10 +139,10 @@ def _count(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
     (agreement), so |A or C| = |A| + |C| - |A and C|, each count a matrix product."""
     agreed, apart = _masks(t)
     a = np.stack(agreed).astype(np.float32)
-    floors = [
-        t.open | (t.nearest_rare >= r)
-        for *_, r, _, _ in itertools.product(*(GRID[k] for k in AGREED))
-    ]
+    # the closed-question floor of each agreed point depends on its closed_rare alone
+    closed_of = np.array(
+        [r for *_, r, _, _ in itertools.product(*(GRID[k] for k in AGREED))], dtype=np.float64
+    )
     c = np.stack(apart).astype(np.float32)
     found = []
     for by_words, by_encoder in (
@@ -151,9 +151,9 @@ def _count(t: Table) -> tuple[npt.NDArray[np.int64], ...]:
         (~t.answerable, ~t.answerable),
     ):
         total = np.zeros((len(agreed), len(apart)), dtype=np.int64)
-        for floor in {tuple(f) for f in floors}:
-            rows = [i for i, f in enumerate(floors) if tuple(f) == floor]
-            kept = by_encoder & np.array(floor)
+        for closed in GRID["closed_rare"]:
+            rows = np.flatnonzero(closed_of == closed)
+            kept = by_encoder & (t.open | (t.nearest_rare >= closed))
             apart_kept = c * kept
             both = a[rows] @ (c * (kept & by_words)).T
             total[rows] = np.rint(

@@ -85,6 +85,7 @@ class Club:
     def _populate(self) -> dict[str, int]:
         from server.access import default_scopes
         from server.identity import mandates, principals
+        from server.plaintext import folded
         from server.store import records
         from server.store.database import now, write
 
@@ -115,7 +116,7 @@ class Club:
                         ids[note_id] = records.add_note(
                             self.db,
                             principal.id,
-                            topic,
+                            folded(topic),  # as every way a member writes a note keeps it
                             text,
                             "members",
                             stamp,

@@ -105,9 +105,10 @@ def test_the_newest_corpus_answers_at_most_3_in_100_unanswerable_questions(
 @pytest.mark.xfail(
     strict=True,
     reason="#46's right-rate goal is not reached: on first ask the matcher, sure only where its "
-    "certainty held on every corpus left out (six fitted since round h46), answers 0.16-0.28 of the "
-    "questions right (ana 0.205, ravi 0.283, lucia 0.263, joana 0.198, daniel 0.157, tomas 0.235; "
-    "see the figures printed); the goal is 0.85 with Portuguese within 5 points of English",
+    "certainty held on every corpus left out (nine fitted since round c46), answers 0.04-0.24 of the "
+    "questions right (ana 0.180, ravi 0.239, lucia 0.222, joana 0.165, daniel 0.124, tomas 0.210, "
+    "iara 0.116, bento 0.156, marisa 0.044; see the figures printed); the goal is 0.85 with "
+    "Portuguese within 5 points of English",
 )
 def test_the_answerer_reaches_the_right_rate_goal(
     first_asks: dict[str, corpora.Tally], name: str
@@ -118,6 +119,24 @@ def test_the_answerer_reaches_the_right_rate_goal(
         right / asked for right, asked in (tally.by_language["en"], tally.by_language["pt-BR"])
     )
     assert abs(english - portuguese) <= 0.05
+
+
+def test_portuguese_is_answered_within_5_points_of_english_over_every_corpus(
+    first_asks: dict[str, corpora.Tally], newest: dict[str, corpora.Tally]
+) -> None:
+    """Over every corpus's answerable questions together (a corpus alone has 30-60 a language: its
+    rate is known to about 12 points either way), the share answered right in Portuguese is within
+    5 points of the share in English (round c46: en 66/440 0.150, pt-BR 70/378 0.185)."""
+    right = {"en": 0, "pt-BR": 0}
+    asked = {"en": 0, "pt-BR": 0}
+    for tally in [*first_asks.values(), *newest.values()]:
+        for language in right:
+            got, of = tally.by_language[language]
+            right[language] += got
+            asked[language] += of
+    english, portuguese = (right[lang] / asked[lang] for lang in ("en", "pt-BR"))
+    assert min(asked.values()) >= 300
+    assert abs(english - portuguese) <= 0.05, (right, asked)
 
 
 @pytest.mark.parametrize("name", ["joana", "daniel", "tomas"])

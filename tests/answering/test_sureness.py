@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from server.answering import deterministic, kinds
 from server.answering.contract import Note, ScopedRequest, Terms
 from server.answering.matching import assessed, match
@@ -191,34 +193,62 @@ def test_an_examples_words_count_as_themselves_never_as_the_subjects_they_might_
 
 
 def test_both_rankers_clearly_first_is_sure_though_the_words_speak_to_little() -> None:
-    """The clear route: the words' best note is the encoder's nearest, first on the words by
-    `clear_margin` and first for the encoder by `clear_gap` in z; a question in the other language
-    than its note shares few of its words, so it seldom speaks to enough of the question."""
+    """The clear route as such, under gates that open it (clear_gap 1.0: the six-corpus fit of round
+    h46): the words' best note is the encoder's nearest, first on the words by `clear_margin` and
+    first for the encoder by `clear_gap` in z. The nine-corpus fit of round c46 closes it
+    (`sureness.GATES`): bento's "conserto também tem garantia?" was answered through it."""
     from server.answering import sureness
 
-    gates = sureness.GATES
+    gates = replace(sureness.GATES, clear_gap=1.0)
     base = sureness.Evidence(
         agreed=True, score=0.4, margin=gates.clear_margin, coverage=0.25, rare=0.2, z=2.5,
         kind_missing=False, open=True, lead=gates.clear_gap,
     )  # fmt: skip
-    assert sureness.decide(base)
-    assert not sureness.decide(replace(base, margin=gates.clear_margin - 0.01))
-    assert not sureness.decide(replace(base, lead=gates.clear_gap - 0.01))
-    assert not sureness.decide(replace(base, agreed=False))
-    assert not sureness.decide(replace(base, kind_missing=True))
-    assert not sureness.decide(replace(base, open=False))  # a yes-or-no question: closed_rare
+    assert sureness.decide(base, gates)
+    assert not sureness.decide(base)  # closed as shipped
+    assert not sureness.decide(replace(base, margin=gates.clear_margin - 0.01), gates)
+    assert not sureness.decide(replace(base, lead=gates.clear_gap - 0.01), gates)
+    assert not sureness.decide(replace(base, agreed=False), gates)
+    assert not sureness.decide(replace(base, kind_missing=True), gates)
+    assert not sureness.decide(replace(base, open=False), gates)  # a yes-or-no question
     # the words' lead read without the examples' words is the one the route asks for
-    assert not sureness.decide(replace(base, own_margin=0.0))
+    assert not sureness.decide(replace(base, own_margin=0.0), gates)
 
 
-def test_an_examples_words_give_no_clear_lead() -> None:
+def test_an_examples_words_give_no_clear_lead(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ravi confirmed "What time zone is Ravi in?" for his note on where he lives. "qual o time de
     futebol do ravi?" (no note answers it) meets that example's "time"; the note's own words do not
-    lead, so the clear route does not answer it."""
+    lead, so the clear route, open as round h46 fitted it, does not answer it."""
+    from server.answering import sureness
+
+    opened = replace(sureness.GATES, clear_gap=1.0)
+    monkeypatch.setattr(sureness, "GATES", opened)  # the matcher asks for the own lead under these
     ravi = corpus("ravi")
     names = ("ravi", "Ravi")
     asked = "qual o time de futebol do ravi?"
     taught = {"r06": ("What time zone is Ravi in?",)}
     found = assessed(asked, ravi.notes, names, taught)
     assert found.best == found.nearest == "r06" and found.evidence.own_margin is not None
+    assert not sureness.decide(found.evidence, opened)
+    assert sureness.decide(replace(found.evidence, own_margin=None), opened)  # the example's lead
     assert match(asked, "pt-BR", ravi.notes, names, taught).chosen == ()
+
+
+def test_a_question_asking_where_to_find_or_reach_someone_needs_a_note_holding_it() -> None:
+    """Marisa's "what's the address of Espaço Maré?" and her note saying her classes are at Espaço
+    Maré, in Rio Vermelho (round c46: both rankers put it clearly first): an address, a telephone
+    number or an e-mail address is a value of its own form, and a note without one does not answer."""
+    assert kinds.narrow("what's the address of Espaço Maré?") == "address"
+    assert kinds.narrow("qual o endereço do ateliê?") == "address"
+    assert kinds.narrow("qual o número do whatsapp dela?") == "phone"
+    assert kinds.narrow("what's her email?") == "email"
+    assert kinds.narrow("does she answer emails on weekends?") is None
+    assert kinds.holds_narrow("address", "Atendo na Rua Augusta, 1200, em São Paulo.")
+    assert kinds.holds_narrow("address", "The shop is at 12 Baker Street.")
+    assert not kinds.holds_narrow("address", "Moro na rua de trás da praça, com 3 cachorros.")
+    assert kinds.holds_narrow("phone", "Call me on +55 48 99123-4567.")
+    assert kinds.holds_narrow("email", "Write to ana@studio.com.br.")
+    marisa = corpus("marisa")
+    found = assessed("what's the address of Espaço Maré?", marisa.notes, ("marisa", "Marisa"))
+    assert found.best == "ma02" and found.evidence.kind_missing
+    assert match("what's the address of Espaço Maré?", "en", marisa.notes, ("marisa",)).chosen == ()
