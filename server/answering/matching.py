@@ -12,6 +12,9 @@ by leaving whole corpora out (tests/answering/fit_gates.py). A member's confirme
 as part of their notes (`taught`). Otherwise the matcher is not sure and says so with the plausible
 candidates, for the principal.
 
+Round c46 (nine corpora fitted, rafael's and yuki's the newest): the fit closes the clear route (it
+answered one of bento's unanswerable questions); settled questions (`taught`); the reach kinds.
+
 Round h46 (six corpora, tomas's now fitted, iara's the newest): added the clear route
 (`sureness.decide`: both rankers first by a clear lead each; fitted second, leave-corpus-out right
 +3, +5, +3, +2, +0, +5 over r46 on ana, ravi, lucia, joana, daniel, tomas) and one opinion per
