@@ -361,16 +361,13 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
 ):
     """On PostgreSQL every step of a tools/call that reads or writes the store (the rules in force,
     the handler, the audit row written on its own) runs in a worker thread: the loop serving every
-    connection never waits. An audit row carried by a later request's budget statement is made into
-    that statement on the loop, which sends it on its own asynchronous connection (never waiting on
-    it: `server.store.batching`)."""
+    connection never waits."""
     from server.chokepoint import audit
 
     chokepoint = club.live.parley.chokepoint
     assert chokepoint.offload
     seen: list[tuple[str, threading.Thread]] = []
     refresh, insert = chokepoint.rulebook.refresh, audit.audit_rows.insert
-    carried = audit.audit_rows.statement
 
     def watched_refresh(known=None):
         seen.append(("rules", threading.current_thread()))
@@ -381,13 +378,7 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
         return insert(*args, **kwargs)
 
     monkeypatch.setattr(chokepoint.rulebook, "refresh", watched_refresh)
-
-    def watched_statement(*args, **kwargs):
-        seen.append(("audit carried", threading.current_thread()))
-        return carried(*args, **kwargs)
-
     monkeypatch.setattr(audit.audit_rows, "insert", watched_insert)
-    monkeypatch.setattr(audit.audit_rows, "statement", watched_statement)
     _slow_tool(chokepoint, "about_club", 0.0, blocking=False, seen=seen)
     async with connect(club.url, None) as guest:
         db = club.db()  # the revision moves: the rules in force are read again for the next call
@@ -396,8 +387,7 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
         assert not (await guest.call_tool("about_club", {})).is_error
     club.settled()  # the audit row is written just after the answer
     assert {step.split()[0] for step, _ in seen} == {"rules", "handler", "audit"}, seen
-    waits = [(step, thread) for step, thread in seen if step != "audit carried"]
-    assert all(thread is not club.live.thread for _, thread in waits), seen
+    assert all(thread is not club.live.thread for _, thread in seen), seen
 
 
 # --- the rule book as an operator reads it --------------------------------------------------------
