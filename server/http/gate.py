@@ -76,7 +76,7 @@ class Gate:
                 return
             # A message answers first: what it leaves to write (its calls' audit rows, its token's
             # last use) is written once the answer has left, before the request ends.
-            held = self.audit.hold()
+            held = state.held = self.audit.hold()  # handed to its calls with the state
             source = STATEMENT_SOURCE.set("request")
             last_uses = state.last_uses = {}  # the admission puts its token's last use here
             try:
