@@ -3,8 +3,8 @@ access token (from the embedded authorization server, through its own pages, as 
 get it) and a guest (no credential). Counted from the server's own /metrics
 (`parley_store_statements_total`, every worker's added up) over sequential calls after a first, so
 it counts what a request costs once its credential was seen: those made serving the requests, and
-all (the background's too; the audit rows a request lets go of ride on the next one's statement,
-and the last one's are written by the background writer).
+all (the background's too: the audit rows a request lets go of are written by the background
+writer, in statements of their own).
 """
 
 from __future__ import annotations

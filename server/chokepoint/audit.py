@@ -3,18 +3,18 @@
 Argument values and tokens never reach this table; the outcome is a fixed word, and a tool name
 the caller made up is stored only as safe, bounded text.
 
-A request that came through the HTTP gate gets its answer first: the gate holds the rows its calls
-record (`AuditTrail.hold`) and lets go of them the moment the answer has been handed to the
+A request that came through the HTTP gate gets its answer first: the gate opens a hold for it
+(`AuditTrail.hold`), which travels on the request's state to the calls it carries (`Chokepoint.call`'s
+`held`), keeps the rows they record, and is let go of the moment the answer has been handed to the
 connection. While the server runs, its audit writer (`AuditTrail.run_writer`) writes what every
 request let go of since its last write in one statement, so calls answered together under load
 share one commit; without a writer the gate writes them itself, before the request ends. The
-caller never waits on either. A row recorded outside any request (a call made in process), or
-after its request already ended (a client that went away mid-call), is written at once.
+caller never waits on either. A row recorded with no hold (a call made in process), or after its
+request already ended (a client that went away mid-call), is written at once.
 """
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 import re
@@ -119,21 +119,15 @@ def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[Au
 
 
 class Held:
-    """The rows one request's calls recorded, until its answer has left (kept on the event loop)."""
+    """The rows one request's calls recorded, until its answer has left (kept on the event loop).
+    Made by the gate for its request and handed to each of that request's calls: a call records
+    into the hold of the request that carried it, and into no other."""
 
-    __slots__ = ("open", "rows", "token")
+    __slots__ = ("open", "rows")
 
     def __init__(self) -> None:
         self.rows: list[Call] = []
         self.open = True
-        self.token: contextvars.Token[Held | None] | None = None
-
-
-# The SDK runs a request's handlers in the context of the task that carried its message in, so a
-# value set by the gate for its request is the one the chokepoint sees for that request's calls.
-_HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar(
-    "parley_audit_held", default=None
-)
 
 
 QUEUE_LIMIT = 10_000  # rows let go of and not yet written: beyond this a request writes its own
@@ -182,17 +176,13 @@ class AuditTrail:
             self.waiting -= len(calls)
 
     def hold(self) -> Held:
-        """From here until `write_held`, this request's calls keep their rows instead of writing them."""
-        held = Held()
-        held.token = _HELD.set(held)
-        return held
+        """A request's hold: from here until `write_held`, the calls it is handed to keep their rows
+        instead of writing them."""
+        return Held()
 
     async def write_held(self, held: Held) -> None:
         """After the answer has left: hand what the request's calls recorded to the writer (or write it,
-        when none runs); calls recorded later write at once."""
-        if held.token is not None:
-            _HELD.reset(held.token)
-            held.token = None
+        when none runs); calls recorded into it later write at once."""
         held.open = False
         calls, held.rows = held.rows, []
         if calls and self._wake is not None and len(self._queue) < QUEUE_LIMIT:
@@ -209,11 +199,12 @@ class AuditTrail:
         duration_ms: float,
         rule: str | None = None,
         trail: list[tuple[str, str, str]] | None = None,
+        held: Held | None = None,
     ) -> None:
+        """The call's row, kept in `held` (its request's hold) while that is open, else written now."""
         if outcome not in OUTCOMES:
             raise ValueError(f"unknown audit outcome {outcome!r}")
         entry = Call(time.time(), caller, tool, outcome, duration_ms, rule, trail)
-        held = _HELD.get()
         if held is not None and held.open:
             held.rows.append(entry)
             self.waiting += 1

@@ -160,9 +160,14 @@ class Chokepoint:
         return [self.definitions[name] for name in caller.tools]
 
     async def call(
-        self, caller: Caller, name: str, arguments: dict[str, object] | None
+        self,
+        caller: Caller,
+        name: str,
+        arguments: dict[str, object] | None,
+        held: audit.Held | None = None,
     ) -> types.CallToolResult:
-        """Visibility, then input validation, then the binding's rules, then the tool; always audited."""
+        """Visibility, then input validation, then the binding's rules, then the tool; always audited
+        (the row kept in `held`, the hold of the request that carried the call, while it is open)."""
         started = time.perf_counter()
         outcome, rule = Outcome.INTERNAL_ERROR, None
         trail: Trail | None = None  # the rules and context sources the call met, for the audit
@@ -228,4 +233,4 @@ class Chokepoint:
         finally:
             seconds = time.perf_counter() - started
             tool_calls_by(name if name in self.specs else "unknown", outcome).observe(seconds)
-            await self.audit.record(caller, name, outcome, seconds * 1000, rule, trail)
+            await self.audit.record(caller, name, outcome, seconds * 1000, rule, trail, held)

@@ -35,7 +35,7 @@ from server.chokepoint.stored_rules import BROKEN, BrokenRule, Denial, StoredRul
 from server.manifest.schema import Binding, Manifest, Problem, RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, revision
-from server.store.rules import RuleRow
+from server.store.rules import RuleRow, RuleState
 
 if TYPE_CHECKING:  # whoami's shape, declared beside ToolContext: no need to load the tools here
     from server.tools.registry import RuleSentence
@@ -123,13 +123,13 @@ class RuleBook(StoredRules):
 
     # --- what is in force ----------------------------------------------------------------------
 
-    def _rows(self, state: str) -> list[RuleRow]:
+    def _rows(self, state: RuleState) -> list[RuleRow]:
         return rule_rows.in_state(self.db, state) if self.db is not None else []
 
     def _compiled(self, row: RuleRow) -> list[Rule] | BrokenRule:
         """A stored rule compiled against today's manifest, or what keeps it from compiling; kept by
         the row's id and body (the manifest and context sources of a book never change)."""
-        key = (row["id"], row["body"])
+        key = (row.id, row.body)
         found = self._compiled_rows.get(key)
         if found is None:
             if len(self._compiled_rows) >= COMPILED_KEPT:
@@ -139,15 +139,15 @@ class RuleBook(StoredRules):
 
     def _compile_row(self, row: RuleRow) -> list[Rule] | BrokenRule:
         try:
-            return self.compile(RuleDecl.model_validate_json(row["body"]), f"store:{row['id']}")
+            return self.compile(RuleDecl.model_validate_json(row.body), f"store:{row.id}")
         except RuleError as exc:
             reason = str(exc)
         except ValidationError:
-            reason = f"rule '{row['name']}': its stored form no longer reads as a rule"
+            reason = f"rule '{row.name}': its stored form no longer reads as a rule"
         except Exception:  # noqa: BLE001 - whatever fails, the rule still holds its tool back
-            log.exception("stored rule %s failed to compile", row["id"])
-            reason = f"rule '{row['name']}': it failed to compile"
-        return BrokenRule(row["id"], row["agent"], row["tool"], row["name"], reason)
+            log.exception("stored rule %s failed to compile", row.id)
+            reason = f"rule '{row.name}': it failed to compile"
+        return BrokenRule(row.id, row.agent, row.tool, row.name, reason)
 
     @property
     def in_force(self) -> int | None:

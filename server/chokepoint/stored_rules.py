@@ -15,7 +15,7 @@ from server.chokepoint.rules import Rule, RuleError, RuleListing
 from server.manifest.schema import RuleDecl
 from server.store import rules as rule_rows
 from server.store.database import Database, now, write
-from server.store.rules import RuleRow
+from server.store.rules import RuleRow, RuleState
 
 BROKEN = "this rule no longer compiles; a steward must fix or remove it"
 
@@ -69,7 +69,7 @@ class StoredRules:
         # defined by RuleBook (rulebook.py)
         def compile(self, decl: RuleDecl, origin: str) -> list[Rule]: ...
 
-        def _rows(self, state: str) -> list[RuleRow]: ...
+        def _rows(self, state: RuleState) -> list[RuleRow]: ...
 
         def _compiled(self, row: RuleRow) -> list[Rule] | BrokenRule: ...
 
@@ -112,12 +112,12 @@ class StoredRules:
         refused, naming why, and nothing changes. Returns the ids put in force."""
         everything = rule_id is None and ids is None and removals is None
         wanted = {rule_id} if rule_id is not None else set(ids or ()) if not everything else None
-        drafts = [row for row in self._rows("draft") if wanted is None or row["id"] in wanted]
+        drafts = [row for row in self._rows("draft") if wanted is None or row.id in wanted]
         if rule_id is not None and not drafts:
             raise RuleError(f"no draft rule {rule_id}")
-        marked = {row["id"] for row in rule_rows.marked(self._store())}
+        marked = {row.id for row in rule_rows.marked(self._store())}
         retiring = marked if everything else set(removals or ()) & marked
-        gone = sorted((wanted or set()) - {row["id"] for row in drafts}) + sorted(
+        gone = sorted((wanted or set()) - {row.id for row in drafts}) + sorted(
             set(removals or ()) - marked
         )
         if gone:
@@ -129,17 +129,17 @@ class StoredRules:
             compiled = self._compiled(row)
             if isinstance(compiled, BrokenRule):
                 raise RuleError(
-                    f"draft store:{row['id']} no longer compiles, so nothing was published: "
+                    f"draft store:{row.id} no longer compiles, so nothing was published: "
                     f"{compiled.reason}; remove it and draft it again"
                 )
         with write(self._store()):
             stamp = now()
             for row in drafts:
-                rule_rows.publish(self._store(), row["id"], stamp)
+                rule_rows.publish(self._store(), row.id, stamp)
             for removed in sorted(retiring):
                 rule_rows.remove(self._store(), removed, stamp)
         self.refresh()
-        return [row["id"] for row in drafts]
+        return [row.id for row in drafts]
 
     def remove(self, rule_id: int, at_publish: bool = False) -> None:
         """Remove a rule from the store: at once, or (`at_publish`, for a rule in force) at the next publish,
@@ -151,7 +151,7 @@ class StoredRules:
             if marked:
                 self.refresh()
                 return
-            if any(row["id"] == rule_id for row in rule_rows.marked(self._store())):
+            if any(row.id == rule_id for row in rule_rows.marked(self._store())):
                 raise RuleError(
                     f"the removal of rule {rule_id} is in the draft already: publish it, or keep the rule"
                 )
@@ -204,13 +204,13 @@ class StoredRules:
                 )
                 rows.append(
                     RuleListing(
-                        id=f"store:{row['id']}",
-                        state=row["state"],
-                        binding=f"{row['agent']} · parley · {row['tool']}",
-                        name=row["name"],
+                        id=f"store:{row.id}",
+                        state=row.state,
+                        binding=f"{row.agent} · parley · {row.tool}",
+                        name=row.name,
                         reads_as=reads_as,
                         problem=problem,
-                        removal_drafted=row["removal_drafted_at"] is not None,
+                        removal_drafted=row.removal_drafted_at is not None,
                     )
                 )
         return rows

@@ -36,7 +36,7 @@ class Admitter:
 
     def guest_in_one(self, state: RequestState) -> bool:
         """Whether this request is a guest's whose budget is shared: its statement reads the
-        revision too (and may carry audit rows), so the rules need no statement of their own."""
+        revision too, so the rules need no statement of their own."""
         return (
             self.shared_guest is not None
             and state.authorization is None
@@ -45,7 +45,7 @@ class Admitter:
 
     def remembered(self, state: RequestState) -> str | None:
         """The digest of a token whose chain the resolver keeps, when its budget is shared: such a
-        request is admitted in one round trip (and may carry audit rows)."""
+        request is admitted in one round trip."""
         if self.shared_budget is None:
             return None
         return self.access.resolver.remembered(state.authorization)

@@ -25,7 +25,7 @@ from server import __version__
 from server.access import Caller, Lane
 from server.chokepoint.chokepoint import Chokepoint
 from server.http.live import LiveSessions, connection_of
-from server.http.request_state import McpContext, caller_of
+from server.http.request_state import McpContext, caller_of, held_of
 from server.http.resources import Resources
 from server.manifest.schema import Manifest
 from server.quoting import QUOTED_NOTICE
@@ -164,9 +164,10 @@ async def _answer_call(
     name: str,
     arguments: dict[str, object] | None,
 ) -> types.CallToolResult:
-    """A tools/call: the caller's session noted as seen, then the chokepoint's whole step."""
+    """A tools/call: the caller's session noted as seen, then the chokepoint's whole step (its audit
+    row kept in the hold of the request that carried it)."""
     await live.seen(ctx, caller)
-    return await chokepoint.call(caller, name, arguments)
+    return await chokepoint.call(caller, name, arguments, held_of(ctx))
 
 
 _PLAIN_PARAMS = frozenset({"name", "arguments"})

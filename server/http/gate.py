@@ -76,7 +76,7 @@ class Gate:
                 return
             # A message answers first: what it leaves to write (its calls' audit rows, its token's
             # last use) is written once the answer has left, before the request ends.
-            held = self.audit.hold()
+            held = state.held = self.audit.hold()  # handed to its calls with the state
             source = STATEMENT_SOURCE.set("request")
             last_uses = state.last_uses = {}  # the admission puts its token's last use here
             try:
@@ -100,8 +100,13 @@ class Gate:
             log.exception("%d token last use(s) not written", len(stamps))
 
     async def _admit(self, state: RequestState) -> Admission:
-        """Identity and budget, in a worker thread when they may wait. (Audit rows never ride in
-        this statement: the audit writer writes them in its own, `AuditTrail.run_writer`.)"""
+        """Identity and budget, in a worker thread when they may wait. Two paths, on purpose: a
+        request whose budget key is known before its caller is (a remembered token's, a guest's, on
+        PostgreSQL) goes in the statement sent with the requests beside it, from the loop
+        (`admit_together`); any other (a token not yet resolved, whose failure spends its address's
+        guest budget instead; the store known down, which only the pooled path tries again; SQLite)
+        takes `admit`. Sending all through `admit` measured 0.30 → 1.08 round trips and 287 → 630
+        µs of worker CPU a whoami (`scripts/bench --database postgresql --workers 2`)."""
         authorization = state.authorization
         remembered = self.admitter.remembered(state)
         if remembered is not None or self.admitter.guest_in_one(state):

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.types import Scope
 
 from server.access import Caller
+from server.chokepoint.audit import Held
 
 # A JSON value as parsed from a request body.
 JSON = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | None
@@ -44,11 +45,14 @@ class RequestState:
     parsed: bool = False  # whether `message` holds the parse of `body`
     # a message's token last use, written once its answer has left (None: written at once)
     last_uses: dict[str, str] | None = None
+    # the audit rows its calls record, written once its answer has left (None: written at once)
+    held: Held | None = None
 
     def release(self) -> None:
         """The request ended: drop what it read, so a context the SDK keeps holds none of it."""
         self.body = self.message = None
         self.caller = None
+        self.held = None
 
 
 def handed_on(scope: Scope, state: RequestState) -> Scope:
@@ -62,11 +66,24 @@ def state_in(scope: Scope) -> RequestState | None:
     return state if isinstance(state, RequestState) else None
 
 
-def caller_of(ctx: McpContext) -> Caller:
-    """The caller the gate resolved for the request that carried this message, read from the
-    Starlette request the SDK puts on the context; fails closed when there is none."""
+def _state_of(ctx: McpContext) -> RequestState | None:
+    """The state of the request that carried this message, from the Starlette request the SDK puts
+    on the context."""
     request = ctx.request
-    state = state_in(request.scope) if isinstance(request, Request) else None
+    return state_in(request.scope) if isinstance(request, Request) else None
+
+
+def caller_of(ctx: McpContext) -> Caller:
+    """The caller the gate resolved for the request that carried this message; fails closed when
+    there is none."""
+    state = _state_of(ctx)
     if state is None or state.caller is None:  # only reachable if the gate were bypassed
         raise RuntimeError("no resolved caller on this request")
     return state.caller
+
+
+def held_of(ctx: McpContext) -> Held | None:
+    """The audit hold of the request that carried this message, for the calls it carries: None once
+    the request ended (or for a request the gate did not hold), and their rows are written at once."""
+    state = _state_of(ctx)
+    return state.held if state is not None else None

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from server.access import Caller
 from server.chokepoint.chokepoint import Chokepoint
 from server.http.live import INBOX_URI, LiveSessions
-from server.http.request_state import caller_of
+from server.http.request_state import caller_of, held_of
 
 KNOWLEDGE_PREFIX = "parley://knowledge/"
 
@@ -86,7 +86,7 @@ class Resources:
             )
         if params.uri != INBOX_URI or not self.inbox_visible(caller):
             raise _not_found(params.uri)
-        result = await self.chokepoint.call(caller, "inbox", {})
+        result = await self.chokepoint.call(caller, "inbox", {}, held_of(ctx))
         first = result.content[0] if result.content else None
         text = first.text if isinstance(first, types.TextContent) else "{}"
         return types.ReadResourceResult(

@@ -39,6 +39,7 @@ from server.oauth.models import (
     string_list,
 )
 from server.store import oauth as rows
+from server.store.oauth import RefreshTokenRow
 
 AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
 
@@ -67,17 +68,17 @@ class S256Required(CodeChallenge):
             # A wrong verifier burns the code: it cannot be guessed at, one try per code.
             rows.claim_code(
                 grant.server.store.db,
-                grant.request.authorization_code.row["id"],
+                grant.request.authorization_code.row.id,
                 None,
                 int(time.time()),
             )
             raise
 
     def get_authorization_code_challenge(self, authorization_code: AuthorizationCode) -> str:
-        return authorization_code.row["code_challenge"]
+        return authorization_code.row.code_challenge
 
     def get_authorization_code_challenge_method(self, authorization_code: AuthorizationCode) -> str:
-        return authorization_code.row["code_challenge_method"]
+        return authorization_code.row.code_challenge_method
 
 
 class CodeGrant(AuthorizationCodeGrant):
@@ -110,17 +111,17 @@ class CodeGrant(AuthorizationCodeGrant):
 
     def query_authorization_code(self, code: str, client: Client) -> AuthorizationCode | None:
         row = rows.code(self.store.db, digest(code))
-        if row is None or row["client_id"] != client.client_id:
+        if row is None or row.client_id != client.client_id:
             return None
-        if row["used_at"] is not None:
+        if row.used_at is not None:
             # A replayed code: whatever it already bought is revoked (RFC 6749 §4.1.2).
-            if row["family"]:
-                self.store.revoke_family(row["family"], "authorization code replayed")
+            if row.family:
+                self.store.revoke_family(row.family, "authorization code replayed")
             return None
-        if row["expires_at"] < time.time():
+        if row.expires_at < time.time():
             return None
         resource = self.request.form.get("resource")
-        if resource and canonical_resource(resource) != row["resource"]:
+        if resource and canonical_resource(resource) != row.resource:
             raise InvalidRequestError(
                 "resource does not match the authorization request", status_code=400
             )
@@ -133,11 +134,11 @@ class CodeGrant(AuthorizationCodeGrant):
         row = authorization_code.row
         family = "fam_" + secrets.token_urlsafe(18)
         # Claim the code atomically: of two concurrent redemptions exactly one wins.
-        if not rows.claim_code(self.store.db, row["id"], family, int(time.time())):
+        if not rows.claim_code(self.store.db, row.id, family, int(time.time())):
             return None
-        if not self.store.may_act(row["principal_id"], row["agent_id"]):
+        if not self.store.may_act(row.principal_id, row.agent_id):
             return None
-        return Grantee(row["principal_id"], row["agent_id"], row["scope"], family, row["resource"])
+        return Grantee(row.principal_id, row.agent_id, row.scope, family, row.resource)
 
 
 class RefreshGrant(RefreshTokenGrant):
@@ -156,12 +157,12 @@ class RefreshGrant(RefreshTokenGrant):
         known = rows.refresh_token(self.store.db, token_hash)
         if known is None:
             return None
-        if known["rotated_at"] is not None:
+        if known.rotated_at is not None:
             # Reuse of a rotated refresh token: someone holds a copy. Revoke the whole family.
-            self.store.revoke_family(known["family"], "refresh token reused")
+            self.store.revoke_family(known.family, "refresh token reused")
             return None
         token = RefreshToken(known, token_hash)
-        if token.is_expired() or self.store.family_revoked(known["family"]):
+        if token.is_expired() or self.store.family_revoked(known.family):
             return None
         return token
 
@@ -172,17 +173,17 @@ class RefreshGrant(RefreshTokenGrant):
         if token_hash is None or not rows.claim_refresh_token(
             self.store.db, token_hash, int(time.time())
         ):
-            self.store.revoke_family(row["family"], "refresh token reused")
+            self.store.revoke_family(row.family, "refresh token reused")
             return None
-        grant = self.store.family(row["family"])
-        if grant is None or not self.store.may_act(grant["principal_id"], grant["agent_id"]):
+        grant = self.store.family(row.family)
+        if grant is None or not self.store.may_act(grant.principal_id, grant.agent_id):
             return None
         return Grantee(
-            grant["principal_id"],
-            grant["agent_id"],
-            grant["scope"],
-            grant["family"],
-            grant["resource"],
+            grant.principal_id,
+            grant.agent_id,
+            grant.scope,
+            grant.family,
+            grant.resource,
         )
 
     def revoke_old_credential(self, refresh_token: RefreshToken) -> None:
@@ -334,16 +335,16 @@ class Revocation(RevocationEndpoint):
             if grant is not None:
                 # an access token stands for its family: no refresh token row of its own
                 return RefreshToken(
-                    {
-                        "client_id": grant["client_id"],
-                        "family": family,
-                        "scope": grant["scope"],
-                        "issued_at": 0,
-                        "expires_at": 0,
-                        "rotated_at": None,
-                    }
+                    RefreshTokenRow(
+                        family=family,
+                        client_id=grant.client_id,
+                        scope=grant.scope,
+                        issued_at=0,
+                        expires_at=0,
+                        rotated_at=None,
+                    )
                 )
         return None
 
     def revoke_token(self, token: RefreshToken, request: OAuth2Request) -> None:
-        self.server.store.revoke_family(token.row["family"], "revoked by the client")
+        self.server.store.revoke_family(token.row.family, "revoked by the client")

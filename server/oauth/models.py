@@ -55,9 +55,9 @@ class Client:
     """A registered client; authlib's `ClientMixin` interface."""
 
     def __init__(self, row: ClientRow):
-        self.client_id = row["client_id"]
-        self.secret_hash = row["secret_hash"]
-        metadata = json.loads(row["metadata"])
+        self.client_id = row.client_id
+        self.secret_hash = row.secret_hash
+        metadata = json.loads(row.metadata)
         self.metadata: dict[str, object] = metadata if isinstance(metadata, dict) else {}
 
     def get_client_id(self) -> str:
@@ -102,10 +102,10 @@ class AuthorizationCode:
         self.row = row
 
     def get_redirect_uri(self) -> str:
-        return self.row["redirect_uri"]
+        return self.row.redirect_uri
 
     def get_scope(self) -> str:
-        return self.row["scope"]
+        return self.row.scope
 
 
 class RefreshToken:
@@ -117,19 +117,19 @@ class RefreshToken:
         self.token_hash = token_hash  # the digest it was presented as, when it was (a refresh)
 
     def check_client(self, client: Client) -> bool:
-        return self.row["client_id"] == client.client_id
+        return self.row.client_id == client.client_id
 
     def get_scope(self) -> str:
-        return self.row["scope"]
+        return self.row.scope
 
     def get_expires_in(self) -> int:
-        return self.row["expires_at"] - self.row["issued_at"]
+        return self.row.expires_at - self.row.issued_at
 
     def is_expired(self) -> bool:
-        return self.row["expires_at"] < time.time()
+        return self.row.expires_at < time.time()
 
     def is_revoked(self) -> bool:
-        return self.row["rotated_at"] is not None
+        return self.row.rotated_at is not None
 
 
 @dataclass(frozen=True)

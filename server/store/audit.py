@@ -6,7 +6,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.store.database import Database, first_record, json_array, records
+from server.store.database import Database, first_record, records
 
 # The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
 COLUMNS = (
@@ -63,25 +63,6 @@ def insert(db: Database, rows: Sequence[Sequence[object]]) -> None:
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
         db.execute(_insert(len(chunk)), [value for values in chunk for value in values])
-
-
-@functools.cache
-def _insert_json() -> str:
-    columns = ", ".join(
-        f"(r->>{index})::float8" if column == "duration_ms" else f"r->>{index}"
-        for index, column in enumerate(COLUMNS)
-    )
-    # jsonb: the array is parsed once; on `json` every `->>` re-read its row's text from the start
-    return f"INSERT INTO audit ({', '.join(COLUMNS)}) SELECT {columns} FROM jsonb_array_elements(?::jsonb) r"
-
-
-def statement(rows: Sequence[Sequence[object]]) -> tuple[str, list[object]]:
-    """Rows as one INSERT for a statement that carries them with another (PostgreSQL's budget
-    statement: `PostgresDatabase.take_budgets_reading_revision`): one JSON array, so the text is the
-    same however many rows (the statement is prepared once) and the rows cost one parameter."""
-    if not rows:
-        raise ValueError("no audit rows to carry")
-    return _insert_json(), [json_array(rows)]
 
 
 def tail(db: Database, limit: int = 20, principal: str | None = None) -> list[AuditEntry]:

@@ -1,5 +1,5 @@
-"""Admissions sent together. On PostgreSQL a request spends its budget, reads the revision it is
-resolved at and carries audit rows in one statement (`PostgresDatabase.take_budgets_reading_revision`).
+"""Admissions sent together. On PostgreSQL a request spends its budget and reads the revision it is
+resolved at in one statement (`PostgresDatabase.take_budgets_reading_revision`).
 Sent one by one from worker threads, under load each request paid a hand-off to a thread, a
 statement of its own (on the client and on the server) and a wake-up of the event loop. Here the
 requests that arrive while a statement is in flight wait for it to come back and then go together,
@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
 
 import anyio
 
@@ -32,36 +31,20 @@ WAIT = 1.5  # seconds a request waits for its turn, as a statement waits for a p
 BUSY = "every connection to the store is busy; nothing changed, retry shortly"
 DOWN = "the store is unavailable; nothing changed, retry in a second"
 
-Rows = Sequence[Sequence[object]]
 Answer = tuple[list[float | None], int]
-# (key, per minute) of each request, in order, and the audit rows they carry → each request's wait
-# (None: allowed) and the revision; sent on the running event loop's own connection
-Spend = Callable[[Sequence[tuple[str, int]], Rows], Awaitable[Answer]]
-
-
-class Carrying(Protocol):
-    """Audit rows a request's statement carries; `written` is set once a statement carried them."""
-
-    written: bool
-
-    def rows(self) -> Sequence[Sequence[object]]: ...
+# (key, per minute) of each request, in order → each request's wait (None: allowed) and the revision;
+# sent on the running event loop's own connection
+Spend = Callable[[Sequence[tuple[str, int]]], Awaitable[Answer]]
 
 
 class _Ask:
     """One request's part of a statement, and where its answer goes."""
 
-    __slots__ = ("arrived", "audit", "context", "future", "key", "per_minute")
+    __slots__ = ("arrived", "context", "future", "key", "per_minute")
 
-    def __init__(
-        self,
-        key: str,
-        per_minute: int,
-        audit: Carrying | None,
-        loop: asyncio.AbstractEventLoop,
-    ):
+    def __init__(self, key: str, per_minute: int, loop: asyncio.AbstractEventLoop):
         self.key = key
         self.per_minute = per_minute
-        self.audit = audit  # made when its statement is sent
         self.future: asyncio.Future[tuple[float | None, int]] = loop.create_future()
         self.arrived = loop.time()
         self.context = contextvars.copy_context()  # what its statement counts as (a request's)
@@ -126,19 +109,16 @@ class BudgetBatcher:
         """Not closed, and the store not known to be down (then each caller takes its own path)."""
         return not self._closed and not self._down()
 
-    async def take(
-        self, key: str, per_minute: int, audit: Carrying | None = None
-    ) -> tuple[float | None, int]:
+    async def take(self, key: str, per_minute: int) -> tuple[float | None, int]:
         """Spend one request of `key`'s budget and read the revision, with whatever other requests
-        are waiting: (None if allowed, else seconds until one is; the revision). `audit` holds the
-        rows this request carries (made when its statement is sent, marked written once it ran)."""
+        are waiting: (None if allowed, else seconds until one is; the revision)."""
         if self._closed:
             raise StoreUnavailable(DOWN)
         loop = asyncio.get_running_loop()
         line = self._lines.get(loop)
         if line is None:
             line = self._lines[loop] = _Line(loop)
-        ask = _Ask(key, per_minute, audit, loop)
+        ask = _Ask(key, per_minute, loop)
         line.waiting.append(ask)
         if line.sending is None:  # nothing in flight: its statement goes on the next turn
             line.sending = loop.create_task(self._send(line))
@@ -148,7 +128,7 @@ class BudgetBatcher:
             return await ask.future
         except asyncio.CancelledError:
             # Cancelled before its turn: never sent. Once sent, as a call in a worker thread, its
-            # statement is waited for (what it spent and carried is known) before the cancellation
+            # statement is waited for (what it spent is known) before the cancellation
             # goes on. (A shield on every request costs more than the request's share of a statement.)
             sending = line.sending
             if not self._withdraw(line, ask) and sending is not None:
@@ -173,10 +153,9 @@ class BudgetBatcher:
         try:
             if self._down():
                 raise StoreUnavailable(DOWN)
-            rows = [row for ask in batch if ask.audit is not None for row in ask.audit.rows()]
             self.sent += 1
             self.carried += len(batch)
-            waits, current = await self._spend([(ask.key, ask.per_minute) for ask in batch], rows)
+            waits, current = await self._spend([(ask.key, ask.per_minute) for ask in batch])
         except Exception as exc:  # every request it carried is told, none is left waiting
             _fail(batch, exc)
         except BaseException:  # cancelled (the loop is closing): nothing more is sent from it
@@ -186,8 +165,6 @@ class BudgetBatcher:
             raise
         else:
             for ask, wait in zip(batch, waits, strict=True):
-                if ask.audit is not None:
-                    ask.audit.written = True
                 if not ask.future.done():
                     ask.future.set_result((wait, current))
         if line.waiting and not self._closed:

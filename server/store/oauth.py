@@ -7,13 +7,14 @@ Codes and refresh tokens are stored as digests. Claims of one-time secrets are s
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TypedDict, cast
+from dataclasses import asdict, dataclass
+from typing import Literal
 
-from server.store.database import Database, write
+from server.store.database import Database, first_record, write
 
 
-class ClientRow(TypedDict):
+@dataclass(frozen=True, slots=True)
+class ClientRow:
     """A registered client: its metadata as JSON text, its secret as a digest (None: public)."""
 
     client_id: str
@@ -22,7 +23,8 @@ class ClientRow(TypedDict):
     issued_at: int
 
 
-class CodeRow(TypedDict):
+@dataclass(frozen=True, slots=True)
+class CodeRow:
     """An authorization code (stored as its digest) and what it was issued for."""
 
     id: int
@@ -33,13 +35,14 @@ class CodeRow(TypedDict):
     principal_id: int
     agent_id: int
     code_challenge: str
-    code_challenge_method: str
+    code_challenge_method: Literal["S256"]  # the column's CHECK
     expires_at: int
     used_at: int | None
     family: str | None  # the grant family it bought, once redeemed
 
 
-class GrantRow(TypedDict):
+@dataclass(frozen=True, slots=True)
+class GrantRow:
     """A grant family: what one consent gave one client, for one agent."""
 
     family: str
@@ -50,7 +53,8 @@ class GrantRow(TypedDict):
     resource: str
 
 
-class RefreshTokenRow(TypedDict):
+@dataclass(frozen=True, slots=True)
+class RefreshTokenRow:
     """A refresh token (stored as its digest) of a grant family."""
 
     family: str
@@ -61,9 +65,19 @@ class RefreshTokenRow(TypedDict):
     rotated_at: int | None
 
 
+_CLIENT = "client_id, secret_hash, metadata, issued_at"
+_CODE = (
+    "id, client_id, redirect_uri, scope, resource, principal_id, agent_id, code_challenge, "
+    "code_challenge_method, expires_at, used_at, family"
+)
+_GRANT = "family, client_id, principal_id, agent_id, scope, resource"
+_REFRESH_TOKEN = "family, client_id, scope, issued_at, expires_at, rotated_at"
+
+
 def client(db: Database, client_id: str) -> ClientRow | None:
-    rows = list(db.query("SELECT * FROM oauth_clients WHERE client_id = ?", [client_id]))
-    return cast(ClientRow, rows[0]) if rows else None  # every column of oauth_clients
+    return first_record(
+        db, ClientRow, f"SELECT {_CLIENT} FROM oauth_clients WHERE client_id = ?", [client_id]
+    )
 
 
 def add_client(
@@ -79,7 +93,7 @@ def add_client(
         metadata=json.dumps(metadata),
         issued_at=issued_at,
     )
-    db.insert("oauth_clients", dict(row))
+    db.insert("oauth_clients", asdict(row))
     return row
 
 
@@ -88,8 +102,9 @@ def add_code(db: Database, row: dict[str, object]) -> None:
 
 
 def code(db: Database, code_hash: str) -> CodeRow | None:
-    rows = list(db.query("SELECT * FROM oauth_codes WHERE code_hash = ?", [code_hash]))
-    return cast(CodeRow, rows[0]) if rows else None  # every column of oauth_codes
+    return first_record(
+        db, CodeRow, f"SELECT {_CODE} FROM oauth_codes WHERE code_hash = ?", [code_hash]
+    )
 
 
 def claim_code(db: Database, code_id: int, family: str | None, stamp: int) -> bool:
@@ -105,10 +120,12 @@ def claim_code(db: Database, code_id: int, family: str | None, stamp: int) -> bo
 
 def grant(db: Database, family: str) -> GrantRow | None:
     """The grant family if it exists and is not revoked."""
-    rows = list(
-        db.query("SELECT * FROM oauth_grants WHERE family = ? AND revoked_at IS NULL", [family])
+    return first_record(
+        db,
+        GrantRow,
+        f"SELECT {_GRANT} FROM oauth_grants WHERE family = ? AND revoked_at IS NULL",
+        [family],
     )
-    return cast(GrantRow, rows[0]) if rows else None  # every column of oauth_grants
 
 
 def grant_revoked(db: Database, family: str) -> bool:
@@ -177,24 +194,25 @@ def grants_of(db: Database, principal_id: int) -> list[ListedGrant]:
 
 
 def refresh_token(db: Database, token_hash: str) -> RefreshTokenRow | None:
-    rows = list(db.query("SELECT * FROM oauth_refresh_tokens WHERE token_hash = ?", [token_hash]))
-    return cast(RefreshTokenRow, rows[0]) if rows else None  # every column of oauth_refresh_tokens
+    return first_record(
+        db,
+        RefreshTokenRow,
+        f"SELECT {_REFRESH_TOKEN} FROM oauth_refresh_tokens WHERE token_hash = ?",
+        [token_hash],
+    )
 
 
 def claim_refresh_token(db: Database, token_hash: str, stamp: int) -> RefreshTokenRow | None:
     """Rotate a refresh token in one statement; None when it is unknown or was already rotated."""
     with write(db):
-        cursor = db.execute(
+        # read to the end inside the unit, before COMMIT: RETURNING rows belong to the statement
+        return first_record(
+            db,
+            RefreshTokenRow,
             "UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? "
-            "AND rotated_at IS NULL RETURNING *",
+            f"AND rotated_at IS NULL RETURNING {_REFRESH_TOKEN}",
             [stamp, token_hash],
         )
-        rows = (
-            cursor.fetchall()
-        )  # read to the end before COMMIT: RETURNING rows belong to the statement
-        columns = [d[0] for d in cursor.description]
-    # RETURNING * of the table
-    return cast(RefreshTokenRow, dict(zip(columns, rows[0], strict=True))) if rows else None
 
 
 def add_refresh_token(db: Database, row: dict[str, object]) -> None:

@@ -239,20 +239,18 @@ class PostgresDatabase(Database):
         seconds until one is."""
         return self.take_budgets_reading_revision([(key, per_minute)])[0][0]
 
-    def take_budget_reading_revision(
-        self, key: str, per_minute: int, audit: Sequence[Sequence[object]] = ()
-    ) -> tuple[float | None, int]:
+    def take_budget_reading_revision(self, key: str, per_minute: int) -> tuple[float | None, int]:
         """`take_budgets_reading_revision` for one request."""
-        waits, current = self.take_budgets_reading_revision([(key, per_minute)], audit)
+        waits, current = self.take_budgets_reading_revision([(key, per_minute)])
         return waits[0], current
 
     def take_budgets_reading_revision(
-        self, asks: Sequence[tuple[str, int]], audit: Sequence[Sequence[object]] = ()
+        self, asks: Sequence[tuple[str, int]]
     ) -> tuple[list[float | None], int]:
         """One round trip for what requests need of the store before their tools run: spend one
-        request of each ask's (key, per-minute) budget, read the revision they are resolved at, and
-        write the audit rows earlier requests let go of (`audit`, in `audit.COLUMNS` order). One
-        statement, so all of it happens or none of it does.
+        request of each ask's (key, per-minute) budget and read the revision they are resolved at.
+        One statement, so all of it happens or none of it does. (Audit rows are never written here:
+        the audit writer writes them in its own statement, `AuditTrail.run_writer`.)
 
         GCRA on the database's clock, spent on the bucket as the statement finds it locked (another
         process's statement waits for this one). Several asks of one key are spent in their order as
@@ -263,17 +261,17 @@ class PostgresDatabase(Database):
 
         (Each ask's wait, in order: None if allowed, else the seconds until one is; the revision.)
         A refused ask's wait is its bucket's after the asks of its key that were allowed."""
-        sql, values, answer = budget_statement(asks, audit)
+        sql, values, answer = budget_statement(asks)
         return answer(self.execute(sql, values).fetchall())
 
     async def spend_together(
-        self, asks: Sequence[tuple[str, int]], audit: Sequence[Sequence[object]] = ()
+        self, asks: Sequence[tuple[str, int]]
     ) -> tuple[list[float | None], int]:
         """`take_budgets_reading_revision` sent from the running event loop on its own connection
         (`server.store.batching` sends one at a time on each loop): nothing waits in a thread, and
         the loop is free while the statement is in flight. A connection found lost counts as an
         outage, as a pooled one's does; the next statement after it opens a fresh one."""
-        sql, values, answer = budget_statement(asks, audit)
+        sql, values, answer = budget_statement(asks)
         conn = await self._loop_connection()
         self.counted(1)
         try:

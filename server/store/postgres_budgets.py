@@ -1,16 +1,13 @@
-"""The cluster-wide rate-limit budgets' one statement on PostgreSQL: every ask's budget spent, the
-revision read and earlier requests' audit rows written in one round trip
-(`PostgresDatabase.take_budgets_reading_revision`), and the startup options of the connections that
-send it from an event loop."""
+"""The cluster-wide rate-limit budgets' one statement on PostgreSQL: every ask's budget spent and the
+revision read in one round trip (`PostgresDatabase.take_budgets_reading_revision`), and the startup
+options of the connections that send it from an event loop."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from psycopg.conninfo import conninfo_to_dict
 
-from server.store import audit as audit_rows
 from server.store.database import json_array
 
 _GENERIC = "-c plan_cache_mode=force_generic_plan"
@@ -27,11 +24,17 @@ def plan_once(url: str) -> str:
     return f"{own} {_GENERIC}" if own else _GENERIC
 
 
+# A row the budget statement answers: a key, how many of its asks were allowed (`taken`), how far
+# its bucket is ahead of now (`behind`, seconds), and the revision (None before the first change).
+BudgetRow = tuple[str, int, float, int | None]
+Answer = tuple[list[float | None], int]
+
+
 def budget_statement(
-    asks: Sequence[tuple[str, int]], audit: Sequence[Sequence[object]]
-) -> tuple[str, list[object], Callable[[list[tuple[Any, ...]]], tuple[list[float | None], int]]]:
-    """The budget statement for `asks` carrying `audit` (`take_budgets_reading_revision`): its text,
-    its parameters, and what reads its rows into each ask's wait and the revision."""
+    asks: Sequence[tuple[str, int]],
+) -> tuple[str, list[object], Callable[[Sequence[BudgetRow]], Answer]]:
+    """The budget statement for `asks` (`take_budgets_reading_revision`): its text, its parameters,
+    and what reads its rows into each ask's wait and the revision."""
     by_key: dict[str, list[int]] = {}
     for index, (key, _) in enumerate(asks):
         by_key.setdefault(key, []).append(index)
@@ -42,14 +45,8 @@ def budget_statement(
         step = 60.0 / per_minute
         asked.append((key, len(by_key[key]), step, step * (per_minute - 1)))
     slack_of = {key: slack for key, _, _, slack in asked}
-    values: list[object]
-    if audit:
-        logged, values = audit_rows.statement(audit)
-        sql = f"WITH logged AS ({logged}), {_SPEND}"
-    else:
-        sql, values = f"WITH {_SPEND}", []
 
-    def answer(rows: list[tuple[Any, ...]]) -> tuple[list[float | None], int]:
+    def answer(rows: Sequence[BudgetRow]) -> Answer:
         if len(rows) != len(asked):
             raise RuntimeError("the budget statement did not answer for every key")
         waits: list[float | None] = [None] * len(asks)
@@ -64,14 +61,14 @@ def budget_statement(
 
     # one JSON parameter rather than four arrays: psycopg adapts a string at once, where each list
     # is inspected element by element to choose its array type, on every statement
-    return sql, [*values, json_array(asked)], answer
+    return _STATEMENT, [json_array(asked)], answer
 
 
-# The budget statement after its WITH (and the audit rows it carries): each key's asks (n) with its
-# emission interval (step) and burst allowance (slack); a bucket's "behind" is how far its theoretical
-# arrival time is ahead of now. Of n asks, as many are allowed as j = 0 … n-1 with
-# behind + j·step <= slack; `taken` keeps that count for RETURNING, which sees only the new row.
-_SPEND = """clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t),
+# The budget statement: each key's asks (n) with its emission interval (step) and burst allowance
+# (slack); a bucket's "behind" is how far its theoretical arrival time is ahead of now. Of n asks, as
+# many are allowed as j = 0 … n-1 with behind + j·step <= slack; `taken` keeps that count for
+# RETURNING, which sees only the new row.
+_STATEMENT = """WITH clock AS (SELECT extract(epoch FROM clock_timestamp())::float8 AS t),
 asked AS (SELECT a->>0 AS key, (a->>1)::int AS n, (a->>2)::float8 AS step, (a->>3)::float8 AS slack
   FROM jsonb_array_elements(?::jsonb) a),
 spent AS (

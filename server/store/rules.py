@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TypedDict, cast
+from dataclasses import dataclass
+from typing import Literal
 
-from server.store.database import Database
+from server.store.database import Database, records
+
+# A rule's state, as the `rules.state` column's CHECK allows it.
+RuleState = Literal["draft", "published", "removed"]
 
 
-class RuleRow(TypedDict):
+@dataclass(frozen=True, slots=True)
+class RuleRow:
     """A stored rule as the rule book reads it: its binding, its name and its JSON body."""
 
     id: int
@@ -17,27 +22,31 @@ class RuleRow(TypedDict):
     body: str
 
 
+@dataclass(frozen=True, slots=True)
 class LiveRuleRow(RuleRow):
     """A rule not removed, with its state and when its removal was drafted (None: not drafted)."""
 
-    state: str
+    state: RuleState
     removal_drafted_at: str | None
 
 
-def in_state(db: Database, state: str) -> list[RuleRow]:
+def in_state(db: Database, state: RuleState) -> list[RuleRow]:
     """id, agent, tool, name and JSON body of every rule in this state, oldest first."""
-    rows = db.query(
-        "SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id", [state]
+    return records(
+        db,
+        RuleRow,
+        "SELECT id, agent, tool, name, body FROM rules WHERE state = ? ORDER BY id",
+        [state],
     )
-    return cast(list[RuleRow], list(rows))  # the columns selected are RuleRow's
 
 
 def live(db: Database) -> list[LiveRuleRow]:
-    rows = db.query(
+    return records(
+        db,
+        LiveRuleRow,
         "SELECT id, state, agent, tool, name, body, removal_drafted_at FROM rules "
-        "WHERE state != 'removed' ORDER BY id"
+        "WHERE state != 'removed' ORDER BY id",
     )
-    return cast(list[LiveRuleRow], list(rows))  # the columns selected are LiveRuleRow's
 
 
 def add_draft(db: Database, agent: str, tool: str, name: str, body: str, stamp: str) -> int:
@@ -102,8 +111,9 @@ def unmark_removal(db: Database, rule_id: int) -> bool:
 
 def marked(db: Database) -> list[RuleRow]:
     """Published rules whose removal is drafted, oldest first."""
-    rows = db.query(
+    return records(
+        db,
+        RuleRow,
         "SELECT id, agent, tool, name, body FROM rules WHERE state = 'published' "
-        "AND removal_drafted_at IS NOT NULL ORDER BY id"
+        "AND removal_drafted_at IS NOT NULL ORDER BY id",
     )
-    return cast(list[RuleRow], list(rows))  # the columns selected are RuleRow's

@@ -59,7 +59,7 @@ def card_of(rule: Rule, state: str, removing: frozenset[int] = frozenset()) -> C
 def publish_summary(rulebook: RuleBook) -> list[PublishChange]:
     """What publishing changes, per binding: the rules it adds, and the rules already in force."""
     rulebook.refresh()
-    removing = frozenset(row["id"] for row in rulebook.removals())
+    removing = frozenset(row.id for row in rulebook.removals())
     by_binding: dict[tuple[str, str], PublishChange] = {}
 
     def entry(agent: str, tool: str) -> PublishChange:
@@ -77,23 +77,21 @@ def publish_summary(rulebook: RuleBook) -> list[PublishChange]:
         return by_binding[(agent, tool)]
 
     for row, compiled in rulebook.drafts():
-        entry(row["agent"], row["tool"])["adds"].append(
-            Card(row["name"], "draft", "", False, row["id"], compiled.problem)
+        entry(row.agent, row.tool)["adds"].append(
+            Card(row.name, "draft", "", False, row.id, compiled.problem)
             if isinstance(compiled, BrokenRule)
             else card_of(compiled[0], "draft")
         )
     for row in rulebook.removals():
-        found = entry(row["agent"], row["tool"])
-        if all(
-            card.rule_id != row["id"] for card in found["removes"]
-        ):  # one that no longer compiles
+        found = entry(row.agent, row.tool)
+        if all(card.rule_id != row.id for card in found["removes"]):  # one that no longer compiles
             found["removes"].append(
                 Card(
-                    row["name"],
+                    row.name,
                     "broken",
                     "",
                     False,
-                    row["id"],
+                    row.id,
                     "It no longer compiles",
                     removing=True,
                 )
@@ -104,7 +102,7 @@ def publish_summary(rulebook: RuleBook) -> list[PublishChange]:
 def binding_panels(rulebook: RuleBook, agents: list[str], tool: str) -> list[BindingPanel]:
     """Each binding of a tool (agent · parley · tool) with its rules: in force, broken, drafted."""
     drafts = rulebook.drafts()
-    removing = frozenset(row["id"] for row in rulebook.removals())
+    removing = frozenset(row.id for row in rulebook.removals())
     panel: list[BindingPanel] = []
     for agent in agents:
         cards = [
@@ -128,9 +126,9 @@ def binding_panels(rulebook: RuleBook, agents: list[str], tool: str) -> list[Bin
             for rule in rulebook.broken(agent, tool)
         ]
         for row, compiled in drafts:
-            if (row["agent"], row["tool"]) == (agent, tool):
+            if (row.agent, row.tool) == (agent, tool):
                 cards.append(
-                    Card(row["name"], "draft", "", False, row["id"], compiled.problem)
+                    Card(row.name, "draft", "", False, row.id, compiled.problem)
                     if isinstance(compiled, BrokenRule)
                     else card_of(compiled[0], "draft")
                 )

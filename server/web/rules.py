@@ -108,14 +108,12 @@ class RulePages(Frame):
             agents = self._bindings(tool)
             in_force = [rule for agent in agents for rule in self.rulebook.rules_for(agent, tool)]
             drafted = [
-                compiled
-                for row, compiled in drafts
-                if row["tool"] == tool and row["agent"] in agents
+                compiled for row, compiled in drafts if row.tool == tool and row.agent in agents
             ]
             read = self._sources_read(
                 in_force + [rule for c in drafted if isinstance(c, list) for rule in c]
             )
-            leaving = sum(1 for row in removals if row["tool"] == tool and row["agent"] in agents)
+            leaving = sum(1 for row in removals if row.tool == tool and row.agent in agents)
             facts.append(
                 ToolFacts(
                     tool,

@@ -320,9 +320,71 @@ async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_fo
     assert tuple(row) == ("whoami", "ok", "bruno")
 
 
+async def test_reading_the_inbox_is_answered_before_its_audit_row_is_written(club, monkeypatch):
+    """The inbox resource is read through the chokepoint's `inbox` tool: that call's row is held by
+    the request that carried the read (handed to it with the request's state) as a tools/call's is,
+    and follows the answer."""
+    from server.chokepoint import audit
+
+    insert = audit.audit_rows.insert
+    writing, release, written = threading.Event(), threading.Event(), threading.Event()
+
+    def held_up(db, rows):
+        writing.set()
+        release.wait(10)
+        insert(db, rows)
+        written.set()
+
+    before = club.db().execute("SELECT COUNT(*) FROM audit").fetchone()[0]
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {club.tokens.member.token}",
+    }
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}}
+    hello["clientInfo"] = {"name": "t", "version": "1"}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        opened = await http.post(
+            club.url,
+            headers=headers,
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        )
+        if "mcp-session-id" in opened.headers:
+            headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        await http.post(
+            club.url,
+            headers=headers,
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        )
+        monkeypatch.setattr(audit.audit_rows, "insert", held_up)
+        try:
+            answer = await http.post(
+                club.url,
+                headers=headers,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "resources/read",
+                    "params": {"uri": "parley://inbox"},
+                },
+            )
+            assert answer.json()["result"]["contents"][0]["uri"] == "parley://inbox"
+            assert not written.is_set()  # answered with the row still unwritten
+            assert writing.wait(5)  # and its write under way
+        finally:
+            release.set()
+    club.settled()
+    db = club.db()
+    assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] == before + 1
+    row = db.execute(
+        "SELECT tool, outcome, principal FROM audit ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    assert tuple(row) == ("inbox", "ok", "bruno")
+
+
 async def test_a_row_recorded_outside_a_request_or_after_it_ended_is_written_at_once(club):
-    """Only a request the gate holds defers its rows: a call made in process, or one still running
-    when its request ended (the client went away), writes its row straight away."""
+    """Only a call handed its request's hold defers its row: a call made in process (no hold), or one
+    still running when its request ended (the client went away), writes its row straight away."""
     import asyncio
 
     from server.chokepoint.audit import AuditTrail
@@ -338,13 +400,13 @@ async def test_a_row_recorded_outside_a_request_or_after_it_ended_is_written_at_
     await trail.record(caller, "whoami", "ok", 1.0)
     assert count() == start + 1  # no request: written now
     held = trail.hold()
-    await trail.record(caller, "whoami", "ok", 1.0)
+    await trail.record(caller, "whoami", "ok", 1.0, held=held)
     assert (count(), trail.waiting) == (start + 1, 1)  # held for after the answer
     go = asyncio.Event()
 
-    async def late_call() -> None:  # a task started inside the request sees its held rows
+    async def late_call() -> None:  # a call of the request, handed its hold, ending after it
         await go.wait()
-        await trail.record(caller, "inbox", "ok", 1.0)
+        await trail.record(caller, "inbox", "ok", 1.0, held=held)
 
     late = asyncio.create_task(late_call())
     await trail.write_held(held)
@@ -361,16 +423,13 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
 ):
     """On PostgreSQL every step of a tools/call that reads or writes the store (the rules in force,
     the handler, the audit row written on its own) runs in a worker thread: the loop serving every
-    connection never waits. An audit row carried by a later request's budget statement is made into
-    that statement on the loop, which sends it on its own asynchronous connection (never waiting on
-    it: `server.store.batching`)."""
+    connection never waits."""
     from server.chokepoint import audit
 
     chokepoint = club.live.parley.chokepoint
     assert chokepoint.offload
     seen: list[tuple[str, threading.Thread]] = []
     refresh, insert = chokepoint.rulebook.refresh, audit.audit_rows.insert
-    carried = audit.audit_rows.statement
 
     def watched_refresh(known=None):
         seen.append(("rules", threading.current_thread()))
@@ -381,13 +440,7 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
         return insert(*args, **kwargs)
 
     monkeypatch.setattr(chokepoint.rulebook, "refresh", watched_refresh)
-
-    def watched_statement(*args, **kwargs):
-        seen.append(("audit carried", threading.current_thread()))
-        return carried(*args, **kwargs)
-
     monkeypatch.setattr(audit.audit_rows, "insert", watched_insert)
-    monkeypatch.setattr(audit.audit_rows, "statement", watched_statement)
     _slow_tool(chokepoint, "about_club", 0.0, blocking=False, seen=seen)
     async with connect(club.url, None) as guest:
         db = club.db()  # the revision moves: the rules in force are read again for the next call
@@ -396,8 +449,7 @@ async def test_on_a_store_across_the_network_a_call_never_waits_on_it_on_the_eve
         assert not (await guest.call_tool("about_club", {})).is_error
     club.settled()  # the audit row is written just after the answer
     assert {step.split()[0] for step, _ in seen} == {"rules", "handler", "audit"}, seen
-    waits = [(step, thread) for step, thread in seen if step != "audit carried"]
-    assert all(thread is not club.live.thread for _, thread in waits), seen
+    assert all(thread is not club.live.thread for _, thread in seen), seen
 
 
 # --- the rule book as an operator reads it --------------------------------------------------------

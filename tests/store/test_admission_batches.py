@@ -48,14 +48,12 @@ class Held:
         self.release = threading.Event()
         self.calls = 0
 
-    async def __call__(
-        self, asks: Sequence[tuple[str, int]], rows: batching.Rows
-    ) -> tuple[list[float | None], int]:
+    async def __call__(self, asks: Sequence[tuple[str, int]]) -> tuple[list[float | None], int]:
         self.calls += 1
         if self.calls == 1 and self.before:
             self.entered.set()
             await anyio.to_thread.run_sync(self.release.wait, 30)
-        answer = await self.spend(asks, rows)
+        answer = await self.spend(asks)
         if self.calls == 1 and not self.before:
             self.entered.set()
             await anyio.to_thread.run_sync(self.release.wait, 30)
@@ -275,43 +273,27 @@ async def test_a_lost_connection_fails_closed_and_a_fresh_one_is_opened_once_the
     assert 9 < tat(store, "token:a") - time.time() <= 12
 
 
-class Carry:
-    """One audit row a request carries (`batching.Carrying`), named by its tool."""
-
-    def __init__(self, tool: str):
-        self.tool = tool
-        self.written = False
-
-    def rows(self) -> list[tuple[object, ...]]:
-        return [
-            ("2026-01-01T00:00:00.000000Z", "member", "p", "a", self.tool, "ok", 1.0)
-            + (None, None, None, "{}")
-        ]
-
-
 async def test_a_cancelled_request_is_never_sent_before_its_turn_and_waits_for_its_statement_after(
     store,
 ):
     batcher = store.together
     held = hold(batcher)
-    sent_rows, waiting_rows = Carry("sent"), Carry("waiting")
-    first = asyncio.create_task(batcher.take("token:a", 10, sent_rows))
+    first = asyncio.create_task(batcher.take("token:a", 10))
     await anyio.to_thread.run_sync(held.entered.wait)  # its statement ran and is held in flight
-    second = asyncio.create_task(batcher.take("token:b", 10, waiting_rows))
+    second = asyncio.create_task(batcher.take("token:b", 10))
     await until(lambda: batcher.queued == 1)
     first.cancel()
     second.cancel()
     with pytest.raises(asyncio.CancelledError):
         await second  # taken back at once: never sent
     await asyncio.sleep(0.05)
-    assert not first.done()  # its statement is still in flight: what it carried is not known yet
+    assert not first.done()  # its statement is still in flight: what it spent is not known yet
     held.release.set()
     with pytest.raises(asyncio.CancelledError):
         await first
-    assert sent_rows.written and not waiting_rows.written
     assert (batcher.sent, batcher.carried, held.calls) == (1, 1, 1)
-    counts = dict(store.execute("SELECT tool, count(*) FROM audit GROUP BY tool").fetchall())
-    assert counts == {"sent": 1}
+    spent = store.execute("SELECT count(*) FROM rate_buckets WHERE key = 'token:a'").fetchone()
+    assert spent[0] == 1  # the statement it was sent in ran
     assert (
         store.execute("SELECT count(*) FROM rate_buckets WHERE key = 'token:b'").fetchone()[0] == 0
     )
@@ -331,8 +313,8 @@ async def test_the_loop_connection_plans_the_budget_statement_once_and_keeps_the
     try:
         migrate(db, {})
         assert isinstance(db, PostgresDatabase)
-        for _ in range(12):  # beyond psycopg's prepare_threshold, with and without audit rows
-            assert (await db.together.take("token:a", 1000, Carry("whoami")))[0] is None
+        for _ in range(12):  # beyond psycopg's prepare_threshold
+            assert (await db.together.take("token:a", 1000))[0] is None
             assert (await db.together.take("token:b", 1000))[0] is None
         conn = db._loop_conns[asyncio.get_running_loop()]
         settings = await (await conn.execute("SHOW statement_timeout")).fetchone()
@@ -343,26 +325,8 @@ async def test_the_loop_connection_plans_the_budget_statement_once_and_keeps_the
             )
         ).fetchall()
         budget = [p for p in plans if "rate_buckets" in p[0]]
-        assert len(budget) == 2, plans  # with audit rows and without
+        assert len(budget) == 1, plans  # one text, whatever it spends
         assert all(custom == 0 and generic >= 1 for _, generic, custom in budget), budget
     finally:
         db.close()
         postgres.drop(url)
-
-
-async def test_carried_audit_rows_arrive_as_they_were_made(store):
-    """Rows travel as one jsonb array: text with quotes, backslashes, accents and emoji, absent
-    values and a fractional duration come out of the table as they went in."""
-    odd = ("2026-01-01T00:00:00.000001Z", "member", 'a "q" \\ é', "🤖 agent", "whoami")
-    odd += ("ok", 0.125, None, "srv", "rule's", '{"k": [1, "é"]}')
-
-    class Odd(Carry):
-        def rows(self) -> list[tuple[object, ...]]:
-            return [odd]
-
-    assert (await store.together.take("token:a", 10, Odd("whoami")))[0] is None
-    found = store.execute(
-        "SELECT ts, lane, principal, agent, tool, outcome, duration_ms, binding_agent, "
-        "binding_server, rule, path FROM audit"
-    ).fetchall()
-    assert found == [odd]

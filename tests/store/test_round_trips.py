@@ -1,7 +1,7 @@
 """Round trips to PostgreSQL a request makes, counted by Parley's own statement counter: a guest's
 and an OAuth access token's `whoami` make one each once the token was seen (the budget's statement
-reads the revision and carries the audit rows), as a remembered Parley token's does
-(tests/store/test_store_backends.py)."""
+reads the revision; the audit writer writes the audit rows in a statement of its own, after the
+answer), as a remembered Parley token's does (tests/store/test_store_backends.py)."""
 
 from __future__ import annotations
 

@@ -209,8 +209,9 @@ def _sample(name: str, **labels: str) -> float:
 async def test_on_postgresql_a_remembered_tokens_request_is_one_round_trip_and_every_call_is_audited(
     postgres, tmp_path
 ):
-    """The budget, the revision to resolve at and the audit rows earlier requests let go of travel in
-    one statement: a request of a token the resolver remembers makes exactly one round trip."""
+    """The budget and the revision to resolve at travel in one statement: a request of a token the
+    resolver remembers makes exactly one round trip, and its audit row is written after it by the
+    audit writer."""
     url = postgres.new_database()
     try:
         with running_club(tmp_path, env={"PARLEY_DATABASE_URL": url}) as club:
