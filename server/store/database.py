@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 from server.errors import ConfigError, Conflict, ParleyError
 
 # A statement's parameters: `?` placeholders in order, or `:name` ones by name.
-Params: TypeAlias = Sequence[Any] | dict[str, Any] | None
+Params: TypeAlias = Sequence[object] | dict[str, object] | None
 # A row as a dict of its columns. Its values are what the schema says (TEXT, INTEGER, REAL), which
 # Python's types cannot see through a driver: the one place the store hands on untyped values.
 Row: TypeAlias = dict[str, Any]

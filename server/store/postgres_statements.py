@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import psycopg
 
-from server.store.database import StoreUnavailable, Taken
+from server.store.database import Params, StoreUnavailable, Taken
 
 NO_ANSWER = "the store did not answer; nothing is known to have changed, retry shortly"
 
@@ -65,7 +65,7 @@ def uncounted(round_trips: int) -> None:
 def run(
     conn: psycopg.Connection,
     sql: str,
-    params: Sequence[Any] | Mapping[str, Any] | None,
+    params: Params,
     counted: Callable[[int], None] = uncounted,
 ) -> Rows:
     text = translate(sql)
