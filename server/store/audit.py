@@ -6,7 +6,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.store.database import Database, first_record, json_array, records
+from server.store.database import Database, first_record, json_array, records, text
 
 # The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
 COLUMNS = (
@@ -144,4 +144,4 @@ def names(db: Database, column: str, principal: str | None, limit: int = 200) ->
         "LIMIT ?",
         [*params, limit],
     ).fetchall()
-    return [row[0] for row in rows]
+    return [text(row[0]) for row in rows]
