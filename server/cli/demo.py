@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TypedDict
 
 from server.access import default_scopes
 from server.identity import mandates, principals, tokens
@@ -15,7 +15,22 @@ from server.store import principals as principal_rows
 from server.store import records
 from server.store.database import Database, now, write
 
-PEOPLE: list[dict[str, Any]] = [
+
+class Person(TypedDict):
+    """One demo principal: who they are, what their mandate covers, and their notes."""
+
+    handle: str
+    name: str
+    status: str  # their lane: member or applicant
+    steward: bool
+    bio: str
+    tags: list[str]
+    topics: list[str]  # what their mandate lets their agent speak of
+    quotable: bool
+    notes: list[tuple[str, str, str]]  # (topic, text, visibility)
+
+
+PEOPLE: list[Person] = [
     {
         "handle": "ana",
         "name": "Ana Ribeiro",

@@ -5,8 +5,6 @@ gate for /mcp, `server.http.edge` for the pages)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 MAX_HEAD_BYTES = 32 * 1024  # a request line and headers; a bearer token or a cookie is far smaller
@@ -23,11 +21,10 @@ class BoundedHead(HttpToolsProtocol):
     one's headers); a head still unfinished past the bound is refused. Counting only while the head is
     unfinished means a small head followed by a large body in one read is never mistaken for a large head."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._reading_head = True
-        self._head_bytes = 0
-        self._refused = False
+    # where every connection starts (each assigns its own as it reads)
+    _reading_head = True
+    _head_bytes = 0
+    _refused = False
 
     def data_received(self, data: bytes) -> None:
         if self._refused:

@@ -42,7 +42,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -99,7 +98,7 @@ class _Session:
     """A stateful session's connection (the one its dispatcher loop serves) and its requests here."""
 
     connection: Connection
-    runner: ServerRunner[Any]
+    runner: ServerRunner[object]  # its lifespan state only handed on
     in_flight: dict[RequestId, _Flight] = field(default_factory=dict)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import anyio
 import pydantic_core
@@ -103,7 +102,7 @@ def cancelled(message: JSONRPCRequest) -> JSONRPCError:
 
 
 async def answer(
-    runner: ServerRunner[Any],
+    runner: ServerRunner[object],
     dispatch: Dispatch,
     message: JSONRPCRequest,
     landed: Callable[[], None] | None = None,

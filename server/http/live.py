@@ -14,7 +14,6 @@ import logging
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import anyio
 import mcp_types as types
@@ -135,7 +134,7 @@ class LiveSessions:
 
     async def listen(
         self, ctx: ServerRequestContext, params: types.SubscriptionsListenRequestParams
-    ) -> Any:
+    ) -> types.SubscriptionsListenResult:
         """Serve one `subscriptions/listen` stream bound to the credential that opened it."""
         caller = self.caller_of(ctx)
         bus = InMemorySubscriptionBus()

@@ -9,9 +9,8 @@ and `parley serve` can say exactly where to look. The default club travels insid
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -139,7 +138,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 def _construct_mapping(
     loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False
-) -> dict[Any, Any]:
+) -> dict[Hashable, object]:
     # what YAML holds is untyped until the manifest's models validate it
     seen: dict[object, int] = {}
     for key_node, _ in node.value:
@@ -153,7 +152,7 @@ def _construct_mapping(
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _with_agents(data: dict[str, Any], source: str) -> dict[str, Any]:  # YAML, not yet validated
+def _with_agents(data: dict[str, object], source: str) -> dict[str, object]:  # YAML, not validated
     """The short form `agent:` and a manifest without agents both become `agents:` with an entry table."""
     if "agent" in data:
         if "agents" in data:
@@ -169,7 +168,7 @@ def _with_agents(data: dict[str, Any], source: str) -> dict[str, Any]:  # YAML, 
         data["agents"] = {DEFAULT_AGENT: data.pop("agent")}
         data.setdefault("entry", [{"agent": DEFAULT_AGENT}])
     if "agents" not in data:  # a manifest without agents serves one agent with every tool
-        club = data.get("club")
+        club, tools = data.get("club"), data.get("tools") or {}
         name = club.get("name", "agent") if isinstance(club, dict) else "agent"
         data = {
             **data,
@@ -177,7 +176,7 @@ def _with_agents(data: dict[str, Any], source: str) -> dict[str, Any]:  # YAML, 
                 DEFAULT_AGENT: {
                     "name": name,
                     "instructions": "",
-                    "tools": list(data.get("tools") or {}),
+                    "tools": list(tools) if isinstance(tools, Iterable) else tools,
                 }
             },
         }

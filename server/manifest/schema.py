@@ -7,7 +7,7 @@ reads the store or the network.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -103,7 +103,9 @@ class Condition(BaseModel):
 
     field: str
     op: str
-    value: Any = None
+    value: object = (
+        None  # YAML or a form, not yet typed: a rule narrows it by the field it compares
+    )
     attribute: str | None = Field(
         default=None, description="Compare with this trusted attribute instead of a value."
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.store.database import Database, records
+from server.store.database import Database, integer, records, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,14 +27,14 @@ def named(db: Database, principal_id: int, name: str) -> tuple[int, str] | None:
     row = db.execute(
         "SELECT id, name FROM agents WHERE principal_id = ? AND name = ?", [principal_id, name]
     ).fetchone()
-    return (row[0], row[1]) if row else None
+    return (integer(row[0]), text(row[1])) if row else None
 
 
 def first(db: Database, principal_id: int) -> tuple[int, str] | None:
     row = db.execute(
         "SELECT id, name FROM agents WHERE principal_id = ? ORDER BY id LIMIT 1", [principal_id]
     ).fetchone()
-    return (row[0], row[1]) if row else None
+    return (integer(row[0]), text(row[1])) if row else None
 
 
 def revoke(db: Database, agent_id: int, stamp: str) -> None:

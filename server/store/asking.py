@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from server.store.database import Database, first_record, records
+from server.store.database import Database, first_record, integer, number, records
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +71,7 @@ def thread_parties(db: Database, thread_id: int) -> tuple[int, int] | None:
     row = db.execute(
         "SELECT asker_id, answerer_id FROM threads WHERE id = ?", [thread_id]
     ).fetchone()
-    return (row[0], row[1]) if row else None
+    return (integer(row[0]), integer(row[1])) if row else None
 
 
 def open_thread(db: Database, asker_id: int, answerer_id: int, subject: str, stamp: str) -> int:
@@ -185,12 +185,12 @@ def threads_of(db: Database, principal_id: int, limit: int) -> list[ListedThread
 
 
 def questions_since(db: Database, asker_id: int, since: str) -> int:
-    return int(
+    return number(
         db.execute(
             "SELECT COUNT(*) FROM messages m JOIN threads t ON t.id = m.thread_id "
             "WHERE t.asker_id = ? AND m.kind = 'question' AND m.created_at >= ?",
             [asker_id, since],
-        ).fetchone()[0]
+        )
     )
 
 
@@ -244,11 +244,11 @@ def queue(db: Database, principal_id: int, status: str = "open") -> list[Escalat
 
 
 def open_count(db: Database, principal_id: int) -> int:
-    return int(
+    return number(
         db.execute(
             "SELECT COUNT(*) FROM escalations WHERE principal_id = ? AND status = 'open'",
             [principal_id],
-        ).fetchone()[0]
+        )
     )
 
 

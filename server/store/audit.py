@@ -6,7 +6,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.store.database import Database, first_record, records
+from server.store.database import Database, first_record, records, text
 
 # The binding (persona · server · tool) as its parts: binding_agent, binding_server, and `tool`.
 COLUMNS = (
@@ -125,4 +125,4 @@ def names(db: Database, column: str, principal: str | None, limit: int = 200) ->
         "LIMIT ?",
         [*params, limit],
     ).fetchall()
-    return [row[0] for row in rows]
+    return [text(row[0]) for row in rows]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from server.store.database import Database
+from server.store.database import Database, integer, integer_or_none, text, text_or_none
 
 _PARTY = """
        a.id, a.principal_id, a.name, a.revoked_at,
@@ -90,13 +90,38 @@ class SubjectChain(NamedTuple):
     party: Party
 
 
+def _party(row: tuple[object, ...]) -> Party:
+    agent_id, agent_principal_id, agent_name, agent_revoked_at = row[:4]
+    principal_id, handle, status, steward, body, signature, key_id = row[4:]
+    return Party(
+        integer_or_none(agent_id),
+        integer_or_none(agent_principal_id),
+        text_or_none(agent_name),
+        text_or_none(agent_revoked_at),
+        integer_or_none(principal_id),
+        text_or_none(handle),
+        text_or_none(status),
+        integer_or_none(steward),
+        text_or_none(body),
+        text_or_none(signature),
+        text_or_none(key_id),
+    )
+
+
 def token(db: Database, digest: str) -> TokenChain | None:
     row = db.execute(_TOKEN, [digest]).fetchone()
     if row is None:
         return None
     public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id = row[:7]
     return TokenChain(
-        public_id, kind, scopes, expires_at, revoked_at, principal_id, agent_id, Party(*row[7:])
+        text(public_id),
+        text(kind),
+        text(scopes),
+        text_or_none(expires_at),
+        text_or_none(revoked_at),
+        integer(principal_id),
+        integer_or_none(agent_id),
+        _party(row[7:]),
     )
 
 
@@ -105,9 +130,15 @@ def grant(db: Database, family: str) -> GrantChain | None:
     if row is None:
         return None
     revoked_at, reason, principal_id, agent_id = row[:4]
-    return GrantChain(revoked_at, reason, principal_id, agent_id, Party(*row[4:]))
+    return GrantChain(
+        text_or_none(revoked_at),
+        text_or_none(reason),
+        integer(principal_id),
+        integer(agent_id),
+        _party(row[4:]),
+    )
 
 
 def subject(db: Database, issuer: str, subject_id: str) -> SubjectChain | None:
     row = db.execute(_SUBJECT, [issuer, subject_id]).fetchone()
-    return None if row is None else SubjectChain(row[0], Party(*row[1:]))
+    return None if row is None else SubjectChain(integer(row[0]), _party(row[1:]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.store.database import Database, first_record, records
+from server.store.database import Database, first_record, records, text
 from server.store.tokens import ListedToken, listed_tokens
 
 
@@ -47,7 +47,7 @@ def last_activity(db: Database, handle: str) -> dict[str, str]:
         "SELECT agent, MAX(ts) FROM audit WHERE principal = ? AND agent IS NOT NULL GROUP BY agent",
         [handle],
     ).fetchall()
-    return {row[0]: row[1] for row in rows}
+    return {text(row[0]): text(row[1]) for row in rows}
 
 
 def applications(db: Database) -> list[Applicant]:

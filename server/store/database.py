@@ -13,34 +13,38 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeAlias, TypeVar
+from decimal import Decimal
+from typing import Protocol, TypeAlias, TypeVar
 
 from server.errors import ConfigError, Conflict, ParleyError
 
 # A statement's parameters: `?` placeholders in order, or `:name` ones by name.
-Params: TypeAlias = Sequence[Any] | dict[str, Any] | None
+Params: TypeAlias = Sequence[object] | dict[str, object] | None
 # A row as a dict of its columns. Its values are what the schema says (TEXT, INTEGER, REAL), which
-# Python's types cannot see through a driver: the one place the store hands on untyped values.
-Row: TypeAlias = dict[str, Any]
+# Python's types cannot see through a driver: `object` until read with `text`, `integer` (below) or as
+# a `Record`, so no untyped value leaves the store.
+Row: TypeAlias = dict[str, object]
 # A typed record of one query's shape (a frozen dataclass whose fields are the columns it selects).
 Record = TypeVar("Record")
 
 
 class Cursor(Protocol):
     """What a statement answers on either store: how many rows it changed, and its rows as tuples
-    (their values typed by the schema, as `Row`'s are: convert what you return, `int(row[0])`)."""
+    (their values typed by the schema, as `Row`'s are: read what you return, `integer(row[0])`)."""
 
     @property
     def rowcount(self) -> int: ...
 
     @property
-    def description(self) -> Any: ...  # (name, …) a column; None for a statement without rows
+    def description(
+        self,
+    ) -> Sequence[Sequence[object]] | None: ...  # (name, …) a column; None: no rows
 
-    def fetchone(self) -> Any: ...
+    def fetchone(self) -> tuple[object, ...] | None: ...
 
-    def fetchall(self) -> list[Any]: ...
+    def fetchall(self) -> list[tuple[object, ...]]: ...
 
-    def __iter__(self) -> Iterator[Any]: ...
+    def __iter__(self) -> Iterator[tuple[object, ...]]: ...
 
 
 class StoreMissing(ConfigError):
@@ -148,6 +152,44 @@ def first_record(
     """The first row as `record` (see `records`), or None when there is none."""
     found = records(db, record, sql, params)
     return found[0] if found else None
+
+
+def text(value: object) -> str:
+    """A TEXT column's value (NOT NULL, or known present): any other type is a store that broke its
+    schema, refused here rather than passed on as text."""
+    if isinstance(value, str):
+        return value
+    raise _off_schema("text", value)
+
+
+def text_or_none(value: object) -> str | None:
+    """A TEXT column's value that may be NULL (or a LEFT JOIN's missing row)."""
+    return None if value is None else text(value)
+
+
+def integer(value: object) -> int:
+    """An INTEGER column's value, or the number an aggregate answers, as `int()` reads it (PostgreSQL
+    answers a `SUM` of integers as a Decimal)."""
+    if isinstance(value, (int, float, Decimal)):
+        return int(value)
+    raise _off_schema("a number", value)
+
+
+def integer_or_none(value: object) -> int | None:
+    """An INTEGER column's value that may be NULL (or a LEFT JOIN's missing row)."""
+    return None if value is None else integer(value)
+
+
+def number(cursor: Cursor) -> int:
+    """The number a statement that always answers one row answers first (`COUNT(*)`, `MAX(…) + 1`)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise RuntimeError("the statement answered no row where it always answers one")
+    return integer(row[0])
+
+
+def _off_schema(expected: str, value: object) -> TypeError:
+    return TypeError(f"the store answered {type(value).__name__} where its schema holds {expected}")
 
 
 def json_array(rows: Sequence[Sequence[object]]) -> str:

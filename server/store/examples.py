@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.store.database import Database, records
+from server.store.database import Database, records, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ def questions_by_note(db: Database, principal_id: int, per_note: int) -> dict[st
     ).fetchall():
         kept = found.setdefault(str(note_id), [])
         if len(kept) < per_note:
-            kept.append(question)
+            kept.append(text(question))
     return found
 
 

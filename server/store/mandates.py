@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.store.database import Database
+from server.store.database import Database, number, text
 
 
 def latest(db: Database, principal_id: int) -> tuple[str, str, str] | None:
@@ -12,16 +12,16 @@ def latest(db: Database, principal_id: int) -> tuple[str, str, str] | None:
         "LIMIT 1",
         [principal_id],
     ).fetchone()
-    return (row[0], row[1], row[2]) if row else None
+    return (text(row[0]), text(row[1]), text(row[2])) if row else None
 
 
 def next_version(db: Database, principal_id: int) -> int:
     """Read inside the writing unit of work (`database.write`), so no other writer can take it."""
-    return int(
+    return number(
         db.execute(
             "SELECT COALESCE(MAX(version), 0) + 1 FROM mandates WHERE principal_id = ?",
             [principal_id],
-        ).fetchone()[0]
+        )
     )
 
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from server.store.database import Database, first_record, write
+from server.store.database import Database, first_record, text, text_or_none, write
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,9 +186,17 @@ def grants_of(db: Database, principal_id: int) -> list[ListedGrant]:
     )
     listed = []
     for row in rows:
-        metadata = json.loads(row.pop("metadata") or "{}")
+        metadata = json.loads(text_or_none(row["metadata"]) or "{}")
         listed.append(
-            ListedGrant(client_name=metadata.get("client_name") or row["client_id"], **row)
+            ListedGrant(
+                family=text(row["family"]),
+                client_id=text(row["client_id"]),
+                client_name=metadata.get("client_name") or text(row["client_id"]),
+                agent=text(row["agent"]),
+                scope=text(row["scope"]),
+                created_at=text(row["created_at"]),
+                revoked_at=text_or_none(row["revoked_at"]),
+            )
         )
     return listed
 
@@ -221,7 +229,8 @@ def add_refresh_token(db: Database, row: dict[str, object]) -> None:
 
 def retired_kids(db: Database) -> list[str]:
     return [
-        row[0] for row in db.execute("SELECT kid FROM oauth_retired_keys ORDER BY id").fetchall()
+        text(row[0])
+        for row in db.execute("SELECT kid FROM oauth_retired_keys ORDER BY id").fetchall()
     ]
 
 

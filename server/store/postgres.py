@@ -23,7 +23,7 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from server.errors import ConfigError
 from server.store.batching import BudgetBatcher
-from server.store.database import Database, Params, PoolStats, Row, StoreUnavailable
+from server.store.database import Database, Params, PoolStats, Row, StoreUnavailable, integer
 from server.store.outage import Outage, quiet_pool_connection_warnings
 from server.store.postgres_budgets import budget_statement, plan_once
 from server.store.postgres_statements import NO_ANSWER, Rows, run, translate, uncounted
@@ -177,7 +177,7 @@ class PostgresDatabase(Database):
         ).fetchone()
         if found is None:
             raise RuntimeError(f"insert into {table} returned no row id")
-        return int(found[0])
+        return integer(found[0])
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Database]:
@@ -225,7 +225,7 @@ class PostgresDatabase(Database):
         narrowed on another machine must hold from the very next request, however late the
         announcement arrives. The feed only wakes live sessions."""
         row = self.execute("SELECT n FROM revision WHERE id = 1").fetchone()
-        return int(row[0]) if row else 0
+        return integer(row[0]) if row else 0
 
     def announce_inbox(self, principal_id: int) -> None:
         self.execute(

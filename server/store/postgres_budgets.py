@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from psycopg.conninfo import conninfo_to_dict
 
-from server.store.database import json_array
+from server.store.database import integer, integer_or_none, json_array, text
 
 _GENERIC = "-c plan_cache_mode=force_generic_plan"
 
@@ -32,7 +32,7 @@ Answer = tuple[list[float | None], int]
 
 def budget_statement(
     asks: Sequence[tuple[str, int]],
-) -> tuple[str, list[object], Callable[[Sequence[BudgetRow]], Answer]]:
+) -> tuple[str, list[object], Callable[[Sequence[Sequence[object]]], Answer]]:
     """The budget statement for `asks` (`take_budgets_reading_revision`): its text, its parameters,
     and what reads its rows into each ask's wait and the revision."""
     by_key: dict[str, list[int]] = {}
@@ -46,7 +46,8 @@ def budget_statement(
         asked.append((key, len(by_key[key]), step, step * (per_minute - 1)))
     slack_of = {key: slack for key, _, _, slack in asked}
 
-    def answer(rows: Sequence[BudgetRow]) -> Answer:
+    def answer(answered: Sequence[Sequence[object]]) -> Answer:
+        rows = [_budget_row(row) for row in answered]
         if len(rows) != len(asked):
             raise RuntimeError("the budget statement did not answer for every key")
         waits: list[float | None] = [None] * len(asks)
@@ -62,6 +63,14 @@ def budget_statement(
     # one JSON parameter rather than four arrays: psycopg adapts a string at once, where each list
     # is inspected element by element to choose its array type, on every statement
     return _STATEMENT, [json_array(asked)], answer
+
+
+def _budget_row(row: Sequence[object]) -> BudgetRow:
+    """A row as the driver hands it over, read as its columns' types (text, int, float8, int)."""
+    key, taken, behind, revision = row
+    if not isinstance(behind, float):
+        raise TypeError(f"the budget statement answered {type(behind).__name__} for behind")
+    return text(key), integer(taken), behind, integer_or_none(revision)
 
 
 # The budget statement: each key's asks (n) with its emission interval (step) and burst allowance

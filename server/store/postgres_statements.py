@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
 
 import psycopg
 
-from server.store.database import StoreUnavailable, Taken
+from server.store.database import Params, StoreUnavailable, Taken
 
 NO_ANSWER = "the store did not answer; nothing is known to have changed, retry shortly"
 
@@ -38,23 +37,23 @@ def translate(sql: str) -> str:
 class Rows:
     """A statement's whole result, read before its connection went back to the pool."""
 
-    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int, names: list[str]):
+    def __init__(self, rows: list[tuple[object, ...]], rowcount: int, names: list[str]):
         self._rows = rows
         self._next = 0
         self.rowcount = rowcount
         self.description = [(name,) for name in names] if names else None
 
-    def fetchone(self) -> tuple[Any, ...] | None:
+    def fetchone(self) -> tuple[object, ...] | None:
         if self._next >= len(self._rows):
             return None
         self._next += 1
         return self._rows[self._next - 1]
 
-    def fetchall(self) -> list[tuple[Any, ...]]:
+    def fetchall(self) -> list[tuple[object, ...]]:
         rest, self._next = self._rows[self._next :], len(self._rows)
         return rest
 
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+    def __iter__(self) -> Iterator[tuple[object, ...]]:
         return iter(self.fetchall())
 
 
@@ -65,7 +64,7 @@ def uncounted(round_trips: int) -> None:
 def run(
     conn: psycopg.Connection,
     sql: str,
-    params: Sequence[Any] | Mapping[str, Any] | None,
+    params: Params,
     counted: Callable[[int], None] = uncounted,
 ) -> Rows:
     text = translate(sql)

@@ -6,7 +6,15 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 
-from server.store.database import Database, first_record, records
+from server.store.database import (
+    Database,
+    first_record,
+    integer,
+    number,
+    records,
+    text,
+    text_or_none,
+)
 
 
 class PrincipalStatus(StrEnum):
@@ -123,12 +131,12 @@ def set_password_hash(db: Database, principal_id: int, password_hash: str) -> No
 
 def status_of(db: Database, principal_id: int) -> str | None:
     row = db.execute("SELECT status FROM principals WHERE id = ?", [principal_id]).fetchone()
-    return row[0] if row else None
+    return text(row[0]) if row else None
 
 
 def status_by_handle(db: Database, handle: str) -> str | None:
     row = db.execute("SELECT status FROM principals WHERE handle = ?", [handle]).fetchone()
-    return row[0] if row else None
+    return text(row[0]) if row else None
 
 
 def sign_in_record(db: Database, handle: str) -> tuple[int, str, str | None] | None:
@@ -136,11 +144,11 @@ def sign_in_record(db: Database, handle: str) -> tuple[int, str, str | None] | N
     row = db.execute(
         "SELECT id, status, password_hash FROM principals WHERE handle = ?", [handle]
     ).fetchone()
-    return (row[0], row[1], row[2]) if row else None
+    return (integer(row[0]), text(row[1]), text_or_none(row[2])) if row else None
 
 
 def count(db: Database) -> int:
-    return int(db.execute("SELECT COUNT(*) FROM principals").fetchone()[0])
+    return number(db.execute("SELECT COUNT(*) FROM principals"))
 
 
 def listing(db: Database) -> list[ListedPrincipal]:
@@ -185,7 +193,7 @@ def search_members(db: Database, words: list[str], limit: int) -> list[FoundMemb
 def member_handles(db: Database, limit: int = 500) -> list[str]:
     """Handles of admitted members, for the router's known values."""
     return [
-        row[0]
+        text(row[0])
         for row in db.execute(
             "SELECT handle FROM principals WHERE status = 'member' ORDER BY handle LIMIT ?", [limit]
         ).fetchall()

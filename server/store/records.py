@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from server.store.database import Database, first_record, records
+from server.store.database import Database, first_record, number, records, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +63,11 @@ def note_of(db: Database, principal_id: int, note_id: int) -> BriefingNote | Non
 
 
 def pending_count(db: Database, principal_id: int) -> int:
-    return int(
+    return number(
         db.execute(
             "SELECT COUNT(*) FROM briefing WHERE principal_id = ? AND status = 'pending'",
             [principal_id],
-        ).fetchone()[0]
+        )
     )
 
 
@@ -172,7 +172,7 @@ def note_owner(db: Database, note_id: int) -> str | None:
         "SELECT p.handle FROM briefing b JOIN principals p ON p.id = b.principal_id WHERE b.id = ?",
         [note_id],
     ).fetchone()
-    return row[0] if row else None
+    return text(row[0]) if row else None
 
 
 def add_evidence(
@@ -202,10 +202,8 @@ def evidence_of(db: Database, principal_id: int) -> list[Evidence]:
 
 
 def evidence_count(db: Database, principal_id: int) -> int:
-    return int(
-        db.execute(
-            "SELECT COUNT(*) FROM evidence WHERE principal_id = ?", [principal_id]
-        ).fetchone()[0]
+    return number(
+        db.execute("SELECT COUNT(*) FROM evidence WHERE principal_id = ?", [principal_id])
     )
 
 
@@ -217,7 +215,7 @@ def add_application(db: Database, principal_id: int, statement: str, stamp: str)
 
 def statements_of(db: Database, principal_id: int) -> list[str]:
     return [
-        row[0]
+        text(row[0])
         for row in db.execute(
             "SELECT statement FROM applications WHERE principal_id = ? ORDER BY id", [principal_id]
         ).fetchall()

@@ -3,7 +3,7 @@ suspension. Only a digest of each session's secret is stored."""
 
 from __future__ import annotations
 
-from server.store.database import Database, now
+from server.store.database import Database, integer, now
 
 
 def start(db: Database, digest: str, principal_id: int, expires_at: str) -> int:
@@ -27,7 +27,7 @@ def principal_of(db: Database, digest: str) -> int | None:
         "WHERE s.digest = ? AND s.ended_at IS NULL AND s.expires_at > ? AND p.status != 'suspended'",
         [digest, now()],
     ).fetchone()
-    return row[0] if row else None
+    return integer(row[0]) if row else None
 
 
 def end(db: Database, digest: str, reason: str) -> None:
@@ -53,7 +53,7 @@ def live_id(db: Database, digest: str) -> int | None:
         "WHERE s.digest = ? AND s.ended_at IS NULL AND s.expires_at > ? AND p.status != 'suspended'",
         [digest, now()],
     ).fetchone()
-    return row[0] if row else None
+    return integer(row[0]) if row else None
 
 
 def live_owner(db: Database, session_id: int) -> int | None:
@@ -63,4 +63,4 @@ def live_owner(db: Database, session_id: int) -> int | None:
         "WHERE s.id = ? AND s.ended_at IS NULL AND s.expires_at > ? AND p.status != 'suspended'",
         [session_id, now()],
     ).fetchone()
-    return row[0] if row else None
+    return integer(row[0]) if row else None

@@ -3,7 +3,7 @@ per member, with the club's defaults (set by a steward) under principal 0."""
 
 from __future__ import annotations
 
-from server.store.database import Database, now
+from server.store.database import Database, now, text
 
 CLUB = 0
 DEFAULTS = {"language": "en", "on_unread": "refuse"}
@@ -17,7 +17,7 @@ def router_settings(db: Database, principal_id: int | None) -> dict[str, str]:
             "SELECT language, on_unread FROM router_settings WHERE principal_id = ?", [owner]
         ).fetchone()
         if row is not None:
-            return {"language": row[0], "on_unread": row[1]}
+            return {"language": text(row[0]), "on_unread": text(row[1])}
     return dict(DEFAULTS)
 
 

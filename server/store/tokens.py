@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from server.store.database import Database
+from server.store.database import Database, text, text_or_none
 
 
 def insert(
@@ -81,7 +81,17 @@ def listed_tokens(db: Database, principal_id: int, newest_first: bool = False) -
     """A principal's tokens, oldest first (newest first when asked)."""
     order = "DESC" if newest_first else "ASC"
     return [
-        ListedToken(**{**row, "scopes": tuple(json.loads(row["scopes"]))})
+        ListedToken(
+            public_id=text(row["public_id"]),
+            label=text_or_none(row["label"]),
+            kind=text(row["kind"]),
+            agent=text_or_none(row["agent"]),
+            scopes=tuple(json.loads(text(row["scopes"]))),
+            created_at=text(row["created_at"]),
+            expires_at=text_or_none(row["expires_at"]),
+            last_used_at=text_or_none(row["last_used_at"]),
+            revoked_at=text_or_none(row["revoked_at"]),
+        )
         for row in db.query(
             f"""SELECT t.public_id, t.label, t.kind, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
                   a.name AS agent

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.store.database import Database, records
+from server.store.database import Database, integer, records, text
 from server.store.principals import PrincipalStatus
 
 
@@ -21,7 +21,10 @@ def questions_by_day(db: Database, principal_id: int, since: str) -> dict[str, d
            GROUP BY substr(m.created_at, 1, 10)""",
         [principal_id, since],
     ).fetchall()
-    return {row[0]: {"asked": int(row[1] or 0), "answered": int(row[2] or 0)} for row in rows}
+    return {
+        text(row[0]): {"asked": integer(row[1] or 0), "answered": integer(row[2] or 0)}
+        for row in rows
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,5 +54,5 @@ def standing(db: Database) -> dict[str, int]:
     """How many principals are applicants, members, suspended (for a steward's Home)."""
     rows = db.execute("SELECT status, COUNT(*) FROM principals GROUP BY status").fetchall()
     counts = {status.value: 0 for status in PrincipalStatus}
-    counts.update({row[0]: int(row[1]) for row in rows})
+    counts.update({text(row[0]): integer(row[1]) for row in rows})
     return counts

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from types import ModuleType
-from typing import Any
 
 import mcp_types as types
 
@@ -88,5 +87,5 @@ def definitions(manifest: Manifest) -> dict[str, types.Tool]:
     return {name: spec.definition() for name, spec in specs_for(manifest).items()}
 
 
-def input_schemas(manifest: Manifest) -> dict[str, dict[str, Any]]:  # JSON Schema documents
+def input_schemas(manifest: Manifest) -> dict[str, dict[str, object]]:  # JSON Schema documents
     return {name: spec.input_schema() for name, spec in specs_for(manifest).items()}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, TypedDict, TypeVar, get_type_hints, overload
+from typing import Annotated, Literal, Never, TypedDict, TypeVar, get_type_hints, overload
 
 import mcp_types as types
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
@@ -41,7 +41,7 @@ class Args(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _plain_text(cls, value: Any) -> Any:
+    def _plain_text(cls, value: object) -> object:
         found = control_character(value)
         if found is not None:
             raise PydanticCustomError(
@@ -127,11 +127,9 @@ class ToolSpec:
     output_model: type[
         BaseModel
     ]  # an Output, or a model another layer owns (the router's TurnPlan)
-    # called with the context `context` builds, the one its first parameter is annotated with
-    # (`tool` checks that at registration)
-    handler: (
-        Callable[[PureContext, Any], BaseModel] | Callable[[PureContext, Any], Awaitable[BaseModel]]
-    )
+    # called with the context `context` builds, the one its first parameter is annotated with, and an
+    # instance of `input_model` (`tool` checks both at registration)
+    handler: Callable[..., BaseModel] | Callable[..., Awaitable[BaseModel]]
     writes: bool
     blocking: bool
     # The answer depends only on the caller's resolved identity, the manifest and the rules in force
@@ -172,10 +170,10 @@ class ToolSpec:
             catalogue_for=catalogue_for,
         )
 
-    def input_schema(self) -> dict[str, Any]:
+    def input_schema(self) -> dict[str, object]:  # a JSON Schema document
         return self.input_model.model_json_schema()
 
-    def output_schema(self) -> dict[str, Any]:
+    def output_schema(self) -> dict[str, object]:
         return self.output_model.model_json_schema()
 
     def definition(self) -> types.Tool:
@@ -193,21 +191,22 @@ REGISTRY: dict[str, ToolSpec] = {}
 
 # what `tool` registers: `(ctx, args) -> Output`, or a coroutine function answering one, whose `ctx` is
 # the context its flags allow: mypy refuses a write in a tool not marked `writes`, and a read of the
-# store in a tool marked `pure`
+# store in a tool marked `pure`. Its `args` is any model (`Never`: every type is wider, so a handler
+# taking any one `Args` fits); `tool` checks at registration that it is an `Args`.
 PureHandler = TypeVar(
     "PureHandler",
-    bound=Callable[[PureContext, Any], BaseModel]
-    | Callable[[PureContext, Any], Awaitable[BaseModel]],
+    bound=Callable[[PureContext, Never], BaseModel]
+    | Callable[[PureContext, Never], Awaitable[BaseModel]],
 )
 ReadHandler = TypeVar(
     "ReadHandler",
-    bound=Callable[[ToolContext, Any], BaseModel]
-    | Callable[[ToolContext, Any], Awaitable[BaseModel]],
+    bound=Callable[[ToolContext, Never], BaseModel]
+    | Callable[[ToolContext, Never], Awaitable[BaseModel]],
 )
 WriteHandler = TypeVar(
     "WriteHandler",
-    bound=Callable[[WriteContext, Any], BaseModel]
-    | Callable[[WriteContext, Any], Awaitable[BaseModel]],
+    bound=Callable[[WriteContext, Never], BaseModel]
+    | Callable[[WriteContext, Never], Awaitable[BaseModel]],
 )
 Handler = TypeVar("Handler", bound=Callable[..., BaseModel] | Callable[..., Awaitable[BaseModel]])
 

@@ -16,11 +16,11 @@ import math
 from collections import deque
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
-from typing import Any
 
 import anyio
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.connection import Connection
+from mcp.server.context import HandlerResult
 from mcp.server.lowlevel import Server
 from mcp.server.runner import ServerRunner
 from mcp.server.session import ServerSession
@@ -52,8 +52,9 @@ def running(manager: StreamableHTTPSessionManager) -> bool:
     return manager._task_group is not None
 
 
-def lifespan_state(manager: StreamableHTTPSessionManager) -> Any:
-    """The lifespan state `run()` gave the manager, which every `ServerRunner` it makes carries."""
+def lifespan_state(manager: StreamableHTTPSessionManager) -> object:
+    """The lifespan state `run()` gave the manager, which every `ServerRunner` it makes carries (Parley
+    only hands it on, never reads it)."""
     return manager._lifespan_state
 
 
@@ -128,11 +129,11 @@ class ResultShaper:
     answers a request itself instead of handing its result down to a handler to be shaped. That
     method reads only the runner's server, so one runner serves every connection here."""
 
-    def __init__(self, server: Server[Any]):
+    def __init__(self, server: Server[dict[str, object]]):  # its lifespan the SDK's default
         connection = Connection(None, protocol_version="2025-06-18")  # type: ignore[arg-type]
-        self._runner: ServerRunner[Any] = ServerRunner(server, connection, None)
+        self._runner = ServerRunner(server, connection, {})  # the default lifespan's state
 
-    def shape(self, method: str, version: str, result: Any) -> dict[str, Any]:
+    def shape(self, method: str, version: str, result: HandlerResult) -> dict[str, object]:
         return self._runner._serialize(method, version, result)
 
 

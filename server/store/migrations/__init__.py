@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from server.errors import ConfigError
-from server.store.database import Database, write
+from server.store.database import Database, text, write
 
 if TYPE_CHECKING:
     import psycopg
@@ -85,15 +85,17 @@ def schema_version(db: Database) -> int | None:
             is None
         ):
             return None
-    elif db.execute("SELECT to_regclass('parley_meta')").fetchone()[0] is None:
-        return None
+    else:
+        found = db.execute("SELECT to_regclass('parley_meta')").fetchone()
+        if found is None or found[0] is None:  # the query always answers one row: NULL, no table
+            return None
     value = meta(db, "schema_version")
     return int(value) if value is not None else None
 
 
 def meta(db: Database, key: str) -> str | None:
     row = db.execute("SELECT value FROM parley_meta WHERE key = ?", [key]).fetchone()
-    return row[0] if row else None
+    return text(row[0]) if row else None
 
 
 _SET_META = (
