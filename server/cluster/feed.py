@@ -13,9 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 
-import psycopg
-
 from server.store.postgres import PostgresDatabase
+from server.store.postgres_listen import Unreachable, listening
 
 log = logging.getLogger("parley.feed")
 
@@ -78,7 +77,7 @@ class ChangeFeed:
                 # (a blip). A reconnection the database refuses is the store's outage, and the store
                 # says it (one line a process, whichever of the pool and the feed notices first);
                 # only a feed that fails while its store answers speaks for itself.
-                if failures >= 2 and isinstance(exc, psycopg.OperationalError):
+                if failures >= 2 and isinstance(exc, Unreachable):
                     self.db.outage.began(
                         f"the change feed could not reconnect: {type(exc).__name__}"
                     )
@@ -95,11 +94,7 @@ class ChangeFeed:
             backoff = min(backoff * 2, 2.0)
 
     def _listen(self) -> None:
-        with psycopg.connect(
-            self.db.url, autocommit=True, application_name=APPLICATION_NAME, connect_timeout=10
-        ) as conn:
-            for channel in CHANNELS:
-                conn.execute(f"LISTEN {channel}")
+        with listening(self.db, CHANNELS, APPLICATION_NAME) as conn:
             if self._down_reported:  # the store's own recovery line says it otherwise
                 log.info("change feed listening again; sweeping every live session")
             self.reconnects += 1
@@ -110,12 +105,10 @@ class ChangeFeed:
             self.on_inbox(None)
             beat = time.monotonic()
             while not self._stop.is_set():
-                for note in conn.notifies(timeout=0.5):
-                    self._deliver(note.channel, note.payload)
+                for channel, payload in conn.notifications(timeout=0.5):
+                    self._deliver(channel, payload)
                 if time.monotonic() - beat >= self.heartbeat_seconds:
-                    conn.execute(
-                        "SELECT 1"
-                    )  # a dead connection raises here rather than waiting forever
+                    conn.heartbeat()
                     beat = time.monotonic()
 
     def _deliver(self, channel: str, payload: str) -> None:

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 
 from server.answering.pool import AnswererPool
 from server.metrics import ANSWERING_ALIVE, LISTENER_UP, PROCESS_UP, STORE_POOL, STORE_UP
-from server.store.database import Database, StoreUnavailable
+from server.store.database import Database, StoreUnavailable, probe
 
 STORE_DEADLINE = 1.0  # seconds the store has to answer a readiness probe
 NO_STORE = {"cache-control": "no-store"}
@@ -52,7 +52,7 @@ class Health:
         )
 
     def _probe_store(self) -> None:
-        self.db.execute("SELECT 1").fetchone()
+        probe(self.db)
 
     async def problems(self) -> dict[str, str]:
         found: dict[str, str] = {}

@@ -223,3 +223,8 @@ def write(db: Database) -> Iterator[Database]:
 def revision(db: Database) -> int:
     """The counter triggers bump on every change to what decides a caller's lane or scopes."""
     return db.revision()
+
+
+def probe(db: Database) -> None:
+    """One statement's round trip: returns when the store answers, raises when it does not."""
+    db.execute("SELECT 1").fetchone()
