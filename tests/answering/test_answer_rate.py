@@ -58,13 +58,18 @@ def test_the_shipped_gates_are_what_the_fit_on_every_fitted_corpus_gives(
     assert fitted == {name: getattr(sureness.GATES, name) for name in fitted}
 
 
+def _asked(names: tuple[str, ...], label: str = "") -> dict[str, corpora.Tally]:
+    """Each corpus asked once of the deterministic answerer as shipped (screen, matcher, gates)."""
+    found = {name: corpora.first_ask(corpora.corpus(name)) for name in names}
+    for name, tally in found.items():
+        print(f"\n{name}{label}, first ask: {tally.line()}")
+    return found
+
+
 @pytest.fixture(scope="module")
 def first_asks() -> dict[str, corpora.Tally]:
-    """Every fitted corpus asked of the deterministic answerer as shipped (screen, matcher, gates)."""
-    found = {name: corpora.first_ask(corpora.corpus(name)) for name in corpora.FITTED}
-    for name, tally in found.items():
-        print(f"\n{name}, first ask: {tally.line()}")
-    return found
+    """Every fitted corpus, first ask."""
+    return _asked(corpora.FITTED)
 
 
 @pytest.mark.parametrize("name", corpora.FITTED)
@@ -80,10 +85,7 @@ def test_the_shipped_answerer_keeps_the_promise_and_quotes_one_note(
 def newest() -> dict[str, corpora.Tally]:
     """The newest corpora (rafael, yuki), never fitted on: scored once the matcher was frozen for
     round c46."""
-    found = {name: corpora.first_ask(corpora.corpus(name)) for name in corpora.NEWEST}
-    for name, tally in found.items():
-        print(f"\n{name} (newest), first ask: {tally.line()}")
-    return found
+    return _asked(corpora.NEWEST, " (newest)")
 
 
 @pytest.mark.parametrize("name", corpora.NEWEST)

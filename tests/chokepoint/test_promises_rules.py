@@ -247,13 +247,11 @@ async def test_the_audit_records_how_long_a_call_took_in_milliseconds(club, back
     assert 250 <= duration_ms < 10_000, duration_ms
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_follows(
-    club, backend, monkeypatch
-):
-    """The caller never waits on the audit write: the answer arrives while the row's write is held up
-    here (on SQLite that stops the whole server, so the session speaks plain HTTP: the SDK's client
-    would ask for the tool list before returning), and the row is in the store once the request ended."""
+async def _answered_while_its_row_is_held(club, monkeypatch, method: str, params: dict) -> dict:
+    """`method` sent by bruno's agent over plain HTTP while the audit row's write is held up here
+    (on SQLite that stops the whole server, so the session speaks plain HTTP: the SDK's client would
+    ask for the tool list before returning): asserts the answer arrived with the row unwritten and its
+    write under way, then that the row is in the store once the request ended; returns the answer."""
     from server.chokepoint import audit
 
     insert = audit.audit_rows.insert
@@ -272,20 +270,13 @@ async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_fo
         "Content-Type": "application/json",
         "Authorization": f"Bearer {club.tokens.member.token}",
     }
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}}
+    hello["clientInfo"] = {"name": "t", "version": "1"}
     async with httpx2.AsyncClient(timeout=30) as http:
         opened = await http.post(
             club.url,
             headers=headers,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            },
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
         )
         if "mcp-session-id" in opened.headers:  # stateless on PostgreSQL: no session to name
             headers["mcp-session-id"] = opened.headers["mcp-session-id"]
@@ -299,14 +290,8 @@ async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_fo
             answer = await http.post(
                 club.url,
                 headers=headers,
-                json={
-                    "jsonrpc": "2.0",
-                    "id": 2,
-                    "method": "tools/call",
-                    "params": {"name": "whoami", "arguments": {}},
-                },
+                json={"jsonrpc": "2.0", "id": 2, "method": method, "params": params},
             )
-            assert answer.json()["result"]["structuredContent"]["principal"] == "bruno"
             assert not written.is_set()  # answered with the row still unwritten
             assert writing.wait(5)  # and its write under way
             assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] == before
@@ -314,72 +299,38 @@ async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_fo
             release.set()
     club.settled()
     assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] == before + 1
-    row = db.execute(
-        "SELECT tool, outcome, principal FROM audit ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    assert tuple(row) == ("whoami", "ok", "bruno")
+    return answer.json()
+
+
+def _last_audit_row(club) -> tuple:
+    row = (
+        club.db()
+        .execute("SELECT tool, outcome, principal FROM audit ORDER BY id DESC LIMIT 1")
+        .fetchone()
+    )
+    return tuple(row)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_a_call_is_answered_before_its_audit_row_is_written_and_the_row_follows(
+    club, backend, monkeypatch
+):
+    """The caller never waits on the audit write: the answer arrives while the row's write is held
+    up, and the row is in the store once the request ended."""
+    call = {"name": "whoami", "arguments": {}}
+    answer = await _answered_while_its_row_is_held(club, monkeypatch, "tools/call", call)
+    assert answer["result"]["structuredContent"]["principal"] == "bruno"
+    assert _last_audit_row(club) == ("whoami", "ok", "bruno")
 
 
 async def test_reading_the_inbox_is_answered_before_its_audit_row_is_written(club, monkeypatch):
     """The inbox resource is read through the chokepoint's `inbox` tool: that call's row is held by
     the request that carried the read (handed to it with the request's state) as a tools/call's is,
     and follows the answer."""
-    from server.chokepoint import audit
-
-    insert = audit.audit_rows.insert
-    writing, release, written = threading.Event(), threading.Event(), threading.Event()
-
-    def held_up(db, rows):
-        writing.set()
-        release.wait(10)
-        insert(db, rows)
-        written.set()
-
-    before = club.db().execute("SELECT COUNT(*) FROM audit").fetchone()[0]
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        "Authorization": f"Bearer {club.tokens.member.token}",
-    }
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {}}
-    hello["clientInfo"] = {"name": "t", "version": "1"}
-    async with httpx2.AsyncClient(timeout=30) as http:
-        opened = await http.post(
-            club.url,
-            headers=headers,
-            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-        )
-        if "mcp-session-id" in opened.headers:
-            headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        await http.post(
-            club.url,
-            headers=headers,
-            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-        )
-        monkeypatch.setattr(audit.audit_rows, "insert", held_up)
-        try:
-            answer = await http.post(
-                club.url,
-                headers=headers,
-                json={
-                    "jsonrpc": "2.0",
-                    "id": 2,
-                    "method": "resources/read",
-                    "params": {"uri": "parley://inbox"},
-                },
-            )
-            assert answer.json()["result"]["contents"][0]["uri"] == "parley://inbox"
-            assert not written.is_set()  # answered with the row still unwritten
-            assert writing.wait(5)  # and its write under way
-        finally:
-            release.set()
-    club.settled()
-    db = club.db()
-    assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] == before + 1
-    row = db.execute(
-        "SELECT tool, outcome, principal FROM audit ORDER BY id DESC LIMIT 1"
-    ).fetchone()
-    assert tuple(row) == ("inbox", "ok", "bruno")
+    read = {"uri": "parley://inbox"}
+    answer = await _answered_while_its_row_is_held(club, monkeypatch, "resources/read", read)
+    assert answer["result"]["contents"][0]["uri"] == "parley://inbox"
+    assert _last_audit_row(club) == ("inbox", "ok", "bruno")
 
 
 async def test_a_row_recorded_outside_a_request_or_after_it_ended_is_written_at_once(club):
