@@ -7,7 +7,8 @@ best note and of the encoder's nearest in an `Evidence`. A note is quoted only o
   the question (its words, and its rarer words, weighed by general-language rarity) by a clear lead,
   or (since round h46) both rankers put it first by a clear lead each: the words over their
   runner-up, the encoder in z over its second (a question asked in the other language than its
-  note shares few words with it, so it seldom speaks to enough of the question);
+  note shares few words with it, so it seldom speaks to enough of the question); closed by the fit
+  since round c46 (`GATES`), as the apart route is since h46: the fit decides whether each opens;
 - apart (`apart`): the encoder's nearest note stands far above the member's other notes and clear of
   its second, whatever the words rank first (on the corpora written for #46, half their notes in the
   other language, the words' best is right for under half the questions, the encoder's for 0.7);
