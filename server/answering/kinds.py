@@ -143,13 +143,13 @@ NARROW: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
             r"\b(numero|number) (de |do |of )?(her |his |dela |dele )?"
             r"(phone|telephone|cell|mobile|whatsapp|telefone|celular|zap)\b"
         ),
-        re.compile(r"\+?\d[\d ().-]{7,}\d"),
+        re.compile(r"\+?\d[\d ().-]{7,20}\d"),
     ),
     "email": (
         re.compile(
             r"\be[ -]?mail (address|endereco)\b|\b(what|whats|which|qual|quais)\b.{0,12}\be[ -]?mail\b"
         ),
-        re.compile(r"[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}"),
+        re.compile(r"[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63}){0,8}\.[a-z]{2,24}\b"),
     ),
 }
 
