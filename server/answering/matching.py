@@ -252,10 +252,11 @@ def assessed(
     notes: Sequence[tuple[str, str, str]],
     names: Sequence[str] = (),
     examples: Examples | None = None,
+    view: taught.View | None = None,
 ) -> Assessed:
     """The evidence `sureness.decide` reads, for the words' best note (notes must not be empty).
 
-    A note's confirmed examples (`examples`) are read as part of it (`taught`)."""
+    A note's confirmed examples (`examples`) are read as part of it (`view`, if built already)."""
     folded = name_words(names)
     # the encoder reads the question as people see it: no invisible characters, no look-alikes
     shown = readable(question)
@@ -263,7 +264,7 @@ def assessed(
     seen: Sequence[tuple[str, str, str]] = notes
     taught_nearest = None
     if examples:
-        view = taught.view(taught.with_examples(notes, examples))
+        view = view or taught.view(taught.with_examples(notes, examples))
         seen = view.notes
         if view.examples:
             similarity = meaning.example_similarities(shown, view.examples)
@@ -361,12 +362,11 @@ def match(
     `language` is the asker's; both languages' stems are used whatever it says (notes may be in either)."""
     if not notes:
         return Match((), ())
-    if examples:
-        # the member's own decision on this very question, before any ranking (`taught.View.settled`)
-        settled = taught.view(taught.with_examples(notes, examples)).settled(question)
-        if settled is not None:
-            return Match((notes[settled][0],), (notes[settled][0],))
-    found = assessed(question, notes, names, examples)
+    # the member's own decision on this very question, before any ranking (`taught.View.settled`)
+    view = taught.view(taught.with_examples(notes, examples)) if examples else None
+    if view is not None and (settled := view.settled(question)) is not None:
+        return Match((notes[settled][0],), (notes[settled][0],))
+    found = assessed(question, notes, names, examples, view)
     sure = found.sure()
     if sure is not None:
         return Match((sure,), tuple(dict.fromkeys([sure, *found.candidates]))[:CANDIDATES])
