@@ -180,6 +180,13 @@ def integer_or_none(value: object) -> int | None:
     return None if value is None else integer(value)
 
 
+def real(value: object) -> float:
+    """A DOUBLE PRECISION column's value (float8: the driver answers a float, never anything else)."""
+    if isinstance(value, float):
+        return value
+    raise _off_schema("a float", value)
+
+
 def number(cursor: Cursor) -> int:
     """The number a statement that always answers one row answers first (`COUNT(*)`, `MAX(…) + 1`)."""
     row = cursor.fetchone()

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from psycopg.conninfo import conninfo_to_dict
 
-from server.store.database import integer, integer_or_none, json_array, text
+from server.store.database import integer, integer_or_none, json_array, real, text
 
 _GENERIC = "-c plan_cache_mode=force_generic_plan"
 
@@ -52,13 +52,13 @@ def budget_statement(
             raise RuntimeError("the budget statement did not answer for every key")
         waits: list[float | None] = [None] * len(asks)
         for key, taken, behind, _ in rows:
-            refused = by_key[key][int(taken) :]
+            refused = by_key[key][taken:]
             if refused:
-                wait = max(0.001, float(behind) - slack_of[key])
+                wait = max(0.001, behind - slack_of[key])
                 for index in refused:
                     waits[index] = wait
         current = rows[0][3]
-        return waits, int(current) if current is not None else 0
+        return waits, current if current is not None else 0
 
     # one JSON parameter rather than four arrays: psycopg adapts a string at once, where each list
     # is inspected element by element to choose its array type, on every statement
@@ -68,9 +68,7 @@ def budget_statement(
 def _budget_row(row: Sequence[object]) -> BudgetRow:
     """A row as the driver hands it over, read as its columns' types (text, int, float8, int)."""
     key, taken, behind, revision = row
-    if not isinstance(behind, float):
-        raise TypeError(f"the budget statement answered {type(behind).__name__} for behind")
-    return text(key), integer(taken), behind, integer_or_none(revision)
+    return text(key), integer(taken), real(behind), integer_or_none(revision)
 
 
 # The budget statement: each key's asks (n) with its emission interval (step) and burst allowance
