@@ -129,14 +129,25 @@ def fresh_store(tmp_path: Path, store_env: dict[str, str]) -> Iterator[Database]
 
 
 @pytest.fixture
-def demo_world(
+def demo_minted(
     tmp_path: Path, fresh_store: Database
-) -> Iterator[tuple[Database, SigningKey, Manifest]]:
-    """The demo club in a fresh store of the test's backend, with its signing key and manifest."""
+) -> tuple[Database, SigningKey, Manifest, demo.DemoTokens]:
+    """The demo club in a fresh store of the test's backend, with its signing key, manifest and the
+    demo's tokens."""
     key = SigningKey.load_or_create(tmp_path / "keys")
     manifest = load_manifest()
-    demo.prepare(fresh_store, key, manifest)
-    yield fresh_store, key, manifest
+    minted = demo.prepare(fresh_store, key, manifest)
+    assert minted is not None  # a fresh store has no principals yet
+    return fresh_store, key, manifest, minted
+
+
+@pytest.fixture
+def demo_world(
+    demo_minted: tuple[Database, SigningKey, Manifest, demo.DemoTokens],
+) -> tuple[Database, SigningKey, Manifest]:
+    """The demo club in a fresh store of the test's backend, with its signing key and manifest."""
+    db, key, manifest, _ = demo_minted
+    return db, key, manifest
 
 
 def make_settings(

@@ -11,25 +11,20 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from server.access import Access
-from server.cli import demo
 from server.identity import principals
 from server.identity.authenticate import Bearer, ConsoleSession, authenticate
 from server.identity.cache import AtRevision
 from server.identity.credentials import CredentialRejected, digest
 from server.identity.resolved import Identity
 from server.identity.resolver import Resolver
-from server.keys.mandate import SigningKey
 from server.manifest.loading import load_manifest
 from server.store import sessions
 from server.store.database import format_time, revision
 
 
 @pytest.fixture
-def world(tmp_path, fresh_store):
-    db = fresh_store
-    key = SigningKey.load_or_create(tmp_path / "keys")
-    manifest = load_manifest()
-    minted = demo.prepare(db, key, manifest)
+def world(demo_minted):
+    db, key, manifest, minted = demo_minted
     resolver = Resolver(db, key, frozenset(manifest.scopes))
     return db, resolver, Access(manifest, resolver), minted
 

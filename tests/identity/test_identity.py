@@ -8,23 +8,18 @@ from datetime import timedelta
 import pytest
 
 from server.access import Access
-from server.cli import demo
 from server.identity import mandates, principals, tokens
 from server.identity.credentials import CredentialRejected
 from server.identity.mandates import MandateError
 from server.identity.resolver import Resolver
 from server.keys.mandate import KEY_FILE, SigningKey
-from server.manifest.loading import load_manifest
 from tests.access.test_e2e_lanes import GUEST, member_tools_within
 from tests.store_dump import store_dump
 
 
 @pytest.fixture
-def world(tmp_path, fresh_store):
-    db = fresh_store
-    key = SigningKey.load_or_create(tmp_path / "keys")
-    manifest = load_manifest()
-    minted = demo.prepare(db, key, manifest)
+def world(demo_minted):
+    db, key, manifest, minted = demo_minted
     return (
         db,
         key,
